@@ -1,0 +1,84 @@
+/** `sign-cli sandbox`: the local emulator of the service, until Ctrl-C. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ExitCode, SignError, maskKey } from '../../../core/index.js';
+import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+
+interface SandboxFlags {
+  port: string;
+  host: string;
+  dataDir?: string;
+  speed: string;
+  rateLimit: string;
+  latency: string;
+}
+
+export function defaultSandboxDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SIGN_SANDBOX_DIR) return env.SIGN_SANDBOX_DIR;
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'sign-cli', 'sandbox');
+}
+
+export function registerSandbox(program: Command, action: Action): void {
+  program
+    .command('sandbox')
+    .description('run a local sandbox of the service (no account needed)')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
+    .option('--host <h>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'where state lives (default: $SIGN_SANDBOX_DIR or ~/.local/share/sign-cli/sandbox)')
+    .option('--speed <factor>', 'sandbox clock speed relative to real time', '1')
+    .option('--rate-limit <per-minute>', 'requests per minute per key before 429', '600')
+    .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
+    .addHelpText(
+      'after',
+      `
+With --json the first stdout line is {"base_url","api_key","webhook_secret"}.
+Credentials are also written to <data-dir>/credentials.env (mode 0600).
+
+Examples:
+  $ sign-cli sandbox
+  $ sign-cli sandbox --port 0 --json --data-dir /tmp/sbx`,
+    )
+    .action(action(sandboxCommand));
+}
+
+async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
+  const { output } = ctx;
+  const port = parseIntegerOption('--port', flags.port, 0, 65535);
+  const speed = parsePositiveNumberOption('--speed', flags.speed);
+  const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
+  const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
+  const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
+  const { startSandbox } = await import('../../../sandbox/server.js');
+  let sandbox;
+  try {
+    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, faults: { rate_limit: rateLimit, latency_ms: latency } });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new SignError(`port ${port} on ${flags.host} is already in use`, { hint: 'pass --port 0 to pick a free port, or stop the other process' });
+    }
+    throw error;
+  }
+  if (output.json) {
+    // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
+    process.stdout.write(`${JSON.stringify({ base_url: sandbox.baseUrl, api_key: sandbox.apiKey, webhook_secret: sandbox.webhookSecret })}\n`);
+  } else {
+    output.protect(sandbox.apiKey);
+    output.protect(sandbox.webhookSecret);
+    output.line(`sandbox listening on ${output.out.bold(sandbox.baseUrl)}`);
+    output.line(`  API key         ${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
+    output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
+    output.line(`  data dir        ${dataDir}`);
+    output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
+    output.info('Ctrl-C stops it; state is kept for the next start.');
+  }
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  if (!output.json) output.info('sandbox stopped');
+  return ExitCode.ok;
+}

@@ -1,0 +1,35 @@
+/**
+ * Profiles and settings, stored with conf in a file only its owner can read
+ * (mode 0600). Loaded lazily: a command whose key and base URL come from the
+ * environment never touches the file.
+ */
+import type Conf from 'conf';
+
+export interface Profile {
+  api_key?: string;
+  base_url?: string;
+  environment?: string;
+  /** YYYY-MM-DD */
+  expires?: string;
+  scopes?: string[];
+  last_used?: string;
+}
+
+export interface ConfigShape extends Record<string, unknown> {
+  active_profile?: string;
+  profiles?: Record<string, Profile>;
+  settings?: Record<string, unknown>;
+}
+
+export const CONFIG_FILE_MODE = 0o600;
+
+export async function openConfig(env: NodeJS.ProcessEnv = process.env): Promise<Conf<ConfigShape>> {
+  const { default: ConfClass } = await import('conf');
+  const dir = env.SIGN_CONFIG_DIR;
+  return new ConfClass<ConfigShape>({
+    projectName: 'sign-cli',
+    projectSuffix: '',
+    configFileMode: CONFIG_FILE_MODE,
+    ...(dir ? { cwd: dir } : {}),
+  });
+}

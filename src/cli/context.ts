@@ -1,0 +1,181 @@
+/**
+ * What every command needs: output, the interrupt signal, and the connection
+ * (base URL, API key, profile) resolved with the precedence of DESIGN.md §2.
+ */
+import { readFileSync } from 'node:fs';
+import type Conf from 'conf';
+import {
+  AuthError,
+  SignClient,
+  UsageError,
+  parseBaseUrl,
+  type SignClientOptions,
+  type TraceEvent,
+} from '../core/index.js';
+import { openConfig, type ConfigShape, type Profile } from './config.js';
+import { Output } from './output.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export interface GlobalOptions {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  apiKey?: string;
+  profile?: string;
+  json?: boolean;
+  verbose?: boolean;
+  color: boolean;
+  input: boolean;
+  retries?: string;
+  timeout?: string;
+}
+
+export interface Connection {
+  baseUrl: string;
+  apiKey: string | undefined;
+  profileName: string | undefined;
+  /** Where each value came from, for --verbose and doctor. */
+  sources: { baseUrl: string; apiKey: string };
+}
+
+/** Parses a whole number flag; a bad value is a usage error naming the flag. */
+export function parseIntegerOption(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export function parsePositiveNumberOption(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`${flag} must be a number greater than 0, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export class CommandContext {
+  readonly output: Output;
+  private config: Conf<ConfigShape> | undefined;
+  private connection: Connection | undefined;
+
+  constructor(
+    readonly globals: GlobalOptions,
+    readonly signal: AbortSignal,
+    readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.output = new Output({ json: globals.json === true, verbose: globals.verbose === true, color: globals.color });
+    if (globals.apiKey !== undefined) {
+      // Do not echo the value: it is probably a real key.
+      throw new UsageError('--api-key is not accepted: a key in a flag stays in shell history and process lists', {
+        hint: 'use the SIGN_API_KEY environment variable, --api-key-file <path>, or `sign-cli keys add`',
+      });
+    }
+  }
+
+  /** Prompts are allowed only on a real terminal, outside CI, without --no-input. */
+  get canPrompt(): boolean {
+    const ci = this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false' && this.env.CI !== '0';
+    return this.globals.input && !ci && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  }
+
+  async loadConfig(): Promise<Conf<ConfigShape>> {
+    this.config ??= await openConfig(this.env);
+    return this.config;
+  }
+
+  private async profile(): Promise<{ name: string | undefined; profile: Profile | undefined }> {
+    const requested = this.globals.profile ?? (this.env.SIGN_PROFILE || undefined);
+    const config = await this.loadConfig();
+    const name = requested ?? config.get('active_profile');
+    const profile = name ? config.get('profiles')?.[name] : undefined;
+    if (requested && !profile) {
+      throw new UsageError(`profile ${JSON.stringify(requested)} does not exist`, {
+        hint: `create it with \`sign-cli keys add ${requested}\`, or pick another with --profile`,
+      });
+    }
+    return { name, profile };
+  }
+
+  async resolveConnection(): Promise<Connection> {
+    if (this.connection) return this.connection;
+    const { globals, env } = this;
+    let baseUrl = globals.baseUrl;
+    let baseSource = '--base-url';
+    if (!baseUrl && env.SIGN_BASE_URL) [baseUrl, baseSource] = [env.SIGN_BASE_URL, 'SIGN_BASE_URL'];
+    let apiKey: string | undefined;
+    let keySource = 'none';
+    if (env.SIGN_API_KEY) [apiKey, keySource] = [env.SIGN_API_KEY.trim(), 'SIGN_API_KEY'];
+    else if (globals.apiKeyFile) [apiKey, keySource] = [readKeyFile(globals.apiKeyFile), `--api-key-file ${globals.apiKeyFile}`];
+
+    let profileName: string | undefined;
+    const wantsProfile = globals.profile !== undefined || Boolean(env.SIGN_PROFILE);
+    if (wantsProfile || !baseUrl || !apiKey) {
+      const { name, profile } = await this.profile();
+      profileName = name;
+      if (!baseUrl && profile?.base_url) [baseUrl, baseSource] = [profile.base_url, `profile ${name}`];
+      if (!apiKey && profile?.api_key) [apiKey, keySource] = [profile.api_key, `profile ${name}`];
+    }
+    if (!baseUrl) [baseUrl, baseSource] = [DEFAULT_BASE_URL, 'default (local sandbox)'];
+    try {
+      baseUrl = parseBaseUrl(baseUrl);
+    } catch (error) {
+      throw new UsageError(`${(error as Error).message} (from ${baseSource})`);
+    }
+    this.output.protect(apiKey);
+    this.connection = { baseUrl, apiKey, profileName, sources: { baseUrl: baseSource, apiKey: keySource } };
+    this.output.trace(`base URL ${baseUrl} (from ${baseSource}); API key from ${keySource}`);
+    return this.connection;
+  }
+
+  /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
+  async client(overrides: Partial<SignClientOptions> = {}): Promise<SignClient> {
+    const connection = await this.resolveConnection();
+    if (!connection.apiKey) {
+      throw new AuthError('no API key', undefined, {
+        hint: 'set SIGN_API_KEY, pass --api-key-file <path>, or add a profile with `sign-cli keys add`; the local sandbox writes its key to credentials.env in its data dir',
+      });
+    }
+    const retries = this.globals.retries ?? this.env.SIGN_RETRIES;
+    const timeout = this.globals.timeout ?? this.env.SIGN_TIMEOUT;
+    return new SignClient({
+      baseUrl: connection.baseUrl,
+      apiKey: connection.apiKey,
+      ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption('--retries', retries, 0, 100) } } : {}),
+      ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption('--timeout', timeout) * 1000 } : {}),
+      onTrace: (event) => this.output.trace(formatTrace(event)),
+      ...overrides,
+    });
+  }
+}
+
+function readKeyFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--api-key-file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  const key = text.trim();
+  if (key === '' || /\s/.test(key)) {
+    throw new UsageError(`--api-key-file ${path}: the file must hold the key alone on one line`);
+  }
+  return key;
+}
+
+export function formatTrace(event: TraceEvent): string {
+  switch (event.type) {
+    case 'note':
+      return `note: ${event.message}`;
+    case 'request':
+      return [
+        `> ${event.method} ${event.url} (attempt ${event.attempt})`,
+        ...Object.entries(event.headers).map(([name, value]) => `> ${name}: ${value}`),
+      ].join('\n');
+    case 'response':
+      return `< HTTP ${event.status} in ${event.durationMs} ms${event.headers['idempotent-replayed'] === 'true' ? ' (replayed by the service)' : ''}`;
+    case 'retry':
+      return `… ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.source})`;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The sign-cli program: global options, the command tree, and the mapping
+ * of every outcome to an exit code (DESIGN.md §2).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, VERSION, exitCodeOf } from '../core/index.js';
+import { Output } from './output.js';
+import { makeAction, type RunState } from './run.js';
+import { registerCreate } from './commands/envelopes/create.js';
+import { registerValidate } from './commands/envelopes/validate.js';
+import { registerGet } from './commands/envelopes/get.js';
+import { registerSandbox } from './commands/sandbox/run.js';
+
+export function buildProgram(state: RunState): Command {
+  const action = makeAction(state);
+  const program = new Command('sign-cli')
+    .description('Create signature envelopes, inspect API keys, and verify webhooks; with a local sandbox of the service.')
+    .version(VERSION, '-V, --version')
+    .option('--base-url <url>', 'service base URL (env SIGN_BASE_URL; default http://127.0.0.1:4010, the local sandbox)')
+    .option('--api-key-file <path>', 'read the API key from this file (env SIGN_API_KEY takes precedence)')
+    .addOption(new Option('--api-key <key>').hideHelp())
+    .option('--profile <name>', 'use this stored profile (env SIGN_PROFILE)')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('-v, --verbose', 'trace requests and responses on stderr (API key masked)')
+    .option('--no-color', 'no colour, even on a terminal (also NO_COLOR)')
+    .option('--no-input', 'never prompt; missing values are errors (also CI)')
+    .option('--retries <n>', 'retries for failed requests (env SIGN_RETRIES; default 5)')
+    .option('--timeout <seconds>', 'per-request timeout (env SIGN_TIMEOUT; default 30)')
+    .showSuggestionAfterError()
+    .exitOverride();
+
+  const envelopes = program.command('envelopes').description('create, validate and inspect envelopes');
+  registerCreate(envelopes, action);
+  registerValidate(envelopes, action);
+  registerGet(envelopes, action);
+  registerSandbox(program, action);
+
+  // Subcommands inherit exit handling so usage errors anywhere map to exit 2.
+  for (const command of [envelopes, ...envelopes.commands, ...program.commands]) command.exitOverride();
+  return program;
+}
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  const state: RunState = { signal: controller.signal, exitCode: ExitCode.ok };
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    // A second Ctrl-C means "now": stop without waiting for cleanup.
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    if (signal === 'SIGINT') process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(state.exitCode);
+  });
+
+  const program = buildProgram(state);
+  try {
+    await program.parseAsync(argv);
+    return state.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return ExitCode.ok;
+      }
+      // commander already printed its one-line message.
+      return error.code === 'commander.executeSubCommandAsync' ? ExitCode.failed : ExitCode.usage;
+    }
+    const output = state.context?.output ?? new Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color') });
+    output.error(error);
+    return exitCodeOf(error);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * All terminal output goes through here: data to stdout, everything else
+ * (warnings, errors, traces, progress) to stderr. Colour only on a TTY, never
+ * under NO_COLOR or --no-color. Every line is passed through redaction so a
+ * secret the CLI knows about can never be printed in full.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import { SignError, ValidationError, redactSecrets, type FieldIssue } from '../core/index.js';
+
+export interface OutputOptions {
+  json: boolean;
+  verbose: boolean;
+  /** false when --no-color was given. */
+  color: boolean;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+function colourWanted(flag: boolean, stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  if (!flag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}
+
+export class Output {
+  readonly json: boolean;
+  readonly verbose: boolean;
+  /** Colours for stdout and stderr, decided separately: one may be a TTY and not the other. */
+  readonly out: ChalkInstance;
+  readonly err: ChalkInstance;
+  private readonly stdout: NodeJS.WriteStream;
+  private readonly stderr: NodeJS.WriteStream;
+  private readonly secrets: string[] = [];
+
+  constructor(options: OutputOptions) {
+    const env = options.env ?? process.env;
+    this.json = options.json;
+    this.verbose = options.verbose;
+    this.stdout = options.stdout ?? process.stdout;
+    this.stderr = options.stderr ?? process.stderr;
+    this.out = new Chalk({ level: colourWanted(options.color, this.stdout, env) ? 1 : 0 });
+    this.err = new Chalk({ level: colourWanted(options.color, this.stderr, env) ? 1 : 0 });
+  }
+
+  /** Registers a secret (API key, webhook secret) that must never appear in full. */
+  protect(secret: string | undefined): void {
+    if (secret && secret.length >= 4 && !this.secrets.includes(secret)) this.secrets.push(secret);
+  }
+
+  private clean(text: string): string {
+    return this.secrets.length === 0 ? text : redactSecrets(text, this.secrets);
+  }
+
+  /** A line of data on stdout. */
+  line(text = ''): void {
+    this.stdout.write(`${this.clean(text)}\n`);
+  }
+
+  /** One JSON document per line on stdout. */
+  jsonLine(value: unknown): void {
+    this.stdout.write(`${this.clean(JSON.stringify(value))}\n`);
+  }
+
+  /** Pretty JSON on stdout (for a single document in --json mode). */
+  jsonDocument(value: unknown): void {
+    this.stdout.write(`${this.clean(JSON.stringify(value, null, 2))}\n`);
+  }
+
+  info(text: string): void {
+    this.stderr.write(`${this.clean(text)}\n`);
+  }
+
+  success(text: string): void {
+    this.info(`${this.err.green('✓')} ${text}`);
+  }
+
+  warn(text: string): void {
+    this.info(`${this.err.yellow('warning:')} ${text}`);
+  }
+
+  warnIssues(source: string, issues: FieldIssue[]): void {
+    for (const issue of issues) this.warn(formatIssue(source, issue));
+  }
+
+  trace(text: string): void {
+    if (this.verbose) this.info(this.err.dim(text));
+  }
+
+  /** One line per problem: what failed and why, then the hint on the same line. */
+  error(error: unknown): void {
+    const label = this.err.red('error:');
+    if (error instanceof ValidationError) {
+      for (const issue of error.issues) this.info(`${label} ${formatIssue(error.source, issue)}`);
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${error.hint})`)}` : '';
+    this.info(`${label} ${message}${hint}`);
+    if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack) this.trace(error.stack);
+  }
+}
+
+/** `file.json: signers[1].phone: message`, or `file.json: message` for the whole document. */
+export function formatIssue(source: string, issue: FieldIssue): string {
+  return `${source}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
+}

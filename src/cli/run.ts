@@ -1,0 +1,27 @@
+/**
+ * Glue between commander and the commands: builds the CommandContext from the
+ * merged global options and records the command's exit code.
+ */
+import type { Command } from 'commander';
+import { CommandContext, type GlobalOptions } from './context.js';
+
+export interface RunState {
+  signal: AbortSignal;
+  exitCode: number;
+  context?: CommandContext;
+}
+
+export type CommandFn<O> = (ctx: CommandContext, options: O, args: string[]) => Promise<number>;
+export type Action = <O>(fn: CommandFn<O>) => (...args: unknown[]) => Promise<void>;
+
+export function makeAction(state: RunState): Action {
+  return <O>(fn: CommandFn<O>) =>
+    async (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      const options = command.optsWithGlobals() as O & GlobalOptions;
+      const positional = args.slice(0, -2).flat() as string[];
+      const ctx = new CommandContext(options, state.signal);
+      state.context = ctx;
+      state.exitCode = await fn(ctx, options, positional);
+    };
+}

@@ -1,0 +1,85 @@
+/**
+ * Every operation sign-cli performs, in one table: method, path and the scope
+ * it needs. SPEC §4.1 shows only the create path; the rest are assumptions
+ * (docs/assumptions.md) and every path can be overridden from config.
+ */
+
+export const SCOPES = ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Endpoint {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path template relative to the base URL; `{id}` is filled in and URL-encoded. */
+  path: string;
+  scope: Scope | undefined;
+}
+
+export const ENDPOINTS = {
+  createEnvelope: { method: 'POST', path: '/api/v1/envelopes', scope: 'envelopes:write' },
+  getEnvelope: { method: 'GET', path: '/api/v1/envelopes/{id}', scope: 'envelopes:read' },
+  downloadSignedCopy: { method: 'GET', path: '/api/v1/envelopes/{id}/signed-copy', scope: 'contracts:read' },
+  getAuditTrail: { method: 'GET', path: '/api/v1/envelopes/{id}/audit-trail', scope: 'audit:read' },
+  listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined },
+} as const satisfies Record<string, Endpoint>;
+
+export type Operation = keyof typeof ENDPOINTS;
+export type PathOverrides = Partial<Record<Operation, string>>;
+
+export function isOperation(name: string): name is Operation {
+  return Object.hasOwn(ENDPOINTS, name);
+}
+
+/** The endpoint for an operation, with a configured path override applied. */
+export function resolveEndpoint(operation: Operation, overrides: PathOverrides = {}): Endpoint {
+  const base: Endpoint = ENDPOINTS[operation];
+  const path = overrides[operation];
+  return path ? { ...base, path } : base;
+}
+
+export function fillPath(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/**
+ * Appends a path to the base URL exactly as SPEC §4.1 says: the base URL's own
+ * path is kept, so `https://h/api` + `/api/v1/envelopes` is
+ * `https://h/api/api/v1/envelopes`. Sent as is; callers may point it out
+ * (see {@link baseUrlEndsInApi}).
+ */
+export function joinUrl(baseUrl: string, path: string): string {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const suffix = path.startsWith('/') ? path : `/${path}`;
+  base.pathname = basePath + suffix;
+  return base.toString();
+}
+
+/** True when the base URL's path ends in the segment `/api` (SPEC §4.1's doubled segment). */
+export function baseUrlEndsInApi(baseUrl: string): boolean {
+  try {
+    return /\/api\/*$/i.test(new URL(baseUrl).pathname);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a base URL and returns it normalised; throws a message fit for the user. */
+export function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`base URL ${JSON.stringify(value)} is not an absolute URL; use e.g. https://api.example.com`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`base URL ${JSON.stringify(value)} must use http or https`);
+  }
+  if (url.search || url.hash) {
+    throw new Error(`base URL ${JSON.stringify(value)} must not carry a query or fragment`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}

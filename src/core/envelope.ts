@@ -1,0 +1,248 @@
+/**
+ * The request rules of SPEC §2.1 (envelope) and §2.2 (signer).
+ *
+ * Shape and types are zod schemas; the rules that relate fields to each other
+ * (channel -> contact field, distinct orders when sequential) run as a second
+ * pass over the well-typed parts, so that one call reports every problem at
+ * once instead of stopping at the first broken object.
+ */
+import { z } from 'zod';
+import type { FieldIssue } from './errors.js';
+
+/** Values SPEC.md says "have been seen"; the full lists are not shown. */
+export const SEEN_VALUES = {
+  signature_level: ['advanced'],
+  locale: ['ar'],
+  channel: ['email', 'whatsapp'],
+  // SPEC §2.2 only says the seen value "names a national digital identity
+  // service"; uae_pass is our reading of it (see docs/assumptions.md).
+  verification: ['uae_pass'],
+} as const satisfies Record<OpenField, readonly string[]>;
+
+export type OpenField = 'signature_level' | 'locale' | 'channel' | 'verification';
+export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
+
+export interface ValidateOptions {
+  /** Extra values to accept without a warning (from config). */
+  knownValues?: ValueLists;
+  /**
+   * When set, values outside these lists are errors rather than warnings.
+   * The sandbox uses this: it is the server, so it has the last word.
+   */
+  allowedValues?: ValueLists;
+}
+
+export interface ValidationResult {
+  errors: FieldIssue[];
+  warnings: FieldIssue[];
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+/** E.164: a leading +, a country code that does not start with 0, 7 to 15 digits in all. */
+const PHONE_RE = /^\+[1-9][0-9]{6,14}$/;
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case 'number':
+      return `the number ${value}`;
+    case 'boolean':
+      return `${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+/** zod error callback: "is required" when absent, else what was expected and what came. */
+const expected = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
+
+const nonEmptyString = (what = 'a non-empty string') =>
+  z.string({ error: expected(what) }).trim().min(1, { error: 'must not be empty' });
+
+const positiveInteger = z
+  .number({ error: expected('a positive integer') })
+  .int({ error: (i) => `must be a positive integer, got ${describe(i.input)}` })
+  .positive({ error: (i) => `must be a positive integer (1 or more), got ${describe(i.input)}` });
+
+const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { error: (i) => `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}` },
+);
+
+export const signerSchema = z.looseObject(
+  {
+    name: nonEmptyString(),
+    email: z
+      .string({ error: expected('an e-mail address') })
+      .regex(EMAIL_RE, { error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}` })
+      .optional(),
+    phone: z
+      .string({ error: expected('a phone number in international form') })
+      .regex(PHONE_RE, {
+        error: (i) =>
+          `must be an international phone number: a leading + and digits only, such as +971501234567, got ${describe(i.input)}`,
+      })
+      .optional(),
+    order: z
+      .number({ error: expected('an integer from 1') })
+      .int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` })
+      .min(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` })
+      .optional(),
+    channel: nonEmptyString('a channel name such as "email" or "whatsapp"'),
+    verification: nonEmptyString('a verification method name').optional(),
+  },
+  { error: expected('a signer object') },
+);
+
+export const envelopeSchema = z.looseObject(
+  {
+    title: nonEmptyString(),
+    contract_id: nonEmptyString().optional(),
+    document: z.looseObject(
+      {
+        template_id: nonEmptyString(),
+        version: positiveInteger,
+      },
+      { error: expected('an object with template_id and version') },
+    ),
+    signers: z
+      .array(signerSchema, { error: expected('an array of signer objects') })
+      .min(1, { error: 'must list at least one signer' }),
+    sequential: z.boolean({ error: expected('true or false') }).optional(),
+    signature_level: nonEmptyString('a signature level name').optional(),
+    expires_in_days: positiveInteger.optional(),
+    locale: nonEmptyString('a language code such as "ar"').optional(),
+    webhook_url: httpUrl.optional(),
+  },
+  { error: expected('a JSON object (an envelope)') },
+);
+
+export type Signer = z.infer<typeof signerSchema>;
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+const ENVELOPE_FIELDS = new Set(Object.keys(envelopeSchema.shape));
+const SIGNER_FIELDS = new Set(Object.keys(signerSchema.shape));
+const DOCUMENT_FIELDS = new Set(['template_id', 'version']);
+
+/** `['signers', 1, 'phone']` -> `signers[1].phone` */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkOpenValue(
+  field: OpenField,
+  value: unknown,
+  path: string,
+  options: ValidateOptions,
+  result: ValidationResult,
+): void {
+  if (typeof value !== 'string' || value.trim() === '') return; // type errors come from the schema
+  const allowed = options.allowedValues?.[field];
+  if (allowed) {
+    if (!allowed.includes(value)) {
+      result.errors.push({ path, message: `${JSON.stringify(value)} is not supported; use one of: ${allowed.join(', ')}` });
+    }
+    return;
+  }
+  const known = [...SEEN_VALUES[field], ...(options.knownValues?.[field] ?? [])];
+  if (!known.includes(value)) {
+    result.warnings.push({
+      path,
+      message: `${JSON.stringify(value)} is not among the values seen so far (${known.join(', ')}); sent as is, the service decides`,
+    });
+  }
+}
+
+function warnUnknownFields(value: Record<string, unknown>, known: Set<string>, prefix: string, result: ValidationResult): void {
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) {
+      result.warnings.push({
+        path: prefix ? `${prefix}.${key}` : key,
+        message: 'is not a field of SPEC §2; sent as is, the service may reject or ignore it',
+      });
+    }
+  }
+}
+
+/** Rules between fields, checked only where the fields involved are well-typed. */
+function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateOptions, result: ValidationResult): void {
+  warnUnknownFields(input, ENVELOPE_FIELDS, '', result);
+  if (isRecord(input.document)) warnUnknownFields(input.document, DOCUMENT_FIELDS, 'document', result);
+  checkOpenValue('signature_level', input.signature_level, 'signature_level', options, result);
+  checkOpenValue('locale', input.locale, 'locale', options, result);
+
+  if (!Array.isArray(input.signers)) return;
+  const sequential = input.sequential === true;
+  const firstWithOrder = new Map<number, number>();
+
+  input.signers.forEach((signer: unknown, index) => {
+    if (!isRecord(signer)) return;
+    const at = (field: string) => `signers[${index}].${field}`;
+    warnUnknownFields(signer, SIGNER_FIELDS, `signers[${index}]`, result);
+    checkOpenValue('channel', signer.channel, at('channel'), options, result);
+    checkOpenValue('verification', signer.verification, at('verification'), options, result);
+
+    if (signer.channel === 'email' && signer.email === undefined) {
+      result.errors.push({ path: at('email'), message: 'is required when channel is "email"; add the signer\'s e-mail address' });
+    }
+    if (signer.channel === 'whatsapp' && signer.phone === undefined) {
+      result.errors.push({
+        path: at('phone'),
+        message: 'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
+      });
+    }
+
+    if (sequential) {
+      if (signer.order === undefined) {
+        result.errors.push({ path: at('order'), message: 'is required when sequential is true; number the signers 1, 2, 3…' });
+      } else if (Number.isInteger(signer.order) && (signer.order as number) >= 1) {
+        const order = signer.order as number;
+        const first = firstWithOrder.get(order);
+        if (first === undefined) firstWithOrder.set(order, index);
+        else
+          result.errors.push({
+            path: at('order'),
+            message: `duplicates the order of signers[${first}] (${order}); orders must be distinct when sequential is true`,
+          });
+      }
+    }
+  });
+}
+
+/**
+ * Applies every request rule of SPEC §2.1/§2.2 that can be checked locally.
+ * Errors block sending; warnings are values the spec does not fully list.
+ */
+export function validateEnvelope(input: unknown, options: ValidateOptions = {}): ValidationResult {
+  const result: ValidationResult = { errors: [], warnings: [] };
+  const parsed = envelopeSchema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      result.errors.push({ path: formatPath(issue.path), message: issue.message });
+    }
+  }
+  if (isRecord(input)) checkCrossFieldRules(input, options, result);
+  return result;
+}

@@ -1,0 +1,173 @@
+/**
+ * One error hierarchy for the whole tool. Each error knows the exit code of
+ * DESIGN.md §2 it maps to, so the CLI never has to guess from a message.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  auth: 3,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface FieldIssue {
+  /** JSON path such as `signers[1].phone`; empty for the whole document. */
+  path: string;
+  message: string;
+}
+
+export class SignError extends Error {
+  readonly exitCode: ExitCode = ExitCode.failed;
+  /** A short suggestion of what to do next, shown after the message. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+/** Wrong flags, missing values, unreadable input: nothing was sent. */
+export class UsageError extends SignError {
+  override readonly exitCode = ExitCode.usage;
+}
+
+/** A file that is not valid JSON; carries where it broke. */
+export class InputParseError extends UsageError {
+  constructor(
+    readonly source: string,
+    readonly line: number,
+    readonly column: number,
+    readonly detail: string,
+  ) {
+    super(`${source}:${line}:${column}: invalid JSON at line ${line}, column ${column}: ${detail}`, {
+      hint: 'fix the JSON at that position and run again',
+    });
+  }
+}
+
+/** An envelope that breaks the request rules; nothing was sent. */
+export class ValidationError extends UsageError {
+  constructor(
+    readonly source: string,
+    readonly issues: FieldIssue[],
+  ) {
+    super(
+      `${source}: ${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ` +
+        issues.map((i) => `${i.path || '(document)'}: ${i.message}`).join('; '),
+      { hint: 'fix the fields named above; `sign-cli envelopes validate <file>` checks without sending' },
+    );
+  }
+}
+
+/** Missing, unknown, expired or under-scoped API key (HTTP 401/403 or caught locally). */
+export class AuthError extends SignError {
+  override readonly exitCode = ExitCode.auth;
+  constructor(
+    message: string,
+    readonly status?: number,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
+/** The service answered with an error status, after any retries. */
+export class ApiError extends SignError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly serverMessage: string | undefined,
+    options: { hint?: string; cause?: unknown; details?: unknown } = {},
+  ) {
+    super(message, options);
+    this.details = options.details;
+  }
+  readonly details: unknown;
+}
+
+/** Connection refused or reset, DNS failure, timeouts: after all retries. */
+export class NetworkError extends SignError {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
+/** The user interrupted (Ctrl-C) or a caller aborted. */
+export class InterruptedError extends SignError {
+  override readonly exitCode = ExitCode.interrupted;
+  constructor(message = 'interrupted') {
+    super(message);
+  }
+}
+
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof SignError ? error.exitCode : ExitCode.failed;
+}
+
+/** What an error body says, whatever its shape. */
+export interface ServerErrorInfo {
+  code?: string;
+  message?: string;
+  details?: unknown;
+}
+
+function pickString(...values: unknown[]): string | undefined {
+  for (const value of values) {
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Reads an error body of any common shape: `{message}`, `{error: "..."}`,
+ * `{error: {message, code}}`, `{detail}`, problem+json `{title, detail, type}`,
+ * `{errors: [{message}]}`, or plain text (first line, trimmed).
+ */
+export function parseErrorBody(text: string, contentType = ''): ServerErrorInfo {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  const looksJson = /json/i.test(contentType) || trimmed.startsWith('{') || trimmed.startsWith('[');
+  if (looksJson) {
+    try {
+      const body: unknown = JSON.parse(trimmed);
+      if (body && typeof body === 'object' && !Array.isArray(body)) {
+        const b = body as Record<string, unknown>;
+        const nested = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
+        const firstOfList = Array.isArray(b.errors) && b.errors[0] && typeof b.errors[0] === 'object'
+          ? (b.errors[0] as Record<string, unknown>)
+          : undefined;
+        const title = pickString(b.title);
+        const detail = pickString(b.detail);
+        const message =
+          pickString(b.message, nested?.message, typeof b.error === 'string' ? b.error : undefined) ??
+          (title && detail ? `${title}: ${detail}` : (detail ?? title)) ??
+          pickString(firstOfList?.message, b.error_description);
+        const type = pickString(b.type);
+        const code = pickString(b.code, nested?.code, nested?.type, firstOfList?.code) ??
+          (type && type !== 'about:blank' ? type : undefined);
+        const details = b.errors ?? nested?.errors ?? b.details;
+        const info: ServerErrorInfo = {};
+        if (code !== undefined) info.code = code;
+        if (message !== undefined) info.message = message;
+        if (details !== undefined) info.details = details;
+        return info;
+      }
+    } catch {
+      // Not JSON after all: fall through to text.
+    }
+  }
+  const firstLine = trimmed.split(/\r?\n/, 1)[0] ?? '';
+  // HTML error pages from proxies say nothing useful beyond their title.
+  const htmlTitle = /<title>([^<]*)<\/title>/i.exec(trimmed)?.[1];
+  const message = (htmlTitle ?? firstLine).trim().slice(0, 200);
+  return message ? { message } : {};
+}
