@@ -4,14 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type Conf from 'conf';
-import {
-  AuthError,
-  SignClient,
-  UsageError,
-  parseBaseUrl,
-  type SignClientOptions,
-  type TraceEvent,
-} from '../core/index.js';
+import { AuthError, UsageError } from '../core/errors.js';
+import { parseBaseUrl } from '../core/endpoints.js';
+import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import { openConfig, type ConfigShape, type Profile } from './config.js';
 import { Output } from './output.js';
 
@@ -139,6 +134,8 @@ export class CommandContext {
     }
     const retries = this.globals.retries ?? this.env.SIGN_RETRIES;
     const timeout = this.globals.timeout ?? this.env.SIGN_TIMEOUT;
+    // undici and zod load here, not at start-up.
+    const { SignClient } = await import('../core/client.js');
     return new SignClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,

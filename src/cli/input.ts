@@ -4,7 +4,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputParseError, UsageError, parseJsonText } from '../core/index.js';
+import { InputParseError, UsageError } from '../core/errors.js';
+import { parseJsonText } from '../core/json-source.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `-` for stdin. */

@@ -3,7 +3,8 @@
  * of every outcome to an exit code (DESIGN.md §2).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ExitCode, VERSION, exitCodeOf } from '../core/index.js';
+import { ExitCode, exitCodeOf } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import { Output } from './output.js';
 import { makeAction, type RunState } from './run.js';
 import { registerCreate } from './commands/envelopes/create.js';

@@ -5,7 +5,8 @@
  * secret the CLI knows about can never be printed in full.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { SignError, ValidationError, redactSecrets, type FieldIssue } from '../core/index.js';
+import { SignError, ValidationError, type FieldIssue } from '../core/errors.js';
+import { redactSecrets } from '../core/keys.js';
 
 export interface OutputOptions {
   json: boolean;

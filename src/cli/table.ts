@@ -10,6 +10,8 @@ export function renderTable(output: Output, head: string[], rows: string[][]): s
   const table = new Table({
     head: head.map((h) => output.out.bold(h)),
     style: { head: [], border: [] },
+    // No rule between rows: easier to scan, and a row stays one line for grep.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
   table.push(...rows);
   return table.toString();

@@ -3,7 +3,7 @@
  * `envelopes validate`: parse errors and rule violations of every input are
  * collected before a single request could be sent.
  */
-import { validateEnvelope, type FieldIssue, type InputParseError } from '../../../core/index.js';
+import type { FieldIssue, InputParseError } from '../../../core/errors.js';
 import type { EnvelopeInput } from '../../input.js';
 
 export interface CheckedInput extends EnvelopeInput {
@@ -11,7 +11,9 @@ export interface CheckedInput extends EnvelopeInput {
   warnings: FieldIssue[];
 }
 
-export function checkInputs(inputs: EnvelopeInput[], parseErrors: InputParseError[]): CheckedInput[] {
+export async function checkInputs(inputs: EnvelopeInput[], parseErrors: InputParseError[]): Promise<CheckedInput[]> {
+  // zod is loaded only by commands that validate, so `--help` stays fast.
+  const { validateEnvelope } = await import('../../../core/envelope.js');
   const checked: CheckedInput[] = parseErrors.map((error) => ({
     source: error.source,
     value: undefined,

@@ -3,18 +3,10 @@
  * only then send, one Idempotency-Key per envelope, paced under the limit.
  */
 import { Command, Option } from 'commander';
-import {
-  ExitCode,
-  SignError,
-  UsageError,
-  ValidationError,
-  exitCodeOf,
-  checkIdempotencyKey,
-  joinUrl,
-  ENDPOINTS,
-  newIdempotencyKey,
-  type SignClient,
-} from '../../../core/index.js';
+import { ExitCode, SignError, UsageError, ValidationError, exitCodeOf } from '../../../core/errors.js';
+import { ENDPOINTS, joinUrl } from '../../../core/endpoints.js';
+import { checkIdempotencyKey, newIdempotencyKey } from '../../../core/idempotency.js';
+import type { SignClient } from '../../../core/client.js';
 import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import { readEnvelopeInputs } from '../../input.js';
 import { checkInputs, type CheckedInput } from './check-inputs.js';
@@ -78,7 +70,7 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
 
   const { inputs, errors: parseErrors } = await readEnvelopeInputs(files);
-  const checked = checkInputs(inputs, parseErrors);
+  const checked = await checkInputs(inputs, parseErrors);
   if (options.idempotencyKey !== undefined && checked.length > 1) {
     throw new UsageError(`--idempotency-key applies to one envelope, but ${checked.length} inputs were given`, {
       hint: 'drop --idempotency-key; each envelope gets its own key',

@@ -1,6 +1,6 @@
 /** `sign-cli envelopes get <id>`: one envelope, as a table or as JSON. */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/index.js';
+import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { renderTable } from '../../table.js';
 import type { Action } from '../../run.js';

@@ -1,6 +1,6 @@
 /** `sign-cli envelopes validate <path>...`: the request rules, offline. Exit 0 valid, 2 invalid. */
 import type { Command } from 'commander';
-import { ExitCode, ValidationError } from '../../../core/index.js';
+import { ExitCode, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { readEnvelopeInputs } from '../../input.js';
 import type { Action } from '../../run.js';
@@ -18,7 +18,7 @@ export function registerValidate(envelopes: Command, action: Action): void {
 async function validateCommand(ctx: CommandContext, _options: unknown, paths: string[]): Promise<number> {
   const { output } = ctx;
   const { inputs, errors } = await readEnvelopeInputs(paths);
-  const checked = checkInputs(inputs, errors);
+  const checked = await checkInputs(inputs, errors);
   let invalid = 0;
   for (const input of checked) {
     const valid = input.errors.length === 0;

@@ -2,7 +2,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode, SignError, maskKey } from '../../../core/index.js';
+import { ExitCode, SignError } from '../../../core/errors.js';
+import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
 

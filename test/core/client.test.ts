@@ -1,0 +1,220 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SignClient, type TraceEvent } from '../../src/core/client.js';
+import { ApiError, AuthError, NetworkError, ValidationError } from '../../src/core/errors.js';
+import { InstantClock } from '../helpers/fake-clock.js';
+
+const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';
+
+const ENVELOPE = {
+  title: 'Lease',
+  document: { template_id: 'tpl_1', version: 1 },
+  signers: [{ name: 'Layla', channel: 'email', email: 'layla@example.com' }],
+};
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type Step = (res: ServerResponse, req: IncomingMessage) => void;
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (res) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+const created = json(201, { id: 'env_1', status: 'sent', title: 'Lease', signers: [] });
+
+let server: Server | undefined;
+
+/** A real HTTP server on loopback that answers with the given steps in order (the last one repeats). */
+async function scripted(steps: Step[]): Promise<{ baseUrl: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const step = steps[Math.min(seen.length - 1, steps.length - 1)]!;
+      step(res, req);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+function client(baseUrl: string, extra: Partial<ConstructorParameters<typeof SignClient>[0]> = {}) {
+  const clock = new InstantClock();
+  const traces: TraceEvent[] = [];
+  const c = new SignClient({ baseUrl, apiKey: KEY, clock, random: () => 0.5, onTrace: (e) => traces.push(e), ...extra });
+  return { c, clock, traces };
+}
+
+describe('SignClient.createEnvelope', () => {
+  it('sends auth, content type, accept, user agent and an Idempotency-Key', async () => {
+    const { baseUrl, seen } = await scripted([created]);
+    const { c } = client(baseUrl);
+    const result = await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(result.envelope).toMatchObject({ id: 'env_1' });
+    expect(result.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    const [request] = seen;
+    expect(request!.method).toBe('POST');
+    expect(request!.url).toBe('/api/v1/envelopes');
+    expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers.accept).toBe('application/json');
+    expect(request!.headers['user-agent']).toMatch(/^sign-cli\/\d+\.\d+\.\d+/);
+    expect(request!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.idempotencyKey).toBe(request!.headers['idempotency-key']);
+    expect(JSON.parse(request!.body)).toEqual(ENVELOPE);
+  });
+
+  it('uses the caller\'s Idempotency-Key when given', async () => {
+    const { baseUrl, seen } = await scripted([created]);
+    const { c } = client(baseUrl);
+    await c.createEnvelope(ENVELOPE, { idempotencyKey: 'order-42' });
+    await c.close();
+    expect(seen[0]!.headers['idempotency-key']).toBe('order-42');
+  });
+
+  it('sends nothing when the envelope breaks a rule', async () => {
+    const { baseUrl, seen } = await scripted([created]);
+    const { c } = client(baseUrl);
+    await expect(c.createEnvelope({ ...ENVELOPE, signers: [] })).rejects.toBeInstanceOf(ValidationError);
+    await c.close();
+    expect(seen).toHaveLength(0);
+  });
+
+  it('retries 5xx, 409 and connection resets with the same Idempotency-Key', async () => {
+    const reset: Step = (res) => res.socket!.destroy();
+    const { baseUrl, seen } = await scripted([json(503, { message: 'busy' }), reset, json(409, { code: 'idempotency_key_in_flight' }), created]);
+    const { c, clock } = client(baseUrl);
+    const result = await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
+    expect(result.attempts).toBe(4);
+    // Capped exponential backoff with jitter (random fixed at 0.5): 375, 750, 1500 ms.
+    expect(clock.sleeps.filter((ms) => ms >= 300)).toEqual([375, 750, 1500]);
+  });
+
+  it('retries a request whose response never comes (timeout), with the same key', async () => {
+    const silent: Step = () => {};
+    const { baseUrl, seen } = await scripted([silent, created]);
+    const { c } = client(baseUrl, { timeoutMs: 300 });
+    const result = await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(result.attempts).toBe(2);
+    expect(seen[0]!.headers['idempotency-key']).toBe(seen[1]!.headers['idempotency-key']);
+  });
+
+  it('waits as Retry-After says after a 429, holding back the pacer for everyone', async () => {
+    const { baseUrl, seen } = await scripted([json(429, { code: 'rate_limited' }, { 'retry-after': '2' }), created]);
+    const { c, clock, traces } = client(baseUrl);
+    const before = clock.now();
+    await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(seen).toHaveLength(2);
+    expect(clock.now() - before).toBeGreaterThanOrEqual(2000);
+    expect(traces).toContainEqual(expect.objectContaining({ type: 'retry', source: 'retry-after', delayMs: 2000 }));
+  });
+
+  it('uses the RateLimit fields when there is no Retry-After', async () => {
+    const { baseUrl } = await scripted([json(503, {}, { ratelimit: '"default";r=0;t=4' }), created]);
+    const { c, clock } = client(baseUrl);
+    await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(clock.sleeps).toContain(4000);
+  });
+
+  it('never retries a 422 for a key reused with another body', async () => {
+    const { baseUrl, seen } = await scripted([json(422, { code: 'idempotency_key_reused', message: 'different body' })]);
+    const { c } = client(baseUrl);
+    const error = await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-1' }).catch((e: unknown) => e);
+    await c.close();
+    expect(seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(422);
+    expect((error as ApiError).code).toBe('idempotency_key_reused');
+    expect((error as ApiError).hint).toMatch(/k-1/);
+  });
+
+  it('gives up after the configured retries with the last status', async () => {
+    const { baseUrl, seen } = await scripted([json(500, { message: 'boom' })]);
+    const { c } = client(baseUrl, { retry: { maxRetries: 2 } });
+    const error = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as ApiError;
+    await c.close();
+    expect(seen).toHaveLength(3);
+    expect(error.message).toMatch(/HTTP 500 boom after 3 attempts/);
+    expect(error.exitCode).toBe(1);
+  });
+
+  it('does not stall when the server asks for a wait longer than allowed', async () => {
+    const { baseUrl, seen } = await scripted([json(503, {}, { 'retry-after': '3600' })]);
+    const { c } = client(baseUrl);
+    await expect(c.createEnvelope(ENVELOPE)).rejects.toBeInstanceOf(ApiError);
+    await c.close();
+    expect(seen).toHaveLength(1);
+  });
+
+  it('maps 401 and 403 to AuthError (exit 3) with the key masked', async () => {
+    const { baseUrl } = await scripted([json(401, { code: 'invalid_api_key', message: 'unknown key' }), json(403, { code: 'insufficient_scope', message: 'no' })]);
+    const { c } = client(baseUrl);
+    const unauthorized = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
+    const forbidden = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
+    await c.close();
+    expect(unauthorized).toBeInstanceOf(AuthError);
+    expect(unauthorized.exitCode).toBe(3);
+    expect(unauthorized.message).toContain('HTTP 401 invalid_api_key: unknown key');
+    expect(unauthorized.message).toContain('sk_test_****');
+    expect(unauthorized.message).not.toContain(KEY);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.hint).toContain('envelopes:write');
+  });
+
+  it('reports a dead service as a NetworkError after retrying, naming the key for a safe re-run', async () => {
+    const { baseUrl } = await scripted([created]);
+    server!.close();
+    const { c } = client(baseUrl, { retry: { maxRetries: 1 } });
+    const error = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-dead' }).catch((e: unknown) => e)) as NetworkError;
+    await c.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.code).toBe('ECONNREFUSED');
+    expect(error.message).toMatch(/after 2 attempts/);
+    expect(error.hint).toContain('k-dead');
+  });
+
+  it('traces requests with the key masked and notes a base URL ending in /api', async () => {
+    const { baseUrl, seen } = await scripted([created]);
+    const { c, traces } = client(`${baseUrl}/api`);
+    await c.createEnvelope(ENVELOPE);
+    await c.close();
+    expect(seen[0]!.url).toBe('/api/api/v1/envelopes');
+    const text = JSON.stringify(traces);
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('Bearer sk_test_****');
+    expect(traces[0]).toMatchObject({ type: 'note', message: expect.stringContaining('/api twice') });
+  });
+});
+
+describe('SignClient.getEnvelope', () => {
+  it('GETs the envelope by id, URL-encoded', async () => {
+    const { baseUrl, seen } = await scripted([json(200, { id: 'env/1' })]);
+    const { c } = client(baseUrl);
+    expect(await c.getEnvelope('env/1')).toEqual({ id: 'env/1' });
+    await c.close();
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/v1/envelopes/env%2F1' });
+    expect(seen[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+});

@@ -1,0 +1,216 @@
+/** The sandbox as a client sees it: a spawned process, real HTTP on loopback. */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
+
+const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+
+let sandbox: SandboxProcess;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess();
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+let counter = 0;
+function create(body: unknown, options: { key?: string; idempotencyKey?: string | null; apiKey?: string } = {}) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.apiKey ?? sandbox.apiKey}`,
+    'content-type': 'application/json',
+  };
+  if (options.idempotencyKey !== null) headers['idempotency-key'] = options.idempotencyKey ?? `test-${process.pid}-${++counter}`;
+  return fetch(`${sandbox.baseUrl}/api/v1/envelopes`, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+async function errorBody(response: Response): Promise<{ code: string; message: string }> {
+  const body = (await response.json()) as { code: string; message: string };
+  expect(typeof body.code).toBe('string');
+  expect(body.message.length).toBeGreaterThan(5);
+  return body;
+}
+
+describe('sandbox', () => {
+  it('creates a test key with every scope and writes credentials only its owner can read', async () => {
+    expect(sandbox.apiKey).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(sandbox.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const file = join(sandbox.dataDir, 'credentials.env');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(sandbox.dataDir, 'state.jsonl')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toContain(`SIGN_BASE_URL='${sandbox.baseUrl}'`);
+  });
+
+  it('creates (201, Location) and reads back an envelope', async () => {
+    const response = await create(ENVELOPE);
+    expect(response.status).toBe(201);
+    const envelope = (await response.json()) as { id: string; signers: { id: string; status: string }[] };
+    expect(response.headers.get('location')).toBe(`/api/v1/envelopes/${envelope.id}`);
+    expect(envelope.signers.every((s) => s.id.startsWith('sgn_') && s.status === 'pending')).toBe(true);
+    const read = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${envelope.id}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(envelope);
+  });
+
+  it('rejects with the core rules: 422 validation_failed, each error with its path', async () => {
+    const response = await create({ ...ENVELOPE, signers: [{ name: 'A', channel: 'whatsapp', phone: '050', order: 1 }] });
+    expect(response.status).toBe(422);
+    const body = (await response.json()) as { code: string; errors: { path: string }[] };
+    expect(body.code).toBe('validation_failed');
+    expect(body.errors.map((e) => e.path)).toEqual(['signers[0].phone']);
+  });
+
+  it('has the last word on open values: an unsupported signature level is rejected', async () => {
+    const response = await create({ ...ENVELOPE, signature_level: 'platinum' });
+    expect(response.status).toBe(422);
+    expect((await errorBody(response)).message).toContain('signature_level');
+  });
+
+  it('answers 400 without an Idempotency-Key, 415 for non-JSON, 405 and 404 elsewhere', async () => {
+    expect((await errorBody(await create(ENVELOPE, { idempotencyKey: null }))).code).toBe('idempotency_key_required');
+    const text = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'text/plain', 'idempotency-key': 'x' },
+      body: 'hi',
+    });
+    expect(text.status).toBe(415);
+    const del = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, { method: 'DELETE', headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(del.status).toBe(405);
+    const doubled = await fetch(`${sandbox.baseUrl}/api/api/v1/envelopes`, { method: 'POST' });
+    expect(doubled.status).toBe(404);
+    expect((await errorBody(doubled)).message).toContain('/api twice');
+  });
+
+  describe('API keys', () => {
+    it('401 for a missing, unknown or expired key', async () => {
+      const missing = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/env_x`);
+      expect(missing.status).toBe(401);
+      expect((await errorBody(missing)).code).toBe('missing_api_key');
+      expect((await errorBody(await create(ENVELOPE, { apiKey: 'sk_test_nope' }))).code).toBe('invalid_api_key');
+      const expired = await sandbox.control<{ key: string }>('/_sandbox/keys', { expires: '2021-06-30' });
+      const response = await create(ENVELOPE, { apiKey: expired.key });
+      expect(response.status).toBe(401);
+      expect((await errorBody(response)).code).toBe('expired_api_key');
+    });
+
+    it('403 when the key lacks the scope: envelopes:write to create, envelopes:read to read', async () => {
+      const writer = await sandbox.control<{ key: string }>('/_sandbox/keys', { scopes: ['envelopes:write'] });
+      const reader = await sandbox.control<{ key: string }>('/_sandbox/keys', { scopes: ['envelopes:read'] });
+      const created = await create(ENVELOPE, { apiKey: writer.key });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const denied = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${writer.key}` } });
+      expect(denied.status).toBe(403);
+      expect((await errorBody(denied)).code).toBe('insufficient_scope');
+      expect((await create(ENVELOPE, { apiKey: reader.key })).status).toBe(403);
+      const allowed = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      expect(allowed.status).toBe(200);
+    });
+  });
+
+  describe('idempotency (IETF Idempotency-Key draft)', () => {
+    it('same key and same body: the first response again, marked as replayed', async () => {
+      const first = await create(ENVELOPE, { idempotencyKey: 'idem-same' });
+      const second = await create(ENVELOPE, { idempotencyKey: 'idem-same' });
+      expect(second.status).toBe(201);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      expect(await second.json()).toEqual(await first.json());
+    });
+
+    it('same key and another body: 422', async () => {
+      await create(ENVELOPE, { idempotencyKey: 'idem-other' });
+      const response = await create({ ...ENVELOPE, title: 'changed' }, { idempotencyKey: 'idem-other' });
+      expect(response.status).toBe(422);
+      expect((await errorBody(response)).code).toBe('idempotency_key_reused');
+    });
+
+    it('same key while the first is in flight: 409', async () => {
+      await sandbox.control('/_sandbox/faults', { latency_ms: 400 });
+      try {
+        const [a, b] = await Promise.all([
+          create(ENVELOPE, { idempotencyKey: 'idem-flight' }),
+          new Promise((r) => setTimeout(r, 100)).then(() => create(ENVELOPE, { idempotencyKey: 'idem-flight' })),
+        ]);
+        expect(a.status).toBe(201);
+        expect(b.status).toBe(409);
+        expect((await errorBody(b)).code).toBe('idempotency_key_in_flight');
+      } finally {
+        await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
+      }
+    });
+
+    it('keys are scoped per API key', async () => {
+      const other = await sandbox.control<{ key: string }>('/_sandbox/keys', {});
+      const a = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope' })).json()) as { id: string };
+      const b = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: other.key })).json()) as { id: string };
+      expect(a.id).not.toBe(b.id);
+    });
+  });
+
+  it('limits each key to the configured requests per minute with 429, Retry-After and RateLimit fields', async () => {
+    const key = (await sandbox.control<{ key: string }>('/_sandbox/keys', {})).key;
+    await sandbox.control('/_sandbox/faults', { rate_limit: 3 });
+    try {
+      const statuses: number[] = [];
+      let limited: Response | undefined;
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/env_none`, { headers: { authorization: `Bearer ${key}` } });
+        statuses.push(response.status);
+        if (response.status === 429) limited = response;
+      }
+      expect(statuses).toEqual([404, 404, 404, 429]);
+      const retryAfter = Number(limited!.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(limited!.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60');
+      expect(limited!.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+      expect((await errorBody(limited!)).code).toBe('rate_limited');
+    } finally {
+      await sandbox.control('/_sandbox/faults', { rate_limit: 600 });
+    }
+  });
+
+  it('keeps everything acknowledged across a kill -9 and restart', async () => {
+    const own = await startSandboxProcess();
+    const created = (await (
+      await fetch(`${own.baseUrl}/api/v1/envelopes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${own.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'persist-1' },
+        body: JSON.stringify(ENVELOPE),
+      })
+    ).json()) as { id: string };
+    await own.stop('SIGKILL');
+    const again = await startSandboxProcess({ dataDir: own.dataDir });
+    try {
+      expect(again.apiKey).toBe(own.apiKey);
+      expect(again.webhookSecret).toBe(own.webhookSecret);
+      const read = await fetch(`${again.baseUrl}/api/v1/envelopes/${created.id}`, { headers: { authorization: `Bearer ${again.apiKey}` } });
+      expect(read.status).toBe(200);
+      // The idempotency record survived too: a retry after the crash gets the same envelope.
+      const replay = await fetch(`${again.baseUrl}/api/v1/envelopes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${again.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'persist-1' },
+        body: JSON.stringify(ENVELOPE),
+      });
+      expect(((await replay.json()) as { id: string }).id).toBe(created.id);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('control endpoints need the sandbox key', async () => {
+    const response = await fetch(`${sandbox.baseUrl}/_sandbox/state`);
+    expect(response.status).toBe(401);
+  });
+
+  it('reports a busy port clearly', async () => {
+    const port = new URL(sandbox.baseUrl).port;
+    const result = await runCli(['sandbox', '--port', port, '--data-dir', sandbox.dataDir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`port ${port}`);
+    expect(result.stderr).toContain('--port 0');
+  });
+});
