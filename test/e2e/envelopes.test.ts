@@ -2,10 +2,11 @@
  * End to end: the built binary, spawned as a user would run it, against a
  * spawned sandbox over real HTTP on loopback.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const EXAMPLE = join(ROOT, 'examples', 'envelope.json');
@@ -164,6 +165,27 @@ describe('envelopes create', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'failed', http_status: 422, idempotency_key: key });
     expect(result.stderr).toContain('idempotency_key_reused');
     expect(result.stderr.match(/> POST /g)).toHaveLength(1);
+  });
+
+  it('Ctrl-C mid-request exits 130 naming the key; re-running with it leaves exactly one envelope', async () => {
+    await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
+    const before = await sandbox.envelopeCount();
+    try {
+      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      await new Promise((r) => setTimeout(r, 700));
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(130);
+      const key = /--idempotency-key (\S+)/.exec(stderr)?.[1];
+      expect(key).toBeDefined();
+      const rerun = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--idempotency-key', key!], { env });
+      expect(rerun.code).toBe(0);
+      expect(await sandbox.envelopeCount()).toBe(before + 1);
+    } finally {
+      await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
+    }
   });
 
   it('--dry-run validates and sends nothing, without needing a key', async () => {
