@@ -10,6 +10,8 @@ import { makeAction, type RunState } from './run.js';
 import { registerCreate } from './commands/envelopes/create.js';
 import { registerValidate } from './commands/envelopes/validate.js';
 import { registerGet } from './commands/envelopes/get.js';
+import { registerDownload } from './commands/envelopes/download.js';
+import { registerAudit } from './commands/envelopes/audit.js';
 import { registerSandbox } from './commands/sandbox/run.js';
 
 export function buildProgram(state: RunState): Command {
@@ -34,6 +36,8 @@ export function buildProgram(state: RunState): Command {
   registerCreate(envelopes, action);
   registerValidate(envelopes, action);
   registerGet(envelopes, action);
+  registerDownload(envelopes, action);
+  registerAudit(envelopes, action);
   registerSandbox(program, action);
 
   // Subcommands inherit exit handling so usage errors anywhere map to exit 2.

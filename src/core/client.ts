@@ -6,6 +6,7 @@
  * through `onTrace`.
  */
 import { Agent, request, type Dispatcher } from 'undici';
+import type { AuditEntry } from './audit.js';
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
 import { validateEnvelope, type ValidateOptions } from './envelope.js';
@@ -65,6 +66,15 @@ export interface CreateEnvelopeResult<T = Record<string, unknown>> {
   attempts: number;
 }
 
+/** Envelope states after which nothing more happens (docs/assumptions.md: SPEC §3 does not show them). */
+export const FINAL_STATUSES = ['completed', 'declined', 'failed', 'expired'] as const;
+
+export interface AuditTrail {
+  envelope_id: string;
+  head_hash: string | null;
+  entries: AuditEntry[];
+}
+
 export interface RequestOptions {
   params?: Record<string, string>;
   body?: unknown;
@@ -72,6 +82,7 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Read the body as bytes rather than JSON/text. */
   binary?: boolean;
+  accept?: string;
 }
 
 const RETRYABLE_NETWORK_CODES = new Set([
@@ -178,8 +189,46 @@ export class SignClient {
   }
 
   async getEnvelope<T = Record<string, unknown>>(id: string, signal?: AbortSignal): Promise<T> {
-    if (id.trim() === '') throw new UsageError('envelope id must not be empty', { hint: 'pass the id printed by `envelopes create`' });
+    this.checkId(id);
     return (await this.send<T>('getEnvelope', { params: { id }, signal })).data;
+  }
+
+  /**
+   * Polls an envelope until its status is one of `until` (default: a final
+   * state) or `timeoutMs` passes; returns the last envelope seen.
+   */
+  async waitForEnvelope<T extends { status?: unknown } = Record<string, unknown>>(
+    id: string,
+    options: { until?: readonly string[]; timeoutMs?: number; intervalMs?: number; signal?: AbortSignal | undefined } = {},
+  ): Promise<{ envelope: T; reached: boolean }> {
+    const until = options.until ?? FINAL_STATUSES;
+    const deadline = this.clock.now() + (options.timeoutMs ?? 300_000);
+    for (;;) {
+      const envelope = await this.getEnvelope<T>(id, options.signal);
+      if (until.includes(String(envelope.status))) return { envelope, reached: true };
+      if (this.clock.now() >= deadline) return { envelope, reached: false };
+      await this.clock.sleep(options.intervalMs ?? 1000, options.signal);
+    }
+  }
+
+  /** The signed copy (a PDF) of a completed envelope. */
+  async downloadSignedCopy(id: string, signal?: AbortSignal): Promise<Buffer> {
+    this.checkId(id);
+    return (await this.send<Buffer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf' })).data;
+  }
+
+  /** The audit trail of an envelope; check it with verifyAuditChain(). */
+  async getAuditTrail(id: string, signal?: AbortSignal): Promise<AuditTrail> {
+    this.checkId(id);
+    const data = (await this.send<unknown>('getAuditTrail', { params: { id }, signal })).data;
+    // Accept a bare list of entries as well as the sandbox's wrapped form.
+    if (Array.isArray(data)) return { envelope_id: id, head_hash: (data.at(-1) as AuditEntry | undefined)?.hash ?? null, entries: data as AuditEntry[] };
+    const body = (data ?? {}) as Partial<AuditTrail>;
+    return { envelope_id: body.envelope_id ?? id, head_hash: body.head_hash ?? null, entries: Array.isArray(body.entries) ? body.entries : [] };
+  }
+
+  private checkId(id: string): void {
+    if (id.trim() === '') throw new UsageError('envelope id must not be empty', { hint: 'pass the id printed by `envelopes create`' });
   }
 
   /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws. */
@@ -188,7 +237,7 @@ export class SignClient {
     const url = joinUrl(this.baseUrl, fillPath(endpoint.path, options.params));
     this.noteApiSegment(url);
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: options.accept ?? 'application/json',
       'user-agent': this.userAgent,
     };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;

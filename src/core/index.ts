@@ -10,3 +10,6 @@ export * from './keys.js';
 export { systemClock, type Clock } from './clock.js';
 export { VERSION, USER_AGENT } from './version.js';
 export * from './json-source.js';
+export * from './audit.js';
+export * from './webhooks.js';
+export { canonicalJson } from './canonical-json.js';

@@ -1,21 +1,29 @@
 /**
- * The local sandbox of the service: same paths and headers as SPEC.md, API
+ * The local sandbox of the service: the paths and headers of SPEC.md, API
  * keys with environment, scopes and expiry, the 600/min limit, idempotency as
- * in the IETF Idempotency-Key draft, and fault injection for tests.
+ * in the IETF Idempotency-Key draft, the signing journey with signed webhooks,
+ * the signed copy and the audit trail, and fault injection for tests.
  * Request rules come from the shared core, so the CLI and the sandbox agree.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCOPES, ENDPOINTS, type Scope } from '../core/endpoints.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { validateEnvelope, type ValueLists } from '../core/envelope.js';
-import { BodyTooLargeError, canonicalJson, readBody, sendError, sendJson } from './http.js';
-import { newId, randomBase62 } from './ids.js';
-import { SlidingWindowLimiter } from './rate-limiter.js';
-import { SandboxStore, idempotencyId, type EnvelopeRecord, type StoredKey } from './store.js';
+import { maskKey } from '../core/keys.js';
+import { newStandardSecret, safeEqual } from '../core/webhooks.js';
+import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
+import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
+import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
+import { newId, randomBase62 } from './ids.js';
+import { JourneyEngine } from './journey.js';
+import { SlidingWindowLimiter } from './rate-limiter.js';
+import { signedCopyPdf } from './signed-copy.js';
+import { SandboxStore, idempotencyId, type EnvelopeRecord, type SignerRecord, type StoredKey } from './store.js';
 
 /** The values this sandbox accepts for the fields SPEC.md leaves open (docs/assumptions.md). */
 export const SANDBOX_VALUES: ValueLists = {
@@ -31,16 +39,16 @@ export const DEFAULT_RATE_LIMIT = 600;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A key's last_used is written to disk at most this often; in memory it is always exact. */
 const LAST_USED_PERSIST_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 export interface SandboxOptions {
   dataDir: string;
   host?: string;
   port?: number;
-  /** Sandbox clock speed for the signing journey (used by later stages). */
+  /** Sandbox clock speed relative to real time (journey steps, expiry, webhook retries). */
   speed?: number;
   /** Fault injection and limits at start-up; `faults.rate_limit` defaults to 600/min. */
   faults?: FaultSettings;
-  now?: () => number;
 }
 
 export interface RunningSandbox {
@@ -60,7 +68,27 @@ interface Counters {
   by_status: Record<string, number>;
 }
 
+interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  key: StoredKey;
+  params: string[];
+}
+
+interface Route {
+  operation: Operation;
+  method: string;
+  pattern: RegExp;
+  handle(ctx: RequestContext): Promise<void> | void;
+}
+
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** `/api/v1/envelopes/{id}` -> a regular expression with one capture per parameter. */
+function pathPattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)');
+  return new RegExp(`^${escaped}$`);
+}
 
 function bootstrap(store: SandboxStore, now: number): void {
   if (!store.isNew) return;
@@ -70,12 +98,12 @@ function bootstrap(store: SandboxStore, now: number): void {
     key: `sk_test_${randomBase62(32)}`,
     environment: 'test',
     scopes: [...SCOPES],
-    expires: isoDate(now + 365 * 86_400_000),
+    expires: isoDate(now + 365 * DAY_MS),
     created_at: new Date(now).toISOString(),
     last_used: null,
   };
   store.saveKey(key);
-  store.saveSettings(`whsec_${randomBytes(24).toString('base64')}`, key.id);
+  store.saveSettings(newStandardSecret(), key.id);
 }
 
 /** Writes shell exports for the sandbox's credentials, readable by the owner only. */
@@ -84,30 +112,63 @@ function writeCredentialsFile(dataDir: string, baseUrl: string, apiKey: string, 
   writeFileSync(join(dataDir, 'credentials.env'), text, { mode: 0o600 });
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {
+  const created = new Date(now).toISOString();
+  // Validated by the core rules before this point, so name and channel are strings.
+  const signers = (body.signers as Record<string, unknown>[]).map(
+    (signer): SignerRecord => ({ id: newId('sgn'), ...(signer as { name: string; channel: string }), status: 'pending', next_at: null }),
+  );
+  const days = typeof body.expires_in_days === 'number' ? body.expires_in_days : undefined;
+  // Fields the service owns are never taken from the request.
+  const { id: _id, object: _object, status: _status, owner: _owner, ...fields } = body;
+  return {
+    id: newId('env'),
+    object: 'envelope',
+    status: 'sent',
+    ...fields,
+    environment: key.environment,
+    signers,
+    sequential: body.sequential === true,
+    created_at: created,
+    updated_at: created,
+    expires_at: days === undefined ? null : new Date(now + days * DAY_MS).toISOString(),
+    owner: key.id,
+  };
+}
+
+/** The envelope as the API shows it: bookkeeping fields left out. */
+function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown> {
+  const { owner: _owner, ...rest } = envelope;
+  return { ...rest, signers: envelope.signers.map(({ next_at: _next, ...signer }) => signer) };
+}
+
+/** A key as SPEC §2.3 lists it: masked, with its environment, scopes, last use and expiry. */
+function listedKey(key: StoredKey): Record<string, unknown> {
+  return {
+    name: key.name,
+    environment: key.environment,
+    key: maskKey(key.key),
+    last_used: key.last_used,
+    expires: key.expires,
+    scopes: key.scopes,
+  };
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
-  const now = options.now ?? Date.now;
   const store = new SandboxStore(options.dataDir);
-  bootstrap(store, now());
+  const clock: SandboxClock = createSandboxClock(options.speed ?? 1, store.latestTime);
+  bootstrap(store, Date.now());
   const admin = store.keys.get(store.adminKeyId)!;
   const limiter = new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT);
   const faults = new FaultPlan(options.faults);
+  const scheduler = new Scheduler(clock);
+  const deliverer = new Deliverer(store, clock, scheduler, () => store.webhookSecret);
+  const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries));
   const inFlight = new Set<string>();
   const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {} };
 
-  const count = (res: ServerResponse) =>
-    res.on('finish', () => {
-      counters.by_status[res.statusCode] = (counters.by_status[res.statusCode] ?? 0) + 1;
-    });
-
   function authenticate(req: IncomingMessage, res: ServerResponse, scope: Scope | undefined): StoredKey | undefined {
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!match) {
       sendError(res, 401, 'missing_api_key', 'send the header Authorization: Bearer <API_KEY>', {}, { 'www-authenticate': 'Bearer' });
       return undefined;
@@ -117,11 +178,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       sendError(res, 401, 'invalid_api_key', 'the API key is not known to this service', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
       return undefined;
     }
-    if (isoDate(now()) > key.expires) {
+    const at = Date.now();
+    if (isoDate(at) > key.expires) {
       sendError(res, 401, 'expired_api_key', `the API key expired on ${key.expires}`, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
       return undefined;
     }
-    const at = now();
     const previous = key.last_used ? Date.parse(key.last_used) : 0;
     if (at - previous >= LAST_USED_PERSIST_MS) store.markKeyUsed(key.id, new Date(at).toISOString());
     else key.last_used = new Date(at).toISOString();
@@ -144,7 +205,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     return false;
   }
 
-  async function createEnvelope(req: IncomingMessage, res: ServerResponse, key: StoredKey): Promise<void> {
+  function findEnvelope(res: ServerResponse, id: string): EnvelopeRecord | undefined {
+    const envelope = store.envelopes.get(id);
+    if (!envelope) sendError(res, 404, 'envelope_not_found', `no envelope with id ${id}`);
+    return envelope;
+  }
+
+  async function createEnvelope({ req, res, key }: RequestContext): Promise<void> {
     const contentType = req.headers['content-type'] ?? '';
     if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
       sendError(res, 415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
@@ -170,7 +237,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       return;
     }
     const previous = store.idempotency.get(recordId);
-    if (previous && now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
+    if (previous && Date.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
       if (previous.fingerprint !== fingerprint) {
         sendError(res, 422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different body');
         return;
@@ -184,48 +251,88 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       await faults.delay();
       const { errors } = validateEnvelope(body, { allowedValues: SANDBOX_VALUES });
       if (errors.length > 0) {
-        sendError(res, 422, 'validation_failed', `${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ')}`, { errors });
+        const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
+        sendError(res, 422, 'validation_failed', `${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${summary}`, { errors });
         return;
       }
-      const envelope = buildEnvelope(body as Record<string, unknown>, key, now());
+      const envelope = buildEnvelope(body as Record<string, unknown>, key, clock.now());
+      const step = journey.begin(envelope, key);
+      const shown = publicEnvelope(envelope);
       const headers = { location: `${ENDPOINTS.createEnvelope.path}/${envelope.id}` };
-      store.saveCreated(envelope, {
-        scope: key.id,
-        key: idempotencyKey,
-        fingerprint,
-        created_at: now(),
-        response: { status: 201, body: publicEnvelope(envelope), headers },
-      });
+      const record = { scope: key.id, key: idempotencyKey, fingerprint, created_at: Date.now(), response: { status: 201, body: shown, headers } };
+      store.saveCreated(envelope, record, step.audit, step.deliveries);
+      journey.started(envelope, step);
       counters.created++;
       if (faults.takeDropAfterCommit()) {
         // Committed, but the client never hears of it: the case Idempotency-Key exists for.
         res.socket?.destroy();
         return;
       }
-      sendJson(res, 201, publicEnvelope(envelope), headers);
+      sendJson(res, 201, shown, headers);
     } finally {
       inFlight.delete(recordId);
     }
   }
 
-  async function getEnvelope(res: ServerResponse, id: string): Promise<void> {
-    await faults.delay();
-    const envelope = store.envelopes.get(id);
-    if (!envelope) {
-      sendError(res, 404, 'envelope_not_found', `no envelope with id ${id}`);
-      return;
-    }
-    sendJson(res, 200, publicEnvelope(envelope));
-  }
+  const routes: Route[] = [
+    { operation: 'createEnvelope', method: 'POST', pattern: pathPattern(ENDPOINTS.createEnvelope.path), handle: createEnvelope },
+    {
+      operation: 'getEnvelope',
+      method: 'GET',
+      pattern: pathPattern(ENDPOINTS.getEnvelope.path),
+      handle: async ({ res, params }) => {
+        await faults.delay();
+        const envelope = findEnvelope(res, params[0]!);
+        if (envelope) sendJson(res, 200, publicEnvelope(envelope));
+      },
+    },
+    {
+      operation: 'downloadSignedCopy',
+      method: 'GET',
+      pattern: pathPattern(ENDPOINTS.downloadSignedCopy.path),
+      handle: ({ res, params }) => {
+        const envelope = findEnvelope(res, params[0]!);
+        if (!envelope) return;
+        if (envelope.status !== 'completed') {
+          sendError(res, 409, 'envelope_not_completed', `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`, { envelope_status: envelope.status });
+          return;
+        }
+        const pdf = signedCopyPdf(envelope, store.audits.get(envelope.id)?.at(-1)?.hash);
+        res.writeHead(200, {
+          'content-type': 'application/pdf',
+          'content-length': pdf.length,
+          'content-disposition': `attachment; filename="${envelope.id}-signed.pdf"`,
+        });
+        res.end(pdf);
+      },
+    },
+    {
+      operation: 'getAuditTrail',
+      method: 'GET',
+      pattern: pathPattern(ENDPOINTS.getAuditTrail.path),
+      handle: ({ res, params }) => {
+        const envelope = findEnvelope(res, params[0]!);
+        if (!envelope) return;
+        const entries = store.audits.get(envelope.id) ?? [];
+        sendJson(res, 200, { envelope_id: envelope.id, hash_algorithm: 'sha256', head_hash: entries.at(-1)?.hash ?? null, entries });
+      },
+    },
+    {
+      operation: 'listApiKeys',
+      method: 'GET',
+      pattern: pathPattern(ENDPOINTS.listApiKeys.path),
+      handle: ({ res }) => sendJson(res, 200, { object: 'list', data: [...store.keys.values()].map(listedKey) }),
+    },
+  ];
 
-  async function control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
     if (path === '/_sandbox/health') {
       sendJson(res, 200, { ok: true });
       return;
     }
-    const header = req.headers.authorization ?? '';
-    if (!sameSecret(header, `Bearer ${admin.key}`)) {
-      sendError(res, 401, 'admin_key_required', 'sandbox control endpoints need the sandbox\'s own API key');
+    if (!safeEqual(req.headers.authorization ?? '', `Bearer ${admin.key}`)) {
+      sendError(res, 401, 'admin_key_required', "sandbox control endpoints need the sandbox's own API key");
       return;
     }
     let input: Record<string, unknown> = {};
@@ -239,7 +346,21 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       }
     }
     if (path === '/_sandbox/state' && req.method === 'GET') {
-      sendJson(res, 200, { envelopes: store.envelopes.size, keys: store.keys.size, ...counters, faults: faults.settings() });
+      sendJson(res, 200, {
+        envelopes: store.envelopes.size,
+        keys: store.keys.size,
+        ...counters,
+        sandbox_time: new Date(clock.now()).toISOString(),
+        speed: clock.speed,
+        faults: faults.settings(),
+      });
+    } else if (path === '/_sandbox/deliveries' && req.method === 'GET') {
+      const envelopeId = url.searchParams.get('envelope_id');
+      const list = [...store.deliveries.values()]
+        .filter((d) => !envelopeId || d.envelope_id === envelopeId)
+        .sort((a, b) => a.seq - b.seq)
+        .map(({ body: _body, ...rest }) => rest);
+      sendJson(res, 200, { object: 'list', data: list });
     } else if (path === '/_sandbox/faults' && req.method === 'POST') {
       const problem = faults.update(input);
       if (problem) sendError(res, 400, 'invalid_faults', problem);
@@ -261,9 +382,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (!Array.isArray(scopes) || !scopes.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
       return `scopes must be a list of: ${SCOPES.join(', ')}`;
     }
-    const expires = input.expires ?? isoDate(now() + 90 * 86_400_000);
+    const expires = input.expires ?? isoDate(Date.now() + 90 * DAY_MS);
     if (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return 'expires must be a date YYYY-MM-DD';
-    const environment = typeof input.environment === 'string' ? input.environment : 'test';
+    const environment = typeof input.environment === 'string' && /^[a-z]{1,8}$/.test(input.environment) ? input.environment : 'test';
     const key: StoredKey = {
       id: newId('key'),
       name: typeof input.name === 'string' ? input.name : 'key',
@@ -271,7 +392,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       environment,
       scopes: scopes as string[],
       expires,
-      created_at: new Date(now()).toISOString(),
+      created_at: new Date().toISOString(),
       last_used: null,
     };
     store.saveKey(key);
@@ -280,30 +401,32 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     counters.requests++;
-    count(res);
-    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
-    if (path.startsWith('/_sandbox/')) return control(req, res, path);
+    res.on('finish', () => {
+      counters.by_status[res.statusCode] = (counters.by_status[res.statusCode] ?? 0) + 1;
+    });
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname.startsWith('/_sandbox/')) return control(req, res, url);
 
-    const envelopeMatch = /^\/api\/v1\/envelopes\/([^/]+)$/.exec(path);
-    const isCreate = path === ENDPOINTS.createEnvelope.path;
-    if (!isCreate && !envelopeMatch) {
-      const hint = path.startsWith('/api/api/') ? ' (the path has /api twice: the base URL should not end in /api)' : '';
-      sendError(res, 404, 'not_found', `no endpoint at ${path}${hint}`);
+    const matches = routes.map((r) => ({ route: r, match: r.pattern.exec(url.pathname) })).filter((m) => m.match);
+    if (matches.length === 0) {
+      const hint = url.pathname.startsWith('/api/api/') ? ' (the path has /api twice: the base URL should not end in /api)' : '';
+      sendError(res, 404, 'not_found', `no endpoint at ${url.pathname}${hint}`);
       return;
     }
-    const method = isCreate ? 'POST' : 'GET';
-    if (req.method !== method) {
-      sendError(res, 405, 'method_not_allowed', `use ${method} for ${path}`, {}, { allow: method });
+    const found = matches.find((m) => m.route.method === req.method);
+    if (!found) {
+      const allowed = matches.map((m) => m.route.method).join(', ');
+      sendError(res, 405, 'method_not_allowed', `use ${allowed} for ${url.pathname}`, {}, { allow: allowed });
       return;
     }
     if (faults.takeFailBeforeCommit()) {
       sendError(res, faults.failStatus, 'sandbox_fault', 'failure injected by the sandbox before doing anything', {}, { 'retry-after': '0' });
       return;
     }
-    const key = authenticate(req, res, isCreate ? ENDPOINTS.createEnvelope.scope : ENDPOINTS.getEnvelope.scope);
+    const key = authenticate(req, res, ENDPOINTS[found.route.operation].scope);
     if (!key || !rateLimit(key, res)) return;
-    if (isCreate) await createEnvelope(req, res, key);
-    else await getEnvelope(res, decodeURIComponent(envelopeMatch![1]!));
+    const params = found.match!.slice(1).map((p) => decodeURIComponent(p));
+    await found.route.handle({ req, res, key, params });
   }
 
   const server = createServer((req, res) => {
@@ -329,6 +452,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   writeCredentialsFile(options.dataDir, baseUrl, admin.key, store.webhookSecret);
+  // Work left when the sandbox last stopped carries on where it was.
+  journey.resumeAll();
+  deliverer.resume();
 
   return {
     baseUrl,
@@ -336,44 +462,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     webhookSecret: store.webhookSecret,
     dataDir: options.dataDir,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          store.close();
-          resolve();
-        });
+    close: async () => {
+      scheduler.close();
+      await deliverer.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      store.close();
+    },
   };
-}
-
-function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {
-  const created = new Date(now).toISOString();
-  const signers = (body.signers as Record<string, unknown>[]).map((signer) => ({
-    id: newId('sgn'),
-    ...signer,
-    status: 'pending',
-  }));
-  const days = typeof body.expires_in_days === 'number' ? body.expires_in_days : undefined;
-  // Fields the service owns are never taken from the request.
-  const { id: _id, object: _object, status: _status, owner: _owner, ...fields } = body;
-  return {
-    id: newId('env'),
-    object: 'envelope',
-    status: 'sent',
-    ...fields,
-    environment: key.environment,
-    signers,
-    sequential: body.sequential === true,
-    created_at: created,
-    updated_at: created,
-    expires_at: days === undefined ? null : new Date(now + days * 86_400_000).toISOString(),
-    owner: key.id,
-  };
-}
-
-/** The envelope as the API shows it: internal fields left out. */
-function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown> {
-  const { owner: _owner, ...rest } = envelope;
-  return rest;
 }

@@ -1,11 +1,18 @@
 /**
  * The sandbox's state, kept as an append-only log of JSON lines in its data
- * dir. Each acknowledged change is written and fsync'd before the response
- * goes out, so a crash or kill -9 loses nothing the client was told about;
- * start-up replays the log. A torn last line (crash mid-write) is ignored.
+ * dir. Each acknowledged change is one line, written and fsync'd before the
+ * response goes out (or the next step runs), so a crash or kill -9 loses
+ * nothing the outside world was told about; start-up replays the log. A line
+ * torn by a crash mid-write was never acknowledged and is skipped.
+ *
+ * Why not SQLite: node:sqlite needs Node 22 and better-sqlite3 a native build
+ * (no prebuilt download on every machine); for this write pattern (small
+ * records, one writer, replay on start) an fsync'd log gives the same
+ * durability with no dependency. See docs/assumptions.md.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync, existsSync, chmodSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AuditEntry } from '../core/audit.js';
 
 export interface StoredKey {
   id: string;
@@ -33,22 +40,74 @@ export interface IdempotencyRecord {
   response: StoredResponse;
 }
 
-export type EnvelopeRecord = Record<string, unknown> & { id: string; owner: string };
+export type SignerStatus = 'pending' | 'notified' | 'viewed' | 'verified' | 'signed' | 'declined' | 'verification_failed';
+export type EnvelopeStatus = 'sent' | 'completed' | 'declined' | 'failed' | 'expired';
+
+export interface SignerRecord extends Record<string, unknown> {
+  id: string;
+  name: string;
+  channel: string;
+  order?: number;
+  verification?: string;
+  email?: string;
+  phone?: string;
+  status: SignerStatus;
+  /** Sandbox time (ms) of this signer's next step, or null when nothing is due. */
+  next_at: number | null;
+}
+
+export interface EnvelopeRecord extends Record<string, unknown> {
+  id: string;
+  owner: string;
+  status: EnvelopeStatus;
+  sequential: boolean;
+  signers: SignerRecord[];
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRecord {
+  /** The event id, sent as `webhook-id` on every attempt. */
+  id: string;
+  /** Global creation order; deliveries of one envelope go out in this order. */
+  seq: number;
+  envelope_id: string;
+  event_type: string;
+  url: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** Sandbox time (ms) of the next attempt. */
+  next_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  finished_at: string | null;
+}
 
 type LogEntry =
   | { t: 'settings'; webhook_secret: string; admin_key_id: string }
   | { t: 'key'; key: StoredKey }
   | { t: 'key_used'; id: string; at: string }
-  /** One line for both, so a crash can never keep the envelope and lose its idempotency record. */
-  | { t: 'created'; envelope: EnvelopeRecord; record: IdempotencyRecord };
+  /** Envelope, idempotency record, first audit entries and deliveries: one line, so they stand or fall together. */
+  | { t: 'created'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
+  | { t: 'journey'; envelope: EnvelopeRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
+  | { t: 'delivery'; delivery: DeliveryRecord };
 
 export class SandboxStore {
   readonly keys = new Map<string, StoredKey>();
-  private readonly keysBySecret = new Map<string, StoredKey>();
   readonly envelopes = new Map<string, EnvelopeRecord>();
   readonly idempotency = new Map<string, IdempotencyRecord>();
+  readonly audits = new Map<string, AuditEntry[]>();
+  readonly deliveries = new Map<string, DeliveryRecord>();
   webhookSecret = '';
   adminKeyId = '';
+  /** Latest time found in the log, so the sandbox clock can resume without going back. */
+  latestTime = 0;
+  private readonly keysBySecret = new Map<string, StoredKey>();
+  private lastDeliverySeq = 0;
   private fd: number | undefined;
   private readonly path: string;
 
@@ -62,6 +121,10 @@ export class SandboxStore {
 
   get isNew(): boolean {
     return this.adminKeyId === '';
+  }
+
+  nextDeliverySeq(): number {
+    return ++this.lastDeliverySeq;
   }
 
   private replay(text: string): void {
@@ -93,13 +156,31 @@ export class SandboxStore {
         break;
       }
       case 'created':
-        this.envelopes.set(entry.envelope.id, entry.envelope);
         this.idempotency.set(idempotencyId(entry.record.scope, entry.record.key), entry.record);
+        this.applyJourney(entry.envelope, entry.audit, entry.deliveries);
+        break;
+      case 'journey':
+        this.applyJourney(entry.envelope, entry.audit, entry.deliveries);
+        break;
+      case 'delivery':
+        this.deliveries.set(entry.delivery.id, entry.delivery);
         break;
     }
   }
 
-  /** Applies and durably records one change. */
+  private applyJourney(envelope: EnvelopeRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+    this.envelopes.set(envelope.id, envelope);
+    const trail = this.audits.get(envelope.id) ?? [];
+    trail.push(...audit);
+    this.audits.set(envelope.id, trail);
+    for (const entry of audit) this.latestTime = Math.max(this.latestTime, Date.parse(entry.at) || 0);
+    for (const delivery of deliveries) {
+      this.deliveries.set(delivery.id, delivery);
+      this.lastDeliverySeq = Math.max(this.lastDeliverySeq, delivery.seq);
+    }
+  }
+
+  /** Durably records one change, then applies it. */
   private write(entry: LogEntry): void {
     if (this.fd === undefined) throw new Error('sandbox store is closed');
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
@@ -119,8 +200,16 @@ export class SandboxStore {
     this.write({ t: 'key_used', id, at });
   }
 
-  saveCreated(envelope: EnvelopeRecord, record: IdempotencyRecord): void {
-    this.write({ t: 'created', envelope, record });
+  saveCreated(envelope: EnvelopeRecord, record: IdempotencyRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+    this.write({ t: 'created', envelope, record, audit, deliveries });
+  }
+
+  saveJourney(envelope: EnvelopeRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+    this.write({ t: 'journey', envelope, audit, deliveries });
+  }
+
+  saveDelivery(delivery: DeliveryRecord): void {
+    this.write({ t: 'delivery', delivery });
   }
 
   findKey(secret: string): StoredKey | undefined {

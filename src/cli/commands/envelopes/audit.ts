@@ -1,0 +1,54 @@
+/** `sign-cli envelopes audit <id> [--verify]`: the audit trail, and a check of its hash chain. */
+import type { Command } from 'commander';
+import { verifyAuditChain } from '../../../core/audit.js';
+import { ExitCode } from '../../../core/errors.js';
+import type { CommandContext } from '../../context.js';
+import { renderTable } from '../../table.js';
+import type { Action } from '../../run.js';
+
+export function registerAudit(envelopes: Command, action: Action): void {
+  envelopes
+    .command('audit')
+    .description('show the audit trail of an envelope; --verify checks its hash chain')
+    .argument('<id>', 'envelope id')
+    .option('--verify', 'check that no entry was changed, removed, added or reordered (exit 1 if one was)')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes audit env_8Yq2VwM4bXc1\n  $ sign-cli envelopes audit env_8Yq2VwM4bXc1 --verify --json')
+    .action(action(auditCommand));
+}
+
+async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, [id]: string[]): Promise<number> {
+  const { output } = ctx;
+  const client = await ctx.client();
+  let trail;
+  try {
+    trail = await client.getAuditTrail(id!, ctx.signal);
+  } finally {
+    await client.close();
+  }
+  const check = verifyAuditChain(trail.entries);
+  let problem = check.valid ? undefined : `at entry ${check.index + 1}: ${check.reason}`;
+  // The service's head hash must be the chain's end, or entries were cut off the tail.
+  if (check.valid && trail.head_hash !== null && trail.head_hash !== check.head) {
+    problem = 'the last entry is not the head_hash the service reported (entries are missing at the end)';
+  }
+
+  if (output.json) {
+    const verification = { valid: problem === undefined, entries: trail.entries.length, head: check.valid ? check.head : null, problem: problem ?? null };
+    output.jsonDocument(options.verify ? { ...trail, verification } : trail);
+  } else {
+    output.line(
+      renderTable(
+        output,
+        ['#', 'time', 'event', 'actor', 'detail'],
+        trail.entries.map((e) => [String(e.seq), e.at, e.type, e.actor, e.detail]),
+      ),
+    );
+  }
+  if (!options.verify) return ExitCode.ok;
+  if (problem === undefined) {
+    output.info(`${output.err.green('✓')} audit trail of ${id} verified: ${trail.entries.length} entries, head ${check.valid ? check.head : ''}`);
+    return ExitCode.ok;
+  }
+  output.info(`${output.err.red('✗')} audit trail of ${id} does not verify ${problem}`);
+  return ExitCode.failed;
+}

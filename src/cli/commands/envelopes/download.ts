@@ -1,0 +1,54 @@
+/** `sign-cli envelopes download <id> -o <file>`: the signed copy (PDF) of a completed envelope. */
+import { createHash } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ExitCode, SignError } from '../../../core/errors.js';
+import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+
+interface DownloadOptions {
+  output?: string;
+  wait?: boolean;
+  waitTimeout: string;
+}
+
+export function registerDownload(envelopes: Command, action: Action): void {
+  envelopes
+    .command('download')
+    .description('save the signed copy (PDF) of a completed envelope')
+    .argument('<id>', 'envelope id')
+    .option('-o, --output <file>', 'where to write the PDF; - for stdout (default: <id>-signed.pdf)')
+    .option('--wait', 'wait until the envelope reaches a final state first')
+    .option('--wait-timeout <seconds>', 'how long --wait waits', '300')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes download env_8Yq2VwM4bXc1 -o lease.pdf\n  $ sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o - > lease.pdf')
+    .action(action(downloadCommand));
+}
+
+async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
+  const { output } = ctx;
+  const waitMs = parsePositiveNumberOption('--wait-timeout', options.waitTimeout) * 1000;
+  const client = await ctx.client();
+  try {
+    if (options.wait) {
+      output.info(`waiting for ${id} to finish…`);
+      const { envelope, reached } = await client.waitForEnvelope(id!, { timeoutMs: waitMs, signal: ctx.signal });
+      if (!reached) throw new SignError(`${id} is still ${String(envelope.status)} after ${waitMs / 1000} s`, { hint: 'raise --wait-timeout, or try again later' });
+    }
+    const pdf = await client.downloadSignedCopy(id!, ctx.signal);
+    const file = options.output ?? `${id}-signed.pdf`;
+    if (file === '-') {
+      process.stdout.write(pdf);
+      return ExitCode.ok;
+    }
+    // Write beside the target and rename, so an interrupted download never leaves half a PDF under its name.
+    const partial = `${file}.part`;
+    writeFileSync(partial, pdf);
+    renameSync(partial, file);
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    if (output.json) output.jsonLine({ id, file, bytes: pdf.length, sha256 });
+    else output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.length} bytes, sha256 ${sha256.slice(0, 16)}…)`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Webhook delivery (SPEC §6): every event is POSTed to the envelope's
+ * webhook_url, signed in the Standard Webhooks form. A failed attempt
+ * (connection error, timeout, non-2xx) is retried up to 8 times on the
+ * schedule below, on the sandbox clock, with the same webhook-id; then the
+ * delivery is marked failed. Events of one envelope go out in order: a
+ * delivery waits until the one before it has succeeded or failed for good.
+ * Deliveries run beside the API and never hold up a request.
+ */
+import { Agent, request } from 'undici';
+import { signStandard } from '../core/webhooks.js';
+import { VERSION } from '../core/version.js';
+import type { SandboxClock, Scheduler } from './clock.js';
+import type { DeliveryRecord, SandboxStore } from './store.js';
+
+/** Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside SPEC's 24 hours. */
+export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000] as const;
+/** Real-time limit of one attempt: a slow receiver is a failed attempt, not a stuck queue. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+export class Deliverer {
+  /** Pending deliveries per envelope, in order; the head is the one being attempted. */
+  private readonly queues = new Map<string, DeliveryRecord[]>();
+  private readonly busy = new Set<string>();
+  private readonly agent = new Agent({ connect: { timeout: ATTEMPT_TIMEOUT_MS }, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS });
+  private closed = false;
+
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly clock: SandboxClock,
+    private readonly scheduler: Scheduler,
+    private readonly secret: () => string,
+  ) {}
+
+  enqueue(deliveries: DeliveryRecord[]): void {
+    for (const delivery of deliveries) {
+      const queue = this.queues.get(delivery.envelope_id) ?? [];
+      queue.push(delivery);
+      this.queues.set(delivery.envelope_id, queue);
+    }
+    for (const envelopeId of new Set(deliveries.map((d) => d.envelope_id))) this.kick(envelopeId);
+  }
+
+  /** After a restart: every delivery still pending, in its original order. */
+  resume(): void {
+    const pending = [...this.store.deliveries.values()].filter((d) => d.status === 'pending').sort((a, b) => a.seq - b.seq);
+    this.enqueue(pending);
+  }
+
+  private kick(envelopeId: string): void {
+    if (this.closed || this.busy.has(envelopeId)) return;
+    const head = this.queues.get(envelopeId)?.[0];
+    if (!head) {
+      this.queues.delete(envelopeId);
+      return;
+    }
+    this.busy.add(envelopeId);
+    this.scheduler.at(head.next_at, () => void this.attempt(head));
+  }
+
+  private async attempt(delivery: DeliveryRecord): Promise<void> {
+    if (this.closed) return;
+    const outcome = await this.post(delivery);
+    if (this.closed) return;
+    delivery.attempts++;
+    delivery.last_status = outcome.status ?? null;
+    delivery.last_error = outcome.error ?? null;
+    const now = this.clock.now();
+    if (outcome.ok) {
+      delivery.status = 'delivered';
+      delivery.finished_at = new Date(now).toISOString();
+    } else if (delivery.attempts > RETRY_SCHEDULE_MS.length) {
+      delivery.status = 'failed';
+      delivery.finished_at = new Date(now).toISOString();
+    } else {
+      delivery.next_at = now + RETRY_SCHEDULE_MS[delivery.attempts - 1]!;
+    }
+    this.store.saveDelivery(delivery);
+    if (delivery.status === 'pending') {
+      this.scheduler.at(delivery.next_at, () => void this.attempt(delivery));
+      return;
+    }
+    this.queues.get(delivery.envelope_id)?.shift();
+    this.busy.delete(delivery.envelope_id);
+    this.kick(delivery.envelope_id);
+  }
+
+  private async post(delivery: DeliveryRecord): Promise<{ ok: boolean; status?: number; error?: string }> {
+    // webhook-timestamp is real time: receivers compare it with their own clock.
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const response = await request(delivery.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `sign-cli-sandbox/${VERSION}`,
+          ...signStandard(this.secret(), delivery.id, timestamp, delivery.body),
+        },
+        body: delivery.body,
+      });
+      await response.body.dump();
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return ok ? { ok, status: response.statusCode } : { ok, status: response.statusCode, error: `HTTP ${response.statusCode}` };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      return { ok: false, error: `${code ?? 'error'}: ${(error as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.agent.destroy();
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * The signing journey of each envelope, on the sandbox clock:
+ *
+ *   envelope.created → envelope.sent → per signer: signer.notified → signer.viewed
+ *   → signer.verified (when `verification` is set) → signer.signed
+ *   → envelope.completed once every signer has signed.
+ *
+ * With `sequential: true` a signer is notified only after the previous order
+ * has signed; otherwise all are notified at once. Magic contact values
+ * (magic.ts) make a signer decline, fail verification or never open the
+ * envelope, which lets it expire after `expires_in_days`.
+ *
+ * Every step is one fsync'd log line (envelope state, audit entries, webhook
+ * deliveries together), so a restart resumes exactly where it stopped.
+ */
+import { randomUUID } from 'node:crypto';
+import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
+import type { SandboxClock, Scheduler } from './clock.js';
+import { magicBehaviour } from './magic.js';
+import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, SignerRecord, StoredKey } from './store.js';
+
+/** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
+export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
+
+export const EVENT_TYPES = [
+  'envelope.created',
+  'envelope.sent',
+  'signer.notified',
+  'signer.viewed',
+  'signer.verified',
+  'signer.verification_failed',
+  'signer.signed',
+  'signer.declined',
+  'envelope.completed',
+  'envelope.declined',
+  'envelope.failed',
+  'envelope.expired',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(['completed', 'declined', 'failed', 'expired']);
+
+/** The webhook payload (docs/assumptions.md): id, type, timestamp, and the envelope, contract and signer it concerns. */
+export interface EventPayload {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  data: {
+    envelope_id: string;
+    contract_id: string | null;
+    envelope_status: EnvelopeStatus;
+    signer?: { id: string; name: string; channel: string; order: number | null; status: string };
+    reason?: string;
+  };
+}
+
+/** What one step produced, written to the log as one line. */
+interface Step {
+  audit: AuditEntry[];
+  deliveries: DeliveryRecord[];
+}
+
+export class JourneyEngine {
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly clock: SandboxClock,
+    private readonly scheduler: Scheduler,
+    private readonly onDeliveries: (deliveries: DeliveryRecord[]) => void,
+  ) {}
+
+  /** The initial state of a new envelope: created, sent, first signers queued. Not yet persisted. */
+  begin(envelope: EnvelopeRecord, key: StoredKey): Step {
+    const step: Step = { audit: [], deliveries: [] };
+    const at = Date.parse(envelope.created_at);
+    this.record(envelope, step, at, 'envelope.created', `api_key:${key.id} (${key.name})`, `created "${String(envelope.title)}" with ${envelope.signers.length} signer(s)`);
+    this.record(envelope, step, at, 'envelope.sent', 'system', envelope.sequential ? 'sent; signers will be notified in order' : 'sent; all signers notified at once');
+    this.queueNextSigners(envelope, at);
+    return step;
+  }
+
+  /** Called once the new envelope is stored: its deliveries go out and its first step is scheduled. */
+  started(envelope: EnvelopeRecord, step: Step): void {
+    this.onDeliveries(step.deliveries);
+    this.schedule(envelope.id);
+  }
+
+  /** After a restart: schedule every envelope that is still under way. */
+  resumeAll(): void {
+    for (const envelope of this.store.envelopes.values()) if (!TERMINAL.has(envelope.status)) this.schedule(envelope.id);
+  }
+
+  private schedule(envelopeId: string): void {
+    const envelope = this.store.envelopes.get(envelopeId);
+    if (!envelope || TERMINAL.has(envelope.status)) return;
+    const times = envelope.signers.map((s) => s.next_at).filter((t): t is number => t !== null);
+    if (envelope.expires_at) times.push(Date.parse(envelope.expires_at));
+    if (times.length === 0) return;
+    this.scheduler.at(Math.min(...times), () => this.tick(envelopeId));
+  }
+
+  /** Performs every step that is due, in time order, then persists them as one line. */
+  private tick(envelopeId: string): void {
+    const envelope = this.store.envelopes.get(envelopeId);
+    if (!envelope || TERMINAL.has(envelope.status)) return;
+    const now = this.clock.now();
+    const step: Step = { audit: [], deliveries: [] };
+    for (;;) {
+      const due = envelope.signers
+        .filter((s) => s.next_at !== null && s.next_at <= now)
+        .sort((a, b) => a.next_at! - b.next_at!)[0];
+      const expiresAt = envelope.expires_at ? Date.parse(envelope.expires_at) : Number.POSITIVE_INFINITY;
+      if (expiresAt <= now && (!due || expiresAt <= due.next_at!)) {
+        this.finish(envelope, step, expiresAt, 'expired', 'envelope.expired', `expired after ${String(envelope.expires_in_days)} day(s) before every signer signed`);
+        break;
+      }
+      if (!due) break;
+      this.advance(envelope, due, step);
+      if (TERMINAL.has(envelope.status)) break;
+    }
+    if (step.audit.length > 0) {
+      envelope.updated_at = new Date(now).toISOString();
+      this.store.saveJourney(envelope, step.audit, step.deliveries);
+      this.onDeliveries(step.deliveries);
+    }
+    this.schedule(envelopeId);
+  }
+
+  /** One step of one signer. */
+  private advance(envelope: EnvelopeRecord, signer: SignerRecord, step: Step): void {
+    const at = signer.next_at!;
+    const actor = `signer:${signer.id} (${signer.name})`;
+    const magic = magicBehaviour(signer);
+    const contact = signer.channel === 'whatsapp' ? signer.phone : signer.email;
+    switch (signer.status) {
+      case 'pending':
+        signer.status = 'notified';
+        signer.notified_at = iso(at);
+        signer.next_at = magic === 'never_view' ? null : at + STEP_DELAYS_MS.view;
+        this.record(envelope, step, at, 'signer.notified', 'system', `notified by ${signer.channel}${contact ? ` at ${contact}` : ''}`, signer);
+        return;
+      case 'notified':
+        signer.status = 'viewed';
+        signer.viewed_at = iso(at);
+        signer.next_at = at + (signer.verification ? STEP_DELAYS_MS.verify : STEP_DELAYS_MS.sign);
+        this.record(envelope, step, at, 'signer.viewed', actor, 'opened the envelope', signer);
+        return;
+      case 'viewed':
+        if (signer.verification) {
+          if (magic === 'fail_verification') {
+            signer.status = 'verification_failed';
+            signer.next_at = null;
+            this.record(envelope, step, at, 'signer.verification_failed', actor, `identity verification with ${signer.verification} failed`, signer);
+            this.finish(envelope, step, at, 'failed', 'envelope.failed', `signer ${signer.name} failed identity verification`, 'verification_failed');
+            return;
+          }
+          signer.status = 'verified';
+          signer.verified_at = iso(at);
+          signer.next_at = at + STEP_DELAYS_MS.sign;
+          this.record(envelope, step, at, 'signer.verified', actor, `identity verified with ${signer.verification}`, signer);
+          return;
+        }
+        this.signOrDecline(envelope, signer, step, at, magic === 'decline');
+        return;
+      case 'verified':
+        this.signOrDecline(envelope, signer, step, at, magic === 'decline');
+        return;
+      default:
+        signer.next_at = null;
+    }
+  }
+
+  private signOrDecline(envelope: EnvelopeRecord, signer: SignerRecord, step: Step, at: number, decline: boolean): void {
+    const actor = `signer:${signer.id} (${signer.name})`;
+    signer.next_at = null;
+    if (decline) {
+      signer.status = 'declined';
+      signer.declined_at = iso(at);
+      this.record(envelope, step, at, 'signer.declined', actor, 'declined to sign', signer);
+      this.finish(envelope, step, at, 'declined', 'envelope.declined', `signer ${signer.name} declined`, 'signer_declined');
+      return;
+    }
+    signer.status = 'signed';
+    signer.signed_at = iso(at);
+    this.record(envelope, step, at, 'signer.signed', actor, `signed (${String(envelope.signature_level ?? 'default')} signature)`, signer);
+    if (envelope.signers.every((s) => s.status === 'signed')) {
+      envelope.completed_at = iso(at);
+      this.finish(envelope, step, at, 'completed', 'envelope.completed', 'every signer has signed; the signed copy is available');
+    } else {
+      this.queueNextSigners(envelope, at);
+    }
+  }
+
+  /** Sequential: the lowest order still pending, once nobody is mid-way. Otherwise: everyone pending. */
+  private queueNextSigners(envelope: EnvelopeRecord, at: number): void {
+    const pending = envelope.signers.filter((s) => s.status === 'pending' && s.next_at === null);
+    if (!envelope.sequential) {
+      for (const signer of pending) signer.next_at = at + STEP_DELAYS_MS.notify;
+      return;
+    }
+    const busy = envelope.signers.some((s) => s.status !== 'pending' && s.status !== 'signed') || envelope.signers.some((s) => s.status === 'pending' && s.next_at !== null);
+    if (busy || pending.length === 0) return;
+    const next = pending.reduce((a, b) => ((a.order ?? 0) <= (b.order ?? 0) ? a : b));
+    next.next_at = at + STEP_DELAYS_MS.notify;
+  }
+
+  private finish(envelope: EnvelopeRecord, step: Step, at: number, status: EnvelopeStatus, type: EventType, detail: string, reason?: string): void {
+    envelope.status = status;
+    envelope.finished_at = iso(at);
+    for (const signer of envelope.signers) signer.next_at = null;
+    this.record(envelope, step, at, type, 'system', detail, undefined, reason);
+  }
+
+  /** Appends one audit entry and, when the envelope has a webhook_url, one delivery of the same event. */
+  private record(envelope: EnvelopeRecord, step: Step, at: number, type: EventType, actor: string, detail: string, signer?: SignerRecord, reason?: string): void {
+    const id = `evt_${randomUUID().replace(/-/g, '')}`;
+    const trail = this.store.audits.get(envelope.id) ?? [];
+    const previous = step.audit.at(-1) ?? trail.at(-1);
+    const fields: AuditFields = { at: iso(at), type, actor, detail, event_id: id };
+    step.audit.push(chainAuditEntry(previous, fields));
+    if (typeof envelope.webhook_url !== 'string') return;
+    const payload: EventPayload = {
+      id,
+      type,
+      timestamp: iso(at),
+      data: {
+        envelope_id: envelope.id,
+        contract_id: typeof envelope.contract_id === 'string' ? envelope.contract_id : null,
+        envelope_status: envelope.status,
+        ...(signer ? { signer: { id: signer.id, name: signer.name, channel: signer.channel, order: signer.order ?? null, status: signer.status } } : {}),
+        ...(reason ? { reason } : {}),
+      },
+    };
+    step.deliveries.push({
+      id,
+      seq: this.store.nextDeliverySeq(),
+      envelope_id: envelope.id,
+      event_type: type,
+      url: envelope.webhook_url,
+      body: JSON.stringify(payload),
+      status: 'pending',
+      attempts: 0,
+      next_at: at,
+      last_status: null,
+      last_error: null,
+      finished_at: null,
+    });
+  }
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
