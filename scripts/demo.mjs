@@ -1,15 +1,18 @@
-// `npm run demo`: a local sandbox on a free port, one envelope created through
-// the built CLI exactly as a user would type it, then the sandbox is stopped.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// `npm run demo`: the whole life of an envelope, on this machine, through the
+// built CLI exactly as a user would type it: a local sandbox, a webhook
+// receiver printing each verified event, the envelope created, its signing
+// journey to completion, the signed copy saved, the audit trail verified.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startDemoReceiver } from './demo-receiver.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'sign-cli.js');
-const dataDir = mkdtempSync(join(tmpdir(), 'sign-cli-demo-'));
+const work = mkdtempSync(join(tmpdir(), 'sign-cli-demo-'));
 const env = { ...process.env };
 for (const name of Object.keys(env)) if (name.startsWith('SIGN_')) delete env[name];
 
@@ -17,7 +20,7 @@ const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (t) => `\x1b[1m${t}
 const step = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
 
 step('Start the local sandbox on a free port');
-const sandbox = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--data-dir', dataDir], {
+const sandbox = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--data-dir', join(work, 'sandbox')], {
   env,
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -25,40 +28,59 @@ const first = await new Promise((resolve, reject) => {
   createInterface({ input: sandbox.stdout }).once('line', resolve);
   sandbox.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
 });
-const { base_url: baseUrl, api_key: apiKey } = JSON.parse(first);
-console.log(`sandbox at ${baseUrl} (its test key and webhook secret are in ${join(dataDir, 'credentials.env')})`);
+const { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } = JSON.parse(first);
+console.log(`sandbox at ${baseUrl}; its test key and webhook secret are in ${join(work, 'sandbox', 'credentials.env')}`);
+const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey };
 
 let failed = false;
-function cli(args) {
+/** Runs the CLI without blocking, so the receiver in this process prints events while it runs. */
+function cli(args, input) {
   console.log(`$ sign-cli ${args.join(' ')}`);
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    env: { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cliEnv, stdio: ['pipe', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk;
+    process.stdout.write(chunk);
   });
-  process.stdout.write(result.stdout);
-  if (result.status !== 0) failed = true;
-  return result.stdout;
+  child.stdin.end(input ?? '');
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      if (code !== 0) failed = true;
+      resolve(stdout);
+    }),
+  );
 }
 
+const example = JSON.parse(readFileSync(join(root, 'examples', 'envelope.json'), 'utf8'));
+const receiver = await startDemoReceiver(secret, new URL(example.webhook_url));
 try {
+  step(`Receive webhooks at ${receiver.url}, verifying each signature`);
+
   step('Validate the example envelope (no network)');
-  cli(['envelopes', 'validate', 'examples/envelope.json']);
+  await cli(['envelopes', 'validate', 'examples/envelope.json']);
 
   step('Create it against the sandbox');
-  const created = cli(['envelopes', 'create', '-f', 'examples/envelope.json']);
+  // The example points its webhooks at 127.0.0.1:4020; if that port was taken the receiver got another one.
+  const created = receiver.url === example.webhook_url
+    ? await cli(['envelopes', 'create', '-f', 'examples/envelope.json'])
+    : await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: receiver.url }));
   const id = /created (env_\w+)/.exec(created)?.[1];
 
   if (id) {
-    step('Read it back');
-    cli(['envelopes', 'get', id]);
+    step('Signers are notified, open, verify and sign; events arrive as they happen');
+    const pdf = join(work, 'signed.pdf');
+    await cli(['envelopes', 'download', id, '--wait', '-o', pdf]);
+    await receiver.waitFor('envelope.completed', 10_000);
+
+    step('The audit trail, hash-chained, verified');
+    await cli(['envelopes', 'audit', id, '--verify']);
   }
 } finally {
-  step('Stop the sandbox');
+  step('Stop the sandbox and the receiver');
+  await receiver.close();
   sandbox.kill('SIGTERM');
   await new Promise((resolve) => sandbox.once('exit', resolve));
-  rmSync(dataDir, { recursive: true, force: true });
-  console.log(failed ? 'demo failed' : 'done');
+  rmSync(work, { recursive: true, force: true });
+  console.log(failed || receiver.rejected > 0 ? 'demo failed' : `done: ${receiver.verified} verified events`);
 }
-process.exitCode = failed ? 1 : 0;
+process.exitCode = failed || receiver.rejected > 0 ? 1 : 0;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { Scheduler, createSandboxClock } from '../../src/sandbox/clock.js';
+import { RETRY_SCHEDULE_MS } from '../../src/sandbox/deliveries.js';
+import { magicBehaviour } from '../../src/sandbox/magic.js';
+import { SlidingWindowLimiter } from '../../src/sandbox/rate-limiter.js';
+
+describe('sandbox pieces', () => {
+  it('retries a delivery up to 8 times within 24 hours (SPEC §6)', () => {
+    expect(RETRY_SCHEDULE_MS).toHaveLength(8);
+    expect(RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0)).toBeLessThan(24 * 3_600_000);
+    expect([...RETRY_SCHEDULE_MS].sort((a, b) => a - b)).toEqual([...RETRY_SCHEDULE_MS]);
+  });
+
+  it('runs the clock at its speed and never before a time already on record', () => {
+    let real = 1_000_000;
+    const clock = createSandboxClock(10, 0, () => real);
+    real += 500;
+    expect(clock.now()).toBe(1_005_000);
+    const resumed = createSandboxClock(1, 9_000_000, () => real);
+    expect(resumed.now()).toBe(9_000_000);
+    expect(() => createSandboxClock(0)).toThrow(RangeError);
+  });
+
+  it('schedules in sandbox time, scaled to real time', async () => {
+    const clock = createSandboxClock(1000);
+    const scheduler = new Scheduler(clock);
+    const started = Date.now();
+    await new Promise<void>((resolve) => scheduler.at(clock.now() + 50_000, resolve)); // 50 s of sandbox time
+    expect(Date.now() - started).toBeLessThan(5_000);
+    scheduler.close();
+  });
+
+  it('recognises the documented magic values', () => {
+    expect(magicBehaviour({ email: 'Omar+Decline@example.com' })).toBe('decline');
+    expect(magicBehaviour({ phone: '+15550000001' })).toBe('decline');
+    expect(magicBehaviour({ email: 'a+verifyfail@example.com' })).toBe('fail_verification');
+    expect(magicBehaviour({ phone: '+15550000003' })).toBe('never_view');
+    expect(magicBehaviour({ email: 'decline@example.com' })).toBeUndefined();
+    expect(magicBehaviour({})).toBeUndefined();
+  });
+
+  it('limits per key in an exact sliding window', () => {
+    const limiter = new SlidingWindowLimiter(2, 60_000);
+    expect(limiter.take('a', 0).allowed).toBe(true);
+    expect(limiter.take('a', 10_000)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.take('b', 10_000).allowed).toBe(true);
+    expect(limiter.take('a', 59_999)).toMatchObject({ allowed: false, resetSeconds: 1 });
+    expect(limiter.take('a', 60_000).allowed).toBe(true);
+  });
+});
