@@ -19,6 +19,8 @@ export interface ConfigShape extends Record<string, unknown> {
   active_profile?: string;
   profiles?: Record<string, Profile>;
   settings?: Record<string, unknown>;
+  /** Endpoint path overrides by operation name (docs/assumptions.md: most paths are assumed). */
+  paths?: Record<string, string>;
 }
 
 export const CONFIG_FILE_MODE = 0o600;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
-import { parseBaseUrl } from '../core/endpoints.js';
+import { ENDPOINTS, isOperation, parseBaseUrl, type PathOverrides } from '../core/endpoints.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import { openConfig, type ConfigShape, type Profile } from './config.js';
 import { Output } from './output.js';
@@ -93,6 +93,10 @@ export class CommandContext {
     return { name, profile };
   }
 
+  async pathOverrides(): Promise<PathOverrides> {
+    return checkPathOverrides((await this.loadConfig()).get('paths'));
+  }
+
   async resolveConnection(): Promise<Connection> {
     if (this.connection) return this.connection;
     const { globals, env } = this;
@@ -139,12 +143,28 @@ export class CommandContext {
     return new SignClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
+      paths: await this.pathOverrides(),
       ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption('--retries', retries, 0, 100) } } : {}),
       ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption('--timeout', timeout) * 1000 } : {}),
       onTrace: (event) => this.output.trace(formatTrace(event)),
       ...overrides,
     });
   }
+}
+
+/** Endpoint paths from config (`paths.<operation>`), checked so a typo is not silently ignored. */
+export function checkPathOverrides(paths: Record<string, unknown> | undefined): PathOverrides {
+  const out: PathOverrides = {};
+  for (const [name, path] of Object.entries(paths ?? {})) {
+    if (!isOperation(name)) {
+      throw new UsageError(`config paths.${name}: unknown operation`, { hint: `use one of: ${Object.keys(ENDPOINTS).join(', ')}` });
+    }
+    if (typeof path !== 'string' || !path.startsWith('/')) {
+      throw new UsageError(`config paths.${name}: must be a path starting with /, such as ${ENDPOINTS[name].path}`);
+    }
+    out[name] = path;
+  }
+  return out;
 }
 
 function readKeyFile(path: string): string {

@@ -274,6 +274,18 @@ describe('global options', () => {
     expect(missing.stderr).toContain('profile "nope" does not exist');
   });
 
+  it('takes endpoint paths from the config file, and rejects unknown operations there', async () => {
+    const configDir = tempDir('sign-cli-paths-');
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ paths: { getEnvelope: '/api/v1/contracts/{id}' } }));
+    const moved = await runCli(['envelopes', 'get', 'env_1', '--verbose'], { env: { ...env, SIGN_CONFIG_DIR: configDir } });
+    expect(moved.stderr).toContain(`> GET ${sandbox.baseUrl}/api/v1/contracts/env_1`);
+    expect(moved.code).toBe(1);
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ paths: { getEnvelop: '/x/{id}' } }));
+    const typo = await runCli(['envelopes', 'get', 'env_1'], { env: { ...env, SIGN_CONFIG_DIR: configDir } });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('paths.getEnvelop: unknown operation');
+  });
+
   it('maps unknown options and bad values to exit 2', async () => {
     expect((await runCli(['envelopes', 'create', '--bogus'])).code).toBe(2);
     expect((await runCli(['envelopes', 'create', '-f', EXAMPLE, '--rate', 'fast'], { env })).code).toBe(2);

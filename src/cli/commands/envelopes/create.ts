@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { ExitCode, SignError, UsageError, ValidationError, exitCodeOf } from '../../../core/errors.js';
-import { ENDPOINTS, joinUrl } from '../../../core/endpoints.js';
+import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import { checkIdempotencyKey, newIdempotencyKey } from '../../../core/idempotency.js';
 import type { SignClient } from '../../../core/client.js';
 import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
@@ -162,7 +162,7 @@ async function createOne(
 async function dryRun(ctx: CommandContext, checked: CheckedInput[]): Promise<number> {
   const { output } = ctx;
   const { baseUrl } = await ctx.resolveConnection();
-  const url = joinUrl(baseUrl, ENDPOINTS.createEnvelope.path);
+  const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   for (const input of checked) {
     if (output.json) {
       output.jsonLine({
