@@ -13,6 +13,9 @@ import { registerGet } from './commands/envelopes/get.js';
 import { registerDownload } from './commands/envelopes/download.js';
 import { registerAudit } from './commands/envelopes/audit.js';
 import { registerSandbox } from './commands/sandbox/run.js';
+import { registerListen } from './commands/webhooks/listen.js';
+import { registerVerify } from './commands/webhooks/verify.js';
+import { registerTrigger } from './commands/webhooks/trigger.js';
 
 export function buildProgram(state: RunState): Command {
   const action = makeAction(state);
@@ -38,10 +41,15 @@ export function buildProgram(state: RunState): Command {
   registerGet(envelopes, action);
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);
+  const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events');
+  registerListen(webhooks, action);
+  registerVerify(webhooks, action);
+  registerTrigger(webhooks, action);
   registerSandbox(program, action);
 
-  // Subcommands inherit exit handling so usage errors anywhere map to exit 2.
-  for (const command of [envelopes, ...envelopes.commands, ...program.commands]) command.exitOverride();
+  // Every command inherits exit handling so usage errors anywhere map to exit 2.
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  for (const command of all(program)) command.exitOverride();
   return program;
 }
 

@@ -13,3 +13,4 @@ export * from './json-source.js';
 export * from './audit.js';
 export * from './webhooks.js';
 export { canonicalJson } from './canonical-json.js';
+export * from './events.js';

@@ -13,8 +13,8 @@
  * Every step is one fsync'd log line (envelope state, audit entries, webhook
  * deliveries together), so a restart resumes exactly where it stopped.
  */
-import { randomUUID } from 'node:crypto';
 import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
+import { newEventId, type EventPayload, type EventType } from '../core/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import { magicBehaviour } from './magic.js';
 import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, SignerRecord, StoredKey } from './store.js';
@@ -22,37 +22,7 @@ import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, Sign
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
 export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
 
-export const EVENT_TYPES = [
-  'envelope.created',
-  'envelope.sent',
-  'signer.notified',
-  'signer.viewed',
-  'signer.verified',
-  'signer.verification_failed',
-  'signer.signed',
-  'signer.declined',
-  'envelope.completed',
-  'envelope.declined',
-  'envelope.failed',
-  'envelope.expired',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
 const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(['completed', 'declined', 'failed', 'expired']);
-
-/** The webhook payload (docs/assumptions.md): id, type, timestamp, and the envelope, contract and signer it concerns. */
-export interface EventPayload {
-  id: string;
-  type: EventType;
-  timestamp: string;
-  data: {
-    envelope_id: string;
-    contract_id: string | null;
-    envelope_status: EnvelopeStatus;
-    signer?: { id: string; name: string; channel: string; order: number | null; status: string };
-    reason?: string;
-  };
-}
 
 /** What one step produced, written to the log as one line. */
 interface Step {
@@ -212,7 +182,7 @@ export class JourneyEngine {
 
   /** Appends one audit entry and, when the envelope has a webhook_url, one delivery of the same event. */
   private record(envelope: EnvelopeRecord, step: Step, at: number, type: EventType, actor: string, detail: string, signer?: SignerRecord, reason?: string): void {
-    const id = `evt_${randomUUID().replace(/-/g, '')}`;
+    const id = newEventId();
     const trail = this.store.audits.get(envelope.id) ?? [];
     const previous = step.audit.at(-1) ?? trail.at(-1);
     const fields: AuditFields = { at: iso(at), type, actor, detail, event_id: id };

@@ -1,0 +1,75 @@
+/**
+ * What `webhooks listen`, `verify` and `trigger` share: where the secret
+ * comes from, and the scheme options.
+ */
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../../core/errors.js';
+import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type WebhookScheme } from '../../../core/webhooks.js';
+import { parseIntegerOption, type CommandContext } from '../../context.js';
+
+export interface SchemeFlags {
+  secretFile?: string;
+  scheme: WebhookScheme;
+  tolerance: string;
+  signatureHeader: string;
+  algorithm: HmacAlgorithm;
+}
+
+export function addSchemeOptions(command: Command, withTolerance = true): Command {
+  command
+    .option('--secret-file <file>', 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)')
+    .addOption(new Option('--scheme <scheme>', 'signature scheme').choices(WEBHOOK_SCHEMES).default('standard'))
+    .option('--signature-header <name>', 'hmac scheme: header carrying the signature', DEFAULT_HMAC_HEADER)
+    .addOption(new Option('--algorithm <alg>', 'hmac scheme: digest').choices(['sha256', 'sha512']).default('sha256'));
+  if (withTolerance) command.option('--tolerance <seconds>', 'largest accepted age (or lead) of a signed timestamp; 0 disables the check', String(DEFAULT_TOLERANCE_SECONDS));
+  return command;
+}
+
+function splitSecrets(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !s.startsWith('#'));
+}
+
+/** Secrets from --secret-file, else SIGN_WEBHOOK_SECRET; registered so they are never printed. */
+export function loadSecrets(ctx: CommandContext, flags: SchemeFlags): string[] {
+  let secrets: string[];
+  if (flags.secretFile) {
+    let text: string;
+    try {
+      text = readFileSync(flags.secretFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--secret-file ${flags.secretFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+    secrets = splitSecrets(text);
+    if (secrets.length === 0) throw new UsageError(`--secret-file ${flags.secretFile}: the file holds no secret`);
+  } else {
+    secrets = splitSecrets(ctx.env.SIGN_WEBHOOK_SECRET ?? '');
+    if (secrets.length === 0) {
+      throw new UsageError('no webhook secret: pass --secret-file <file> or set SIGN_WEBHOOK_SECRET', {
+        hint: "the local sandbox's secret is in credentials.env in its data dir",
+      });
+    }
+  }
+  for (const secret of secrets) ctx.output.protect(secret);
+  return secrets;
+}
+
+export function buildVerifier(ctx: CommandContext, flags: SchemeFlags): { verifier: WebhookVerifier; secrets: string[] } {
+  const secrets = loadSecrets(ctx, flags);
+  try {
+    const verifier = new WebhookVerifier({
+      scheme: flags.scheme,
+      secrets,
+      toleranceSeconds: parseIntegerOption('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400),
+      signatureHeader: flags.signatureHeader,
+      algorithm: flags.algorithm,
+    });
+    return { verifier, secrets };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}

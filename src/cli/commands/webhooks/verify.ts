@@ -1,0 +1,104 @@
+/** `sign-cli webhooks verify`: check one captured delivery offline. Exit 0 valid, 1 invalid. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ExitCode, UsageError } from '../../../core/errors.js';
+import type { HeaderBag } from '../../../core/webhooks.js';
+import type { CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
+
+interface VerifyFlags extends SchemeFlags {
+  bodyFile?: string;
+  header?: string[];
+  requestFile?: string;
+}
+
+export function registerVerify(webhooks: Command, action: Action): void {
+  const command = webhooks
+    .command('verify')
+    .description('verify the signature of one captured delivery (exit 0 valid, 1 invalid)')
+    .option('--body-file <file>', 'the raw body exactly as received (default: stdin)')
+    .option('--header <"name: value">', 'a header of the delivery (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--request-file <file>', 'a raw HTTP request (request line, headers, blank line, body) instead of --header/--body-file');
+  addSchemeOptions(command)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ sign-cli webhooks verify --body-file body.json --header 'webhook-id: evt_1' \\
+      --header 'webhook-timestamp: 1763719200' --header 'webhook-signature: v1,...' --tolerance 0
+  $ sign-cli webhooks verify --request-file captured.http --secret-file secret.txt`,
+    )
+    .action(action(verifyCommand));
+}
+
+function parseHeaderLines(lines: string[], into: Record<string, string>, source: string): void {
+  for (const line of lines) {
+    const at = line.indexOf(':');
+    if (at <= 0) throw new UsageError(`${source}: ${JSON.stringify(line)} is not a header; write it as 'name: value'`);
+    const name = line.slice(0, at).trim().toLowerCase();
+    const value = line.slice(at + 1).trim();
+    into[name] = into[name] === undefined ? value : `${into[name]}, ${value}`;
+  }
+}
+
+/** Splits a raw HTTP request into headers and the body bytes, untouched. */
+export function parseRawRequest(raw: Buffer, source: string): { headers: Record<string, string>; body: Buffer } {
+  let split = raw.indexOf('\r\n\r\n');
+  let gap = 4;
+  if (split < 0) {
+    split = raw.indexOf('\n\n');
+    gap = 2;
+  }
+  if (split < 0) throw new UsageError(`${source}: no blank line between the headers and the body`);
+  const lines = raw.subarray(0, split).toString('latin1').split(/\r?\n/);
+  // Skip the request line ("POST /hooks HTTP/1.1") when present.
+  if (lines[0] && /^[A-Z]+ \S+ HTTP\/\d/.test(lines[0])) lines.shift();
+  const headers: Record<string, string> = {};
+  parseHeaderLines(lines.filter((l) => l.trim() !== ''), headers, source);
+  return { headers, body: raw.subarray(split + gap) };
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
+  const { output } = ctx;
+  const { verifier } = buildVerifier(ctx, flags);
+  let headers: HeaderBag;
+  let body: Buffer;
+  const read = (file: string, flag: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new UsageError(`${flag} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+  };
+  if (flags.requestFile) {
+    ({ headers, body } = parseRawRequest(read(flags.requestFile, '--request-file'), flags.requestFile));
+    if (flags.header) parseHeaderLines(flags.header, headers as Record<string, string>, '--header');
+  } else {
+    const bag: Record<string, string> = {};
+    parseHeaderLines(flags.header ?? [], bag, '--header');
+    headers = bag;
+    body = flags.bodyFile ? read(flags.bodyFile, '--body-file') : await readStdin();
+  }
+  const result = verifier.verify(headers, body);
+  if (output.json) {
+    output.jsonLine(
+      result.ok
+        ? { valid: true, scheme: verifier.scheme, id: result.id ?? null, timestamp: result.timestampSeconds ?? null, secret: result.secretIndex + 1 }
+        : { valid: false, scheme: verifier.scheme, id: result.id ?? null, code: result.code, reason: result.reason },
+    );
+  }
+  if (result.ok) {
+    const when = result.timestampSeconds === undefined ? '' : `, signed ${Math.round(Date.now() / 1000 - result.timestampSeconds)} s ago`;
+    if (!output.json) output.line(`${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${result.id}` : ''}${when}, by secret #${result.secretIndex + 1}`);
+    return ExitCode.ok;
+  }
+  output.info(`${output.err.red('✗')} invalid: ${result.reason}`);
+  return ExitCode.failed;
+}

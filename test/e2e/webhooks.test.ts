@@ -1,0 +1,252 @@
+/**
+ * `sign-cli webhooks listen | verify | trigger`, spawned as a user would run
+ * them, with deliveries sent over real HTTP on loopback.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { startListenerProcess, type ListenerProcess } from '../helpers/listener.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { startSandboxProcess } from '../helpers/sandbox.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const env = { SIGN_WEBHOOK_SECRET: SECRET };
+const wh = new Webhook(SECRET);
+
+function event(id = `evt_${Math.random().toString(36).slice(2)}`) {
+  return {
+    id,
+    body: JSON.stringify({ id, type: 'signer.signed', timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } } }),
+  };
+}
+
+function signed(id: string, body: string, at = new Date()): Record<string, string> {
+  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, body) };
+}
+
+const post = (url: string, body: string | Buffer, headers: Record<string, string>, method = 'POST') =>
+  fetch(url, { method, headers, ...(method === 'GET' ? {} : { body }) });
+
+let listener: ListenerProcess | undefined;
+afterEach(async () => {
+  await listener?.stop();
+  listener = undefined;
+});
+
+describe('webhooks listen', () => {
+  it('accepts a delivery signed by the standardwebhooks package and prints it as JSON', async () => {
+    listener = await startListenerProcess(['--json'], env);
+    const { id, body } = event();
+    const response = await post(`${listener.url}/any/path`, body, signed(id, body));
+    expect(response.status).toBe(200);
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(JSON.parse(listener.stdout[0]!)).toEqual({ id, type: 'signer.signed', timestamp: expect.any(String), duplicate: false, payload: JSON.parse(body) });
+  });
+
+  it('accepts Stripe-signed deliveries under --scheme stripe', async () => {
+    const secretFile = join(tempDir(), 'stripe.txt');
+    writeFileSync(secretFile, 'whsec_stripe_local_secret\n');
+    listener = await startListenerProcess(['--scheme', 'stripe', '--secret-file', secretFile, '--json']);
+    const { id, body } = event();
+    const header = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_stripe_local_secret' });
+    expect((await post(listener.url, body, { 'stripe-signature': header, 'content-type': 'application/json' })).status).toBe(200);
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(JSON.parse(listener.stdout[0]!).id).toBe(id);
+  });
+
+  it('answers each bad delivery with the right status and says exactly why on stderr', async () => {
+    listener = await startListenerProcess(['--max-body', '2048'], env);
+    const { id, body } = event();
+    const good = signed(id, body);
+    const cases: [string, () => Promise<Response>, number, RegExp][] = [
+      ['changed body', () => post(listener!.url, body.replace('Layla', 'Mallory'), good), 401, /401 POST \/: signature mismatch/],
+      ['wrong secret', () => post(listener!.url, body, { ...good, 'webhook-signature': new Webhook('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').sign(id, new Date(), body) }), 401, /signature mismatch/],
+      ['stale timestamp', () => post(listener!.url, body, signed(id, body, new Date(Date.now() - 3600_000))), 401, /timestamp is 3600 s old, beyond the 300 s tolerance/],
+      ['missing header', () => post(listener!.url, body, { 'webhook-id': id, 'webhook-timestamp': good['webhook-timestamp']! }), 401, /missing header webhook-signature/],
+      ['malformed timestamp', () => post(listener!.url, body, { ...good, 'webhook-timestamp': 'yesterday' }), 400, /400 POST \/: webhook-timestamp is not a Unix time/],
+      ['oversized body', () => post(listener!.url, 'x'.repeat(5000), good), 413, /413 POST \/: body of 5000 bytes is over the 2048-byte limit/],
+      ['not POST', () => post(`${listener!.url}/hooks`, '', {}, 'GET'), 405, /405 GET \/hooks: method GET not allowed/],
+    ];
+    for (const [name, send, status, line] of cases) {
+      const before = listener.stderr.length;
+      const response = await send();
+      expect(response.status, name).toBe(status);
+      await listener.waitForStderr((lines) => lines.length > before);
+      expect(listener.stderr.at(-1), name).toMatch(line);
+    }
+    expect(listener.stdout).toEqual([]);
+  });
+
+  it('prints an event delivered three times once, then two duplicates', async () => {
+    listener = await startListenerProcess(['--json'], env);
+    const { id, body } = event();
+    for (let i = 0; i < 3; i++) expect((await post(listener.url, body, signed(id, body))).status).toBe(200);
+    await listener.waitForStdout((lines) => lines.length === 3);
+    expect(listener.stdout.map((l) => JSON.parse(l).duplicate)).toEqual([false, true, true]);
+    expect(new Set(listener.stdout.map((l) => JSON.parse(l).id))).toEqual(new Set([id]));
+    const code = await listener.stop();
+    expect(code).toBe(0);
+    expect(listener.stderr.join('\n')).toContain('received 3, verified 3, rejected 0, duplicates 2');
+    listener = undefined;
+  });
+
+  it('marks duplicates in human output and remembers ids across restarts with --state', async () => {
+    const state = join(tempDir(), 'seen.json');
+    listener = await startListenerProcess(['--state', state], env);
+    const { id, body } = event();
+    await post(listener.url, body, signed(id, body));
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(listener.stdout[0]).toMatch(/signer\.signed\s+env_1\s+Layla Haddad\s+signed/);
+    await listener.stop();
+    listener = await startListenerProcess(['--state', state], env);
+    await post(listener.url, body, signed(id, body));
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(listener.stdout[0]).toContain(`duplicate #2 of ${id}`);
+  });
+
+  it('--forward-to delivers body and signature headers to a real local app and answers with its status', async () => {
+    const app = await startReceiver(() => 202);
+    try {
+      listener = await startListenerProcess(['--forward-to', app.url], env);
+      const { id, body } = event();
+      const response = await post(listener.url, body, signed(id, body));
+      expect(response.status).toBe(202);
+      expect(app.deliveries).toHaveLength(1);
+      expect(app.deliveries[0]!.body).toBe(body);
+      // The app can verify the original signature itself.
+      expect(() => wh.verify(app.deliveries[0]!.body, app.deliveries[0]!.headers as Record<string, string>)).not.toThrow();
+      await listener.waitForStdout((lines) => lines.length === 1);
+      expect(listener.stdout[0]).toMatch(/→ 202/);
+    } finally {
+      await app.close();
+    }
+    // With the app gone the sender gets a 502, so the service will retry later.
+    const { id, body } = event();
+    expect((await post(listener!.url, body, signed(id, body))).status).toBe(502);
+    await listener!.waitForStdout((lines) => lines.length === 2);
+    expect(listener!.stdout[1]).toMatch(/forward failed/);
+  });
+
+  it('never prints the secret, only its masked form', async () => {
+    listener = await startListenerProcess([], env);
+    const { id, body } = event();
+    await post(listener.url, body, signed(id, body));
+    await listener.waitForStdout((lines) => lines.length === 1);
+    await listener.stop();
+    const all = [...listener.stdout, ...listener.stderr].join('\n');
+    expect(all).toContain('whsec_****LaSw');
+    expect(all).not.toContain(SECRET.slice(6, -4));
+    listener = undefined;
+  });
+
+  it('exits 2 without a secret', async () => {
+    const result = await runCli(['webhooks', 'listen', '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('SIGN_WEBHOOK_SECRET');
+  });
+
+  it('receives the sandbox journey end to end with the sandbox secret', async () => {
+    const sandbox = await startSandboxProcess({ args: ['--speed', '40'] });
+    try {
+      listener = await startListenerProcess(['--json'], { SIGN_WEBHOOK_SECRET: sandbox.webhookSecret });
+      const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+      const input = join(tempDir(), 'envelope.json');
+      writeFileSync(input, JSON.stringify({ ...example, webhook_url: `${listener.url}/webhooks` }));
+      const created = await runCli(['envelopes', 'create', '-f', input], { env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey } });
+      expect(created.code).toBe(0);
+      await listener.waitForStdout((lines) => lines.some((l) => JSON.parse(l).type === 'envelope.completed'));
+      const types = listener.stdout.map((l) => JSON.parse(l)).filter((e) => !e.duplicate).map((e) => e.type);
+      expect(types).toEqual([
+        'envelope.created', 'envelope.sent', 'signer.notified', 'signer.viewed', 'signer.verified',
+        'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed',
+      ]);
+      expect(listener.stderr.filter((l) => l.startsWith('✗'))).toEqual([]);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});
+
+describe('webhooks verify', () => {
+  const { id, body } = event('evt_captured');
+  const dir = tempDir();
+  const bodyFile = join(dir, 'body.json');
+  writeFileSync(bodyFile, body);
+
+  it('exits 0 for a valid capture given as --header and --body-file', async () => {
+    const headers = signed(id, body);
+    const args = ['webhooks', 'verify', '--body-file', bodyFile, ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])];
+    const result = await runCli(args, { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('valid standard signature for evt_captured');
+  });
+
+  it('reads a raw HTTP request file, and --tolerance 0 accepts an old capture', async () => {
+    const old = new Date(Date.now() - 86_400_000);
+    const headers = signed(id, body, old);
+    const raw = `POST /webhooks HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`;
+    const file = join(dir, 'captured.http');
+    writeFileSync(file, raw);
+    const stale = await runCli(['webhooks', 'verify', '--request-file', file], { env });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/invalid: timestamp is 86400 s old/);
+    const accepted = await runCli(['webhooks', 'verify', '--request-file', file, '--tolerance', '0', '--json'], { env });
+    expect(accepted.code).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ valid: true, id, secret: 1 });
+  });
+
+  it('exits 1 with the reason for a changed body, reading the body from stdin', async () => {
+    const headers = signed(id, body);
+    const args = ['webhooks', 'verify', ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])];
+    const result = await runCli(args, { env, input: body.replace('signed', 'declined') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('signature mismatch');
+  });
+});
+
+describe('webhooks trigger', () => {
+  it('sends a signed sample event that the standardwebhooks package verifies', async () => {
+    const receiver = await startReceiver();
+    try {
+      const result = await runCli(['webhooks', 'trigger', 'envelope.completed', '--to', receiver.url, '--json'], { env });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ type: 'envelope.completed', status: 200 });
+      const delivery = receiver.deliveries[0]!;
+      const payload = wh.verify(delivery.body, delivery.headers as Record<string, string>) as { type: string; data: { envelope_status: string } };
+      expect(payload.type).toBe('envelope.completed');
+      expect(payload.data.envelope_status).toBe('completed');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('signs with the stripe and hmac schemes too', async () => {
+    const receiver = await startReceiver();
+    try {
+      const secretFile = join(tempDir(), 's.txt');
+      writeFileSync(secretFile, 'plain-secret');
+      expect((await runCli(['webhooks', 'trigger', 'signer.viewed', '--to', receiver.url, '--scheme', 'stripe', '--secret-file', secretFile])).code).toBe(0);
+      const stripeHeader = receiver.deliveries[0]!.headers['stripe-signature'] as string;
+      expect(new Stripe('sk_test_unused').webhooks.constructEvent(receiver.deliveries[0]!.body, stripeHeader, 'plain-secret')).toMatchObject({ type: 'signer.viewed' });
+      expect((await runCli(['webhooks', 'trigger', 'signer.viewed', '--to', receiver.url, '--scheme', 'hmac', '--signature-header', 'X-Sig', '--secret-file', secretFile])).code).toBe(0);
+      expect(receiver.deliveries[1]!.headers['x-sig']).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('exits 1 when the handler refuses, and 2 for an unknown type', async () => {
+    const receiver = await startReceiver(() => 500);
+    try {
+      expect((await runCli(['webhooks', 'trigger', 'signer.signed', '--to', receiver.url], { env })).code).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+    const unknown = await runCli(['webhooks', 'trigger', 'signer.teleported', '--to', 'http://127.0.0.1:9'], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('signer.signed');
+  });
+});

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { BIN, ROOT, cleanEnv } from './cli.js';
+
+export interface ListenerProcess {
+  url: string;
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  /** Waits until `predicate` holds for the stdout lines (bounded). */
+  waitForStdout(predicate: (lines: string[]) => boolean, timeoutMs?: number): Promise<void>;
+  waitForStderr(predicate: (lines: string[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Ctrl-C; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `sign-cli webhooks listen --port 0 ...` and waits for its "listening on" line. */
+export async function startListenerProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<ListenerProcess> {
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+  const errLines = createInterface({ input: child.stderr! });
+  errLines.on('line', (line) => stderr.push(line));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 15_000);
+    errLines.on('line', (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`listener exited with ${code}: ${stderr.join('\n')}`)));
+  });
+  const waitFor = (lines: string[]) => async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate(lines)) {
+      if (Date.now() > deadline) throw new Error(`timed out; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    url,
+    child,
+    stdout,
+    stderr,
+    waitForStdout: waitFor(stdout),
+    waitForStderr: waitFor(stderr),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGINT');
+      }),
+  };
+}
