@@ -54,14 +54,42 @@ export class Output {
     return this.secrets.length === 0 ? text : redactSecrets(text, this.secrets);
   }
 
+  /** Lines waiting for the next flush when batching (see batchStdout). */
+  private pending: string[] | undefined;
+
+  /**
+   * For high-volume streams (the webhook listener): stdout lines are gathered
+   * and written once per event-loop turn instead of one syscall per line.
+   * Order is kept; call flush() before exiting.
+   */
+  batchStdout(): void {
+    this.pending ??= [];
+  }
+
+  flush(): void {
+    if (!this.pending || this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending.length = 0;
+    this.stdout.write(text);
+  }
+
+  private writeOut(text: string): void {
+    if (!this.pending) {
+      this.stdout.write(text);
+      return;
+    }
+    if (this.pending.length === 0) setImmediate(() => this.flush());
+    this.pending.push(text);
+  }
+
   /** A line of data on stdout. */
   line(text = ''): void {
-    this.stdout.write(`${this.clean(text)}\n`);
+    this.writeOut(`${this.clean(text)}\n`);
   }
 
   /** One JSON document per line on stdout. */
   jsonLine(value: unknown): void {
-    this.stdout.write(`${this.clean(JSON.stringify(value))}\n`);
+    this.writeOut(`${this.clean(JSON.stringify(value))}\n`);
   }
 
   /** Pretty JSON on stdout (for a single document in --json mode). */

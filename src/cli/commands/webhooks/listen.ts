@@ -41,6 +41,17 @@ function clock(): string {
   return new Date().toTimeString().slice(0, 8);
 }
 
+/**
+ * `{"id","type","timestamp","duplicate","payload"}` on one line. The payload is
+ * the received JSON text itself when it is already one line (it was parsed, so
+ * it is valid JSON), which spares serialising it again for every event.
+ */
+function jsonEventLine(event: ListenedEvent): string {
+  const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"duplicate":${event.duplicate},"payload":`;
+  const payload = /[\r\n]/.test(event.rawBody) ? JSON.stringify(event.payload) : event.rawBody.trim();
+  return `${head}${payload}}`;
+}
+
 function eventLine(output: Output, event: ListenedEvent): string {
   const { out } = output;
   const data = (event.payload as { data?: Record<string, unknown> } | null)?.data ?? {};
@@ -66,6 +77,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   if (flags.forwardTo !== undefined && !/^https?:\/\/[^/]/.test(flags.forwardTo)) {
     throw new SignError(`--forward-to must be an http(s) URL, got ${JSON.stringify(flags.forwardTo)}`);
   }
+  output.batchStdout();
   const [{ startListener }, { SeenIds }] = await Promise.all([import('../../../listener/server.js'), import('../../../listener/seen-ids.js')]);
   let listener;
   try {
@@ -77,9 +89,8 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
       maxBodyBytes: maxBody,
       forwardTo: flags.forwardTo,
       onEvent: (event) => {
-        if (output.json) {
-          output.jsonLine({ id: event.id, type: event.type, timestamp: event.timestamp, duplicate: event.duplicate, payload: event.payload });
-        } else output.line(eventLine(output, event));
+        if (output.json) output.line(jsonEventLine(event));
+        else output.line(eventLine(output, event));
       },
       onReject: (rejection: Rejection) => {
         output.info(`${output.err.red('✗')} ${rejection.status} ${rejection.method} ${rejection.path}: ${rejection.reason}`);
@@ -101,6 +112,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
+  output.flush();
   const { received, verified, rejected, duplicates } = listener.stats;
   output.info(`received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}`);
   return ExitCode.ok;

@@ -1,0 +1,15 @@
+// `npm run bench`: every benchmark, each compared with a baseline measured in
+// the same run. Prints ratios; never fails a build on timing.
+import { benchListener } from './listener.mjs';
+
+const only = process.argv[2];
+const benches = { listener: benchListener };
+
+for (const [name, run] of Object.entries(benches)) {
+  if (only && only !== name) continue;
+  const result = await run();
+  console.log(`\n## ${result.name}`);
+  const width = Math.max(...result.rows.map(([label]) => label.length));
+  for (const [label, value] of result.rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+  console.log(`  ${'targets met'.padEnd(width)}  ${result.ok ? 'yes' : 'NO'}`);
+}

@@ -1,0 +1,68 @@
+// Shared helpers for the benchmarks: spawning servers, a load generator, memory readings.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = `${ROOT}bin/sign-cli.js`;
+
+/** Spawns a process and resolves with it and the URL from its first "listening on" line (stdout or stderr). */
+export function spawnServer(args, env = {}, { stdout = 'pipe' } = {}) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening on" from ${args.join(' ')}`)), 15_000);
+    const onLine = (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line) ?? /"base_url":"(http:\/\/[^"]+)"/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], firstLine: line });
+      }
+    };
+    if (child.stdout) createInterface({ input: child.stdout }).on('line', onLine);
+    createInterface({ input: child.stderr }).on('line', onLine);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGINT');
+  });
+}
+
+/** Resident memory of a process in MB, from /proc (Linux). */
+export function rssMb(pid) {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Math.round((kb / 1024) * 10) / 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Sends every request with `concurrency` in flight; returns requests per second and status counts. */
+export async function blast(url, requests, concurrency = 64) {
+  const origin = new URL(url);
+  const pool = new Pool(origin.origin, { connections: concurrency, pipelining: 1 });
+  const statuses = {};
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  async function worker() {
+    while (next < requests.length) {
+      const { path, headers, body } = requests[next++];
+      const response = await pool.request({ method: 'POST', path, headers, body });
+      await response.body.dump();
+      statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  await pool.close();
+  return { perSecond: requests.length / seconds, seconds, statuses, generatorCpu: (used.user + used.system) / 1e6 / seconds };
+}
