@@ -9,25 +9,39 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 export const DEFAULT_SEEN_CAPACITY = 50_000;
 
 export class SeenIds {
-  /** id -> how many times it was delivered; Map keeps insertion order for eviction. */
+  /** id -> how many times it was delivered. */
   private readonly counts = new Map<string, number>();
+  /**
+   * Ids in arrival order, as a ring: the slot at `next` holds the oldest once
+   * full. Eviction is O(1); asking a Map for its first key after many
+   * deletions is not (V8 skips the holes one by one: ~20 µs per call at 50k).
+   */
+  private readonly ring: (string | undefined)[];
+  private next = 0;
   private dirty = false;
 
   constructor(
     private readonly capacity = DEFAULT_SEEN_CAPACITY,
     private readonly file?: string,
   ) {
+    this.ring = new Array<string | undefined>(capacity);
     if (file) this.load(file);
   }
 
   /** Records a delivery of `id`; returns how many times it has now been seen (1 = new). */
   record(id: string): number {
-    const count = (this.counts.get(id) ?? 0) + 1;
-    this.counts.delete(id);
-    this.counts.set(id, count);
-    if (this.counts.size > this.capacity) this.counts.delete(this.counts.keys().next().value!);
     this.dirty = true;
-    return count;
+    const count = this.counts.get(id);
+    if (count !== undefined) {
+      this.counts.set(id, count + 1);
+      return count + 1;
+    }
+    const oldest = this.ring[this.next];
+    if (oldest !== undefined) this.counts.delete(oldest);
+    this.ring[this.next] = id;
+    this.next = (this.next + 1) % this.capacity;
+    this.counts.set(id, 1);
+    return 1;
   }
 
   get size(): number {
@@ -43,15 +57,30 @@ export class SeenIds {
       throw error;
     }
     const data = JSON.parse(text) as { seen?: [string, number][] };
-    for (const [id, count] of data.seen ?? []) if (typeof id === 'string') this.counts.set(id, Number(count) || 1);
-    while (this.counts.size > this.capacity) this.counts.delete(this.counts.keys().next().value!);
+    // Oldest first in the file; only the newest `capacity` are kept.
+    for (const [id, count] of (data.seen ?? []).slice(-this.capacity)) {
+      if (typeof id !== 'string' || this.counts.has(id)) continue;
+      this.record(id);
+      this.counts.set(id, Number(count) || 1);
+    }
+    this.dirty = false;
+  }
+
+  /** Ids oldest first, with their counts. */
+  private entries(): [string, number][] {
+    const out: [string, number][] = [];
+    for (let i = 0; i < this.capacity; i++) {
+      const id = this.ring[(this.next + i) % this.capacity];
+      if (id !== undefined) out.push([id, this.counts.get(id)!]);
+    }
+    return out;
   }
 
   /** Writes the set if it changed; atomic (temp file + rename) so a crash never leaves half a file. */
   save(): void {
     if (!this.file || !this.dirty) return;
     const temp = `${this.file}.tmp`;
-    writeFileSync(temp, JSON.stringify({ version: 1, seen: [...this.counts] }), { mode: 0o600 });
+    writeFileSync(temp, JSON.stringify({ version: 1, seen: this.entries() }), { mode: 0o600 });
     renameSync(temp, this.file);
     this.dirty = false;
   }
