@@ -52,6 +52,8 @@ export function parsePositiveNumberOption(flag: string, value: string): number {
 
 export class CommandContext {
   readonly output: Output;
+  /** Set by long-running servers (listen, sandbox), for which Ctrl-C is the normal way to stop. */
+  serving = false;
   private config: Conf<ConfigShape> | undefined;
   private connection: Connection | undefined;
 

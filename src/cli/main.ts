@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     interrupts++;
     // A second Ctrl-C means "now": stop without waiting for cleanup.
     if (interrupts > 1) process.exit(ExitCode.interrupted);
-    if (signal === 'SIGINT') process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    if (signal === 'SIGINT' && !state.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
     controller.abort();
   };
   process.on('SIGINT', onSignal);
