@@ -12,6 +12,9 @@ export interface Profile {
   /** YYYY-MM-DD */
   expires?: string;
   scopes?: string[];
+  /** Scopes this key must have (checked by `keys check` and `doctor`); else config required_scopes. */
+  requires?: string[];
+  /** When sign-cli last got a 2xx with this key. */
   last_used?: string;
 }
 

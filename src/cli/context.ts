@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
-import { ENDPOINTS, isOperation, parseBaseUrl, type PathOverrides } from '../core/endpoints.js';
+import { ENDPOINTS, isOperation, parseBaseUrl, type Operation, type PathOverrides } from '../core/endpoints.js';
+import { expiryStatus, maskKey } from '../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import { openConfig, type ConfigShape, type Profile } from './config.js';
 import { Output } from './output.js';
@@ -28,7 +29,9 @@ export interface GlobalOptions {
 export interface Connection {
   baseUrl: string;
   apiKey: string | undefined;
+  /** The profile the key came from, with its stored metadata; undefined for env/file keys. */
   profileName: string | undefined;
+  keyProfile: Profile | undefined;
   /** Where each value came from, for --verbose and doctor. */
   sources: { baseUrl: string; apiKey: string };
 }
@@ -95,6 +98,12 @@ export class CommandContext {
     return { name, profile };
   }
 
+  /** A stored setting (`sign-cli config`), or undefined. */
+  async setting<T = unknown>(name: 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes'): Promise<T | undefined> {
+    const settings = (await this.loadConfig()).get('settings');
+    return settings?.[name] as T | undefined;
+  }
+
   async pathOverrides(): Promise<PathOverrides> {
     return checkPathOverrides((await this.loadConfig()).get('paths'));
   }
@@ -110,14 +119,15 @@ export class CommandContext {
     if (env.SIGN_API_KEY) [apiKey, keySource] = [env.SIGN_API_KEY.trim(), 'SIGN_API_KEY'];
     else if (globals.apiKeyFile) [apiKey, keySource] = [readKeyFile(globals.apiKeyFile), `--api-key-file ${globals.apiKeyFile}`];
 
-    let profileName: string | undefined;
-    const wantsProfile = globals.profile !== undefined || Boolean(env.SIGN_PROFILE);
-    if (wantsProfile || !baseUrl || !apiKey) {
-      const { name, profile } = await this.profile();
-      profileName = name;
-      if (!baseUrl && profile?.base_url) [baseUrl, baseSource] = [profile.base_url, `profile ${name}`];
-      if (!apiKey && profile?.api_key) [apiKey, keySource] = [profile.api_key, `profile ${name}`];
+    const { name: profileName, profile } = await this.profile();
+    let keyProfile: Profile | undefined;
+    if (!baseUrl && profile?.base_url) [baseUrl, baseSource] = [profile.base_url, `profile ${profileName}`];
+    if (!apiKey && profile?.api_key) {
+      [apiKey, keySource] = [profile.api_key, `profile ${profileName}`];
+      keyProfile = profile;
     }
+    const configured = await this.setting<string>('base_url');
+    if (!baseUrl && configured) [baseUrl, baseSource] = [configured, 'config base_url'];
     if (!baseUrl) [baseUrl, baseSource] = [DEFAULT_BASE_URL, 'default (local sandbox)'];
     try {
       baseUrl = parseBaseUrl(baseUrl);
@@ -125,32 +135,77 @@ export class CommandContext {
       throw new UsageError(`${(error as Error).message} (from ${baseSource})`);
     }
     this.output.protect(apiKey);
-    this.connection = { baseUrl, apiKey, profileName, sources: { baseUrl: baseSource, apiKey: keySource } };
+    this.connection = {
+      baseUrl,
+      apiKey,
+      profileName: keyProfile ? profileName : undefined,
+      keyProfile,
+      sources: { baseUrl: baseSource, apiKey: keySource },
+    };
     this.output.trace(`base URL ${baseUrl} (from ${baseSource}); API key from ${keySource}`);
     return this.connection;
   }
 
+  /** How errors and warnings name the key: its profile when it has one, always masked. */
+  keyLabel(connection: Connection): string {
+    const masked = connection.apiKey ? maskKey(connection.apiKey) : '(none)';
+    return connection.profileName ? `${masked} (profile ${connection.profileName})` : masked;
+  }
+
+  /**
+   * Warns before sending when the key's stored metadata says it is expired or
+   * lacks the scope an operation needs; the service still has the last word.
+   */
+  private warnAboutKey(connection: Connection, operations: Operation[]): void {
+    const meta = connection.keyProfile;
+    if (!meta) return;
+    const label = this.keyLabel(connection);
+    const { status } = expiryStatus(meta.expires, new Date());
+    if (status === 'expired') this.output.warn(`the API key ${label} expired on ${meta.expires}; the service will likely refuse it (exit 3)`);
+    if (meta.scopes) {
+      for (const operation of operations) {
+        const scope = ENDPOINTS[operation].scope;
+        if (scope && !meta.scopes.includes(scope)) this.output.warn(`the API key ${label} is not known to have the scope ${scope}, which ${operation} needs`);
+      }
+    }
+  }
+
   /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
-  async client(overrides: Partial<SignClientOptions> = {}): Promise<SignClient> {
+  async client(overrides: Partial<SignClientOptions> = {}, operations: Operation[] = []): Promise<SignClient> {
     const connection = await this.resolveConnection();
     if (!connection.apiKey) {
       throw new AuthError('no API key', undefined, {
         hint: 'set SIGN_API_KEY, pass --api-key-file <path>, or add a profile with `sign-cli keys add`; the local sandbox writes its key to credentials.env in its data dir',
       });
     }
-    const retries = this.globals.retries ?? this.env.SIGN_RETRIES;
-    const timeout = this.globals.timeout ?? this.env.SIGN_TIMEOUT;
+    this.warnAboutKey(connection, operations);
+    const retries = this.globals.retries ?? this.env.SIGN_RETRIES ?? (await this.setting<number>('retries'))?.toString();
+    const timeout = this.globals.timeout ?? this.env.SIGN_TIMEOUT ?? (await this.setting<number>('timeout'))?.toString();
     // undici and zod load here, not at start-up.
     const { SignClient } = await import('../core/client.js');
     return new SignClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
+      keyLabel: this.keyLabel(connection),
       paths: await this.pathOverrides(),
       ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption('--retries', retries, 0, 100) } } : {}),
       ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption('--timeout', timeout) * 1000 } : {}),
-      onTrace: (event) => this.output.trace(formatTrace(event)),
+      onTrace: (event) => {
+        if (event.type === 'response' && event.status >= 200 && event.status < 300) this.keyUsedAt = new Date();
+        this.output.trace(formatTrace(event));
+      },
       ...overrides,
     });
+  }
+
+  /** When the profile's key last got a 2xx in this run; written once at the end (`finish`). */
+  private keyUsedAt: Date | undefined;
+
+  /** Records the last use of a profile's key, so `keys list` can show it for local keys too. */
+  async finish(): Promise<void> {
+    const connection = this.connection;
+    if (!this.keyUsedAt || !connection?.profileName || !this.config) return;
+    this.config.set(`profiles.${connection.profileName}.last_used`, this.keyUsedAt.toISOString());
   }
 }
 

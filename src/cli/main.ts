@@ -16,6 +16,12 @@ import { registerSandbox } from './commands/sandbox/run.js';
 import { registerListen } from './commands/webhooks/listen.js';
 import { registerVerify } from './commands/webhooks/verify.js';
 import { registerTrigger } from './commands/webhooks/trigger.js';
+import { registerAdd } from './commands/keys/add.js';
+import { registerRemove, registerUse } from './commands/keys/remove.js';
+import { registerList } from './commands/keys/list.js';
+import { registerCheck } from './commands/keys/check.js';
+import { registerConfig } from './commands/config/config.js';
+import { registerDoctor } from './commands/doctor/doctor.js';
 
 export function buildProgram(state: RunState): Command {
   const action = makeAction(state);
@@ -45,6 +51,14 @@ export function buildProgram(state: RunState): Command {
   registerListen(webhooks, action);
   registerVerify(webhooks, action);
   registerTrigger(webhooks, action);
+  const keys = program.command('keys').description('API keys: stored profiles and the service\'s listing, always masked');
+  registerList(keys, action);
+  registerAdd(keys, action);
+  registerRemove(keys, action);
+  registerUse(keys, action);
+  registerCheck(keys, action);
+  registerConfig(program, action);
+  registerDoctor(program, action);
   registerSandbox(program, action);
 
   // Every command inherits exit handling so usage errors anywhere map to exit 2.

@@ -23,5 +23,6 @@ export function makeAction(state: RunState): Action {
       const ctx = new CommandContext(options, state.signal);
       state.context = ctx;
       state.exitCode = await fn(ctx, options, positional);
+      await ctx.finish();
     };
 }

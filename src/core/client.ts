@@ -20,7 +20,7 @@ import {
   parseErrorBody,
 } from './errors.js';
 import { checkIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { maskKey } from './keys.js';
+import { maskKey, normalizeListedKeys, type ListedKey } from './keys.js';
 import { RatePacer } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
 import { USER_AGENT } from './version.js';
@@ -34,6 +34,8 @@ export type TraceEvent =
 export interface SignClientOptions {
   baseUrl: string;
   apiKey?: string | undefined;
+  /** How messages name the key (default: the key masked), e.g. `sk_live_****abcd (profile prod)`. */
+  keyLabel?: string;
   /** Per-attempt timeout for connecting, and for headers and body to arrive. */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -131,6 +133,7 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 export class SignClient {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
+  private readonly keyLabel: string;
   private readonly timeoutMs: number;
   private readonly policy: RetryPolicy;
   private readonly pacer: RatePacer;
@@ -147,6 +150,7 @@ export class SignClient {
   constructor(options: SignClientOptions) {
     this.baseUrl = options.baseUrl;
     this.apiKey = options.apiKey;
+    this.keyLabel = options.keyLabel ?? (options.apiKey ? maskKey(options.apiKey) : '(none)');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.clock = options.clock ?? systemClock;
@@ -209,6 +213,11 @@ export class SignClient {
       if (this.clock.now() >= deadline) return { envelope, reached: false };
       await this.clock.sleep(options.intervalMs ?? 1000, options.signal);
     }
+  }
+
+  /** The account's API keys as the service lists them (SPEC §2.3), masked; field spellings normalised. */
+  async listApiKeys(signal?: AbortSignal): Promise<ListedKey[]> {
+    return normalizeListedKeys((await this.send<unknown>('listApiKeys', { signal })).data);
   }
 
   /** The signed copy (a PDF) of a completed envelope. */
@@ -331,7 +340,7 @@ export class SignClient {
     const server = [info.code, info.message].filter(Boolean).join(': ');
     const said = server ? ` ${server}` : '';
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    const key = this.apiKey ? maskKey(this.apiKey) : '(none)';
+    const key = this.keyLabel;
     const scope = resolveEndpoint(operation, this.paths).scope;
     if (status === 401) {
       return new AuthError(`${label}: HTTP 401${said}; the service did not accept the API key ${key}`, status, {

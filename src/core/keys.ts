@@ -1,13 +1,17 @@
 /**
  * API keys as SPEC §2.3 shows them: masked, with only the leading part and the
- * last four characters visible. Everything that prints a key goes through here.
+ * last four characters visible, plus environment, scopes, last use and expiry.
+ * Everything that prints a key goes through maskKey().
  */
+import { SCOPES, type Scope } from './endpoints.js';
 
 /** A type prefix such as `sk_live_`, `sk_test_` or `whsec_`: lower-case words ending in `_`. */
 const PREFIX_RE = /^(?:[a-z]{1,8}_){1,2}/;
 /** Below this many secret characters a key shows no tail at all, so little is ever revealed. */
 const MIN_SECRET_FOR_TAIL = 12;
 const HIDDEN = '****';
+/** Characters services use to hide the middle of a key. */
+const MASK_CHARS = /[*•…]|\.{3}|x{4,}/;
 
 export function maskKey(key: string): string {
   const value = key.trim();
@@ -28,4 +32,121 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
     if (secret && secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(maskKey(secret));
   }
   return out;
+}
+
+/** True when a key shown by a service is already masked (it hides something). */
+export function looksMasked(shown: string): boolean {
+  return MASK_CHARS.test(shown);
+}
+
+/** A key as the service shows it, made safe to print: masked again unless already masked. */
+export function displayKey(shown: string): string {
+  return looksMasked(shown) ? shown : maskKey(shown);
+}
+
+/**
+ * Whether a masked key (`sk_live_****abcd`, `sk_live_...abcd`) is the given
+ * full key: same visible start, same last four characters.
+ */
+export function maskedKeyMatches(masked: string, fullKey: string): boolean {
+  const parts = masked.split(MASK_CHARS);
+  if (parts.length < 2) return masked === fullKey;
+  const head = parts[0]!;
+  const tail = parts[parts.length - 1]!.replace(/^[*•.x]+/, '');
+  return tail.length >= 4 && fullKey.startsWith(head) && fullKey.endsWith(tail) && fullKey.length > head.length + tail.length;
+}
+
+export type ExpiryStatus = 'active' | 'expiring' | 'expired' | 'unknown';
+
+export const EXPIRING_SOON_DAYS = 14;
+
+/**
+ * Where a key stands on `now` given its expiry date (YYYY-MM-DD, valid through
+ * that day in UTC): days left, and whether it is expired or expiring soon.
+ */
+export function expiryStatus(expires: string | null | undefined, now: Date, soonDays = EXPIRING_SOON_DAYS): { status: ExpiryStatus; daysLeft: number | null } {
+  if (!expires || !/^\d{4}-\d{2}-\d{2}/.test(expires)) return { status: 'unknown', daysLeft: null };
+  const end = Date.parse(`${expires.slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(end)) return { status: 'unknown', daysLeft: null };
+  const today = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
+  const daysLeft = Math.round((end - today) / 86_400_000);
+  if (daysLeft < 0) return { status: 'expired', daysLeft };
+  return { status: daysLeft <= soonDays ? 'expiring' : 'active', daysLeft };
+}
+
+/** "just now", "5 minutes ago", "3 days ago", "in 2 hours". */
+export function relativeTime(iso: string | null | undefined, now: Date): string {
+  if (!iso) return 'never';
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return iso;
+  const seconds = Math.round((now.getTime() - then) / 1000);
+  const abs = Math.abs(seconds);
+  const units: [number, string][] = [
+    [365 * 86_400, 'year'],
+    [30 * 86_400, 'month'],
+    [7 * 86_400, 'week'],
+    [86_400, 'day'],
+    [3_600, 'hour'],
+    [60, 'minute'],
+  ];
+  if (abs < 45) return 'just now';
+  for (const [size, name] of units) {
+    if (abs >= size) {
+      const n = Math.floor(abs / size);
+      const text = `${n} ${name}${n === 1 ? '' : 's'}`;
+      return seconds >= 0 ? `${text} ago` : `in ${text}`;
+    }
+  }
+  return seconds >= 0 ? '1 minute ago' : 'in 1 minute';
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** A key from the service's listing, whatever the spelling of its fields. */
+export interface ListedKey {
+  name: string;
+  environment: string | null;
+  /** Masked for display. */
+  key: string;
+  last_used: string | null;
+  expires: string | null;
+  scopes: string[] | null;
+}
+
+function pick(record: Record<string, unknown>, ...names: string[]): unknown {
+  for (const name of names) if (record[name] !== undefined && record[name] !== null) return record[name];
+  return undefined;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? new Date(value * (value < 1e12 ? 1000 : 1)).toISOString() : null);
+
+/**
+ * The service's key listing (SPEC §2.3 shows the fields, not the wire shape):
+ * a bare array or `{data|keys|api_keys|items: [...]}`; `last_used`, `lastUsed`,
+ * `last used` or `last_used_at`; `expires`, `expires_at`, `expiry`; scopes as
+ * an array or a space/comma-separated string.
+ */
+export function normalizeListedKeys(body: unknown): ListedKey[] {
+  const list = Array.isArray(body)
+    ? body
+    : body && typeof body === 'object'
+      ? (pick(body as Record<string, unknown>, 'data', 'keys', 'api_keys', 'apiKeys', 'items') as unknown[] | undefined)
+      : undefined;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === 'object')
+    .map((item) => {
+      const scopes = pick(item, 'scopes', 'scope', 'permissions');
+      const key = text(pick(item, 'key', 'masked_key', 'maskedKey', 'token', 'prefix')) ?? '';
+      return {
+        name: text(pick(item, 'name', 'label', 'description')) ?? '(unnamed)',
+        environment: text(pick(item, 'environment', 'env', 'mode')),
+        key: key ? displayKey(key) : '',
+        last_used: text(pick(item, 'last_used', 'lastUsed', 'last used', 'last_used_at', 'lastUsedAt')),
+        expires: text(pick(item, 'expires', 'expires_at', 'expiresAt', 'expiry', 'expiration'))?.slice(0, 10) ?? null,
+        scopes: Array.isArray(scopes) ? scopes.map(String) : typeof scopes === 'string' ? scopes.split(/[\s,]+/).filter(Boolean) : null,
+      };
+    });
 }

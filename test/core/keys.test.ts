@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskKey, redactSecrets } from '../../src/core/keys.js';
+import { displayKey, expiryStatus, maskKey, maskedKeyMatches, normalizeListedKeys, redactSecrets, relativeTime } from '../../src/core/keys.js';
 
 describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
   it.each([
@@ -26,5 +26,66 @@ describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
   it('redacts secrets inside any text', () => {
     const key = 'sk_test_abcdefghijklmnopqrstuvwxyz';
     expect(redactSecrets(`Authorization: Bearer ${key} and ${key}`, [key])).toBe('Authorization: Bearer sk_test_****wxyz and sk_test_****wxyz');
+  });
+});
+
+describe('key expiry and last use, with an injected clock', () => {
+  const now = new Date('2026-11-21T15:30:00Z');
+
+  it.each([
+    ['2026-11-20', 'expired', -1],
+    ['2026-11-21', 'expiring', 0],
+    ['2026-12-05', 'expiring', 14],
+    ['2026-12-06', 'active', 15],
+    ['2027-11-21', 'active', 365],
+  ] as const)('%s -> %s (%i days left)', (expires, status, daysLeft) => {
+    expect(expiryStatus(expires, now)).toEqual({ status, daysLeft });
+  });
+
+  it('takes a custom "soon" and tolerates missing or bad dates', () => {
+    expect(expiryStatus('2026-12-20', now, 30).status).toBe('expiring');
+    expect(expiryStatus(undefined, now)).toEqual({ status: 'unknown', daysLeft: null });
+    expect(expiryStatus('soon', now)).toEqual({ status: 'unknown', daysLeft: null });
+  });
+
+  it('says when a key was last used in words', () => {
+    expect(relativeTime(null, now)).toBe('never');
+    expect(relativeTime('2026-11-21T15:29:50Z', now)).toBe('just now');
+    expect(relativeTime('2026-11-21T15:25:00Z', now)).toBe('5 minutes ago');
+    expect(relativeTime('2026-11-18T15:00:00Z', now)).toBe('3 days ago');
+    expect(relativeTime('2026-10-01T00:00:00Z', now)).toBe('1 month ago');
+  });
+});
+
+describe("the service's key listing", () => {
+  it('reads any spelling of the fields and any wrapping', () => {
+    const rows = normalizeListedKeys({
+      data: [
+        { name: 'ci', environment: 'live', key: 'sk_live_****abcd', last_used: '2026-11-20T10:00:00Z', expires: '2027-01-31', scopes: ['envelopes:write'] },
+        { label: 'old', env: 'test', masked_key: 'sk_test_...wxyz', lastUsed: '2026-11-01T00:00:00Z', expires_at: '2026-12-01T00:00:00Z', scopes: 'envelopes:read audit:read' },
+        { name: 'spaced', key: 'pk_••••1234', 'last used': '2026-11-19T00:00:00Z', expiry: '2026-12-24' },
+      ],
+    });
+    expect(rows).toEqual([
+      { name: 'ci', environment: 'live', key: 'sk_live_****abcd', last_used: '2026-11-20T10:00:00Z', expires: '2027-01-31', scopes: ['envelopes:write'] },
+      { name: 'old', environment: 'test', key: 'sk_test_...wxyz', last_used: '2026-11-01T00:00:00Z', expires: '2026-12-01', scopes: ['envelopes:read', 'audit:read'] },
+      { name: 'spaced', environment: null, key: 'pk_••••1234', last_used: '2026-11-19T00:00:00Z', expires: '2026-12-24', scopes: null },
+    ]);
+    expect(normalizeListedKeys([{ name: 'bare', key: 'sk_live_x' }])[0]!.name).toBe('bare');
+    expect(normalizeListedKeys('nonsense')).toEqual([]);
+  });
+
+  it('masks a key the service returned in full', () => {
+    expect(displayKey('sk_live_0123456789abcdefghij')).toBe('sk_live_****ghij');
+    expect(normalizeListedKeys([{ key: 'sk_live_0123456789abcdefghij' }])[0]!.key).toBe('sk_live_****ghij');
+  });
+
+  it('matches a masked key to the full key it hides', () => {
+    const key = 'sk_live_0123456789abcdefghij';
+    expect(maskedKeyMatches('sk_live_****ghij', key)).toBe(true);
+    expect(maskedKeyMatches('sk_live_...ghij', key)).toBe(true);
+    expect(maskedKeyMatches('sk_test_****ghij', key)).toBe(false);
+    expect(maskedKeyMatches('sk_live_****zzzz', key)).toBe(false);
+    expect(maskedKeyMatches('sk_live_****', key)).toBe(false);
   });
 });

@@ -18,7 +18,7 @@ export function registerAudit(envelopes: Command, action: Action): void {
 
 async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, [id]: string[]): Promise<number> {
   const { output } = ctx;
-  const client = await ctx.client();
+  const client = await ctx.client({}, ['getAuditTrail']);
   let trail;
   try {
     trail = await client.getAuditTrail(id!, ctx.signal);

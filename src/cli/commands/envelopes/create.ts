@@ -42,7 +42,7 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .addOption(new Option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)').argParser(collect))
     .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: a fresh UUID')
     .option('--dry-run', 'validate and show what would be sent, without sending')
-    .option('--rate <per-minute>', 'maximum requests per minute', '600')
+    .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
     .addHelpText(
       'after',
       `
@@ -66,7 +66,7 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
       hint: 'see `sign-cli envelopes create --help`',
     });
   }
-  const rate = parsePositiveNumberOption('--rate', options.rate ?? '600');
+  const rate = parsePositiveNumberOption('--rate', options.rate ?? String((await ctx.setting<number>('rate')) ?? 600));
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
 
   const { inputs, errors: parseErrors } = await readEnvelopeInputs(files);
@@ -86,7 +86,7 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
 
   if (options.dryRun) return dryRun(ctx, checked);
 
-  const client = await ctx.client({ ratePerMinute: rate });
+  const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
   let exitCode: number = ExitCode.ok;
   try {
     for (const input of checked) {

@@ -27,7 +27,7 @@ export function registerDownload(envelopes: Command, action: Action): void {
 async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const waitMs = parsePositiveNumberOption('--wait-timeout', options.waitTimeout) * 1000;
-  const client = await ctx.client();
+  const client = await ctx.client({}, ['downloadSignedCopy']);
   try {
     if (options.wait) {
       output.info(`waiting for ${id} to finish…`);

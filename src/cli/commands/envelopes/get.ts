@@ -18,7 +18,7 @@ const text = (value: unknown): string =>
   value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
 async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]): Promise<number> {
-  const client = await ctx.client();
+  const client = await ctx.client({}, ['getEnvelope']);
   try {
     const envelope = await client.getEnvelope(id ?? '', ctx.signal);
     const { output } = ctx;

@@ -71,7 +71,7 @@ function eventLine(output: Output, event: ListenedEvent): string {
 
 async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
   const { output } = ctx;
-  const { verifier, secrets } = buildVerifier(ctx, flags);
+  const { verifier, secrets } = await buildVerifier(ctx, flags);
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const maxBody = parseIntegerOption('--max-body', flags.maxBody, 1);
   if (flags.forwardTo !== undefined && !/^https?:\/\/[^/]/.test(flags.forwardTo)) {

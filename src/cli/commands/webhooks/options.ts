@@ -10,7 +10,7 @@ import { parseIntegerOption, type CommandContext } from '../../context.js';
 
 export interface SchemeFlags {
   secretFile?: string;
-  scheme: WebhookScheme;
+  scheme?: WebhookScheme;
   tolerance: string;
   signatureHeader: string;
   algorithm: HmacAlgorithm;
@@ -19,7 +19,7 @@ export interface SchemeFlags {
 export function addSchemeOptions(command: Command, withTolerance = true): Command {
   command
     .option('--secret-file <file>', 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)')
-    .addOption(new Option('--scheme <scheme>', 'signature scheme').choices(WEBHOOK_SCHEMES).default('standard'))
+    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: config webhook_scheme, else standard)').choices(WEBHOOK_SCHEMES))
     .option('--signature-header <name>', 'hmac scheme: header carrying the signature', DEFAULT_HMAC_HEADER)
     .addOption(new Option('--algorithm <alg>', 'hmac scheme: digest').choices(['sha256', 'sha512']).default('sha256'));
   if (withTolerance) command.option('--tolerance <seconds>', 'largest accepted age (or lead) of a signed timestamp; 0 disables the check', String(DEFAULT_TOLERANCE_SECONDS));
@@ -57,11 +57,17 @@ export function loadSecrets(ctx: CommandContext, flags: SchemeFlags): string[] {
   return secrets;
 }
 
-export function buildVerifier(ctx: CommandContext, flags: SchemeFlags): { verifier: WebhookVerifier; secrets: string[] } {
+/** The scheme from the flag, else `config webhook_scheme`, else standard. */
+export async function resolveScheme(ctx: CommandContext, flags: SchemeFlags): Promise<WebhookScheme> {
+  return flags.scheme ?? (await ctx.setting<WebhookScheme>('webhook_scheme')) ?? 'standard';
+}
+
+export async function buildVerifier(ctx: CommandContext, flags: SchemeFlags): Promise<{ verifier: WebhookVerifier; secrets: string[] }> {
   const secrets = loadSecrets(ctx, flags);
+  const scheme = await resolveScheme(ctx, flags);
   try {
     const verifier = new WebhookVerifier({
-      scheme: flags.scheme,
+      scheme,
       secrets,
       toleranceSeconds: parseIntegerOption('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400),
       signatureHeader: flags.signatureHeader,

@@ -6,7 +6,7 @@ import { hmacSignature, signStandard, signStripe } from '../../../core/webhooks.
 import { VERSION } from '../../../core/version.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
-import { addSchemeOptions, loadSecrets, type SchemeFlags } from './options.js';
+import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from './options.js';
 
 interface TriggerFlags extends SchemeFlags {
   to: string;
@@ -30,15 +30,16 @@ async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: 
   }
   if (!/^https?:\/\/[^/]/.test(flags.to)) throw new UsageError(`--to must be an http(s) URL, got ${JSON.stringify(flags.to)}`);
   const [secret] = loadSecrets(ctx, flags);
+  const scheme = await resolveScheme(ctx, flags);
   const event = sampleEvent(type);
   const body = JSON.stringify(event);
   const timestamp = Math.floor(Date.now() / 1000);
   let signature: Record<string, string>;
   try {
     signature =
-      flags.scheme === 'standard'
+      scheme === 'standard'
         ? { ...signStandard(secret!, event.id, timestamp, body) }
-        : flags.scheme === 'stripe'
+        : scheme === 'stripe'
           ? { 'stripe-signature': signStripe(secret!, timestamp, body) }
           : { [flags.signatureHeader.toLowerCase()]: hmacSignature(secret!, body, flags.algorithm) };
   } catch (error) {

@@ -67,7 +67,7 @@ async function readStdin(): Promise<Buffer> {
 
 async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
   const { output } = ctx;
-  const { verifier } = buildVerifier(ctx, flags);
+  const { verifier } = await buildVerifier(ctx, flags);
   let headers: HeaderBag;
   let body: Buffer;
   const read = (file: string, flag: string) => {

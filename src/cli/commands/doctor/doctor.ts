@@ -1,0 +1,171 @@
+/** `sign-cli doctor`: checks and explains the setup, one line each. Exit 1 when any check fails. */
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { baseUrlEndsInApi, ENDPOINTS, joinUrl } from '../../../core/endpoints.js';
+import { ExitCode } from '../../../core/errors.js';
+import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
+import { VERSION } from '../../../core/version.js';
+import type { CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+
+type Mark = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  check: string;
+  status: Mark;
+  detail: string;
+}
+
+const MIN_NODE = [20, 19] as const;
+/** Clock skew beyond this is worth a warning; beyond the webhook tolerance it breaks verification. */
+const SKEW_WARN_SECONDS = 5;
+
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
+
+export function registerDoctor(program: Command, action: Action): void {
+  program
+    .command('doctor')
+    .description('check Node, config, base URL, TLS, clock and the active key; explain anything wrong')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli doctor\n  $ sign-cli doctor --json')
+    .action(action(doctorCommand));
+}
+
+function nodeCheck(): Check {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return {
+    check: 'node',
+    status: ok ? 'ok' : 'fail',
+    detail: `Node.js ${process.versions.node}${ok ? '' : `; sign-cli ${VERSION} needs ${MIN_NODE.join('.')} or newer`}`,
+  };
+}
+
+function configCheck(path: string): Check {
+  try {
+    const mode = statSync(path).mode & 0o777;
+    if (mode & 0o077) {
+      return { check: 'config', status: 'fail', detail: `${path} has mode ${mode.toString(8).padStart(4, '0')}: others can read your keys; run chmod 600 ${path}` };
+    }
+    return { check: 'config', status: 'ok', detail: `${path} (mode 0600)` };
+  } catch {
+    return { check: 'config', status: 'ok', detail: `no config file yet (${path}); keys come from the environment or flags` };
+  }
+}
+
+async function doctorCommand(ctx: CommandContext): Promise<number> {
+  const { output } = ctx;
+  const checks: Check[] = [nodeCheck()];
+  const config = await ctx.loadConfig();
+  checks.push(configCheck(config.path));
+
+  const connection = await ctx.resolveConnection();
+  const { baseUrl } = connection;
+  checks.push(
+    baseUrlEndsInApi(baseUrl)
+      ? { check: 'base url', status: 'warn', detail: `${baseUrl} (from ${connection.sources.baseUrl}) ends in /api, so requests go to ${new URL(joinUrl(baseUrl, ENDPOINTS.createEnvelope.path)).pathname}, with /api twice (SPEC §4.1); drop the /api unless the service really lives there` }
+      : { check: 'base url', status: 'ok', detail: `${baseUrl} (from ${connection.sources.baseUrl})` },
+  );
+  const url = new URL(baseUrl);
+  if (url.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    checks.push({ check: 'tls', status: 'warn', detail: 'plain http to a remote host: the API key travels unencrypted' });
+  }
+
+  // One unauthenticated request: reachable? TLS valid? what time does the server say it is?
+  const { request } = await import('undici');
+  const started = Date.now();
+  try {
+    const response = await request(baseUrl, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000, signal: ctx.signal });
+    await response.body.dump();
+    const elapsed = Date.now() - started;
+    checks.push({ check: 'reachable', status: 'ok', detail: `HTTP ${response.statusCode} in ${elapsed} ms${url.protocol === 'https:' ? '; TLS certificate valid' : ''}` });
+    const date = response.headers.date;
+    const serverTime = typeof date === 'string' ? Date.parse(date) : Number.NaN;
+    if (Number.isNaN(serverTime)) {
+      checks.push({ check: 'clock', status: 'warn', detail: 'the server sent no Date header; clock skew unknown' });
+    } else {
+      // The Date header has whole seconds; allow for that and the round trip.
+      const skew = Math.round((started + elapsed / 2 - serverTime) / 1000);
+      const abs = Math.abs(skew);
+      const status: Mark = abs > DEFAULT_TOLERANCE_SECONDS ? 'fail' : abs > SKEW_WARN_SECONDS ? 'warn' : 'ok';
+      checks.push({
+        check: 'clock',
+        status,
+        detail: `${abs <= 1 ? 'in step with the server' : `${abs} s ${skew > 0 ? 'ahead of' : 'behind'} the server`}${status === 'ok' ? '' : `; webhook signatures older than ${DEFAULT_TOLERANCE_SECONDS} s are rejected, so fix the clock (NTP)`}`,
+      });
+    }
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    const tls = TLS_CODES.test(code) || TLS_CODES.test((error as Error).message);
+    checks.push({
+      check: tls ? 'tls' : 'reachable',
+      status: 'fail',
+      detail: tls
+        ? `TLS certificate of ${url.host} is not valid: ${code || (error as Error).message}`
+        : `cannot reach ${url.origin}: ${code ? `${code} ` : ''}${(error as Error).message}${url.hostname === '127.0.0.1' ? '; start the local sandbox with `sign-cli sandbox`' : ''}`,
+    });
+  }
+
+  checks.push(...(await keyChecks(ctx)));
+
+  if (output.json) output.jsonDocument(checks);
+  else {
+    const marks: Record<Mark, string> = { ok: output.out.green('✓'), warn: output.out.yellow('!'), fail: output.out.red('✗') };
+    for (const check of checks) output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${check.detail}`);
+  }
+  return checks.some((c) => c.status === 'fail') ? ExitCode.failed : ExitCode.ok;
+}
+
+async function keyChecks(ctx: CommandContext): Promise<Check[]> {
+  const connection = await ctx.resolveConnection();
+  if (!connection.apiKey) {
+    return [{ check: 'api key', status: 'fail', detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`' }];
+  }
+  const checks: Check[] = [{ check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}` }];
+  let expires = connection.keyProfile?.expires ?? null;
+  let scopes = connection.keyProfile?.scopes ?? null;
+  try {
+    const client = await ctx.client({ retry: { maxRetries: 0 } });
+    try {
+      const listed = await client.listApiKeys(ctx.signal);
+      const mine = listed.find((k) => maskedKeyMatches(k.key, connection.apiKey!));
+      expires = mine?.expires ?? expires;
+      scopes = mine?.scopes ?? scopes;
+      checks.push({ check: 'accepted', status: 'ok', detail: `the service accepts ${maskKey(connection.apiKey)}` });
+    } finally {
+      await client.close();
+    }
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    checks.push({
+      check: 'accepted',
+      status: status === 401 || status === 403 ? 'fail' : 'warn',
+      detail: status === 401 ? `the service refuses the key: ${(error as Error).message}` : `could not ask the service about the key: ${(error as Error).message}`,
+    });
+  }
+  const { status, daysLeft } = expiryStatus(expires, new Date());
+  checks.push({
+    check: 'expiry',
+    status: status === 'expired' ? 'fail' : status === 'expiring' ? 'warn' : 'ok',
+    detail:
+      status === 'unknown'
+        ? 'expiry unknown (add it with `keys add --expires`)'
+        : status === 'expired'
+          ? `expired on ${expires}`
+          : `expires ${expires} (${daysLeft} day${daysLeft === 1 ? '' : 's'} left)`,
+  });
+  const required = connection.keyProfile?.requires ?? (await ctx.setting<string[]>('required_scopes')) ?? [];
+  if (scopes === null) checks.push({ check: 'scopes', status: 'warn', detail: 'scopes unknown' });
+  else {
+    const missing = required.filter((s) => !scopes!.includes(s));
+    const cannot = Object.entries(ENDPOINTS)
+      .filter(([, e]) => e.scope && !scopes!.includes(e.scope))
+      .map(([op, e]) => `${op} (${e.scope})`);
+    checks.push({
+      check: 'scopes',
+      status: missing.length ? 'fail' : cannot.length ? 'warn' : 'ok',
+      detail: `${scopes.join(' ') || 'none'}${missing.length ? `; missing required ${missing.join(', ')}` : ''}${cannot.length ? `; cannot ${cannot.join(', ')}` : ''}`,
+    });
+  }
+  return checks;
+}

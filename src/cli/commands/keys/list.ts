@@ -1,0 +1,73 @@
+/** `sign-cli keys list`: every key, masked, with environment, scopes, last use and expiry. */
+import type { Command } from 'commander';
+import { ExitCode } from '../../../core/errors.js';
+import { relativeTime } from '../../../core/keys.js';
+import type { CommandContext } from '../../context.js';
+import { loadKeyRows, type KeyRow } from '../../key-rows.js';
+import type { Output } from '../../output.js';
+import { renderTable } from '../../table.js';
+import type { Action } from '../../run.js';
+
+export function registerList(keys: Command, action: Action): void {
+  keys
+    .command('list')
+    .description("list API keys: the service's listing merged with local profiles, keys masked")
+    .option('--local', 'only local profiles; no network')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli keys list\n  $ sign-cli keys list --local --json')
+    .action(action(listCommand));
+}
+
+/** "2027-06-30 (221 days)", yellow within 14 days, red once expired. */
+export function expiresCell(output: Output, row: KeyRow): string {
+  if (!row.expires) return output.out.dim('unknown');
+  const days = row.days_left ?? 0;
+  if (row.status === 'expired') return output.out.red(`${row.expires} (expired ${-days} day${days === -1 ? '' : 's'} ago)`);
+  const text = `${row.expires} (${days === 0 ? 'last day' : `${days} day${days === 1 ? '' : 's'} left`})`;
+  return row.status === 'expiring' ? output.out.yellow(text) : text;
+}
+
+async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Promise<number> {
+  const { output } = ctx;
+  const now = new Date();
+  const { rows, remoteProblem } = await loadKeyRows(ctx, { local: flags.local === true, now });
+  if (remoteProblem) output.warn(`could not read the service's key listing (${remoteProblem}); showing local profiles only`);
+  if (output.json) {
+    output.jsonDocument(
+      rows.map((r) => ({
+        name: r.name,
+        environment: r.environment,
+        key: r.key,
+        last_used: r.last_used,
+        expires: r.expires,
+        scopes: r.scopes,
+        status: r.status,
+        days_left: r.days_left,
+        source: r.source,
+        active: r.active,
+      })),
+    );
+    return ExitCode.ok;
+  }
+  if (rows.length === 0) {
+    output.info('no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service\'s listing');
+    return ExitCode.ok;
+  }
+  output.line(
+    renderTable(
+      output,
+      ['', 'name', 'environment', 'key', 'last used', 'expires', 'scopes', 'source'],
+      rows.map((r) => [
+        r.active ? output.out.green('*') : '',
+        r.name,
+        r.environment ?? '',
+        r.key,
+        relativeTime(r.last_used, now),
+        expiresCell(output, r),
+        r.scopes ? r.scopes.join(' ') : output.out.dim('unknown'),
+        r.source,
+      ]),
+    ),
+  );
+  if (rows.some((r) => r.active)) output.info('* the key sign-cli uses now');
+  return ExitCode.ok;
+}

@@ -1,0 +1,118 @@
+/**
+ * The merged view of API keys behind `keys list`, `keys check` and `doctor`:
+ * local profiles and the service's listing (GET /api/v1/api-keys), matched by
+ * masked key, each row marked with where it came from. Never holds a full key
+ * beyond the local profile it was read from; rows carry masked keys only.
+ */
+import { UsageError } from '../core/errors.js';
+import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
+import type { CommandContext } from './context.js';
+
+export type KeySource = 'local' | 'service' | 'local+service';
+
+export interface KeyRow {
+  name: string;
+  environment: string | null;
+  /** Masked. */
+  key: string;
+  last_used: string | null;
+  expires: string | null;
+  scopes: string[] | null;
+  status: ExpiryStatus;
+  days_left: number | null;
+  source: KeySource;
+  active: boolean;
+  /** Scopes this key is required to have (profile `requires`, else config required_scopes). */
+  required_scopes: string[];
+}
+
+export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME_RE.test(name)) {
+    throw new UsageError(`profile name ${JSON.stringify(name)} is not valid: use letters, digits, - and _ (up to 64), starting with a letter or digit`);
+  }
+  return name;
+}
+
+function latest(a: string | null | undefined, b: string | null | undefined): string | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+export interface KeyRowsResult {
+  rows: KeyRow[];
+  /** Why the service's listing is missing, when it is. */
+  remoteProblem: string | undefined;
+}
+
+export async function loadKeyRows(ctx: CommandContext, options: { local: boolean; now: Date; soonDays?: number }): Promise<KeyRowsResult> {
+  const config = await ctx.loadConfig();
+  const profiles = config.get('profiles') ?? {};
+  // "Active" means the key sign-cli would use right now (an env key wins over the active profile).
+  const inUse = (await ctx.resolveConnection()).apiKey;
+  const required = (await ctx.setting<string[]>('required_scopes')) ?? [];
+  const status = (expires: string | null) => expiryStatus(expires, options.now, options.soonDays);
+
+  const rows: KeyRow[] = Object.entries(profiles).map(([name, profile]) => {
+    const expires = profile.expires ?? null;
+    const { status: s, daysLeft } = status(expires);
+    if (profile.api_key) ctx.output.protect(profile.api_key);
+    return {
+      name,
+      environment: profile.environment ?? null,
+      key: profile.api_key ? maskKey(profile.api_key) : '',
+      last_used: profile.last_used ?? null,
+      expires,
+      scopes: profile.scopes ?? null,
+      status: s,
+      days_left: daysLeft,
+      source: 'local',
+      active: profile.api_key !== undefined && profile.api_key === inUse,
+      required_scopes: profile.requires ?? required,
+    };
+  });
+
+  if (options.local) return { rows, remoteProblem: undefined };
+  let listed: ListedKey[];
+  try {
+    const client = await ctx.client({ retry: { maxRetries: 1 } }, ['listApiKeys']);
+    try {
+      listed = await client.listApiKeys(ctx.signal);
+    } finally {
+      await client.close();
+    }
+  } catch (error) {
+    return { rows, remoteProblem: (error as Error).message };
+  }
+  for (const remote of listed) {
+    const match = Object.entries(profiles).find(([, p]) => p.api_key && remote.key && maskedKeyMatches(remote.key, p.api_key));
+    const row = match ? rows.find((r) => r.name === match[0]) : undefined;
+    if (row) {
+      // The service knows best about its own keys; local metadata fills the gaps.
+      row.source = 'local+service';
+      row.environment = remote.environment ?? row.environment;
+      row.expires = remote.expires ?? row.expires;
+      row.scopes = remote.scopes ?? row.scopes;
+      row.last_used = latest(remote.last_used, row.last_used);
+      Object.assign(row, (({ status: s, daysLeft }) => ({ status: s, days_left: daysLeft }))(status(row.expires)));
+      continue;
+    }
+    const { status: s, daysLeft } = status(remote.expires);
+    rows.push({
+      name: remote.name,
+      environment: remote.environment,
+      key: remote.key,
+      last_used: remote.last_used,
+      expires: remote.expires,
+      scopes: remote.scopes,
+      status: s,
+      days_left: daysLeft,
+      source: 'service',
+      active: inUse !== undefined && maskedKeyMatches(remote.key, inUse),
+      required_scopes: required,
+    });
+  }
+  return { rows, remoteProblem: undefined };
+}

@@ -1,0 +1,90 @@
+/**
+ * The settings `sign-cli config` manages: their names, where each lives in
+ * config.json, and how a value is checked before it is stored.
+ */
+import { UsageError } from '../core/errors.js';
+import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../core/endpoints.js';
+import { isScope } from '../core/keys.js';
+import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
+
+export interface SettingSpec {
+  describe: string;
+  /** Dotted path inside config.json. */
+  path: string;
+  /** Turns the text given to `config set` into the stored value, or throws a UsageError. */
+  parse(value: string): unknown;
+}
+
+function positiveNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a number greater than 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export const SETTINGS: Record<string, SettingSpec> = {
+  base_url: {
+    describe: 'service base URL used when no flag, env var or profile gives one',
+    path: 'settings.base_url',
+    parse: (value) => {
+      try {
+        return parseBaseUrl(value);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    },
+  },
+  default_profile: {
+    describe: 'the active profile (same as `keys use`)',
+    path: 'active_profile',
+    parse: (value) => value,
+  },
+  rate: { describe: 'requests per minute for envelopes create (default 600)', path: 'settings.rate', parse: (v) => positiveNumber('rate', v) },
+  timeout: { describe: 'per-request timeout in seconds (default 30)', path: 'settings.timeout', parse: (v) => positiveNumber('timeout', v) },
+  retries: {
+    describe: 'retries per request (default 5)',
+    path: 'settings.retries',
+    parse: (value) => {
+      if (!/^\d+$/.test(value.trim()) || Number(value) > 100) throw new UsageError(`retries must be a whole number from 0 to 100, got ${JSON.stringify(value)}`);
+      return Number(value);
+    },
+  },
+  webhook_scheme: {
+    describe: `default webhook signature scheme (${WEBHOOK_SCHEMES.join(', ')})`,
+    path: 'settings.webhook_scheme',
+    parse: (value) => {
+      if (!(WEBHOOK_SCHEMES as readonly string[]).includes(value)) throw new UsageError(`webhook_scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}, got ${JSON.stringify(value)}`);
+      return value;
+    },
+  },
+  required_scopes: {
+    describe: 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)',
+    path: 'settings.required_scopes',
+    parse: (value) => parseScopes(value.split(',').map((s) => s.trim()).filter(Boolean), 'required_scopes'),
+  },
+};
+
+export function parseScopes(values: string[], name: string): string[] {
+  for (const scope of values) {
+    if (!isScope(scope)) throw new UsageError(`${name}: ${JSON.stringify(scope)} is not a scope; use ${SCOPES.join(', ')}`);
+  }
+  return [...new Set(values)];
+}
+
+/** The spec of a setting name, including `paths.<operation>` for endpoint overrides. */
+export function settingSpec(name: string): SettingSpec {
+  const known = SETTINGS[name];
+  if (known) return known;
+  const op = /^paths\.(\w+)$/.exec(name)?.[1];
+  if (op !== undefined) {
+    if (!isOperation(op)) throw new UsageError(`unknown operation in ${name}`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
+    return {
+      describe: `path of ${op} (default ${ENDPOINTS[op].path})`,
+      path: `paths.${op}`,
+      parse: (value) => {
+        if (!value.startsWith('/')) throw new UsageError(`${name} must be a path starting with /, such as ${ENDPOINTS[op].path}`);
+        return value;
+      },
+    };
+  }
+  throw new UsageError(`unknown setting ${JSON.stringify(name)}`, { hint: `settings: ${[...Object.keys(SETTINGS), 'paths.<operation>'].join(', ')}` });
+}
