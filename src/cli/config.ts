@@ -28,8 +28,25 @@ export interface ConfigShape extends Record<string, unknown> {
 
 export const CONFIG_FILE_MODE = 0o600;
 
-export async function openConfig(env: NodeJS.ProcessEnv = process.env): Promise<Conf<ConfigShape>> {
+/**
+ * Loads conf without its signal hooks. conf writes through `atomically`, whose
+ * `when-exit` re-raises SIGINT/SIGTERM on the process after its clean-up: every
+ * Ctrl-C would arrive twice, and the second means "quit now" here (main.ts).
+ * sign-cli handles those signals itself; when-exit's 'exit' hook, which does
+ * the clean-up, stays.
+ */
+async function importConfQuietly(): Promise<typeof import('conf').default> {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGABRT', 'SIGALRM', 'SIGVTALRM', 'SIGXCPU', 'SIGXFSZ', 'SIGUSR2', 'SIGTRAP', 'SIGSYS', 'SIGIOT', 'SIGPROF', 'SIGBREAK', 'SIGIO', 'SIGPOLL', 'SIGPWR', 'SIGSTKFLT'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const { default: ConfClass } = await import('conf');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  }
+  return ConfClass;
+}
+
+export async function openConfig(env: NodeJS.ProcessEnv = process.env): Promise<Conf<ConfigShape>> {
+  const ConfClass = await importConfQuietly();
   const dir = env.SIGN_CONFIG_DIR;
   return new ConfClass<ConfigShape>({
     projectName: 'sign-cli',

@@ -1,31 +1,40 @@
 /**
- * Reading envelopes from files, directories and stdin. Every source is read
- * and parsed before anything is sent, and every parse error is reported.
+ * Where envelopes come from: JSON files, directories of them, NDJSON (one
+ * envelope per line, streamed so memory stays flat), or stdin. An input set
+ * can be read twice (a validation pass, then the sending pass); stdin is
+ * spooled to a temporary file for that.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { finished } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 
 export interface EnvelopeInput {
-  /** How the input is named in output: a path, `-` for stdin. */
+  /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
   source: string;
   value: unknown;
 }
 
-export interface ReadResult {
-  inputs: EnvelopeInput[];
-  errors: InputParseError[];
+/** One input as read: a parsed envelope, or where and why its JSON is broken. */
+export type ReadInput = EnvelopeInput | { source: string; error: InputParseError };
+
+export interface InputSet {
+  /** Stable across runs of the same command: names the create journal. */
+  identity: string;
+  read(): AsyncIterable<ReadInput>;
+  /** Removes anything spooled. */
+  close(): void;
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const NDJSON_EXTENSIONS = ['.ndjson', '.jsonl'];
 
-/** Expands directories to their `*.json` files (sorted, so runs are repeatable). */
-export function expandPaths(paths: string[]): string[] {
+/** Expands directories to their `*.json` (or, with --ndjson, `*.ndjson`/`*.jsonl`) files, sorted. */
+export function expandPaths(paths: string[], ndjson = false): string[] {
+  const extensions = ndjson ? NDJSON_EXTENSIONS : ['.json'];
   const out: string[] = [];
   for (const path of paths) {
     if (path === '-') {
@@ -46,31 +55,90 @@ export function expandPaths(paths: string[]): string[] {
       continue;
     }
     const files = readdirSync(path)
-      .filter((name) => name.toLowerCase().endsWith('.json'))
+      .filter((name) => extensions.some((ext) => name.toLowerCase().endsWith(ext)))
       .sort()
       .map((name) => join(path, name));
-    if (files.length === 0) throw new UsageError(`${path}: the directory has no *.json files`);
+    if (files.length === 0) throw new UsageError(`${path}: the directory has no ${extensions.map((e) => `*${e}`).join(' or ')} files`);
     out.push(...files);
   }
   if (out.filter((p) => p === '-').length > 1) throw new UsageError('-f - (stdin) can be given only once');
   return out;
 }
 
-export async function readEnvelopeInputs(paths: string[]): Promise<ReadResult> {
-  const result: ReadResult = { inputs: [], errors: [] };
-  for (const source of expandPaths(paths)) {
-    let text: string;
-    try {
-      text = source === '-' ? await readStdin() : readFileSync(source, 'utf8');
-    } catch (error) {
-      throw new UsageError(`${source}: cannot read: ${(error as Error).message}`);
-    }
-    try {
-      result.inputs.push({ source, value: parseJsonText(text, source) });
-    } catch (error) {
-      if (error instanceof InputParseError) result.errors.push(error);
-      else throw error;
-    }
+function parse(text: string, source: string, lineOffset = 0): ReadInput {
+  try {
+    return { source, value: parseJsonText(text, source, lineOffset) };
+  } catch (error) {
+    if (error instanceof InputParseError) return { source, error };
+    throw error;
   }
-  return result;
+}
+
+async function* readNdjson(path: string, name: string): AsyncGenerator<ReadInput> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === '') continue;
+    const parsed = parse(line, name, n - 1);
+    yield { ...parsed, source: `${name}:${n}` } as ReadInput;
+  }
+}
+
+/** Copies stdin to a private temporary file, hashing it on the way (its identity). */
+async function spoolStdin(): Promise<{ path: string; dir: string; hash: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
+  const path = join(dir, 'stdin');
+  const out = createWriteStream(path, { mode: 0o600 });
+  const hash = createHash('sha256');
+  for await (const chunk of process.stdin) {
+    hash.update(chunk as Buffer);
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  out.end();
+  await finished(out);
+  return { path, dir, hash: hash.digest('hex') };
+}
+
+export async function openInputs(paths: string[], ndjson: boolean): Promise<InputSet> {
+  const files = expandPaths(paths, ndjson);
+  const stdin = files.includes('-') ? await spoolStdin() : undefined;
+  const identity = createHash('sha256')
+    .update(ndjson ? 'ndjson\n' : 'json\n')
+    .update(files.map((f) => (f === '-' ? `stdin:${stdin!.hash}` : resolve(f))).join('\n'))
+    .digest('hex');
+  const physical = (file: string) => (file === '-' ? stdin!.path : file);
+  return {
+    identity,
+    async *read() {
+      for (const file of files) {
+        if (ndjson) {
+          yield* readNdjson(physical(file), file);
+          continue;
+        }
+        let text: string;
+        try {
+          text = readFileSync(physical(file), 'utf8');
+        } catch (error) {
+          throw new UsageError(`${file}: cannot read: ${(error as Error).message}`);
+        }
+        yield parse(text, file);
+      }
+    },
+    close: () => {
+      if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads every input into memory (for commands that handle few files, like `validate`). */
+export async function readAll(paths: string[], ndjson = false): Promise<ReadInput[]> {
+  const set = await openInputs(paths, ndjson);
+  try {
+    const out: ReadInput[] = [];
+    for await (const input of set.read()) out.push(input);
+    return out;
+  } finally {
+    set.close();
+  }
 }

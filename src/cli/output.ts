@@ -74,6 +74,7 @@ export class Output {
   }
 
   private writeOut(text: string): void {
+    this.clearStatus();
     if (!this.pending) {
       this.stdout.write(text);
       return;
@@ -98,7 +99,23 @@ export class Output {
   }
 
   info(text: string): void {
+    this.clearStatus();
     this.stderr.write(`${this.clean(text)}\n`);
+  }
+
+  /** Whether a status line is on screen, to be cleared before other output. */
+  private statusShown = false;
+
+  /** A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. */
+  status(text: string): void {
+    this.stderr.write(`\r\u001b[2K${this.clean(text)}`);
+    this.statusShown = text !== '';
+  }
+
+  private clearStatus(): void {
+    if (!this.statusShown) return;
+    this.stderr.write('\r\u001b[2K');
+    this.statusShown = false;
   }
 
   success(text: string): void {

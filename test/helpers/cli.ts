@@ -26,6 +26,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   }
   env.NO_COLOR = '1';
   env.SIGN_CONFIG_DIR ??= tempDir('sign-cli-config-');
+  // Create journals stay out of the real state dir; tests sharing one pass SIGN_STATE_DIR.
+  env.SIGN_STATE_DIR ??= tempDir('sign-cli-state-');
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;

@@ -1,25 +1,31 @@
 /**
  * The "validate everything first" step shared by `envelopes create` and
- * `envelopes validate`: parse errors and rule violations of every input are
- * collected before a single request could be sent.
+ * `envelopes validate`: a parse error or a broken rule of any input is found
+ * before a single request could be sent.
  */
-import type { FieldIssue, InputParseError } from '../../../core/errors.js';
-import type { EnvelopeInput } from '../../input.js';
+import type { FieldIssue } from '../../../core/errors.js';
+import type { ValidationResult } from '../../../core/envelope.js';
+import type { ReadInput } from '../../input.js';
 
-export interface CheckedInput extends EnvelopeInput {
+export interface CheckedInput {
+  source: string;
+  value: unknown;
   errors: FieldIssue[];
   warnings: FieldIssue[];
 }
 
-export async function checkInputs(inputs: EnvelopeInput[], parseErrors: InputParseError[]): Promise<CheckedInput[]> {
-  // zod is loaded only by commands that validate, so `--help` stays fast.
+export type Validator = (value: unknown) => ValidationResult;
+
+/** zod is loaded only by commands that validate, so `--help` stays fast. */
+export async function loadValidator(): Promise<Validator> {
   const { validateEnvelope } = await import('../../../core/envelope.js');
-  const checked: CheckedInput[] = parseErrors.map((error) => ({
-    source: error.source,
-    value: undefined,
-    errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}` }],
-    warnings: [],
-  }));
-  for (const input of inputs) checked.push({ ...input, ...validateEnvelope(input.value) });
-  return checked;
+  return (value) => validateEnvelope(value);
+}
+
+export function checkInput(input: ReadInput, validate: Validator): CheckedInput {
+  if ('error' in input) {
+    const { error } = input;
+    return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}` }], warnings: [] };
+  }
+  return { ...input, ...validate(input.value) };
 }

@@ -1,23 +1,38 @@
 /**
- * `sign-cli envelopes create`: read every input, validate every input, and
- * only then send, one Idempotency-Key per envelope, paced under the limit.
+ * `sign-cli envelopes create`: read and validate every input first, then send
+ * them, several at a time under the rate pacer, each with its own
+ * Idempotency-Key, recorded in a journal so that a re-run after a crash,
+ * a timeout or Ctrl-C finishes the rest without creating anything twice.
  */
-import { Command, Option } from 'commander';
-import { ExitCode, SignError, UsageError, ValidationError, exitCodeOf } from '../../../core/errors.js';
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
-import { checkIdempotencyKey, newIdempotencyKey } from '../../../core/idempotency.js';
-import type { SignClient } from '../../../core/client.js';
-import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
-import { readEnvelopeInputs } from '../../input.js';
-import { checkInputs, type CheckedInput } from './check-inputs.js';
+import { checkIdempotencyKey } from '../../../core/idempotency.js';
+import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
+import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import { openInputs, type InputSet } from '../../input.js';
+import { formatIssue } from '../../output.js';
+import { Progress } from '../../progress.js';
 import type { Action } from '../../run.js';
+import { checkInput, loadValidator } from './check-inputs.js';
 
 interface CreateOptions {
   file?: string[];
+  ndjson?: boolean;
   idempotencyKey?: string;
   dryRun?: boolean;
   rate?: string;
+  concurrency?: string;
+  journal?: string;
 }
+
+/** Requests in flight at once. Measured (bench/bulk.mjs): 32 reaches 6,000/min against a 200 ms service. */
+export const DEFAULT_CONCURRENCY = 32;
+/** Beyond this many, further problems are counted rather than printed. */
+const MAX_SHOWN_PROBLEMS = 50;
 
 /** One line of `--json` output per envelope (DESIGN.md §3). */
 export interface CreateReport {
@@ -27,6 +42,38 @@ export interface CreateReport {
   idempotency_key: string | null;
   envelope: unknown;
   error: { message: string; code?: string | undefined; hint?: string | undefined } | null;
+  /** True when an earlier run of the same command already created it (from the journal). */
+  skipped?: boolean;
+}
+
+export function registerCreate(envelopes: Command, action: Action): void {
+  envelopes
+    .command('create')
+    .description('create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent')
+    .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
+    .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: a fresh UUID per envelope')
+    .option('--dry-run', 'validate and show what would be sent, without sending')
+    .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
+    .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
+    .option('--journal <file>', 'where to keep the resume journal (default: one per command in ~/.local/state/sign-cli)')
+    .addHelpText(
+      'after',
+      `
+With no -f on a terminal, a prompt builds the envelope step by step.
+
+Examples:
+  $ sign-cli envelopes create -f examples/envelope.json
+  $ cat envelope.json | sign-cli envelopes create -f - --json
+  $ sign-cli envelopes create -f envelopes/ --dry-run
+  $ sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --rate 600 --json > results.ndjson`,
+    )
+    .action(action(createCommand));
+}
+
+/** `$SIGN_STATE_DIR`, else `$XDG_STATE_HOME/sign-cli`, else `~/.local/state/sign-cli`. */
+export function stateDir(env: NodeJS.ProcessEnv): string {
+  return env.SIGN_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'sign-cli');
 }
 
 function describeEnvelope(envelope: Record<string, unknown>): string {
@@ -35,148 +82,191 @@ function describeEnvelope(envelope: Record<string, unknown>): string {
   return `${JSON.stringify(envelope.title ?? '')} (${signers} signer${signers === 1 ? '' : 's'}${status})`;
 }
 
-export function registerCreate(envelopes: Command, action: Action): void {
-  envelopes
-    .command('create')
-    .description('create envelopes from JSON files, a directory or stdin; everything is validated before anything is sent')
-    .addOption(new Option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)').argParser(collect))
-    .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: a fresh UUID')
-    .option('--dry-run', 'validate and show what would be sent, without sending')
-    .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ sign-cli envelopes create -f examples/envelope.json
-  $ cat envelope.json | sign-cli envelopes create -f - --json
-  $ sign-cli envelopes create -f envelopes/ --dry-run`,
-    )
-    .action(action<CreateOptions>(createCommand));
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+/** Rate and concurrency, checked before any input is read. */
+async function pace(ctx: CommandContext, options: CreateOptions): Promise<{ rate: number; concurrency: number }> {
+  return {
+    rate: parsePositiveNumberOption('--rate', options.rate ?? String((await ctx.setting<number>('rate')) ?? 600)),
+    concurrency: parseIntegerOption('--concurrency', options.concurrency ?? String(DEFAULT_CONCURRENCY), 1, 1000),
+  };
 }
 
 async function createCommand(ctx: CommandContext, options: CreateOptions): Promise<number> {
-  const { output } = ctx;
   const files = options.file ?? [];
+  const pacing = await pace(ctx, options);
   if (files.length === 0) {
-    throw new UsageError('no envelope given: pass -f <file.json>, -f <directory>, or -f - to read JSON from stdin', {
-      hint: 'see `sign-cli envelopes create --help`',
-    });
+    if (!ctx.canPrompt) {
+      throw new UsageError('no envelope given: pass -f <file.json>, -f <directory>, or -f - to read JSON from stdin', {
+        hint: 'the step-by-step prompt needs a terminal, without --no-input or CI; see `sign-cli envelopes create --help`',
+      });
+    }
+    const { promptForEnvelope } = await import('../../interactive/envelope-prompt.js');
+    const prompted = await promptForEnvelope(ctx);
+    if (prompted === undefined) return ExitCode.ok;
+    return send(ctx, options, pacing, { prompted });
   }
-  const rate = parsePositiveNumberOption('--rate', options.rate ?? String((await ctx.setting<number>('rate')) ?? 600));
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
-
-  const { inputs, errors: parseErrors } = await readEnvelopeInputs(files);
-  const checked = await checkInputs(inputs, parseErrors);
-  if (options.idempotencyKey !== undefined && checked.length > 1) {
-    throw new UsageError(`--idempotency-key applies to one envelope, but ${checked.length} inputs were given`, {
-      hint: 'drop --idempotency-key; each envelope gets its own key',
-    });
-  }
-  for (const input of checked) output.warnIssues(input.source, input.warnings);
-  const invalid = checked.filter((input) => input.errors.length > 0);
-  if (invalid.length > 0) {
-    for (const input of invalid) output.error(new ValidationError(input.source, input.errors));
-    output.info(`${invalid.length} of ${checked.length} input${checked.length === 1 ? ' is' : 's are'} invalid; nothing was sent.`);
-    return ExitCode.usage;
-  }
-
-  if (options.dryRun) return dryRun(ctx, checked);
-
-  const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
-  let exitCode: number = ExitCode.ok;
+  const inputs = await openInputs(files, options.ndjson === true);
   try {
-    for (const input of checked) {
-      if (ctx.signal.aborted) break;
-      const report = await createOne(ctx, client, input, options.idempotencyKey);
-      if (report.code !== ExitCode.ok && exitCode === ExitCode.ok) exitCode = report.code;
-      // A key the service refuses will fail every other input the same way.
-      if (report.code === ExitCode.auth || report.code === ExitCode.interrupted) break;
+    const count = await validateAll(ctx, inputs);
+    if (count.invalid > 0) return ExitCode.usage;
+    if (options.idempotencyKey !== undefined && count.total > 1) {
+      throw new UsageError(`--idempotency-key applies to one envelope, but ${count.total} inputs were given`, {
+        hint: 'drop --idempotency-key; each envelope gets its own key',
+      });
     }
+    if (options.dryRun) return await dryRun(ctx, inputs, count.total);
+    return await send(ctx, options, pacing, { inputs, total: count.total });
   } finally {
-    await client.close();
+    inputs.close();
   }
-  return ctx.signal.aborted ? ExitCode.interrupted : exitCode;
 }
 
-async function createOne(
-  ctx: CommandContext,
-  client: SignClient,
-  input: CheckedInput,
-  idempotencyKey: string | undefined,
-): Promise<{ code: number }> {
+/** The validation pass: every input, streamed; every problem reported; nothing sent. */
+async function validateAll(ctx: CommandContext, inputs: InputSet): Promise<{ total: number; invalid: number }> {
   const { output } = ctx;
-  // The key is fixed before the first attempt so that a failure message can name it for a safe re-run.
-  const key = idempotencyKey ?? newIdempotencyKey();
-  try {
-    const result = await client.createEnvelope(input.value, { idempotencyKey: key, signal: ctx.signal, source: input.source });
-    const envelope = result.envelope;
-    if (output.json) {
-      output.jsonLine({
-        input: input.source,
-        status: 'created',
-        http_status: result.status,
-        idempotency_key: result.idempotencyKey,
-        envelope,
-        error: null,
-      } satisfies CreateReport);
-    } else {
-      const id = typeof envelope.id === 'string' ? envelope.id : '(no id in response)';
-      const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', first response replayed' : ''}`) : '';
-      output.line(`${output.out.green('✓')} created ${output.out.bold(id)} from ${input.source}: ${describeEnvelope(envelope)}${retried}`);
+  const validate = await loadValidator();
+  let total = 0;
+  let invalid = 0;
+  let shownErrors = 0;
+  let warnings = 0;
+  for await (const read of inputs.read()) {
+    total++;
+    const input = checkInput(read, validate);
+    for (const warning of input.warnings) if (warnings++ < MAX_SHOWN_PROBLEMS) output.warn(formatIssue(input.source, warning));
+    if (input.errors.length > 0) {
+      invalid++;
+      if (shownErrors < MAX_SHOWN_PROBLEMS) output.error(new ValidationError(input.source, input.errors));
+      shownErrors += input.errors.length;
     }
-    return { code: ExitCode.ok };
-  } catch (error) {
-    const code = exitCodeOf(error);
-    const status = (error as { status?: unknown }).status;
-    if (output.json) {
-      output.jsonLine({
-        input: input.source,
-        status: 'failed',
-        http_status: typeof status === 'number' ? status : null,
-        idempotency_key: key,
-        envelope: null,
-        error: {
-          message: (error as Error).message,
-          code: (error as { code?: string }).code,
-          hint: error instanceof SignError ? error.hint : undefined,
-        },
-      } satisfies CreateReport);
-    }
-    if (code === ExitCode.interrupted) {
-      output.error(
-        new SignError(`interrupted while creating ${input.source}; it may or may not have been created`, {
-          hint: `re-run with --idempotency-key ${key} to finish without a duplicate`,
-        }),
-      );
-    } else {
-      output.error(error);
-    }
-    return { code };
   }
+  if (warnings > MAX_SHOWN_PROBLEMS) output.warn(`… and ${warnings - MAX_SHOWN_PROBLEMS} more warnings`);
+  if (total === 0) throw new UsageError('the input holds no envelope');
+  if (invalid > 0) {
+    if (shownErrors > MAX_SHOWN_PROBLEMS) output.info(`… errors in ${invalid} inputs in all (\`sign-cli envelopes validate\` lists every one)`);
+    output.info(`${invalid} of ${total} input${total === 1 ? ' is' : 's are'} invalid; nothing was sent.`);
+  }
+  return { total, invalid };
 }
 
-async function dryRun(ctx: CommandContext, checked: CheckedInput[]): Promise<number> {
+async function dryRun(ctx: CommandContext, inputs: InputSet, total: number): Promise<number> {
   const { output } = ctx;
   const { baseUrl } = await ctx.resolveConnection();
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
-  for (const input of checked) {
+  for await (const read of inputs.read()) {
+    if ('error' in read) continue; // cannot happen after a clean validation pass
     if (output.json) {
-      output.jsonLine({
-        input: input.source,
-        status: 'valid',
-        http_status: null,
-        idempotency_key: null,
-        envelope: input.value,
-        error: null,
-      } satisfies CreateReport);
-    } else {
-      output.line(`${output.out.green('✓')} ${input.source}: valid; would POST to ${url}`);
+      output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null } satisfies CreateReport);
+    } else if (total <= MAX_SHOWN_PROBLEMS) {
+      output.line(`${output.out.green('✓')} ${read.source}: valid; would POST to ${url}`);
     }
   }
-  output.info(`dry run: ${checked.length} envelope${checked.length === 1 ? '' : 's'} valid, nothing sent`);
+  output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_SHOWN_PROBLEMS && !output.json ? ` (would POST to ${url})` : ''}`);
   return ExitCode.ok;
+}
+
+function journalPath(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string): string {
+  if (options.journal) return options.journal;
+  const name = createHash('sha256').update(`${baseUrl}\n${identity}`).digest('hex').slice(0, 24);
+  return join(stateDir(ctx.env), 'journals', `create-${name}.jsonl`);
+}
+
+type Source = { inputs: InputSet; total: number } | { prompted: unknown };
+
+/** The sending pass, for an input set or one prompted envelope. */
+async function send(ctx: CommandContext, options: CreateOptions, { rate, concurrency }: { rate: number; concurrency: number }, source: Source): Promise<number> {
+  const { output } = ctx;
+  const total = 'inputs' in source ? source.total : 1;
+  const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
+  const [{ runBulk }, { CreateJournal }] = await Promise.all([import('../../../core/bulk.js'), import('../../../core/journal.js')]);
+  // A prompted envelope has no file to come back to: no journal, a fresh key.
+  const journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl)) : undefined;
+  if (journal && journal.resumed > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
+  const progress = new Progress(output, total);
+  // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
+  const stop = ctx.signal;
+  const onOutcome = (outcome: BulkOutcome) => {
+    progress.count(outcome.status);
+    report(ctx, outcome, total > 1);
+  };
+  let summary: BulkSummary;
+  try {
+    summary = await runBulk({
+      inputs: 'inputs' in source ? adapt(source.inputs.read()) : single(source.prompted),
+      create: (value, opts) => client.createEnvelope(value, opts),
+      concurrency,
+      journal,
+      fixedKey: options.idempotencyKey,
+      stop,
+      onOutcome,
+      onEdited: (ref) => output.warn(`${ref} changed since the earlier run; sent as a new envelope`),
+    });
+  } finally {
+    progress.done();
+    await client.close();
+    journal?.close();
+  }
+  // Interrupted after the last input went through is still complete: nothing is left to resume.
+  const complete = summary.failed === 0 && !summary.notAttempted;
+  if (complete) journal?.discard();
+  if (total > 1 || summary.skipped > 0 || summary.stoppedBy === 'interrupt') {
+    output.info(
+      `created ${summary.created}, skipped ${summary.skipped} (already created), failed ${summary.failed}` +
+        (summary.notAttempted ? ', the rest not attempted' : '') +
+        (journal && !complete ? `; re-run the same command to finish without duplicates (journal ${journal.path})` : ''),
+    );
+  }
+  if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
+  if (summary.stoppedBy === 'auth') return ExitCode.auth;
+  return summary.failed > 0 ? ExitCode.failed : ExitCode.ok;
+}
+
+async function* adapt(reads: AsyncIterable<{ source: string; value?: unknown }>) {
+  for await (const read of reads) yield { ref: read.source, value: read.value };
+}
+
+async function* single(value: unknown) {
+  yield { ref: 'prompt', value };
+}
+
+function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean): void {
+  const { output } = ctx;
+  if (outcome.status === 'created') {
+    const { result } = outcome;
+    const envelope = result.envelope;
+    if (output.json) {
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null } satisfies CreateReport);
+      return;
+    }
+    const id = typeof envelope.id === 'string' ? envelope.id : '(no id in response)';
+    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', first response replayed' : ''}`) : result.replayed ? output.out.dim(' (replayed by the service)') : '';
+    output.line(`${output.out.green('✓')} created ${output.out.bold(id)} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
+    return;
+  }
+  if (outcome.status === 'skipped') {
+    if (output.json) {
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, skipped: true } satisfies CreateReport);
+    } else {
+      output.line(`${output.out.dim('=')} ${outcome.ref}: already created by an earlier run${outcome.envelopeId ? ` (${outcome.envelopeId})` : ''}; skipped`);
+    }
+    return;
+  }
+  const { error } = outcome;
+  const status = (error as { status?: unknown }).status;
+  if (output.json) {
+    output.jsonLine({
+      input: outcome.ref,
+      status: 'failed',
+      http_status: typeof status === 'number' ? status : null,
+      idempotency_key: outcome.key,
+      envelope: null,
+      error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: error instanceof SignError ? error.hint : undefined },
+    } satisfies CreateReport);
+  }
+  output.error(nameInput ? named(outcome.ref, error) : error);
+}
+
+/** The same error, its message prefixed with the input it is about (for display only). */
+function named(ref: string, error: unknown): unknown {
+  if (!(error instanceof SignError) || error instanceof ValidationError) return error;
+  return new SignError(`${ref}: ${error.message}`, error.hint ? { hint: error.hint } : {});
 }

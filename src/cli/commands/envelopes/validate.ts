@@ -2,34 +2,40 @@
 import type { Command } from 'commander';
 import { ExitCode, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { readEnvelopeInputs } from '../../input.js';
+import { openInputs } from '../../input.js';
 import type { Action } from '../../run.js';
-import { checkInputs } from './check-inputs.js';
+import { checkInput, loadValidator } from './check-inputs.js';
 
 export function registerValidate(envelopes: Command, action: Action): void {
   envelopes
     .command('validate')
     .description('check envelope files against the request rules without sending anything')
     .argument('<path...>', 'envelope JSON files, directories of *.json, or - for stdin')
-    .addHelpText('after', '\nExample:\n  $ sign-cli envelopes validate examples/envelope.json')
+    .option('--ndjson', 'the files hold one envelope per line')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes validate examples/envelope.json\n  $ sign-cli envelopes validate --ndjson examples/envelopes.ndjson')
     .action(action(validateCommand));
 }
 
-async function validateCommand(ctx: CommandContext, _options: unknown, paths: string[]): Promise<number> {
+async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean }, paths: string[]): Promise<number> {
   const { output } = ctx;
-  const { inputs, errors } = await readEnvelopeInputs(paths);
-  const checked = await checkInputs(inputs, errors);
+  const validate = await loadValidator();
+  const inputs = await openInputs(paths, options.ndjson === true);
   let invalid = 0;
-  for (const input of checked) {
-    const valid = input.errors.length === 0;
-    if (!valid) invalid++;
-    if (output.json) {
-      output.jsonLine({ input: input.source, valid, errors: input.errors, warnings: input.warnings });
-      continue;
+  try {
+    for await (const read of inputs.read()) {
+      const input = checkInput(read, validate);
+      const valid = input.errors.length === 0;
+      if (!valid) invalid++;
+      if (output.json) {
+        output.jsonLine({ input: input.source, valid, errors: input.errors, warnings: input.warnings });
+        continue;
+      }
+      output.warnIssues(input.source, input.warnings);
+      if (valid) output.line(`${output.out.green('✓')} ${input.source}: valid`);
+      else output.error(new ValidationError(input.source, input.errors));
     }
-    output.warnIssues(input.source, input.warnings);
-    if (valid) output.line(`${output.out.green('✓')} ${input.source}: valid`);
-    else output.error(new ValidationError(input.source, input.errors));
+  } finally {
+    inputs.close();
   }
   return invalid > 0 ? ExitCode.usage : ExitCode.ok;
 }
