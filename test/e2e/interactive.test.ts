@@ -1,0 +1,146 @@
+/**
+ * The interactive create, driven as a person would: the built binary in a
+ * real terminal (tmux), keys sent one answer at a time, the screen read back.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
+
+const SESSION = `sign-cli-test-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-t', SESSION, '-S', '-200');
+
+async function waitFor(text: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  // Used for what appears once; prompts asked several times go through answer().
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const shown = screen();
+    if (typeof text === 'string' ? shown.includes(text) : text.test(shown)) return shown;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${shown}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const asked = new Map<string, number>();
+const occurrences = (text: string, shown: string) => shown.split(text).length - 1;
+
+/** Waits for a prompt (its next appearance, when it was asked before), then answers it. */
+async function answer(prompt: string, ...keys: string[]): Promise<void> {
+  const times = (asked.get(prompt) ?? 0) + 1;
+  asked.set(prompt, times);
+  const deadline = Date.now() + 10_000;
+  while (occurrences(prompt, screen()) < times) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for "${prompt}" (#${times}); screen:\n${screen()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  for (const key of keys) tmux('send-keys', '-t', SESSION, ...(key.startsWith('{') ? [key.slice(1, -1)] : ['-l', key]));
+  await new Promise((r) => setTimeout(r, 60));
+}
+
+let sandbox: SandboxProcess;
+beforeAll(async () => {
+  sandbox = await startSandboxProcess();
+});
+afterAll(async () => {
+  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  await sandbox?.stop();
+});
+
+describe('keys add, with the hidden prompt', () => {
+  it('reads the key without echoing it and stores it', async () => {
+    const configDir = tempDir();
+    const key = 'sk_live_TypedAtTheTerminal0123456789';
+    const command = `cd ${ROOT} && env -u CI SIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} keys add laptop; echo "EXIT=$?"; sleep 60`;
+    tmux('new-session', '-d', '-s', `${SESSION}-keys`, '-x', '200', '-y', '20', command);
+    try {
+      const capture = () => tmux('capture-pane', '-p', '-t', `${SESSION}-keys`);
+      const deadline = Date.now() + 10_000;
+      while (!capture().includes('API key for profile laptop')) {
+        if (Date.now() > deadline) throw new Error(`no prompt; screen:\n${capture()}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      tmux('send-keys', '-t', `${SESSION}-keys`, '-l', key);
+      tmux('send-keys', '-t', `${SESSION}-keys`, 'Enter');
+      while (!/EXIT=\d/.test(capture())) {
+        if (Date.now() > deadline) throw new Error(`did not finish; screen:\n${capture()}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const shown = capture();
+      expect(shown).toContain('EXIT=0');
+      expect(shown).not.toContain(key.slice(8, -4));
+      expect(shown).toContain('sk_live_****6789');
+      expect(JSON.parse(readFileSync(`${configDir}/config.json`, 'utf8')).profiles.laptop.api_key).toBe(key);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', `${SESSION}-keys`]);
+    }
+  });
+});
+
+describe('envelopes create, interactively', () => {
+  it('builds an envelope answer by answer in a real terminal and creates it', async () => {
+    const env = [
+      `SIGN_BASE_URL=${sandbox.baseUrl}`,
+      `SIGN_API_KEY=${sandbox.apiKey}`,
+      `SIGN_CONFIG_DIR=${tempDir()}`,
+      `SIGN_STATE_DIR=${tempDir()}`,
+      'NO_COLOR=1',
+    ].join(' ');
+    // `env -u CI`: this is a person at a terminal, even when the suite runs in CI.
+    const command = `cd ${ROOT} && env -u CI ${env} ${process.execPath} ${BIN} envelopes create; echo "EXIT=$?"; sleep 60`;
+    tmux('new-session', '-d', '-s', SESSION, '-x', '200', '-y', '50', command);
+
+    const before = await sandbox.envelopeCount();
+    await answer('Title', 'Lease from the terminal', '{Enter}');
+    await answer('Contract ID', 'CTR-TTY-1', '{Enter}');
+    await answer('Document template ID', 'tpl_lease', '{Enter}');
+    await answer('Template version', '{Enter}');
+    await answer('Signer 1: full name', 'Layla Haddad', '{Enter}');
+    await answer('Signer 1: delivery channel', '{Enter}'); // email
+    await answer('Signer 1: e-mail', 'layla@example.com', '{Enter}');
+    await answer('Signer 1: identity verification', '{Down}', '{Enter}'); // uae_pass
+    await answer('Signer 1: signing order', '{Enter}');
+    await answer('Add another signer?', 'y', '{Enter}');
+    await answer('Signer 2: full name', 'Omar Khalil', '{Enter}');
+    await answer('Signer 2: delivery channel', '{Down}', '{Enter}'); // whatsapp
+    // A wrong answer is refused on the spot, with the rule and the fix.
+    await answer('Signer 2: phone', '0501234567', '{Enter}');
+    await waitFor('a leading + and digits only');
+    tmux('send-keys', '-t', SESSION, ...Array<string>(10).fill('BSpace'));
+    tmux('send-keys', '-t', SESSION, '-l', '+971501234567');
+    tmux('send-keys', '-t', SESSION, 'Enter');
+    await answer('Signer 2: identity verification', '{Enter}'); // none
+    await answer('Signer 2: signing order', '{Enter}');
+    await answer('Add another signer?', '{Enter}'); // no
+    await answer('Must signers sign in order?', '{Enter}'); // yes
+    await answer('Signature level', '{Down}', '{Enter}'); // advanced
+    await answer('Expires in how many days', '14', '{Enter}');
+    await answer('Locale of the signing experience', 'ar', '{Enter}');
+    await answer('Webhook URL', '{Enter}');
+    await answer('Save this JSON to a file?', '{Enter}');
+    await answer('Send it now?', '{Enter}');
+    const shown = await waitFor(/EXIT=\d+/, 15_000);
+    expect(shown).toMatch(/created env_\w+/);
+    expect(shown).toContain('EXIT=0');
+    // The summary was shown before sending.
+    expect(shown).toContain('"phone": "+971501234567"');
+
+    expect(await sandbox.envelopeCount()).toBe(before + 1);
+    const id = /created (env_\w+)/.exec(shown)![1]!;
+    const envelope = (await (await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } })).json()) as Record<string, unknown>;
+    expect(envelope).toMatchObject({
+      title: 'Lease from the terminal',
+      contract_id: 'CTR-TTY-1',
+      document: { template_id: 'tpl_lease', version: 1 },
+      sequential: true,
+      signature_level: 'advanced',
+      expires_in_days: 14,
+      locale: 'ar',
+      signers: [
+        { name: 'Layla Haddad', channel: 'email', email: 'layla@example.com', verification: 'uae_pass', order: 1 },
+        { name: 'Omar Khalil', channel: 'whatsapp', phone: '+971501234567', order: 2 },
+      ],
+    });
+  }, 60_000);
+});
