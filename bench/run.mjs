@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark, each compared with a baseline measured in
 // the same run. Prints ratios; never fails a build on timing.
+import { benchBulk } from './bulk.mjs';
 import { benchListener } from './listener.mjs';
 
 const only = process.argv[2];
-const benches = { listener: benchListener };
+const benches = { listener: benchListener, bulk: benchBulk };
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;
