@@ -3,6 +3,7 @@
  * (base URL, API key, profile) resolved with the precedence of DESIGN.md §2.
  */
 import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
 import { ENDPOINTS, isOperation, parseBaseUrl, type Operation, type PathOverrides } from '../core/endpoints.js';
@@ -57,6 +58,8 @@ export class CommandContext {
   readonly output: Output;
   /** Set by long-running servers (listen, sandbox), for which Ctrl-C is the normal way to stop. */
   serving = false;
+  /** The commander command being run (for commands that look at the command tree). */
+  command: Command | undefined;
   private config: Conf<ConfigShape> | undefined;
   private connection: Connection | undefined;
 

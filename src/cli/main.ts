@@ -22,6 +22,7 @@ import { registerList } from './commands/keys/list.js';
 import { registerCheck } from './commands/keys/check.js';
 import { registerConfig } from './commands/config/config.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
+import { registerCompletion } from './commands/completion/completion.js';
 
 export function buildProgram(state: RunState): Command {
   const action = makeAction(state);
@@ -60,6 +61,7 @@ export function buildProgram(state: RunState): Command {
   registerConfig(program, action);
   registerDoctor(program, action);
   registerSandbox(program, action);
+  registerCompletion(program, action);
 
   // Every command inherits exit handling so usage errors anywhere map to exit 2.
   const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];

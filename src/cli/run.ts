@@ -21,6 +21,7 @@ export function makeAction(state: RunState): Action {
       const options = command.optsWithGlobals() as O & GlobalOptions;
       const positional = args.slice(0, -2).flat() as string[];
       const ctx = new CommandContext(options, state.signal);
+      ctx.command = command;
       state.context = ctx;
       state.exitCode = await fn(ctx, options, positional);
       await ctx.finish();
