@@ -171,10 +171,17 @@ describe('envelopes create', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
     const before = await sandbox.envelopeCount();
     try {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise<void>((resolve) => {
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (c: string) => {
+          stderr += c;
+          if (stderr.includes('> POST')) resolve();
+        });
+      });
+      await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGINT');
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code).toBe(130);
@@ -190,8 +197,16 @@ describe('envelopes create', () => {
     const before = await sandbox.envelopeCount();
     const state = { SIGN_STATE_DIR: tempDir('sign-cli-resume-') };
     try {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE], { env: cleanEnv({ ...env, ...state }), stdio: ['ignore', 'pipe', 'pipe'] });
-      await new Promise((r) => setTimeout(r, 600));
+      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv({ ...env, ...state }), stdio: ['ignore', 'pipe', 'pipe'] });
+      // Interrupt only once the request is on the wire (a loaded machine may take a while to get there).
+      await new Promise<void>((resolve) => {
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (c: string) => {
+          stderr += c;
+          if (stderr.includes('> POST')) resolve();
+        });
+      });
+      await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGINT');
       await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGINT');
