@@ -4,6 +4,7 @@
  * environment never touches the file.
  */
 import type Conf from 'conf';
+import { UsageError } from '../core/errors.js';
 
 export interface Profile {
   api_key?: string;
@@ -48,10 +49,20 @@ async function importConfQuietly(): Promise<typeof import('conf').default> {
 export async function openConfig(env: NodeJS.ProcessEnv = process.env): Promise<Conf<ConfigShape>> {
   const ConfClass = await importConfQuietly();
   const dir = env.SIGN_CONFIG_DIR;
-  return new ConfClass<ConfigShape>({
-    projectName: 'sign-cli',
-    projectSuffix: '',
-    configFileMode: CONFIG_FILE_MODE,
-    ...(dir ? { cwd: dir } : {}),
-  });
+  try {
+    return new ConfClass<ConfigShape>({
+      projectName: 'sign-cli',
+      projectSuffix: '',
+      configFileMode: CONFIG_FILE_MODE,
+      ...(dir ? { cwd: dir } : {}),
+    });
+  } catch (error) {
+    // conf passes on V8's parse error, which quotes the file's text: it may hold a key. Name only the file.
+    if (error instanceof SyntaxError) {
+      throw new UsageError(`the config file ${dir ? `${dir}/config.json` : '(sign-cli config.json)'} is not valid JSON`, {
+        hint: 'fix it by hand, or move it away and add keys again with `sign-cli keys add`',
+      });
+    }
+    throw error;
+  }
 }

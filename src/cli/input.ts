@@ -103,9 +103,10 @@ async function spoolStdin(): Promise<{ path: string; dir: string; hash: string }
 export async function openInputs(paths: string[], ndjson: boolean): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
   const stdin = files.includes('-') ? await spoolStdin() : undefined;
+  // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   const identity = createHash('sha256')
     .update(ndjson ? 'ndjson\n' : 'json\n')
-    .update(files.map((f) => (f === '-' ? `stdin:${stdin!.hash}` : resolve(f))).join('\n'))
+    .update(paths.map((p) => (p === '-' ? `stdin:${stdin!.hash}` : resolve(p))).join('\n'))
     .digest('hex');
   const physical = (file: string) => (file === '-' ? stdin!.path : file);
   return {

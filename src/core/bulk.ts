@@ -41,8 +41,6 @@ export interface BulkOptions {
   /** Aborting stops taking new inputs; requests in flight are waited for, never cut. */
   stop?: AbortSignal | undefined;
   onOutcome(outcome: BulkOutcome): void;
-  /** An input whose content differs from what the journal recorded under its reference. */
-  onEdited?(ref: string): void;
 }
 
 export function contentHash(value: unknown): string {
@@ -55,26 +53,31 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const { journal } = options;
   const stopping = () => summary.stoppedBy !== undefined || options.stop?.aborted === true;
 
+  /** Inputs of each content seen so far: the n-th copy of a content is its own envelope. */
+  const copies = new Map<string, number>();
+
   async function handle(input: BulkInput): Promise<void> {
     const hash = contentHash(input.value);
-    const known = journal?.lookup(input.ref, hash);
+    const copy = (copies.get(hash) ?? 0) + 1;
+    copies.set(hash, copy);
+    const id = `${hash}#${copy}`;
+    const known = journal?.lookup(id);
     if (known?.state === 'created') {
       summary.skipped++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    if (journal?.changed(input.ref, hash)) options.onEdited?.(input.ref);
     // A key in doubt from an earlier run is reused, so the service can replay instead of creating twice.
     const key = known?.key ?? options.fixedKey ?? newIdempotencyKey();
-    journal?.record({ ref: input.ref, hash, key, state: 'sending' });
+    journal?.record({ id, ref: input.ref, key, state: 'sending' });
     try {
       const result = await options.create(input.value, { idempotencyKey: key, source: input.ref });
-      const id = (result.envelope as { id?: unknown }).id;
-      journal?.record({ ref: input.ref, hash, key, state: 'created', ...(typeof id === 'string' ? { envelope_id: id } : {}) });
+      const envelopeId = (result.envelope as { id?: unknown }).id;
+      journal?.record({ id, ref: input.ref, key, state: 'created', ...(typeof envelopeId === 'string' ? { envelope_id: envelopeId } : {}) });
       summary.created++;
       options.onOutcome({ ref: input.ref, status: 'created', key, result });
     } catch (error) {
-      journal?.record({ ref: input.ref, hash, key, state: 'failed', error: (error as Error).message });
+      journal?.record({ id, ref: input.ref, key, state: 'failed', error: (error as Error).message });
       summary.failed++;
       if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });

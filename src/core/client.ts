@@ -183,8 +183,13 @@ export class SignClient {
     if (errors.length > 0) throw new ValidationError(options.source ?? 'envelope', errors);
     const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
     const response = await this.send<T>('createEnvelope', { body: envelope, idempotencyKey, signal: options.signal });
+    // SPEC §4.1 does not show the response: a 2xx is a created envelope whatever its body;
+    // without an object, the id is taken from the Location header when there is one.
+    const data = response.data as unknown;
+    const location = response.headers.location?.split('/').filter(Boolean).at(-1);
+    const created = data !== null && typeof data === 'object' && !Array.isArray(data) ? data : location ? { id: location } : {};
     return {
-      envelope: response.data,
+      envelope: created as T,
       status: response.status,
       idempotencyKey,
       replayed: response.headers['idempotent-replayed'] === 'true',

@@ -15,16 +15,22 @@
  * request that was sent (within the service's key retention; see
  * docs/assumptions.md).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readLog } from './append-log.js';
 
 export type JournalState = 'sending' | 'created' | 'failed';
 
 export interface JournalEntry {
-  /** The input reference: a path, `path:line` for NDJSON, `-` or `-:line` for stdin. */
+  /**
+   * What identifies an input across runs: its content hash and how many
+   * inputs with the same content came before it (`<sha256>#<n>`). Content,
+   * not position, so a renamed path, a moved line or an added file cannot
+   * make a created envelope look new.
+   */
+  id: string;
+  /** Where the input was last seen (a path, `path:line`), for people reading the journal. */
   ref: string;
-  /** Hash of the input's content, so an edited input is not mistaken for the one journaled. */
-  hash: string;
   key: string;
   state: JournalState;
   envelope_id?: string;
@@ -38,34 +44,21 @@ export class CreateJournal {
   readonly resumed: number;
 
   constructor(readonly path: string) {
-    let text = '';
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    for (const line of text.split('\n')) {
+    for (const line of readLog(path).split('\n')) {
       if (!line.trim()) continue;
       try {
         const entry = JSON.parse(line) as JournalEntry;
-        if (typeof entry.ref === 'string' && typeof entry.key === 'string') this.entries.set(entry.ref, entry);
+        if (typeof entry.id === 'string' && typeof entry.key === 'string') this.entries.set(entry.id, entry);
       } catch {
-        // A line torn by a kill mid-write: the entry before it still stands.
+        // Not a journal line (a hand edit?): skipped; the entries around it still stand.
       }
     }
     this.resumed = this.entries.size;
   }
 
-  /** What the journal knows of an input, if it is the same content. */
-  lookup(ref: string, hash: string): JournalEntry | undefined {
-    const entry = this.entries.get(ref);
-    return entry && entry.hash === hash ? entry : undefined;
-  }
-
-  /** A different content was journaled under this reference (the input was edited since). */
-  changed(ref: string, hash: string): boolean {
-    const entry = this.entries.get(ref);
-    return entry !== undefined && entry.hash !== hash;
+  /** What the journal knows of an input. */
+  lookup(id: string): JournalEntry | undefined {
+    return this.entries.get(id);
   }
 
   record(entry: JournalEntry): void {
@@ -74,7 +67,7 @@ export class CreateJournal {
       this.fd = openSync(this.path, 'a', 0o600);
     }
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
-    this.entries.set(entry.ref, entry);
+    this.entries.set(entry.id, entry);
   }
 
   close(): void {

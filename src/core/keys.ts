@@ -5,22 +5,26 @@
  */
 import { SCOPES, type Scope } from './endpoints.js';
 
-/** A type prefix such as `sk_live_`, `sk_test_` or `whsec_`: lower-case words ending in `_`. */
-const PREFIX_RE = /^(?:[a-z]{1,8}_){1,2}/;
+/**
+ * Type prefixes shown in full: Stripe-style `sk_live_`, `pk_test_`, `rk_…_`,
+ * and `whsec_`. Anything else counts as secret from the first character.
+ */
+const PREFIX_RE = /^(?:(?:sk|pk|rk|ak)_(?:[a-z]{2,8}_)?|whsec_)/;
 /** Below this many secret characters a key shows no tail at all, so little is ever revealed. */
 const MIN_SECRET_FOR_TAIL = 12;
+/** Without a type prefix, the first four characters show only on keys at least this long. */
+const MIN_LENGTH_FOR_LEAD = 20;
 const HIDDEN = '****';
-/** Characters services use to hide the middle of a key. */
-const MASK_CHARS = /[*•…]|\.{3}|x{4,}/;
+/** How services hide the middle of a key. Letters are never taken for a mask: a real key may contain "xxxx". */
+const MASK_RE = /^(.*?)(?:\*+|•+|…|\.{3,})(.{4})$/;
 
+/** The key as SPEC §2.3 shows it: the leading part and the last four characters. */
 export function maskKey(key: string): string {
   const value = key.trim();
   const prefix = PREFIX_RE.exec(value)?.[0] ?? '';
   const secret = value.slice(prefix.length);
   if (secret.length < MIN_SECRET_FOR_TAIL) return `${prefix}${HIDDEN}`;
-  // Without a type prefix the "leading part" is the first four characters,
-  // shown only when at least eight characters stay hidden.
-  const lead = prefix || (secret.length >= 16 ? secret.slice(0, 4) : '');
+  const lead = prefix || (secret.length >= MIN_LENGTH_FOR_LEAD ? secret.slice(0, 4) : '');
   return `${lead}${HIDDEN}${secret.slice(-4)}`;
 }
 
@@ -36,7 +40,7 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 
 /** True when a key shown by a service is already masked (it hides something). */
 export function looksMasked(shown: string): boolean {
-  return MASK_CHARS.test(shown);
+  return MASK_RE.test(shown);
 }
 
 /** A key as the service shows it, made safe to print: masked again unless already masked. */
@@ -49,11 +53,10 @@ export function displayKey(shown: string): string {
  * full key: same visible start, same last four characters.
  */
 export function maskedKeyMatches(masked: string, fullKey: string): boolean {
-  const parts = masked.split(MASK_CHARS);
-  if (parts.length < 2) return masked === fullKey;
-  const head = parts[0]!;
-  const tail = parts[parts.length - 1]!.replace(/^[*•.x]+/, '');
-  return tail.length >= 4 && fullKey.startsWith(head) && fullKey.endsWith(tail) && fullKey.length > head.length + tail.length;
+  const match = MASK_RE.exec(masked);
+  if (!match) return masked === fullKey;
+  const [, head, tail] = match as unknown as [string, string, string];
+  return fullKey.startsWith(head) && fullKey.endsWith(tail) && fullKey.length >= head.length + tail.length + 4;
 }
 
 export type ExpiryStatus = 'active' | 'expiring' | 'expired' | 'unknown';

@@ -5,6 +5,7 @@
  * listener runs. Optionally kept in a file across restarts.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../core/errors.js';
 
 export const DEFAULT_SEEN_CAPACITY = 50_000;
 
@@ -56,9 +57,19 @@ export class SeenIds {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
-    const data = JSON.parse(text) as { seen?: [string, number][] };
+    let data: { seen?: unknown };
+    try {
+      data = JSON.parse(text) as { seen?: unknown };
+    } catch {
+      throw new UsageError(`--state ${file}: not a state file written by sign-cli (invalid JSON)`, { hint: 'delete it, or pass another --state file' });
+    }
+    if (!data || typeof data !== 'object' || (data.seen !== undefined && !Array.isArray(data.seen))) {
+      throw new UsageError(`--state ${file}: not a state file written by sign-cli`, { hint: 'delete it, or pass another --state file' });
+    }
     // Oldest first in the file; only the newest `capacity` are kept.
-    for (const [id, count] of (data.seen ?? []).slice(-this.capacity)) {
+    for (const item of ((data.seen ?? []) as unknown[]).slice(-this.capacity)) {
+      if (!Array.isArray(item)) continue;
+      const [id, count] = item as [unknown, unknown];
       if (typeof id !== 'string' || this.counts.has(id)) continue;
       this.record(id);
       this.counts.set(id, Number(count) || 1);

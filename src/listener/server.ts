@@ -15,6 +15,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const FORWARD_TIMEOUT_MS = 30_000;
 /** Refused bodies up to this size are read and dropped; larger ones cost the client its connection. */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
+const SAVE_EVERY_MS = 5_000;
 /** Headers that describe one hop, not the delivery; never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
@@ -205,6 +206,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   server.keepAliveTimeout = 5_000;
   server.maxConnections = 1_000;
 
+  // The seen ids reach --state every few seconds, not only on a clean exit, so a kill loses little.
+  const saver = setInterval(() => seen.save(), SAVE_EVERY_MS);
+  saver.unref();
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -217,11 +222,13 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
     stats,
     close: async () => {
+      clearInterval(saver);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await agent?.close();
+      // Forwards still waiting on a silent app must not hold up Ctrl-C.
+      await agent?.destroy();
       seen.save();
     },
   };

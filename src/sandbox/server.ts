@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { validateEnvelope, type ValueLists } from '../core/envelope.js';
+import type { FieldIssue } from '../core/errors.js';
 import { maskKey } from '../core/keys.js';
 import { newStandardSecret, safeEqual } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
@@ -83,6 +84,25 @@ interface Route {
 }
 
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Limits SPEC §8 leaves open; the sandbox's choice (docs/assumptions.md), enforced as the server. */
+export const SANDBOX_LIMITS = { expires_in_days: 3650, signers: 100, title: 500 } as const;
+
+function sandboxBounds(body: unknown): FieldIssue[] {
+  if (!body || typeof body !== 'object') return [];
+  const b = body as Record<string, unknown>;
+  const issues: FieldIssue[] = [];
+  if (typeof b.expires_in_days === 'number' && b.expires_in_days > SANDBOX_LIMITS.expires_in_days) {
+    issues.push({ path: 'expires_in_days', message: `must be at most ${SANDBOX_LIMITS.expires_in_days} on this service` });
+  }
+  if (Array.isArray(b.signers) && b.signers.length > SANDBOX_LIMITS.signers) {
+    issues.push({ path: 'signers', message: `at most ${SANDBOX_LIMITS.signers} signers on this service` });
+  }
+  if (typeof b.title === 'string' && b.title.length > SANDBOX_LIMITS.title) {
+    issues.push({ path: 'title', message: `at most ${SANDBOX_LIMITS.title} characters on this service` });
+  }
+  return issues;
+}
 
 /** `/api/v1/envelopes/{id}` -> a regular expression with one capture per parameter. */
 function pathPattern(template: string): RegExp {
@@ -250,6 +270,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     try {
       await faults.delay();
       const { errors } = validateEnvelope(body, { allowedValues: SANDBOX_VALUES });
+      errors.push(...sandboxBounds(body));
       if (errors.length > 0) {
         const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
         sendError(res, 422, 'validation_failed', `${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${summary}`, { errors });
@@ -425,7 +446,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
     const key = authenticate(req, res, ENDPOINTS[found.route.operation].scope);
     if (!key || !rateLimit(key, res)) return;
-    const params = found.match!.slice(1).map((p) => decodeURIComponent(p));
+    let params: string[];
+    try {
+      params = found.match!.slice(1).map((p) => decodeURIComponent(p));
+    } catch {
+      sendError(res, 400, 'invalid_path', `the path ${url.pathname} has a malformed %-escape`);
+      return;
+    }
     await found.route.handle({ req, res, key, params });
   }
 
@@ -442,13 +469,20 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   server.keepAliveTimeout = 5_000;
 
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Port taken: release the data dir for the next attempt.
+    scheduler.close();
+    store.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   writeCredentialsFile(options.dataDir, baseUrl, admin.key, store.webhookSecret);

@@ -81,7 +81,7 @@ describe('runBulk', () => {
     // A crash right after sending: the journal says "sending" for input 31 whose request did reach the service.
     const crashed = new CreateJournal(path);
     const key = 'key-in-doubt';
-    crashed.record({ ref: 'batch.ndjson:31', hash: contentHash({ title: 'T31' }), key, state: 'sending' });
+    crashed.record({ id: `${contentHash({ title: 'T31' })}#1`, ref: 'batch.ndjson:31', key, state: 'sending' });
     await svc.create({ title: 'T31' }, { idempotencyKey: key });
     crashed.close();
 
@@ -98,15 +98,33 @@ describe('runBulk', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('sends an edited input again, under a new key, and says so', async () => {
+  it('knows inputs by content: moved or renamed inputs are still skipped, identical ones are separate envelopes', async () => {
     const svc = service();
     const path = journalFile();
-    const journal = new CreateJournal(path);
-    journal.record({ ref: 'batch.ndjson:1', hash: 'old-content', key: 'old-key', state: 'created', envelope_id: 'env_old' });
-    const edited: string[] = [];
-    await runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, onOutcome: () => {}, onEdited: (ref) => edited.push(ref) });
-    expect(edited).toEqual(['batch.ndjson:1']);
-    expect(svc.created).toEqual(['T1']);
+    async function* batch(refs: string[], titles: string[]): AsyncGenerator<BulkInput> {
+      for (let i = 0; i < refs.length; i++) yield { ref: refs[i]!, value: { title: titles[i] } };
+    }
+    const stop = new AbortController();
+    const first = new CreateJournal(path);
+    let n = 0;
+    await runBulk({
+      inputs: batch(['a:1', 'a:2', 'a:3', 'a:4'], ['T1', 'T1', 'T2', 'T3']),
+      create: svc.create,
+      concurrency: 1,
+      journal: first,
+      stop: stop.signal,
+      onOutcome: () => {
+        if (++n === 3) stop.abort();
+      },
+    });
+    first.close();
+    expect(svc.created).toEqual(['T1', 'T1', 'T2']);
+    // The same content, from another file and in another order: only T3 is new.
+    const second = new CreateJournal(path);
+    const outcomes: BulkOutcome[] = [];
+    await runBulk({ inputs: batch(['b:1', 'b:2', 'b:3', 'b:4'], ['T3', 'T2', 'T1', 'T1']), create: svc.create, concurrency: 2, journal: second, onOutcome: (o) => outcomes.push(o) });
+    expect(svc.created).toEqual(['T1', 'T1', 'T2', 'T3']);
+    expect(outcomes.filter((o) => o.status === 'skipped').map((o) => o.ref).sort()).toEqual(['b:2', 'b:3', 'b:4']);
     expect(readFileSync(path, 'utf8')).toContain('"state":"created"');
   });
 
@@ -117,15 +135,19 @@ describe('runBulk', () => {
     expect(svc.calls).toBe(1);
   });
 
-  it('ignores a torn last journal line', async () => {
+  it('cuts off a torn last journal line and keeps appending whole lines', async () => {
     const path = journalFile();
     const journal = new CreateJournal(path);
-    journal.record({ ref: 'a', hash: 'h', key: 'k', state: 'created' });
+    journal.record({ id: 'h#1', ref: 'a', key: 'k', state: 'created' });
     journal.close();
     const { appendFileSync } = await import('node:fs');
-    appendFileSync(path, '{"ref":"b","ha');
+    appendFileSync(path, '{"id":"g#1","ref":"b","ke');
     const reopened = new CreateJournal(path);
-    expect(reopened.lookup('a', 'h')?.state).toBe('created');
-    expect(reopened.lookup('b', 'h')).toBeUndefined();
+    expect(reopened.lookup('h#1')?.state).toBe('created');
+    expect(reopened.lookup('g#1')).toBeUndefined();
+    // The torn tail is cut off, so the next entry starts on a line of its own.
+    reopened.record({ id: 'g#1', ref: 'b', key: 'k2', state: 'created' });
+    reopened.close();
+    expect(new CreateJournal(path).lookup('g#1')?.key).toBe('k2');
   });
 });

@@ -80,6 +80,18 @@ describe('SignClient.createEnvelope', () => {
     expect(JSON.parse(request!.body)).toEqual(ENVELOPE);
   });
 
+  it('counts any 2xx as created, taking the id from Location when the body is not an object', async () => {
+    const empty: Step = (res) => {
+      res.writeHead(201, { location: '/api/v1/envelopes/env_from_location' });
+      res.end();
+    };
+    const { baseUrl } = await scripted([empty, json(202, ['not', 'an', 'object'])]);
+    const { c } = client(baseUrl);
+    expect((await c.createEnvelope(ENVELOPE)).envelope).toEqual({ id: 'env_from_location' });
+    expect((await c.createEnvelope(ENVELOPE)).envelope).toEqual({});
+    await c.close();
+  });
+
   it('uses the caller\'s Idempotency-Key when given', async () => {
     const { baseUrl, seen } = await scripted([created]);
     const { c } = client(baseUrl);

@@ -14,6 +14,13 @@ describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
     expect(maskKey(key)).toBe(masked);
   });
 
+  it('shows only known type prefixes, never a secret that merely looks like one', () => {
+    expect(maskKey('my_super_secret_value_2024')).toBe('my_s****2024');
+    expect(maskKey('abcdefgh_ijklmnop_qrstuvwxyz12')).toBe('abcd****yz12');
+    expect(maskKey('0123456789abcdef')).toBe('****cdef');
+    expect(maskKey('pk_test_0123456789abcdefgh')).toBe('pk_test_****efgh');
+  });
+
   it('never shows more than the leading part and four characters', () => {
     for (const key of ['sk_live_0123456789abcdef', 'x'.repeat(64), 'pk_0123456789abcdefghij']) {
       const masked = maskKey(key);
@@ -78,6 +85,12 @@ describe("the service's key listing", () => {
   it('masks a key the service returned in full', () => {
     expect(displayKey('sk_live_0123456789abcdefghij')).toBe('sk_live_****ghij');
     expect(normalizeListedKeys([{ key: 'sk_live_0123456789abcdefghij' }])[0]!.key).toBe('sk_live_****ghij');
+  });
+
+  it('never takes letters for a mask: a key containing "xxxx" is still masked', () => {
+    const key = 'sk_live_abcxxxxxdefghijklmnop';
+    expect(displayKey(key)).toBe('sk_live_****mnop');
+    expect(maskedKeyMatches('sk_test_****x9WT', 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0x9WT')).toBe(true);
   });
 
   it('matches a masked key to the full key it hides', () => {

@@ -262,6 +262,12 @@ describe('envelopes validate', () => {
     expect(reports[1]).toMatchObject({ valid: false, errors: [{ path: 'signers[0].phone' }] });
   });
 
+  it('exits 2 when there is no envelope at all', async () => {
+    const blank = writeJson('blank.ndjson', '\n\n');
+    expect((await runCli(['envelopes', 'validate', '--ndjson', blank])).code).toBe(2);
+    expect((await runCli(['envelopes', 'create', '--ndjson', '-f', blank], { env })).code).toBe(2);
+  });
+
   it('warns about values the spec does not list but keeps exit 0', async () => {
     const path = writeJson('v-warn.json', { ...example(), locale: 'en' });
     const result = await runCli(['envelopes', 'validate', path]);

@@ -142,6 +142,15 @@ describe('webhooks listen', () => {
     listener = undefined;
   });
 
+  it('exits 2 for a bad --forward-to or a --state file it did not write', async () => {
+    expect((await runCli(['webhooks', 'listen', '--port', '0', '--forward-to', 'ftp://x'], { env })).code).toBe(2);
+    const state = join(tempDir(), 'state.json');
+    writeFileSync(state, '');
+    const bad = await runCli(['webhooks', 'listen', '--port', '0', '--state', state], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`--state ${state}: not a state file`);
+  });
+
   it('exits 2 without a secret', async () => {
     const result = await runCli(['webhooks', 'listen', '--port', '0']);
     expect(result.code).toBe(2);

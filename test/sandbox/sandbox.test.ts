@@ -2,7 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
@@ -201,6 +201,43 @@ describe('sandbox', () => {
     }
   });
 
+  it('applies its own bounds where SPEC leaves them open, and refuses malformed paths', async () => {
+    const response = await create({ ...ENVELOPE, expires_in_days: 1_000_000_000 });
+    expect(response.status).toBe(422);
+    expect((await errorBody(response)).message).toContain('expires_in_days');
+    const bad = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/%E0`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('refuses a second sandbox on the same data dir', async () => {
+    const result = await runCli(['sandbox', '--port', '0', '--data-dir', sandbox.dataDir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`another sandbox (pid ${sandbox.child.pid})`);
+  });
+
+  it('cuts a log line torn by a crash, so later records are not glued to it', async () => {
+    const own = await startSandboxProcess();
+    await own.stop('SIGKILL');
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(join(own.dataDir, 'state.jsonl'), '{"t":"created","envelope":{"id":"env_tor');
+    const again = await startSandboxProcess({ dataDir: own.dataDir });
+    const made = (await (
+      await fetch(`${again.baseUrl}/api/v1/envelopes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${again.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'after-tear' },
+        body: JSON.stringify(ENVELOPE),
+      })
+    ).json()) as { id: string };
+    await again.stop('SIGKILL');
+    const third = await startSandboxProcess({ dataDir: own.dataDir });
+    try {
+      const read = await fetch(`${third.baseUrl}/api/v1/envelopes/${made.id}`, { headers: { authorization: `Bearer ${third.apiKey}` } });
+      expect(read.status).toBe(200);
+    } finally {
+      await third.stop();
+    }
+  });
+
   it('control endpoints need the sandbox key', async () => {
     const response = await fetch(`${sandbox.baseUrl}/_sandbox/state`);
     expect(response.status).toBe(401);
@@ -208,7 +245,7 @@ describe('sandbox', () => {
 
   it('reports a busy port clearly', async () => {
     const port = new URL(sandbox.baseUrl).port;
-    const result = await runCli(['sandbox', '--port', port, '--data-dir', sandbox.dataDir]);
+    const result = await runCli(['sandbox', '--port', port, '--data-dir', tempDir()]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`port ${port}`);
     expect(result.stderr).toContain('--port 0');

@@ -8,7 +8,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope.js';
-import { InterruptedError } from '../../core/errors.js';
+import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
 
 export interface PromptApi {
@@ -120,9 +120,7 @@ export async function promptForEnvelope(ctx: CommandContext, prompts?: PromptApi
   try {
     return await flow(ctx, api);
   } catch (error) {
-    // Inquirer reports Ctrl-C (raw mode swallows SIGINT) and an aborted signal as errors of its own.
-    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new InterruptedError('interrupted; nothing was sent');
-    throw error;
+    throw promptExit(error);
   }
 }
 

@@ -198,7 +198,6 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
       fixedKey: options.idempotencyKey,
       stop,
       onOutcome,
-      onEdited: (ref) => output.warn(`${ref} changed since the earlier run; sent as a new envelope`),
     });
   } finally {
     progress.done();

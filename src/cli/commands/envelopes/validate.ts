@@ -1,6 +1,6 @@
 /** `sign-cli envelopes validate <path>...`: the request rules, offline. Exit 0 valid, 2 invalid. */
 import type { Command } from 'commander';
-import { ExitCode, ValidationError } from '../../../core/errors.js';
+import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { openInputs } from '../../input.js';
 import type { Action } from '../../run.js';
@@ -21,8 +21,10 @@ async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean 
   const validate = await loadValidator();
   const inputs = await openInputs(paths, options.ndjson === true);
   let invalid = 0;
+  let total = 0;
   try {
     for await (const read of inputs.read()) {
+      total++;
       const input = checkInput(read, validate);
       const valid = input.errors.length === 0;
       if (!valid) invalid++;
@@ -37,5 +39,6 @@ async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean 
   } finally {
     inputs.close();
   }
+  if (total === 0) throw new UsageError('the input holds no envelope');
   return invalid > 0 ? ExitCode.usage : ExitCode.ok;
 }

@@ -8,6 +8,7 @@ import type { CommandContext } from '../../context.js';
 import { checkProfileName } from '../../key-rows.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../run.js';
+import { promptExit } from '../../interactive/prompt-exit.js';
 
 interface AddFlags {
   stdin?: boolean;
@@ -59,7 +60,11 @@ async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Prom
     });
   }
   const { password } = await import('@inquirer/prompts');
-  return password({ message: `API key for profile ${name}:`, mask: '*' }, { signal: ctx.signal });
+  try {
+    return await password({ message: `API key for profile ${name}:`, mask: '*' }, { signal: ctx.signal });
+  } catch (error) {
+    throw promptExit(error);
+  }
 }
 
 async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: string[]): Promise<number> {

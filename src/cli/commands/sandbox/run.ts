@@ -51,7 +51,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const { startSandbox } = await import('../../../sandbox/server.js');
+  const [{ startSandbox }, { DataDirBusyError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../sandbox/store.js')]);
   let sandbox;
   try {
     sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, faults: { rate_limit: rateLimit, latency_ms: latency } });
@@ -60,6 +60,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     if (code === 'EADDRINUSE') {
       throw new SignError(`port ${port} on ${flags.host} is already in use`, { hint: 'pass --port 0 to pick a free port, or stop the other process' });
     }
+    if (error instanceof DataDirBusyError) throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
     throw error;
   }
   if (output.json) {

@@ -1,6 +1,6 @@
 /** `sign-cli webhooks listen`: a local receiver that verifies, de-duplicates, prints and forwards. */
 import type { Command } from 'commander';
-import { ExitCode, SignError } from '../../../core/errors.js';
+import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
 import type { Output } from '../../output.js';
@@ -75,7 +75,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const maxBody = parseIntegerOption('--max-body', flags.maxBody, 1);
   if (flags.forwardTo !== undefined && !/^https?:\/\/[^/]/.test(flags.forwardTo)) {
-    throw new SignError(`--forward-to must be an http(s) URL, got ${JSON.stringify(flags.forwardTo)}`);
+    throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(flags.forwardTo)}`);
   }
   output.batchStdout();
   const [{ startListener }, { SeenIds }] = await Promise.all([import('../../../listener/server.js'), import('../../../listener/seen-ids.js')]);
