@@ -6,9 +6,11 @@
 import { newStandardSecret, signStandard } from '../dist/core/index.js';
 import { BIN, ROOT, blast, rssMb, spawnServer, stop } from './util.mjs';
 
-const ROUNDS = 3;
-const PER_ROUND = Number(process.env.BENCH_LISTENER_EVENTS ?? 40_000);
+const ROUNDS = 5;
+const PER_ROUND = Number(process.env.BENCH_LISTENER_EVENTS ?? 25_000);
 const WARMUP = 5_000;
+/** Connections the load generator keeps busy (BENCH_LISTENER_CONNECTIONS to change). */
+const CONNECTIONS = Number(process.env.BENCH_LISTENER_CONNECTIONS ?? 64);
 
 function deliveries(secret, count, prefix) {
   const now = Math.floor(Date.now() / 1000);
@@ -42,8 +44,8 @@ export async function benchListener() {
   let bestListener = 0;
   let answered = 0;
   for (const load of rounds) {
-    bestBare = Math.max(bestBare, (await blast(bare.url, load)).perSecond);
-    const measured = await blast(listener.url, load);
+    bestBare = Math.max(bestBare, (await blast(bare.url, load, CONNECTIONS)).perSecond);
+    const measured = await blast(listener.url, load, CONNECTIONS);
     bestListener = Math.max(bestListener, measured.perSecond);
     answered += measured.statuses[200] ?? 0;
   }
@@ -57,10 +59,10 @@ export async function benchListener() {
 
   const ratio = bestListener / bestBare;
   return {
-    name: 'webhooks listen',
+    name: `webhooks listen (${CONNECTIONS} connections)`,
     rows: [
-      ['bare node:http (baseline), best of 3', `${Math.round(bestBare)} req/s`],
-      ['webhooks listen --json, best of 3', `${Math.round(bestListener)} verified events/s (${answered}/${ROUNDS * PER_ROUND} answered 200)`],
+      [`bare node:http (baseline), best of ${ROUNDS}`, `${Math.round(bestBare)} req/s`],
+      [`webhooks listen --json, best of ${ROUNDS}`, `${Math.round(bestListener)} verified events/s (${answered}/${ROUNDS * PER_ROUND} answered 200)`],
       ['ratio listener / baseline', `${ratio.toFixed(2)} (target >= 0.70)`],
       ['listener RSS after warm-up', `${rssWarm} MB`],
       [`listener RSS after ${events} distinct events`, `${rssAfter} MB (target < 150 MB)`],

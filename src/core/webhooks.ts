@@ -143,6 +143,18 @@ export class WebhookVerifier {
     return this.secrets.length;
   }
 
+  /** The (lower-case) headers this scheme reads, so a server can pick just those. */
+  get headerNames(): readonly string[] {
+    switch (this.scheme) {
+      case 'standard':
+        return ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature'];
+      case 'stripe':
+        return ['stripe-signature'];
+      case 'hmac':
+        return [this.signatureHeader];
+    }
+  }
+
   /** Verifies one delivery: `headers` with lower-case names, `body` the raw bytes received. */
   verify(headers: HeaderBag, body: Buffer, nowMs = Date.now()): VerifyResult {
     switch (this.scheme) {
