@@ -10,14 +10,8 @@ import type { CommandContext } from './context.js';
 
 export type KeySource = 'local' | 'service' | 'local+service';
 
-export interface KeyRow {
-  name: string;
-  environment: string | null;
-  /** Masked. */
-  key: string;
-  last_used: string | null;
-  expires: string | null;
-  scopes: string[] | null;
+/** A key as listed (SPEC §2.3, `key` masked), with where it stands and where it comes from. */
+export interface KeyRow extends ListedKey {
   status: ExpiryStatus;
   days_left: number | null;
   source: KeySource;

@@ -22,6 +22,26 @@ function writeJson(name: string, value: unknown): string {
   return path;
 }
 
+/**
+ * Starts `envelopes create -f EXAMPLE --verbose` and resolves once its request
+ * is on the wire (interrupting after a fixed delay is flaky on a loaded machine).
+ */
+async function createUntilSent(extraEnv: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) => {
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      if (stderr.includes('> POST')) resolve();
+    });
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  return { child, exit, stdout: () => stdout };
+}
+
 beforeAll(async () => {
   sandbox = await startSandboxProcess();
   env = { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey };
@@ -171,21 +191,10 @@ describe('envelopes create', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
     const before = await sandbox.envelopeCount();
     try {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      await new Promise<void>((resolve) => {
-        let stderr = '';
-        child.stderr.setEncoding('utf8').on('data', (c: string) => {
-          stderr += c;
-          if (stderr.includes('> POST')) resolve();
-        });
-      });
-      await new Promise((r) => setTimeout(r, 100));
-      child.kill('SIGINT');
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(code).toBe(130);
-      expect(stdout).toMatch(/created env_/);
+      const run = await createUntilSent(env);
+      run.child.kill('SIGINT');
+      expect(await run.exit).toBe(130);
+      expect(run.stdout()).toMatch(/created env_/);
       expect(await sandbox.envelopeCount()).toBe(before + 1);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
@@ -197,21 +206,11 @@ describe('envelopes create', () => {
     const before = await sandbox.envelopeCount();
     const state = { SIGN_STATE_DIR: tempDir('sign-cli-resume-') };
     try {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv({ ...env, ...state }), stdio: ['ignore', 'pipe', 'pipe'] });
-      // Interrupt only once the request is on the wire (a loaded machine may take a while to get there).
-      await new Promise<void>((resolve) => {
-        let stderr = '';
-        child.stderr.setEncoding('utf8').on('data', (c: string) => {
-          stderr += c;
-          if (stderr.includes('> POST')) resolve();
-        });
-      });
+      const run = await createUntilSent({ ...env, ...state });
+      run.child.kill('SIGINT');
       await new Promise((r) => setTimeout(r, 100));
-      child.kill('SIGINT');
-      await new Promise((r) => setTimeout(r, 100));
-      child.kill('SIGINT');
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(code).toBe(130);
+      run.child.kill('SIGINT');
+      expect(await run.exit).toBe(130);
       // The first request is still being processed by the service (1.5 s latency): the re-run reuses its key.
       const rerun = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: { ...env, ...state } });
       expect(rerun.code).toBe(0);
