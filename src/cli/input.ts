@@ -131,15 +131,3 @@ export async function openInputs(paths: string[], ndjson: boolean): Promise<Inpu
     },
   };
 }
-
-/** Reads every input into memory (for commands that handle few files, like `validate`). */
-export async function readAll(paths: string[], ndjson = false): Promise<ReadInput[]> {
-  const set = await openInputs(paths, ndjson);
-  try {
-    const out: ReadInput[] = [];
-    for await (const input of set.read()) out.push(input);
-    return out;
-  } finally {
-    set.close();
-  }
-}
