@@ -67,8 +67,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    // A key in doubt from an earlier run is reused, so the service can replay instead of creating twice.
-    const key = known?.key ?? options.fixedKey ?? newIdempotencyKey();
+    // The caller's own key wins; else a key in doubt from an earlier run is reused, so the
+    // service can replay instead of creating twice; else a fresh one.
+    const key = options.fixedKey ?? known?.key ?? newIdempotencyKey();
     journal?.record({ id, ref: input.ref, key, state: 'sending' });
     try {
       const result = await options.create(input.value, { idempotencyKey: key, source: input.ref });
