@@ -139,10 +139,6 @@ export class WebhookVerifier {
     });
   }
 
-  get secretCount(): number {
-    return this.secrets.length;
-  }
-
   /** The (lower-case) headers this scheme reads, so a server can pick just those. */
   get headerNames(): readonly string[] {
     switch (this.scheme) {
