@@ -1,0 +1,73 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { expiresCell } from '../../src/cli/commands/keys/list.js';
+import type { KeyRow } from '../../src/cli/key-rows.js';
+import { Output } from '../../src/cli/output.js';
+import { Progress } from '../../src/cli/progress.js';
+
+/** A writable that records what is written, and claims to be (or not be) a terminal. */
+function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      out.text += String(chunk);
+      done();
+    },
+  }) as unknown as NodeJS.WriteStream & { text: string };
+  out.text = '';
+  out.isTTY = isTTY;
+  return out;
+}
+
+const row = (expires: string, status: KeyRow['status'], days: number): KeyRow => ({
+  name: 'k', environment: 'live', key: 'sk_live_****abcd', last_used: null, expires, scopes: null,
+  status, days_left: days, source: 'local', active: false, required_scopes: [],
+});
+
+describe('terminal output', () => {
+  it('colours expiry: red once expired, yellow within 14 days, plain after', () => {
+    const output = new Output({ json: false, verbose: false, color: true, stdout: stream(true), stderr: stream(true), env: {} });
+    expect(expiresCell(output, row('2026-11-01', 'expired', -20))).toBe('\u001b[31m2026-11-01 (expired 20 days ago)\u001b[39m');
+    expect(expiresCell(output, row('2026-12-01', 'expiring', 10))).toBe('\u001b[33m2026-12-01 (10 days left)\u001b[39m');
+    expect(expiresCell(output, row('2027-06-01', 'active', 192))).toBe('2027-06-01 (192 days left)');
+  });
+
+  it('uses no colour under NO_COLOR, --no-color, or off a terminal', () => {
+    for (const [color, tty, env] of [[true, true, { NO_COLOR: '1' }], [false, true, {}], [true, false, {}]] as const) {
+      const output = new Output({ json: false, verbose: false, color, stdout: stream(tty), stderr: stream(tty), env });
+      expect(expiresCell(output, row('2026-11-01', 'expired', -20))).toBe('2026-11-01 (expired 20 days ago)');
+    }
+  });
+
+  it('masks every secret it was told about, on both streams', () => {
+    const stdout = stream(false);
+    const stderr = stream(false);
+    const output = new Output({ json: false, verbose: true, color: false, stdout, stderr, env: {} });
+    const key = 'sk_live_0123456789abcdefghijkl';
+    output.protect(key);
+    output.line(`key ${key}`);
+    output.jsonLine({ key });
+    output.trace(`Authorization: Bearer ${key}`);
+    output.error(new Error(`refused ${key}`));
+    expect(stdout.text + stderr.text).not.toContain(key);
+    expect(stdout.text).toContain('sk_live_****ijkl');
+  });
+
+  it('shows progress with count, rate and ETA only on a terminal, and clears it before other output', () => {
+    const tty = stream(true);
+    const output = new Output({ json: false, verbose: false, color: false, stdout: stream(true), stderr: tty, env: {} });
+    const progress = new Progress(output, 1000, tty);
+    for (let i = 0; i < 250; i++) progress.count(i % 50 === 0 ? 'failed' : 'created');
+    const line = progress.line(Date.now() + 25_000);
+    expect(line).toMatch(/^250\/1,000 · created 245 · failed 5 · (9\.\d|10\.0)\/s · ETA 1m 1[45]s$/);
+    output.status(line);
+    output.info('a warning');
+    expect(tty.text).toContain('\r\u001b[2K250/1,000');
+    expect(tty.text.endsWith('\r\u001b[2Ka warning\n')).toBe(true);
+    progress.done();
+
+    const pipe = stream(false);
+    const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000, pipe);
+    quiet.done();
+    expect(pipe.text).toBe('');
+  });
+});
