@@ -14,3 +14,6 @@ export * from './audit.js';
 export * from './webhooks.js';
 export { canonicalJson } from './canonical-json.js';
 export * from './events.js';
+export * from './bulk.js';
+export * from './journal.js';
+export { LockedError } from './pid-lock.js';

@@ -18,6 +18,7 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readLog } from './append-log.js';
+import { takePidLock } from './pid-lock.js';
 
 export type JournalState = 'sending' | 'created' | 'failed';
 
@@ -42,8 +43,12 @@ export class CreateJournal {
   private fd: number | undefined;
   /** Entries found when the journal was opened: this run resumes an earlier one. */
   readonly resumed: number;
+  private readonly unlock: () => void;
 
+  /** Throws LockedError while another run of the same command holds the journal. */
   constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.unlock = takePidLock(`${path}.lock`, (pid) => `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`);
     for (const line of readLog(path).split('\n')) {
       if (!line.trim()) continue;
       try {
@@ -62,10 +67,7 @@ export class CreateJournal {
   }
 
   record(entry: JournalEntry): void {
-    if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.fd = openSync(this.path, 'a', 0o600);
-    }
+    this.fd ??= openSync(this.path, 'a', 0o600);
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
     this.entries.set(entry.id, entry);
   }
@@ -73,6 +75,7 @@ export class CreateJournal {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.unlock();
   }
 
   /** Removes the journal once every input is created: nothing is left to resume. */

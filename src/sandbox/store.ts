@@ -10,9 +10,10 @@
  * records, one writer, replay on start) an fsync'd log gives the same
  * durability with no dependency. See docs/assumptions.md.
  */
-import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { readLog } from '../core/append-log.js';
+import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
 
 export interface StoredKey {
@@ -111,11 +112,12 @@ export class SandboxStore {
   private lastDeliverySeq = 0;
   private fd: number | undefined;
   private readonly path: string;
-  private readonly lock: string;
+  private readonly unlock: () => void;
 
   constructor(readonly dataDir: string) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.lock = takeLock(join(dataDir, 'sandbox.lock'));
+    // One sandbox per data dir: two would both append to the log, run the same journeys and send every webhook twice.
+    this.unlock = takePidLock(join(dataDir, 'sandbox.lock'), (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`);
     this.path = join(dataDir, 'state.jsonl');
     this.replay(readLog(this.path));
     this.fd = openSync(this.path, 'a', 0o600);
@@ -222,39 +224,7 @@ export class SandboxStore {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    rmSync(this.lock, { force: true });
-  }
-}
-
-export class DataDirBusyError extends Error {}
-
-/**
- * One sandbox per data dir: two would both append to the log, run the same
- * journeys and send every webhook twice. A lock left by a dead process is taken over.
- */
-function takeLock(path: string): string {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(path, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return path;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number(readFileSync(path, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new DataDirBusyError(`another sandbox (pid ${owner}) is using ${dirname(path)}`);
-      }
-      rmSync(path, { force: true });
-    }
-  }
-  throw new DataDirBusyError(`cannot lock ${path}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    this.unlock();
   }
 }
 

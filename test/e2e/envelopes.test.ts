@@ -221,6 +221,22 @@ describe('envelopes create', () => {
     }
   });
 
+  it('refuses to run the same command twice at once (exit 2), since both could send the same envelopes', async () => {
+    await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
+    const state = { SIGN_STATE_DIR: tempDir('sign-cli-twice-') };
+    try {
+      const first = await createUntilSent({ ...env, ...state });
+      const second = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, ...state } });
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`already running (pid ${first.child.pid})`);
+      expect(await first.exit).toBe(0);
+      // Once it is done, the command runs again.
+      expect((await runCli(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, ...state } })).code).toBe(0);
+    } finally {
+      await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
+    }
+  });
+
   it('--dry-run validates and sends nothing, without needing a key', async () => {
     const before = await sandbox.envelopeCount();
     const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--dry-run', '--json'], { env: { SIGN_BASE_URL: sandbox.baseUrl } });

@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import { ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import { checkIdempotencyKey } from '../../../core/idempotency.js';
+import { LockedError } from '../../../core/pid-lock.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import { openInputs, type InputSet } from '../../input.js';
@@ -179,7 +180,14 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
   const [{ runBulk }, { CreateJournal }] = await Promise.all([import('../../../core/bulk.js'), import('../../../core/journal.js')]);
   // A prompted envelope has no file to come back to: no journal, a fresh key.
-  const journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl)) : undefined;
+  let journal: InstanceType<typeof CreateJournal> | undefined;
+  try {
+    journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl)) : undefined;
+  } catch (error) {
+    await client.close();
+    if (error instanceof LockedError) throw new UsageError(error.message, { hint: 'wait for it to finish, or stop it; then run this again to finish what is left' });
+    throw error;
+  }
   if (journal && journal.resumed > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
   const progress = new Progress(output, total);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.

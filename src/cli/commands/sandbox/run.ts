@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, SignError } from '../../../core/errors.js';
+import { LockedError } from '../../../core/pid-lock.js';
 import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
@@ -51,7 +52,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const [{ startSandbox }, { DataDirBusyError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../sandbox/store.js')]);
+  const { startSandbox } = await import('../../../sandbox/server.js');
   let sandbox;
   try {
     sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, faults: { rate_limit: rateLimit, latency_ms: latency } });
@@ -60,7 +61,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     if (code === 'EADDRINUSE') {
       throw new SignError(`port ${port} on ${flags.host} is already in use`, { hint: 'pass --port 0 to pick a free port, or stop the other process' });
     }
-    if (error instanceof DataDirBusyError) throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
+    if (error instanceof LockedError) throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
     throw error;
   }
   if (output.json) {
