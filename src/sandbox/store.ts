@@ -10,7 +10,7 @@
  * records, one writer, replay on start) an fsync'd log gives the same
  * durability with no dependency. See docs/assumptions.md.
  */
-import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLog } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
@@ -96,7 +96,13 @@ type LogEntry =
   /** Envelope, idempotency record, first audit entries and deliveries: one line, so they stand or fall together. */
   | { t: 'created'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
   | { t: 'journey'; envelope: EnvelopeRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
-  | { t: 'delivery'; delivery: DeliveryRecord };
+  | { t: 'delivery'; delivery: DeliveryRecord }
+  /** Written only by compaction: one envelope with its whole audit trail, and one idempotency record. */
+  | { t: 'snapshot'; envelope: EnvelopeRecord; audit: AuditEntry[] }
+  | { t: 'idempotency'; record: IdempotencyRecord };
+
+/** Compaction starts past this many log lines, when most of them are superseded. */
+const COMPACT_MIN_LINES = 5_000;
 
 export class SandboxStore {
   readonly keys = new Map<string, StoredKey>();
@@ -114,12 +120,18 @@ export class SandboxStore {
   private readonly path: string;
   private readonly unlock: () => void;
 
-  constructor(readonly dataDir: string) {
+  constructor(
+    readonly dataDir: string,
+    options: { compactMinLines?: number } = {},
+  ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // One sandbox per data dir: two would both append to the log, run the same journeys and send every webhook twice.
     this.unlock = takePidLock(join(dataDir, 'sandbox.lock'), (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`);
     this.path = join(dataDir, 'state.jsonl');
-    this.replay(readLog(this.path));
+    const lines = this.replay(readLog(this.path));
+    // Every journey step rewrites its envelope, so the log grows much faster than the state.
+    const live = 1 + this.keys.size + this.envelopes.size + this.idempotency.size + this.deliveries.size;
+    if (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live) this.compact();
     this.fd = openSync(this.path, 'a', 0o600);
     chmodSync(this.path, 0o600);
   }
@@ -132,16 +144,50 @@ export class SandboxStore {
     return ++this.lastDeliverySeq;
   }
 
-  private replay(text: string): void {
+  /** Applies every line of the log; returns how many there were. */
+  private replay(text: string): number {
+    let lines = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
+      lines++;
       let entry: LogEntry;
       try {
         entry = JSON.parse(line) as LogEntry;
       } catch {
-        continue; // a line torn by a crash was never acknowledged
+        continue; // not a line this store wrote
       }
       this.apply(entry);
+    }
+    return lines;
+  }
+
+  /**
+   * Rewrites the log as the current state, one line per thing, into a temporary
+   * file that replaces the log only once it is complete and on disk: a crash
+   * during compaction leaves the old log whole.
+   */
+  private compact(): void {
+    const lines: LogEntry[] = [];
+    for (const key of this.keys.values()) lines.push({ t: 'key', key });
+    lines.push({ t: 'settings', webhook_secret: this.webhookSecret, admin_key_id: this.adminKeyId });
+    for (const envelope of this.envelopes.values()) lines.push({ t: 'snapshot', envelope, audit: this.audits.get(envelope.id) ?? [] });
+    for (const record of this.idempotency.values()) lines.push({ t: 'idempotency', record });
+    for (const delivery of this.deliveries.values()) lines.push({ t: 'delivery', delivery });
+    const temp = `${this.path}.compact`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, lines.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.path);
+    // The rename itself must reach the disk too.
+    const dir = openSync(this.dataDir, 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
     }
   }
 
@@ -169,6 +215,15 @@ export class SandboxStore {
         break;
       case 'delivery':
         this.deliveries.set(entry.delivery.id, entry.delivery);
+        this.lastDeliverySeq = Math.max(this.lastDeliverySeq, entry.delivery.seq);
+        break;
+      case 'snapshot':
+        this.envelopes.set(entry.envelope.id, entry.envelope);
+        this.audits.set(entry.envelope.id, entry.audit);
+        for (const item of entry.audit) this.latestTime = Math.max(this.latestTime, Date.parse(item.at) || 0);
+        break;
+      case 'idempotency':
+        this.idempotency.set(idempotencyId(entry.record.scope, entry.record.key), entry.record);
         break;
     }
   }
