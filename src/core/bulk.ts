@@ -41,6 +41,8 @@ export interface BulkOptions {
   /** Aborting stops taking new inputs; requests in flight are waited for, never cut. */
   stop?: AbortSignal | undefined;
   onOutcome(outcome: BulkOutcome): void;
+  /** The caller's key was set aside for the key an earlier, unfinished run sent this input with. */
+  onKeyKept?(ref: string, journaledKey: string): void;
 }
 
 export function contentHash(value: unknown): string {
@@ -67,9 +69,10 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    // The caller's own key wins; else a key in doubt from an earlier run is reused, so the
-    // service can replay instead of creating twice; else a fresh one.
-    const key = options.fixedKey ?? known?.key ?? newIdempotencyKey();
+    // A key in doubt from an earlier run is reused, even over the caller's own key: the envelope
+    // may exist under it, and only that key lets the service replay instead of creating twice.
+    const key = known?.key ?? options.fixedKey ?? newIdempotencyKey();
+    if (options.fixedKey !== undefined && known && known.key !== options.fixedKey) options.onKeyKept?.(input.ref, known.key);
     journal?.record({ id, ref: input.ref, key, state: 'sending' });
     try {
       const result = await options.create(input.value, { idempotencyKey: key, source: input.ref });

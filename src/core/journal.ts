@@ -15,9 +15,9 @@
  * request that was sent (within the service's key retention; see
  * docs/assumptions.md).
  */
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { readLog } from './append-log.js';
+import { readLog, writeAll } from './append-log.js';
 import { takePidLock } from './pid-lock.js';
 
 export type JournalState = 'sending' | 'created' | 'failed';
@@ -68,7 +68,7 @@ export class CreateJournal {
 
   record(entry: JournalEntry): void {
     this.fd ??= openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    writeAll(this.fd, `${JSON.stringify(entry)}\n`);
     this.entries.set(entry.id, entry);
   }
 
@@ -80,7 +80,10 @@ export class CreateJournal {
 
   /** Removes the journal once every input is created: nothing is left to resume. */
   discard(): void {
-    this.close();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    // Deleted before the lock goes, so no run can start in between and resume a finished journal.
     rmSync(this.path, { force: true });
+    this.unlock();
   }
 }

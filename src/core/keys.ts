@@ -9,7 +9,7 @@ import { SCOPES, type Scope } from './endpoints.js';
  * Type prefixes shown in full: Stripe-style `sk_live_`, `pk_test_`, `rk_…_`,
  * and `whsec_`. Anything else counts as secret from the first character.
  */
-const PREFIX_RE = /^(?:(?:sk|pk|rk|ak)_(?:[a-z]{2,8}_)?|whsec_)/;
+const PREFIX_RE = /^(?:(?:sk|pk|rk|ak)_(?:live_|test_|prod_|dev_|staging_|sandbox_)?|whsec_)/;
 /** Below this many secret characters a key shows no tail at all, so little is ever revealed. */
 const MIN_SECRET_FOR_TAIL = 12;
 /** Without a type prefix, the first four characters show only on keys at least this long. */
@@ -38,14 +38,16 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   return out;
 }
 
-/** True when a key shown by a service is already masked (it hides something). */
-export function looksMasked(shown: string): boolean {
-  return MASK_RE.test(shown);
-}
-
-/** A key as the service shows it, made safe to print: masked again unless already masked. */
+/**
+ * A key as the service shows it, made safe to print: rebuilt as our own mask
+ * (type prefix, ****, last four), so a service that shows too much, or nothing
+ * hidden at all, still shows no more than that.
+ */
 export function displayKey(shown: string): string {
-  return looksMasked(shown) ? shown : maskKey(shown);
+  const match = MASK_RE.exec(shown);
+  if (!match) return maskKey(shown);
+  const [, head, tail] = match as unknown as [string, string, string];
+  return `${PREFIX_RE.exec(head)?.[0] ?? ''}${HIDDEN}${tail}`;
 }
 
 /**

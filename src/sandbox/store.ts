@@ -10,9 +10,9 @@
  * records, one writer, replay on start) an fsync'd log gives the same
  * durability with no dependency. See docs/assumptions.md.
  */
-import { chmodSync, closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLog } from '../core/append-log.js';
+import { readLog, writeAll } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
 
@@ -174,12 +174,18 @@ export class SandboxStore {
     for (const record of this.idempotency.values()) lines.push({ t: 'idempotency', record });
     for (const delivery of this.deliveries.values()) lines.push({ t: 'delivery', delivery });
     const temp = `${this.path}.compact`;
-    const fd = openSync(temp, 'w', 0o600);
     try {
-      writeSync(fd, lines.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(temp, 'w', 0o600);
+      try {
+        writeAll(fd, lines.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // Disk full or the like: the old log stays, whole; compaction waits for the next start.
+      rmSync(temp, { force: true });
+      return;
     }
     renameSync(temp, this.path);
     // The rename itself must reach the disk too.
@@ -243,7 +249,7 @@ export class SandboxStore {
   /** Durably records one change, then applies it. */
   private write(entry: LogEntry): void {
     if (this.fd === undefined) throw new Error('sandbox store is closed');
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    writeAll(this.fd, `${JSON.stringify(entry)}\n`);
     fdatasyncSync(this.fd);
     this.apply(entry);
   }

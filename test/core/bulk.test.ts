@@ -128,6 +128,21 @@ describe('runBulk', () => {
     expect(readFileSync(path, 'utf8')).toContain('"state":"created"');
   });
 
+  it("keeps the journaled key of an input in doubt over the caller's own key, and says so", async () => {
+    const svc = service();
+    const path = journalFile();
+    const journal = new CreateJournal(path);
+    journal.record({ id: `${contentHash({ title: 'T1' })}#1`, ref: 'batch.ndjson:1', key: 'first-key', state: 'sending' });
+    await svc.create({ title: 'T1' }, { idempotencyKey: 'first-key' }); // that first request did create it
+    const kept: string[] = [];
+    const outcomes: BulkOutcome[] = [];
+    await runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, fixedKey: 'other-key', onOutcome: (o) => outcomes.push(o), onKeyKept: (_ref, key) => kept.push(key) });
+    journal.close();
+    expect(kept).toEqual(['first-key']);
+    expect(outcomes[0]).toMatchObject({ status: 'created', key: 'first-key' });
+    expect(svc.created).toEqual(['T1']);
+  });
+
   it('stops at the first authentication failure: every other request would fail the same way', async () => {
     const svc = service({ failOn: () => new AuthError('HTTP 401', 401) });
     const summary = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 1, onOutcome: () => {} });

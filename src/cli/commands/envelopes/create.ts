@@ -206,15 +206,21 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
       fixedKey: options.idempotencyKey,
       stop,
       onOutcome,
+      onKeyKept: (ref, key) =>
+        output.warn(`${ref} was sent by an earlier run with Idempotency-Key ${key} and may exist; reusing that key instead of --idempotency-key, so it cannot be created twice`),
     });
+  } catch (error) {
+    journal?.close();
+    throw error;
   } finally {
     progress.done();
     await client.close();
-    journal?.close();
   }
   // Interrupted after the last input went through is still complete: nothing is left to resume.
   const complete = summary.failed === 0 && !summary.notAttempted;
+  // Discarded (file first, then lock) or kept for the re-run; either way released.
   if (complete) journal?.discard();
+  else journal?.close();
   if (total > 1 || summary.skipped > 0 || summary.stoppedBy === 'interrupt') {
     output.info(
       `created ${summary.created}, skipped ${summary.skipped} (already created), failed ${summary.failed}` +
