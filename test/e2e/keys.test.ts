@@ -56,7 +56,15 @@ describe('keys add / use / remove', () => {
     expect(noInput.stderr).toContain('--stdin');
     expect((await runCli(['keys', 'add', 'x', '--stdin', '--scope', 'envelopes:delete'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
     expect((await runCli(['keys', 'add', 'bad.name', '--stdin'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
-    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'short' })).code).toBe(2);
+    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'two words' })).code).toBe(2);
+    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: '\n' })).code).toBe(2);
+    const short = await runCli(['keys', 'add', 'tiny', '--stdin'], { env, input: 'abc123' });
+    expect(short.code).toBe(0);
+    expect(short.stderr).toContain('only 6 characters');
+    const listed = await runCli(['keys', 'list', '--local', '--json'], { env });
+    expect(JSON.parse(listed.stdout)[0]).toMatchObject({ name: 'tiny', key: '****' });
+    expect(listed.stdout + short.stdout + short.stderr).not.toContain('abc123');
+    expect((await runCli(['keys', 'remove', 'tiny'], { env })).code).toBe(0);
     expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(0);
     const again = await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'sk_test_qrstuvwxyzabcdef' });
     expect(again.code).toBe(2);

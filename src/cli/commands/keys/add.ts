@@ -81,9 +81,11 @@ async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: strin
   }
   const key = (await readKey(ctx, flags, name)).trim();
   ctx.output.protect(key);
-  if (key.length < 8 || /\s/.test(key)) {
-    throw new UsageError('the key must be one word of at least 8 characters', { hint: 'check what was pasted or piped in' });
+  if (key === '' || /\s/.test(key)) {
+    throw new UsageError('the key must be one word, with no spaces or line breaks inside', { hint: 'check what was pasted or piped in' });
   }
+  // Short keys are stored (the service decides what a key is) but are unusual enough to mention.
+  if (key.length < 12) ctx.output.warn(`that key is only ${key.length} characters long; it is stored, and shown fully masked`);
   const environment = flags.environment ?? /^sk_([a-z]+)_/.exec(key)?.[1];
   const profile: Profile = {
     api_key: key,
