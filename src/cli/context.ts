@@ -2,7 +2,6 @@
  * What every command needs: output, the interrupt signal, and the connection
  * (base URL, API key, profile) resolved with the precedence of DESIGN.md §2.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
@@ -11,6 +10,7 @@ import { expiryStatus, maskKey } from '../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import { openConfig, type ConfigShape, type Profile } from './config.js';
 import { Output } from './output.js';
+import { readFlagFile } from './io.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
@@ -75,6 +75,15 @@ export class CommandContext {
         hint: 'use the SIGN_API_KEY environment variable, --api-key-file <path>, or `sign-cli keys add`',
       });
     }
+  }
+
+  /** For long-running servers (listen, sandbox): resolves on Ctrl-C or SIGTERM, which is their normal stop. */
+  untilInterrupted(): Promise<void> {
+    this.serving = true;
+    return new Promise<void>((resolve) => {
+      if (this.signal.aborted) resolve();
+      this.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
   }
 
   /** Prompts are allowed only on a real terminal, outside CI, without --no-input. */
@@ -228,13 +237,7 @@ export function checkPathOverrides(paths: Record<string, unknown> | undefined): 
 }
 
 function readKeyFile(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--api-key-file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  const key = text.trim();
+  const key = readFlagFile('--api-key-file', path).toString('utf8').trim();
   if (key === '' || /\s/.test(key)) {
     throw new UsageError(`--api-key-file ${path}: the file must hold the key alone on one line`);
   }

@@ -25,13 +25,7 @@ export const SETTINGS: Record<string, SettingSpec> = {
   base_url: {
     describe: 'service base URL used when no flag, env var or profile gives one',
     path: 'settings.base_url',
-    parse: (value) => {
-      try {
-        return parseBaseUrl(value);
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
-    },
+    parse: (value) => parseBaseUrl(value),
   },
   default_profile: {
     describe: 'the active profile (same as `keys use`)',

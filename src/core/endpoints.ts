@@ -1,3 +1,5 @@
+import { UsageError } from './errors.js';
+
 /**
  * Every operation sign-cli performs, in one table: method, path and the scope
  * it needs. SPEC §4.1 shows only the create path; the rest are assumptions
@@ -67,19 +69,19 @@ export function baseUrlEndsInApi(baseUrl: string): boolean {
   }
 }
 
-/** Checks a base URL and returns it normalised; throws a message fit for the user. */
+/** Checks a base URL and returns it normalised; throws a UsageError (exit 2) fit for the user. */
 export function parseBaseUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`base URL ${JSON.stringify(value)} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(`base URL ${JSON.stringify(value)} is not an absolute URL; use e.g. https://api.example.com`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`base URL ${JSON.stringify(value)} must use http or https`);
+    throw new UsageError(`base URL ${JSON.stringify(value)} must use http or https`);
   }
   if (url.search || url.hash) {
-    throw new Error(`base URL ${JSON.stringify(value)} must not carry a query or fragment`);
+    throw new UsageError(`base URL ${JSON.stringify(value)} must not carry a query or fragment`);
   }
   return url.toString().replace(/\/+$/, '');
 }

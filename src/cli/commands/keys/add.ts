@@ -8,6 +8,7 @@ import type { CommandContext } from '../../context.js';
 import { checkProfileName } from '../../key-rows.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../run.js';
+import { readStdin } from '../../io.js';
 import { promptExit } from '../../interactive/prompt-exit.js';
 
 interface AddFlags {
@@ -46,14 +47,8 @@ Examples:
     .action(action(addCommand));
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Promise<string> {
-  if (flags.stdin) return readStdin();
+  if (flags.stdin) return (await readStdin()).toString('utf8');
   if (!ctx.canPrompt) {
     throw new UsageError('no key given: pipe it in with --stdin (a key is never accepted as a flag value)', {
       hint: `printenv MY_KEY | sign-cli keys add ${name} --stdin`,
@@ -74,7 +69,7 @@ async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: strin
   }
   const scopes = flags.scope ? parseScopes(flags.scope, '--scope') : undefined;
   const requires = flags.require ? parseScopes(flags.require, '--require') : undefined;
-  const baseUrl = ctx.globals.baseUrl === undefined ? undefined : parseBaseUrlFlag(ctx.globals.baseUrl);
+  const baseUrl = ctx.globals.baseUrl === undefined ? undefined : parseBaseUrl(ctx.globals.baseUrl);
   const config = await ctx.loadConfig();
   if (config.get('profiles')?.[name] && !flags.force) {
     throw new UsageError(`profile ${name} already exists`, { hint: `pass --force to replace it, or \`sign-cli keys remove ${name}\`` });
@@ -100,12 +95,4 @@ async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: strin
   if (first) config.set('active_profile', name);
   ctx.output.success(`stored ${maskKey(key)} as profile ${name}${first ? ' (now active)' : `; \`sign-cli keys use ${name}\` makes it active`}`);
   return ExitCode.ok;
-}
-
-function parseBaseUrlFlag(value: string): string {
-  try {
-    return parseBaseUrl(value);
-  } catch (error) {
-    throw new UsageError(`--base-url: ${(error as Error).message}`);
-  }
 }

@@ -77,11 +77,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
     output.info('Ctrl-C stops it; state is kept for the next start.');
   }
-  ctx.serving = true;
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await ctx.untilInterrupted();
   await sandbox.close();
   if (!output.json) output.info('sandbox stopped');
   return ExitCode.ok;

@@ -107,11 +107,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
     `listening on ${output.err.bold(listener.url)} (${verifier.scheme} signatures, ${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${shown}, ` +
       `tolerance ${verifier.toleranceSeconds} s)${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''}; Ctrl-C to stop`,
   );
-  ctx.serving = true;
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await ctx.untilInterrupted();
   await listener.close();
   output.flush();
   const { received, verified, rejected, duplicates } = listener.stats;

@@ -2,11 +2,11 @@
  * What `webhooks listen`, `verify` and `trigger` share: where the secret
  * comes from, and the scheme options.
  */
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
 import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type WebhookScheme } from '../../../core/webhooks.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
+import { readFlagFile } from '../../io.js';
 
 export interface SchemeFlags {
   secretFile?: string;
@@ -37,13 +37,7 @@ function splitSecrets(text: string): string[] {
 export function loadSecrets(ctx: CommandContext, flags: SchemeFlags): string[] {
   let secrets: string[];
   if (flags.secretFile) {
-    let text: string;
-    try {
-      text = readFileSync(flags.secretFile, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--secret-file ${flags.secretFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-    }
-    secrets = splitSecrets(text);
+    secrets = splitSecrets(readFlagFile('--secret-file', flags.secretFile).toString('utf8'));
     if (secrets.length === 0) throw new UsageError(`--secret-file ${flags.secretFile}: the file holds no secret`);
   } else {
     secrets = splitSecrets(ctx.env.SIGN_WEBHOOK_SECRET ?? '');

@@ -1,10 +1,10 @@
 /** `sign-cli webhooks verify`: check one captured delivery offline. Exit 0 valid, 1 invalid. */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { HeaderBag } from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
+import { readFlagFile, readStdin } from '../../io.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
 
 interface VerifyFlags extends SchemeFlags {
@@ -59,32 +59,19 @@ export function parseRawRequest(raw: Buffer, source: string): { headers: Record<
   return { headers, body: raw.subarray(split + gap) };
 }
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
   const { output } = ctx;
   const { verifier } = await buildVerifier(ctx, flags);
   let headers: HeaderBag;
   let body: Buffer;
-  const read = (file: string, flag: string) => {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new UsageError(`${flag} ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-    }
-  };
   if (flags.requestFile) {
-    ({ headers, body } = parseRawRequest(read(flags.requestFile, '--request-file'), flags.requestFile));
+    ({ headers, body } = parseRawRequest(readFlagFile('--request-file', flags.requestFile), flags.requestFile));
     if (flags.header) parseHeaderLines(flags.header, headers as Record<string, string>, '--header');
   } else {
     const bag: Record<string, string> = {};
     parseHeaderLines(flags.header ?? [], bag, '--header');
     headers = bag;
-    body = flags.bodyFile ? read(flags.bodyFile, '--body-file') : await readStdin();
+    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin();
   }
   const result = verifier.verify(headers, body);
   if (output.json) {
