@@ -15,7 +15,8 @@
  * Verification always runs over the raw bytes received and compares in
  * constant time.
  */
-import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { PreparedHmac } from './hmac.js';
 
 export const WEBHOOK_SCHEMES = ['standard', 'stripe', 'hmac'] as const;
 export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
@@ -118,9 +119,8 @@ export class WebhookVerifier {
   readonly toleranceSeconds: number;
   readonly signatureHeader: string;
   readonly algorithm: HmacAlgorithm;
-  /** Standard scheme: the decoded keys, as KeyObjects (cheaper per HMAC than raw buffers). */
-  private readonly keys: KeyObject[];
-  private readonly secrets: readonly string[];
+  /** One prepared HMAC per secret (the decoded key for the standard scheme, the string itself otherwise). */
+  private readonly keys: PreparedHmac[];
 
   constructor(options: VerifierOptions) {
     this.scheme = options.scheme ?? 'standard';
@@ -128,27 +128,14 @@ export class WebhookVerifier {
     this.signatureHeader = (options.signatureHeader ?? DEFAULT_HMAC_HEADER).toLowerCase();
     this.algorithm = options.algorithm ?? 'sha256';
     if (options.secrets.length === 0) throw new Error('no webhook secret given');
-    this.secrets = options.secrets;
     this.keys = options.secrets.map((secret, i) => {
-      if (this.scheme !== 'standard') return createSecretKey(Buffer.from(secret, 'utf8'));
+      if (this.scheme !== 'standard') return new PreparedHmac(this.scheme === 'hmac' ? this.algorithm : 'sha256', Buffer.from(secret, 'utf8'));
       try {
-        return createSecretKey(standardSecretKey(secret));
+        return new PreparedHmac('sha256', standardSecretKey(secret));
       } catch {
         throw new Error(`webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" followed by base64); use --scheme stripe or hmac for other secrets`);
       }
     });
-  }
-
-  /** The (lower-case) headers this scheme reads, so a server can pick just those. */
-  get headerNames(): readonly string[] {
-    switch (this.scheme) {
-      case 'standard':
-        return ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature'];
-      case 'stripe':
-        return ['stripe-signature'];
-      case 'hmac':
-        return [this.signatureHeader];
-    }
   }
 
   /** Verifies one delivery: `headers` with lower-case names, `body` the raw bytes received. */
@@ -203,7 +190,7 @@ export class WebhookVerifier {
     if (candidates.length === 0) return this.fail(401, 'no_supported_signature', 'webhook-signature has no v1 signature', id);
     const signedPrefix = `${id}.${timestamp}.`;
     for (let i = 0; i < this.keys.length; i++) {
-      const expected = createHmac('sha256', this.keys[i]!).update(signedPrefix).update(body).digest();
+      const expected = this.keys[i]!.mac(signedPrefix, body);
       for (const candidate of candidates) {
         if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) {
           return { ok: true, id, timestampSeconds: timestamp, secretIndex: i };
@@ -229,8 +216,8 @@ export class WebhookVerifier {
     const timestamp = this.checkTimestamp(timestampText, 'stripe-signature t=', nowMs);
     if (typeof timestamp !== 'number') return timestamp;
     if (v1.length === 0) return this.fail(401, 'no_supported_signature', 'stripe-signature has no v1= signature');
-    for (let i = 0; i < this.secrets.length; i++) {
-      const expected = stripeSignature(this.secrets[i]!, timestamp, body);
+    for (let i = 0; i < this.keys.length; i++) {
+      const expected = this.keys[i]!.mac(`${timestamp}.`, body).toString('hex');
       if (v1.some((candidate) => safeEqual(candidate, expected))) return { ok: true, id: undefined, timestampSeconds: timestamp, secretIndex: i };
     }
     return this.mismatch(v1.length);
@@ -241,8 +228,8 @@ export class WebhookVerifier {
     if (value === undefined || value.trim() === '') return this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
     // GitHub-style "sha256=<hex>" prefixes are accepted.
     const candidate = value.trim().replace(/^(sha256|sha512)=/i, '');
-    for (let i = 0; i < this.secrets.length; i++) {
-      const digest = createHmac(this.algorithm, this.secrets[i]!).update(body).digest();
+    for (let i = 0; i < this.keys.length; i++) {
+      const digest = this.keys[i]!.mac('', body);
       if (safeEqual(candidate.toLowerCase(), digest.toString('hex')) || safeEqual(candidate, digest.toString('base64'))) {
         return { ok: true, id: undefined, timestampSeconds: undefined, secretIndex: i };
       }

@@ -93,6 +93,33 @@ describe('webhooks listen', () => {
     listener = undefined;
   });
 
+  it('gives each delivery of a concurrent burst its own answer: new, duplicate or refused', async () => {
+    // Answers to verified deliveries are written in batches (one per event-loop turn); every
+    // sender must still get the answer for its own delivery.
+    listener = await startListenerProcess(['--json'], env);
+    const url = listener.url;
+    const fresh = Array.from({ length: 60 }, () => event());
+    const sends = [
+      ...fresh.map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
+      ...fresh.slice(0, 20).map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
+      ...fresh.slice(20, 40).map(({ id, body }) => ({ send: () => post(url, body.replace('Layla', 'Mallory'), signed(id, body)), status: 401, id })),
+    ];
+    const answers = await Promise.all(sends.map(async ({ send, status, id }) => {
+      const response = await send();
+      return { id, status, got: response.status, body: (await response.json()) as { duplicate?: boolean } };
+    }));
+    for (const answer of answers) expect(answer.got, answer.id).toBe(answer.status);
+    // Of the two deliveries of each of the first 20 ids, exactly one was answered as the duplicate.
+    for (const { id } of fresh.slice(0, 20)) {
+      expect(answers.filter((a) => a.id === id && a.got === 200).map((a) => a.body.duplicate).sort()).toEqual([false, true]);
+    }
+    await listener.waitForStdout((lines) => lines.length === 80);
+    const printed = listener.stdout.map((line) => JSON.parse(line) as { id: string; duplicate: boolean });
+    expect(printed.filter((e) => !e.duplicate).map((e) => e.id).sort()).toEqual(fresh.map((e) => e.id).sort());
+    expect(printed.filter((e) => e.duplicate)).toHaveLength(20);
+    await listener.waitForStderr((lines) => lines.filter((l) => l.includes('signature mismatch')).length === 20);
+  });
+
   it('marks duplicates in human output and remembers ids across restarts with --state', async () => {
     const state = join(tempDir(), 'seen.json');
     listener = await startListenerProcess(['--state', state], env);
