@@ -46,10 +46,20 @@ export function standardSecretKey(secret: string): Buffer {
   return Buffer.from(encoded, 'base64');
 }
 
+/** What a Standard Webhooks signature covers, ahead of the raw body: `${id}.${timestamp}.` */
+function standardSignedPrefix(id: string, timestampSeconds: number): string {
+  return `${id}.${timestampSeconds}.`;
+}
+
+/** What a Stripe signature covers, ahead of the raw body: `${t}.` */
+function stripeSignedPrefix(timestampSeconds: number): string {
+  return `${timestampSeconds}.`;
+}
+
 /** The base64 signature of one delivery under the Standard Webhooks scheme. */
 export function standardSignature(secret: string | Buffer, id: string, timestampSeconds: number, body: string | Buffer): string {
   const key = typeof secret === 'string' ? standardSecretKey(secret) : secret;
-  return createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64');
+  return createHmac('sha256', key).update(standardSignedPrefix(id, timestampSeconds)).update(body).digest('base64');
 }
 
 /** Headers for one delivery attempt, signed with the given secret. */
@@ -62,7 +72,7 @@ export function signStandard(secret: string, id: string, timestampSeconds: numbe
 }
 
 export function stripeSignature(secret: string, timestampSeconds: number, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(body).digest('hex');
+  return createHmac('sha256', secret).update(stripeSignedPrefix(timestampSeconds)).update(body).digest('hex');
 }
 
 /** The `Stripe-Signature` header value for a body. */
@@ -188,7 +198,7 @@ export class WebhookVerifier {
     const candidates: Buffer[] = [];
     for (const entry of signatures.split(' ')) if (entry.startsWith('v1,')) candidates.push(Buffer.from(entry.slice(3), 'base64'));
     if (candidates.length === 0) return this.fail(401, 'no_supported_signature', 'webhook-signature has no v1 signature', id);
-    const signedPrefix = `${id}.${timestamp}.`;
+    const signedPrefix = standardSignedPrefix(id, timestamp);
     for (let i = 0; i < this.keys.length; i++) {
       const expected = this.keys[i]!.mac(signedPrefix, body);
       for (const candidate of candidates) {
@@ -217,7 +227,7 @@ export class WebhookVerifier {
     if (typeof timestamp !== 'number') return timestamp;
     if (v1.length === 0) return this.fail(401, 'no_supported_signature', 'stripe-signature has no v1= signature');
     for (let i = 0; i < this.keys.length; i++) {
-      const expected = this.keys[i]!.mac(`${timestamp}.`, body).toString('hex');
+      const expected = this.keys[i]!.mac(stripeSignedPrefix(timestamp), body).toString('hex');
       if (v1.some((candidate) => safeEqual(candidate, expected))) return { ok: true, id: undefined, timestampSeconds: timestamp, secretIndex: i };
     }
     return this.mismatch(v1.length);
