@@ -4,8 +4,8 @@
  * redeliveries as duplicates, and can forward verified deliveries to a local
  * app. It reports through callbacks and does no terminal output itself.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { deliveryId, type HeaderBag, type WebhookVerifier } from '../core/webhooks.js';
 import type { SeenIds } from './seen-ids.js';
@@ -16,6 +16,8 @@ const FORWARD_TIMEOUT_MS = 30_000;
 /** Refused bodies up to this size are read and dropped; larger ones cost the client its connection. */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
 const SAVE_EVERY_MS = 5_000;
+/** At Ctrl-C, answers already queued get this long to reach their senders before connections are cut. */
+const CLOSE_GRACE_MS = 1_000;
 /** Headers that describe one hop, not the delivery; never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
@@ -36,8 +38,9 @@ export interface ListenedEvent {
 export interface Rejection {
   status: number;
   reason: string;
-  method: string;
-  path: string;
+  /** Absent when the request could not be parsed, or never arrived in time. */
+  method?: string;
+  path?: string;
 }
 
 export interface ListenerStats {
@@ -54,6 +57,9 @@ export interface ListenerOptions {
   seen: SeenIds;
   maxBodyBytes?: number;
   forwardTo?: string | undefined;
+  /** How long a client may take to send its headers, and its whole request (default 5 s and 10 s). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   now?: () => number;
   onEvent(event: ListenedEvent): void;
   onReject(rejection: Rejection): void;
@@ -78,17 +84,53 @@ class AnswerBatch {
     this.queue.push(res, body);
   }
 
-  private readonly flush = (): void => {
+  /** Writes every queued answer now; returns the responses written. */
+  readonly flush = (): ServerResponse[] => {
     const queue = this.queue;
     this.queue = [];
+    const written: ServerResponse[] = [];
     for (let i = 0; i < queue.length; i += 2) {
       const res = queue[i] as ServerResponse;
       const body = queue[i + 1] as string;
       // The answers are ASCII, so their length in characters is their length in bytes.
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
       res.end(body);
+      written.push(res);
     }
+    return written;
   };
+}
+
+/** Resolves when a response has been handed to the OS (or its connection is gone). */
+function sent(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+}
+
+/**
+ * Why node:http refused a connection before any request reached the handler,
+ * or undefined when the client simply went away.
+ */
+function clientErrorRefusal(error: NodeJS.ErrnoException, headersTimeoutMs: number, requestTimeoutMs: number): { status: number; reason: string } | undefined {
+  switch (error.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        reason: `request not received in time (headers within ${headersTimeoutMs / 1000} s, whole request within ${requestTimeoutMs / 1000} s): a slow or half-open client; connection closed`,
+      };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, reason: 'request headers too large; connection closed' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, reason: 'chunk extensions too large; connection closed' };
+    default:
+      return { status: 400, reason: `malformed HTTP request (${error.code ?? 'parse error'}: ${error.message}); connection closed` };
+  }
 }
 
 function field(payload: unknown, ...path: string[]): unknown {
@@ -102,6 +144,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const now = options.now ?? Date.now;
   const stats: ListenerStats = { received: 0, verified: 0, rejected: 0, duplicates: 0 };
+  const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  /** Set at close(): deliveries still arriving are refused with 503, so the sender retries them later. */
+  let closing = false;
   const agent = options.forwardTo ? new Agent({ headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS }) : undefined;
 
   function reject(req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
@@ -109,7 +155,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     const body = JSON.stringify({ error: reason });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
     res.end(body);
-    options.onReject({ status, reason, method: req.method ?? '?', path: req.url ?? '/' });
+    options.onReject({ status, reason, method: req.method, path: req.url });
   }
 
   async function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<ListenedEvent['forward']> {
@@ -191,6 +237,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   }
 
   function deliver(req: IncomingMessage, res: ServerResponse, headers: HeaderBag, body: Buffer): void {
+    if (closing) {
+      reject(req, res, 503, 'the listener is shutting down; the sender will retry this delivery', { connection: 'close' });
+      return;
+    }
     const result = verifier.verify(headers, body, now());
     if (!result.ok) {
       reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}`);
@@ -230,12 +280,31 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     options.onEvent(event);
   }
 
-  const server = createServer(handle);
-  // A slow or half-open client gets a few seconds, then its socket is closed.
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
+  // A slow, silent or half-open client gets a few seconds, then its socket is closed. node enforces
+  // these two timeouts only when it checks its connections, every 30 s by default: checked every
+  // second here, so such clients cannot hold the connection slots for long.
+  const server = createServer(
+    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs / 2) },
+    handle,
+  );
   server.keepAliveTimeout = 5_000;
   server.maxConnections = 1_000;
+  // What node refuses before the handler sees a request (timeouts, unparsable HTTP) is reported
+  // and counted like any other rejection, then answered as node itself would.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const refusal = clientErrorRefusal(error, headersTimeoutMs, requestTimeoutMs);
+    if (refusal) {
+      stats.received++;
+      stats.rejected++;
+      options.onReject(refusal);
+      // As node's default: answer only if no response has started on this connection.
+      const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (socket.writable && !inFlight?.headersSent) {
+        socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      }
+    }
+    socket.destroy();
+  });
 
   // The seen ids reach --state every few seconds, not only on a clean exit, so a kill loses little.
   const saver = setInterval(() => seen.save(), SAVE_EVERY_MS);
@@ -254,6 +323,13 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     stats,
     close: async () => {
       clearInterval(saver);
+      closing = true;
+      // Events already printed and counted as verified must not leave their senders without the
+      // answer: the queued answers go out before connections are cut (bounded, for stuck clients).
+      const last = answers.flush();
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(last.map(sent)), new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 /** `sign-cli webhooks listen`: a local receiver that verifies, de-duplicates, prints and forwards. */
+import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
@@ -61,12 +62,15 @@ function eventLine(output: Output, event: ListenedEvent): string {
   const colour = /completed|signed/.test(event.type) ? out.green : /declined|failed|expired/.test(event.type) ? out.red : out.cyan;
   let line = `${out.dim(clock())}  ${colour(event.type.padEnd(26))} ${envelope.padEnd(24)} ${(signer.name ?? '').padEnd(18)} ${status}`.trimEnd();
   if (event.duplicate) line = `${out.dim(clock())}  ${out.yellow(`duplicate #${event.delivery}`)} of ${event.id} (${event.type}), not a new event`;
-  if (event.forward) {
-    line += 'status' in event.forward
-      ? `  ${out.dim('→')} ${event.forward.status < 300 ? out.green(String(event.forward.status)) : out.red(String(event.forward.status))} ${out.dim(`${event.forward.durationMs} ms`)}`
-      : `  ${out.red(`→ forward failed: ${event.forward.error}`)}`;
-  }
+  if (event.forward) line += `  ${forwardText(out, event.forward)}`;
   return line;
+}
+
+/** What the app answered a forwarded delivery (`→ 200 12 ms`), or why forwarding failed. */
+function forwardText(colour: ChalkInstance, forward: NonNullable<ListenedEvent['forward']>): string {
+  if (!('status' in forward)) return colour.red(`→ forward failed: ${forward.error}`);
+  const status = String(forward.status);
+  return `${colour.dim('→')} ${forward.status < 300 ? colour.green(status) : colour.red(status)} ${colour.dim(`${forward.durationMs} ms`)}`;
 }
 
 async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -89,11 +93,17 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
       maxBodyBytes: maxBody,
       forwardTo: flags.forwardTo,
       onEvent: (event) => {
-        if (output.json) output.line(jsonEventLine(event));
-        else output.line(eventLine(output, event));
+        if (!output.json) {
+          output.line(eventLine(output, event));
+          return;
+        }
+        output.line(jsonEventLine(event));
+        // The JSON line keeps its contract shape; what the app answered goes to stderr.
+        if (event.forward) output.info(`${event.id} ${forwardText(output.err, event.forward)}`);
       },
       onReject: (rejection: Rejection) => {
-        output.info(`${output.err.red('✗')} ${rejection.status} ${rejection.method} ${rejection.path}: ${rejection.reason}`);
+        const request = rejection.method === undefined ? '' : ` ${rejection.method} ${rejection.path ?? '/'}`;
+        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${rejection.reason}`);
       },
     });
   } catch (error) {
