@@ -284,7 +284,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   // these two timeouts only when it checks its connections, every 30 s by default: checked every
   // second here, so such clients cannot hold the connection slots for long.
   const server = createServer(
-    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs / 2) },
+    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 2)) },
     handle,
   );
   server.keepAliveTimeout = 5_000;
