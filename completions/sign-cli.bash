@@ -19,7 +19,7 @@ _sign_cli() {
   case "$path" in
     '') words='envelopes webhooks keys config doctor sandbox completion --version -V --base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
     'envelopes') words='create validate get download audit --base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
-    'envelopes create') words='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --file -f --ndjson --idempotency-key --dry-run --rate --concurrency --journal --help -h' ;;
+    'envelopes create') words='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --file -f --ndjson --idempotency-key --new --dry-run --rate --concurrency --journal --help -h' ;;
     'envelopes validate') words='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --ndjson --help -h' ;;
     'envelopes get') words='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
     'envelopes download') words='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --output -o --wait --wait-timeout --help -h' ;;

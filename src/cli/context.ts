@@ -204,10 +204,32 @@ export class CommandContext {
       ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption('--timeout', timeout) * 1000 } : {}),
       onTrace: (event) => {
         if (event.type === 'response' && event.status >= 200 && event.status < 300) this.keyUsedAt = new Date();
+        if (event.type === 'retry' && !this.output.verbose) this.showRetry(event);
         this.output.trace(formatTrace(event));
       },
       ...overrides,
     });
+  }
+
+  private lastRetryShown = 0;
+  private retriesHidden = 0;
+
+  /**
+   * A person at a terminal sees each retry as it happens (at most one line a
+   * second, counting the rest), instead of silence until the last attempt.
+   * Logs and CI get the final error only; --verbose shows every attempt.
+   */
+  private showRetry(event: TraceEvent & { type: 'retry' }): void {
+    if (process.stderr.isTTY !== true) return;
+    const now = Date.now();
+    if (now - this.lastRetryShown < 1000) {
+      this.retriesHidden++;
+      return;
+    }
+    const more = this.retriesHidden > 0 ? ` (and ${this.retriesHidden} more retr${this.retriesHidden === 1 ? 'y' : 'ies'})` : '';
+    this.lastRetryShown = now;
+    this.retriesHidden = 0;
+    this.output.info(this.output.err.yellow(`${formatTrace(event)}${more}`));
   }
 
   /** When the profile's key last got a 2xx in this run; written once at the end (`finish`). */
@@ -256,6 +278,6 @@ export function formatTrace(event: TraceEvent): string {
     case 'response':
       return `< HTTP ${event.status} in ${event.durationMs} ms${event.headers['idempotent-replayed'] === 'true' ? ' (replayed by the service)' : ''}`;
     case 'retry':
-      return `… ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.source})`;
+      return `… attempt ${event.attempt} failed (${event.reason}); retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.source})`;
   }
 }

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
+import { readStdinChunks } from './io.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
@@ -86,23 +87,30 @@ async function* readNdjson(path: string, name: string): AsyncGenerator<ReadInput
 }
 
 /** Copies stdin to a private temporary file, hashing it on the way (its identity). */
-async function spoolStdin(): Promise<{ path: string; dir: string; hash: string }> {
+async function spoolStdin(signal: AbortSignal, ndjson: boolean): Promise<{ path: string; dir: string; hash: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash('sha256');
-  for await (const chunk of process.stdin) {
-    hash.update(chunk as Buffer);
-    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  try {
+    const hint = `reading envelope ${ndjson ? 'NDJSON (one per line)' : 'JSON'} from stdin; Ctrl-D to end, Ctrl-C to cancel`;
+    for await (const chunk of readStdinChunks({ signal, hint })) {
+      hash.update(chunk);
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    out.end();
+    await finished(out);
+  } catch (error) {
+    out.destroy();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
-  out.end();
-  await finished(out);
   return { path, dir, hash: hash.digest('hex') };
 }
 
-export async function openInputs(paths: string[], ndjson: boolean): Promise<InputSet> {
+export async function openInputs(paths: string[], ndjson: boolean, signal: AbortSignal): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
-  const stdin = files.includes('-') ? await spoolStdin() : undefined;
+  const stdin = files.includes('-') ? await spoolStdin(signal, ndjson) : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   const identity = createHash('sha256')
     .update(ndjson ? 'ndjson\n' : 'json\n')

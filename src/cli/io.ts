@@ -1,11 +1,70 @@
 /** Reading what the user hands over: stdin, and files named by a flag. */
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../core/errors.js';
+import { InterruptedError, UsageError } from '../core/errors.js';
 
-export async function readStdin(): Promise<Buffer> {
+export interface StdinOptions {
+  /** Ctrl-C: the read ends at once with InterruptedError (nothing was sent). */
+  signal: AbortSignal;
+  /** Shown on stderr when stdin is a terminal, so a waiting prompt-less read is not mistaken for a hang. */
+  hint: string;
+  stdin?: NodeJS.ReadStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/**
+ * The chunks of stdin until its end. On a terminal, the hint goes to stderr
+ * first. An interrupt ends the read at once (a blocked read of a terminal
+ * would otherwise hold the process until the next line), and stdin is closed
+ * when the reader stops early, so lines typed afterwards go back to the shell.
+ */
+export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Buffer> {
+  const stdin = options.stdin ?? process.stdin;
+  if (stdin.isTTY) (options.stderr ?? process.stderr).write(`${options.hint}\n`);
+  const { signal } = options;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new InterruptedError('interrupted while reading stdin; nothing was sent', { sent: false }));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  interrupted.catch(() => {});
+  const chunks = stdin[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      const next = (await Promise.race([chunks.next(), interrupted])) as IteratorResult<Buffer | string>;
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+    // Returning the stream's iterator destroys it: a terminal's further input is not ours.
+    if (!ended) void chunks.return?.();
+  }
+}
+
+/** All of stdin. */
+export async function readStdin(options: StdinOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of readStdinChunks(options)) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+/** The first line of stdin (without its line break); nothing after it is read or kept. */
+export async function readStdinLine(options: StdinOptions): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of readStdinChunks(options)) {
+    const newline = chunk.indexOf(0x0a);
+    if (newline >= 0) {
+      chunks.push(chunk.subarray(0, newline));
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/\r$/, '');
 }
 
 /** The bytes of a file given to `flag`; a missing or unreadable file is a usage error naming both. */

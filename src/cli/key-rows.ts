@@ -4,7 +4,7 @@
  * masked key, each row marked with where it came from. Never holds a full key
  * beyond the local profile it was read from; rows carry masked keys only.
  */
-import { UsageError } from '../core/errors.js';
+import { AuthError, UnexpectedResponseError, UsageError } from '../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
 import type { CommandContext } from './context.js';
 
@@ -78,6 +78,9 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       await client.close();
     }
   } catch (error) {
+    // A key the service refuses (exit 3) or an answer that is not a key listing (exit 1) is a failure,
+    // not a partial listing; an unreachable service or no key at all still shows the local profiles.
+    if ((error instanceof AuthError && error.status !== undefined) || error instanceof UnexpectedResponseError) throw error;
     return { rows, remoteProblem: (error as Error).message };
   }
   for (const remote of listed) {

@@ -2,6 +2,7 @@
  * The sign-cli program: global options, the command tree, and the mapping
  * of every outcome to an exit code (DESIGN.md §2).
  */
+import { setMaxListeners } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, exitCodeOf } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
@@ -72,6 +73,8 @@ export function buildProgram(state: RunState): Command {
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
+  // Every request waiting for a pacer slot listens to it: a bulk create has many at once.
+  setMaxListeners(0, controller.signal);
   const state: RunState = { signal: controller.signal, exitCode: ExitCode.ok };
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,15 +1,20 @@
 /**
  * Creating many envelopes: a fixed number of workers pull inputs from a
  * stream (so memory does not grow with the input) and send them through one
- * client, whose pacer keeps every worker together under the rate limit. The
- * journal makes the run resumable and exactly-once (journal.ts).
+ * client, whose pacer keeps every worker together under the rate limit.
+ *
+ * Exactly once: each input's Idempotency-Key is derived from its content
+ * (idempotency.ts), so the service itself recognises a re-send; the journal
+ * (journal.ts) remembers what was created, so a re-run on this machine says
+ * "already created" without sending at all.
  */
-import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
 import type { CreateEnvelopeResult } from './client.js';
-import { ExitCode, exitCodeOf } from './errors.js';
-import { newIdempotencyKey } from './idempotency.js';
-import type { CreateJournal } from './journal.js';
+import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeOf } from './errors.js';
+import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
+import { inDoubt, type CreateJournal, type JournalState } from './journal.js';
+import { isRetryableStatus } from './retry.js';
+
+export { contentHash } from './idempotency.js';
 
 export interface BulkInput {
   ref: string;
@@ -18,39 +23,82 @@ export interface BulkInput {
 
 export type BulkOutcome =
   | { ref: string; status: 'created'; key: string; result: CreateEnvelopeResult }
+  /** The journal says an earlier run created it: nothing was sent. */
   | { ref: string; status: 'skipped'; key: string; envelopeId: string | undefined }
   | { ref: string; status: 'failed'; key: string; error: unknown };
 
 export interface BulkSummary {
+  /** New envelopes. */
   created: number;
-  skipped: number;
+  /** Created before: skipped from the journal, or replayed by the service for the same key. */
+  alreadyCreated: number;
   failed: number;
-  /** Inputs never attempted because the run stopped early. */
+  /** Inputs never sent because the run stopped early. */
   notAttempted: boolean;
   /** Set when the run stopped early: interrupted, or every request would fail the same way. */
   stoppedBy: 'interrupt' | 'auth' | undefined;
 }
 
-export interface BulkOptions {
-  inputs: AsyncIterable<BulkInput>;
-  create(value: unknown, options: { idempotencyKey: string; source: string }): Promise<CreateEnvelopeResult>;
-  concurrency: number;
-  journal?: CreateJournal | undefined;
-  /** The caller's own key, for a single input. */
-  fixedKey?: string | undefined;
-  /** Aborting stops taking new inputs; requests in flight are waited for, never cut. */
+export interface CreateCall {
+  idempotencyKey: string;
+  source: string;
+  /** Aborts waiting (pacer, retries); a request on the wire is awaited. */
   stop?: AbortSignal | undefined;
-  onOutcome(outcome: BulkOutcome): void;
-  /** The caller's key was set aside for the key an earlier, unfinished run sent this input with. */
-  onKeyKept?(ref: string, journaledKey: string): void;
+  /** Called just before each attempt goes on the wire. */
+  beforeAttempt(attempt: number): void;
 }
 
-export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 32);
+export interface BulkOptions {
+  inputs: AsyncIterable<BulkInput>;
+  create(value: unknown, options: CreateCall): Promise<CreateEnvelopeResult>;
+  concurrency: number;
+  journal?: CreateJournal | undefined;
+  /** The caller's own key, for a single input: always the key sent, or the run refuses. */
+  fixedKey?: string | undefined;
+  /** `--new`: fresh random keys, and what the journal says was created is created again. */
+  fresh?: boolean | undefined;
+  /** Aborting stops sending at once: queued inputs are not sent; requests on the wire are awaited. */
+  stop?: AbortSignal | undefined;
+  onOutcome(outcome: BulkOutcome): void;
+}
+
+/**
+ * Whether a failed create may still have made an envelope: anything but a
+ * clear refusal (4xx other than the retryable ones, auth, invalid input) or a
+ * request that never reached the service.
+ */
+export function mayHaveCreated(error: unknown): boolean {
+  if (error instanceof InterruptedError) return error.sent;
+  if (error instanceof NetworkError) return !error.nothingSent;
+  if (error instanceof UsageError || error instanceof AuthError) return false;
+  if (error instanceof ApiError) return !(error.status >= 400 && error.status < 500 && !isRetryableStatus(error.status, true));
+  return true;
+}
+
+/** Which key to send an input with, given what the journal knows; throws when the caller's key would risk a duplicate. */
+function chooseKey(options: BulkOptions, known: ReturnType<CreateJournal['lookup']>, hash: string, copy: number): string {
+  const { fixedKey } = options;
+  if (fixedKey !== undefined && known && fixedKey !== known.key && !options.fresh) {
+    if (known.state === 'created') {
+      throw new UsageError(`${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; --idempotency-key ${fixedKey} would create it again`, {
+        hint: `drop --idempotency-key to see it reported as already created, or add --new to create another envelope with key ${fixedKey}`,
+      });
+    }
+    if (inDoubt(known)) {
+      throw new UsageError(`${known.ref} was sent by an earlier run with Idempotency-Key ${known.key} and may exist; sending it with ${fixedKey} could create it twice`, {
+        hint: `pass --idempotency-key ${known.key} (or drop --idempotency-key) to finish it safely; --new creates another envelope regardless`,
+      });
+    }
+  }
+  if (fixedKey !== undefined) return fixedKey;
+  if (options.fresh) return newIdempotencyKey();
+  // A key in doubt from an earlier run is the only one under which the envelope may exist.
+  if (known && inDoubt(known)) return known.key;
+  return derivedIdempotencyKey(hash, copy);
 }
 
 export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
-  const summary: BulkSummary = { created: 0, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined };
+  const summary: BulkSummary = { created: 0, alreadyCreated: 0, failed: 0, notAttempted: false, stoppedBy: undefined };
   const iterator = options.inputs[Symbol.asyncIterator]();
   const { journal } = options;
   const stopping = () => summary.stoppedBy !== undefined || options.stop?.aborted === true;
@@ -64,24 +112,37 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     copies.set(hash, copy);
     const id = `${hash}#${copy}`;
     const known = journal?.lookup(id);
-    if (known?.state === 'created') {
-      summary.skipped++;
+    const key = chooseKey(options, known, hash, copy);
+    if (known?.state === 'created' && !options.fresh) {
+      summary.alreadyCreated++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    // A key in doubt from an earlier run is reused, even over the caller's own key: the envelope
-    // may exist under it, and only that key lets the service replay instead of creating twice.
-    const key = known?.key ?? options.fixedKey ?? newIdempotencyKey();
-    if (options.fixedKey !== undefined && known && known.key !== options.fixedKey) options.onKeyKept?.(input.ref, known.key);
-    journal?.record({ id, ref: input.ref, key, state: 'sending' });
+    const record = (state: JournalState, extra: { envelope_id?: string; error?: string } = {}) => journal?.record({ id, ref: input.ref, key, state, ...extra });
+    let onWire = false;
     try {
-      const result = await options.create(input.value, { idempotencyKey: key, source: input.ref });
-      const envelopeId = (result.envelope as { id?: unknown }).id;
-      journal?.record({ id, ref: input.ref, key, state: 'created', ...(typeof envelopeId === 'string' ? { envelope_id: envelopeId } : {}) });
-      summary.created++;
+      const result = await options.create(input.value, {
+        idempotencyKey: key,
+        source: input.ref,
+        stop: options.stop,
+        beforeAttempt: () => {
+          if (!onWire) record('sending');
+          onWire = true;
+        },
+      });
+      const envelopeId = result.envelope.id;
+      record('created', envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) });
+      if (result.replayed) summary.alreadyCreated++;
+      else summary.created++;
       options.onOutcome({ ref: input.ref, status: 'created', key, result });
     } catch (error) {
-      journal?.record({ id, ref: input.ref, key, state: 'failed', error: (error as Error).message });
+      if (error instanceof InterruptedError && !error.sent) {
+        // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
+        if (onWire && !inDoubt(known)) record('failed', { error: 'interrupted before the request was sent' });
+        summary.notAttempted = true;
+        return;
+      }
+      if (onWire) record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', { error: (error as Error).message });
       summary.failed++;
       if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });

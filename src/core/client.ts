@@ -15,6 +15,7 @@ import {
   AuthError,
   InterruptedError,
   NetworkError,
+  UnexpectedResponseError,
   UsageError,
   ValidationError,
   parseErrorBody,
@@ -81,11 +82,23 @@ export interface RequestOptions {
   params?: Record<string, string>;
   body?: unknown;
   idempotencyKey?: string;
+  /** Aborts everything, the request on the wire included. */
   signal?: AbortSignal | undefined;
+  /**
+   * Stops sending: no new attempt starts once it aborts (a wait for a pacer
+   * slot or a retry ends at once), but an attempt already on the wire is
+   * awaited, so its outcome is known. Ctrl-C during a create.
+   */
+  stop?: AbortSignal | undefined;
+  /** Called just before each attempt goes on the wire (the create journal records "sending" here). */
+  beforeAttempt?: (attempt: number) => void;
   /** Read the body as bytes rather than JSON/text. */
   binary?: boolean;
   accept?: string;
 }
+
+/** Failures before a connection exists: the request cannot have reached the service. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const RETRYABLE_NETWORK_CODES = new Set([
   'ECONNRESET',
@@ -177,17 +190,34 @@ export class SignClient {
    */
   async createEnvelope<T = Record<string, unknown>>(
     envelope: unknown,
-    options: { idempotencyKey?: string; signal?: AbortSignal | undefined; source?: string } = {},
+    options: {
+      idempotencyKey?: string;
+      signal?: AbortSignal | undefined;
+      stop?: AbortSignal | undefined;
+      beforeAttempt?: (attempt: number) => void;
+      source?: string;
+    } = {},
   ): Promise<CreateEnvelopeResult<T>> {
     const { errors } = validateEnvelope(envelope, this.validation);
     if (errors.length > 0) throw new ValidationError(options.source ?? 'envelope', errors);
     const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
-    const response = await this.send<T>('createEnvelope', { body: envelope, idempotencyKey, signal: options.signal });
-    // SPEC §4.1 does not show the response: a 2xx is a created envelope whatever its body;
-    // without an object, the id is taken from the Location header when there is one.
+    const response = await this.send<T>('createEnvelope', {
+      body: envelope,
+      idempotencyKey,
+      signal: options.signal,
+      stop: options.stop,
+      ...(options.beforeAttempt ? { beforeAttempt: options.beforeAttempt } : {}),
+    });
+    // SPEC §4.1 does not show the response. A created envelope is a JSON object with an id, or
+    // a Location header naming one; any other 2xx (an HTML page, an empty body) is not a success.
     const data = response.data as unknown;
-    const location = response.headers.location?.split('/').filter(Boolean).at(-1);
-    const created = data !== null && typeof data === 'object' && !Array.isArray(data) ? data : location ? { id: location } : {};
+    const location = response.headers.location?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
+    const body = isObject(data) ? data : undefined;
+    const id = body && (typeof body.id === 'string' || typeof body.id === 'number') && String(body.id) !== '' ? body.id : undefined;
+    if (id === undefined && !location) {
+      throw this.unexpected('createEnvelope', response, 'an envelope (a JSON object with an id, or a Location header)', idempotencyKey);
+    }
+    const created = body ? (id === undefined ? { ...body, id: location } : body) : { id: location };
     return {
       envelope: created as T,
       status: response.status,
@@ -199,7 +229,11 @@ export class SignClient {
 
   async getEnvelope<T = Record<string, unknown>>(id: string, signal?: AbortSignal): Promise<T> {
     this.checkId(id);
-    return (await this.send<T>('getEnvelope', { params: { id }, signal })).data;
+    const response = await this.send<unknown>('getEnvelope', { params: { id }, signal });
+    if (!isObject(response.data) || response.data.id === undefined || response.data.id === null) {
+      throw this.unexpected('getEnvelope', response, 'an envelope (a JSON object with an id)');
+    }
+    return response.data as T;
   }
 
   /**
@@ -222,23 +256,36 @@ export class SignClient {
 
   /** The account's API keys as the service lists them (SPEC §2.3), masked; field spellings normalised. */
   async listApiKeys(signal?: AbortSignal): Promise<ListedKey[]> {
-    return normalizeListedKeys((await this.send<unknown>('listApiKeys', { signal })).data);
+    const response = await this.send<unknown>('listApiKeys', { signal });
+    const keys = normalizeListedKeys(response.data);
+    if (keys === undefined) throw this.unexpected('listApiKeys', response, 'a JSON list of API keys');
+    return keys;
   }
 
   /** The signed copy (a PDF) of a completed envelope. */
   async downloadSignedCopy(id: string, signal?: AbortSignal): Promise<Buffer> {
     this.checkId(id);
-    return (await this.send<Buffer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf' })).data;
+    const response = await this.send<Buffer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf' });
+    // A PDF starts with its header (ISO 32000: "%PDF-" within the first 1024 bytes) and ends with %%EOF.
+    const pdf = response.data;
+    const header = pdf.subarray(0, 1024).indexOf('%PDF-');
+    if (header < 0 || !pdf.subarray(-1024).includes('%%EOF')) {
+      throw this.unexpected('downloadSignedCopy', { ...response, data: pdf.subarray(0, 200).toString('utf8') }, 'a PDF');
+    }
+    return pdf;
   }
 
   /** The audit trail of an envelope; check it with verifyAuditChain(). */
   async getAuditTrail(id: string, signal?: AbortSignal): Promise<AuditTrail> {
     this.checkId(id);
-    const data = (await this.send<unknown>('getAuditTrail', { params: { id }, signal })).data;
-    // Accept a bare list of entries as well as the sandbox's wrapped form.
-    if (Array.isArray(data)) return { envelope_id: id, head_hash: (data.at(-1) as AuditEntry | undefined)?.hash ?? null, entries: data as AuditEntry[] };
-    const body = (data ?? {}) as Partial<AuditTrail>;
-    return { envelope_id: body.envelope_id ?? id, head_hash: body.head_hash ?? null, entries: Array.isArray(body.entries) ? body.entries : [] };
+    const response = await this.send<unknown>('getAuditTrail', { params: { id }, signal });
+    const data = response.data;
+    // Accept a bare list of entries as well as the sandbox's wrapped form; anything else is not a trail.
+    // A bare list carries no head hash of its own: its last entry's would vouch for itself.
+    if (Array.isArray(data)) return { envelope_id: id, head_hash: null, entries: data as AuditEntry[] };
+    if (!isObject(data) || !Array.isArray(data.entries)) throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
+    const body = data as Partial<AuditTrail>;
+    return { envelope_id: body.envelope_id ?? id, head_hash: typeof body.head_hash === 'string' ? body.head_hash : null, entries: body.entries! };
   }
 
   private checkId(id: string): void {
@@ -261,9 +308,21 @@ export class SignClient {
     const label = OPERATION_LABEL[operation];
     const keyed = options.idempotencyKey !== undefined;
 
+    const stop = options.stop;
+    const waitSignal = stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
+    /** Whether any attempt may have reached the service (anything but a failure to connect). */
+    let sent = false;
+    const stopped = () => stop?.aborted === true || options.signal?.aborted === true;
+
     for (let attempt = 1; ; attempt++) {
       const retriesLeft = attempt <= this.policy.maxRetries;
-      await this.pacer.acquire(options.signal);
+      try {
+        await this.pacer.acquire(waitSignal);
+      } catch (error) {
+        throw stopped() ? new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent }) : error;
+      }
+      if (stopped()) throw new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+      options.beforeAttempt?.(attempt);
       this.onTrace({ type: 'request', attempt, method: endpoint.method, url, headers: this.redacted(headers) });
       const started = this.clock.now();
       let response: Dispatcher.ResponseData;
@@ -280,42 +339,81 @@ export class SignClient {
         });
         raw = Buffer.from(await response.body.arrayBuffer());
       } catch (error) {
-        if (options.signal?.aborted) throw new InterruptedError();
         const code = errorCode(error);
+        if (code === undefined || !NOT_CONNECTED_CODES.has(code)) sent = true;
+        if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
         const reason = `${code ?? 'network error'}: ${(error as Error).message}`;
-        if (code !== undefined && RETRYABLE_NETWORK_CODES.has(code) && retriesLeft) {
+        if (code !== undefined && RETRYABLE_NETWORK_CODES.has(code) && retriesLeft && !stopped()) {
           const delayMs = backoffDelay(attempt, this.policy, this.random);
           this.onTrace({ type: 'retry', attempt, delayMs, source: 'backoff', reason });
-          await this.clock.sleep(delayMs, options.signal);
+          await this.sleepUnlessStopped(delayMs, waitSignal, sent);
           continue;
         }
-        throw new NetworkError(`${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${attempt} attempt${attempt === 1 ? '' : 's'}`, code, {
+        const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
+        if (!sent) {
+          throw new NetworkError(`${label}: could not connect to ${new URL(url).origin} (${reason}); nothing was sent (${tries})`, code, {
+            cause: error,
+            nothingSent: true,
+            hint: 'check that the service is up and the base URL (--base-url, SIGN_BASE_URL) is right; `sign-cli sandbox` starts a local one',
+          });
+        }
+        throw new NetworkError(`${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${tries}`, code, {
           cause: error,
           hint: keyed
-            ? `the envelope may or may not exist; re-run with --idempotency-key ${options.idempotencyKey} to finish without a duplicate`
+            ? `the envelope may or may not exist; re-running the same command (or with --idempotency-key ${options.idempotencyKey}) finishes it without a duplicate`
             : 'check that the service is up and the base URL (--base-url, SIGN_BASE_URL) is right; `sign-cli sandbox` starts a local one',
         });
       }
+      sent = true;
       const responseHeaders = flattenHeaders(response.headers);
       this.onTrace({ type: 'response', attempt, status: response.statusCode, durationMs: this.clock.now() - started, headers: responseHeaders });
+      this.pacer.observe(responseHeaders);
 
       if (response.statusCode >= 200 && response.statusCode < 300) {
-        this.pacer.recordSuccess();
         return { status: response.statusCode, headers: responseHeaders, data: decodeBody(raw, responseHeaders, options.binary) as T, attempts: attempt };
       }
 
-      if (isRetryableStatus(response.statusCode, keyed) && retriesLeft) {
+      if (isRetryableStatus(response.statusCode, keyed) && retriesLeft && !stopped()) {
         const delay = retryDelay(attempt, responseHeaders, this.clock.now(), this.policy, this.random);
         if (delay.delayMs <= this.policy.maxServerDelayMs) {
           this.onTrace({ type: 'retry', attempt, delayMs: delay.delayMs, source: delay.source, reason: `HTTP ${response.statusCode}` });
           // A 429 is about the shared limit: the pacer holds back every request, this one included.
           if (response.statusCode === 429) this.pacer.penalize(delay.delayMs);
-          else await this.clock.sleep(delay.delayMs, options.signal);
+          else await this.sleepUnlessStopped(delay.delayMs, waitSignal, sent);
           continue;
         }
       }
       throw this.errorFor(operation, response.statusCode, raw.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
     }
+  }
+
+  /** A wait between attempts; an interrupt ends it and the request (nothing new is sent). */
+  private async sleepUnlessStopped(ms: number, signal: AbortSignal | undefined, sent: boolean): Promise<void> {
+    try {
+      await this.clock.sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted) throw new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+      throw error;
+    }
+  }
+
+  /** A 2xx that is not what `operation` returns: what came back, and what to check. */
+  private unexpected(operation: Operation, response: ApiResponse<unknown>, expected: string, idempotencyKey?: string): UnexpectedResponseError {
+    const contentType = response.headers['content-type'];
+    const data = response.data;
+    const sample =
+      data === undefined ? 'an empty body'
+      : typeof data === 'string' ? `${JSON.stringify(data.replace(/\s+/g, ' ').trim().slice(0, 60))}${data.length > 60 ? '…' : ''}`
+      : Array.isArray(data) ? 'a JSON array'
+      : isObject(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
+      : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
+    const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}, so re-running the same command cannot create a duplicate` : '';
+    return new UnexpectedResponseError(
+      `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`,
+      response.status,
+      contentType,
+      { hint: `is ${this.baseUrl} the signing service? check --base-url, SIGN_BASE_URL or the profile's base URL${key}` },
+    );
   }
 
   private noteApiSegment(url: string): void {
@@ -378,6 +476,10 @@ export class SignClient {
       details: info.details,
     });
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {

@@ -95,7 +95,25 @@ export class NetworkError extends SignError {
   constructor(
     message: string,
     readonly code: string | undefined,
-    options: { hint?: string; cause?: unknown } = {},
+    options: { hint?: string; cause?: unknown; nothingSent?: boolean } = {},
+  ) {
+    super(message, options);
+    this.nothingSent = options.nothingSent === true;
+  }
+  /** True when no attempt got as far as a connection (refused, no route, DNS): the service saw nothing. */
+  readonly nothingSent: boolean;
+}
+
+/**
+ * A 2xx that is not what was asked for (an HTML page, an empty body, a
+ * non-PDF): usually a wrong base URL. Never a success (DESIGN.md §5).
+ */
+export class UnexpectedResponseError extends SignError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly contentType: string | undefined,
+    options: { hint?: string } = {},
   ) {
     super(message, options);
   }
@@ -104,8 +122,11 @@ export class NetworkError extends SignError {
 /** The user interrupted (Ctrl-C) or a caller aborted. */
 export class InterruptedError extends SignError {
   override readonly exitCode = ExitCode.interrupted;
-  constructor(message = 'interrupted') {
+  /** False when the interrupt came before the request went on the wire: nothing reached the service. */
+  readonly sent: boolean;
+  constructor(message = 'interrupted', options: { sent?: boolean } = {}) {
     super(message);
+    this.sent = options.sent ?? true;
   }
 }
 

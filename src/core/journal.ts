@@ -1,26 +1,42 @@
 /**
- * The create journal: what makes re-running `envelopes create` safe.
+ * The create journal: what lets a re-run of `envelopes create` answer
+ * "already created" without sending, and resume what was cut short.
  *
  * Before an envelope is sent, the journal records its input and the
- * Idempotency-Key it will carry; after the service answers, it records the
- * outcome. A run killed at any moment (SIGKILL included) leaves a journal
- * whose "sending" entries name the keys in doubt: the re-run sends those
- * inputs again with the same keys (the service replays what it already
- * created), skips what is recorded as created, and gives fresh keys to the
- * rest. A run that created everything deletes its journal, so running the
- * same command again later creates new envelopes, as a user expects.
+ * Idempotency-Key it carries; after the service answers, the outcome. A run
+ * killed at any moment (SIGKILL included) leaves "sending" entries, the keys
+ * in doubt: the re-run sends those inputs again with the same keys (the
+ * service replays what it already created) and skips what is recorded as
+ * created. A finished run's journal is kept (pruned after JOURNAL_RETENTION_MS,
+ * well past the service's key retention), so running the same command again
+ * later reports what it already created instead of notifying the signers
+ * twice; `--new` is the deliberate way to create again.
  *
  * Lines are appended with write(2) and no fsync: the page cache survives the
- * death of the process; after a machine crash, the keys still protect every
- * request that was sent (within the service's key retention; see
- * docs/assumptions.md).
+ * death of the process; after a machine crash, the keys (derived from the
+ * body) still protect every request that was sent, within the service's key
+ * retention (see docs/assumptions.md).
  */
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { readLog, writeAll } from './append-log.js';
 import { takePidLock } from './pid-lock.js';
 
-export type JournalState = 'sending' | 'created' | 'failed';
+/**
+ * `sending`: on the wire, outcome unknown (a crash left it); `unknown`: the
+ * request may have reached the service but no answer says what happened
+ * (timeout, reset, 5xx, a 2xx that was not an envelope); `failed`: the service
+ * certainly created nothing (refused, invalid, nothing sent); `created`.
+ */
+export type JournalState = 'sending' | 'unknown' | 'created' | 'failed';
+
+/** Finished journals are kept this long after their last write, then pruned. */
+export const JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Whether the input may exist under the entry's key: only that key may be used to send it again. */
+export function inDoubt(entry: JournalEntry | undefined): boolean {
+  return entry?.state === 'sending' || entry?.state === 'unknown';
+}
 
 export interface JournalEntry {
   /**
@@ -41,8 +57,10 @@ export interface JournalEntry {
 export class CreateJournal {
   private readonly entries = new Map<string, JournalEntry>();
   private fd: number | undefined;
-  /** Entries found when the journal was opened: this run resumes an earlier one. */
+  /** Entries found when the journal was opened: this command ran before. */
   readonly resumed: number;
+  /** Of those, the ones whose outcome is in doubt: this run finishes an interrupted one. */
+  readonly unfinished: number;
   private readonly unlock: () => void;
 
   /** Throws LockedError while another run of the same command holds the journal. */
@@ -59,6 +77,7 @@ export class CreateJournal {
       }
     }
     this.resumed = this.entries.size;
+    this.unfinished = [...this.entries.values()].filter(inDoubt).length;
   }
 
   /** What the journal knows of an input. */
@@ -77,13 +96,23 @@ export class CreateJournal {
     this.fd = undefined;
     this.unlock();
   }
+}
 
-  /** Removes the journal once every input is created: nothing is left to resume. */
-  discard(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    // Deleted before the lock goes, so no run can start in between and resume a finished journal.
-    rmSync(this.path, { force: true });
-    this.unlock();
+/** Removes journals (and stale locks) untouched for JOURNAL_RETENTION_MS; a journal in use is written to, so never old. */
+export function pruneJournals(dir: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^create-[0-9a-f]+\.jsonl$/.test(name)) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > JOURNAL_RETENTION_MS) rmSync(path, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: nothing to prune.
+    }
   }
 }

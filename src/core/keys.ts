@@ -131,15 +131,16 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * The service's key listing (SPEC §2.3 shows the fields, not the wire shape):
  * a bare array or `{data|keys|api_keys|items: [...]}`; `last_used`, `lastUsed`,
  * `last used` or `last_used_at`; `expires`, `expires_at`, `expiry`; scopes as
- * an array or a space/comma-separated string.
+ * an array or a space/comma-separated string. Undefined when the body is no
+ * such list (an HTML page, an error object): that is not "no keys".
  */
-export function normalizeListedKeys(body: unknown): ListedKey[] {
+export function normalizeListedKeys(body: unknown): ListedKey[] | undefined {
   const list = Array.isArray(body)
     ? body
     : body && typeof body === 'object'
       ? (pick(body as Record<string, unknown>, 'data', 'keys', 'api_keys', 'apiKeys', 'items') as unknown[] | undefined)
       : undefined;
-  if (!Array.isArray(list)) return [];
+  if (!Array.isArray(list)) return undefined;
   return list
     .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === 'object')
     .map((item) => {

@@ -44,27 +44,47 @@ function nonNegativeInt(text: string | undefined): number | undefined {
   return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
 }
 
+export interface RateLimitFields {
+  remaining?: number;
+  resetSeconds?: number;
+  /** The quota and its window from RateLimit-Policy. */
+  quota?: number;
+  windowSeconds?: number;
+}
+
 /**
- * The wait the IETF RateLimit header fields ask for, in ms, or undefined.
- * Understands the structured form of draft-ietf-httpapi-ratelimit-headers
- * (`RateLimit: "default";r=0;t=30`), the older combined form
- * (`RateLimit: limit=100, remaining=0, reset=30`) and the separate
- * `RateLimit-Remaining` / `RateLimit-Reset` fields. Malformed fields are ignored.
+ * The IETF RateLimit header fields, whichever draft form the service uses:
+ * the structured form of draft-ietf-httpapi-ratelimit-headers
+ * (`RateLimit: "default";r=0;t=30`, `RateLimit-Policy: "default";q=600;w=60`),
+ * the older combined form (`RateLimit: limit=100, remaining=0, reset=30`,
+ * `RateLimit-Policy: 100;w=60`) and the separate `RateLimit-Remaining` /
+ * `RateLimit-Reset` fields. Malformed fields are ignored.
  */
-export function parseRateLimitDelay(headers: Record<string, string | undefined>): number | undefined {
+export function parseRateLimitFields(headers: Record<string, string | undefined>): RateLimitFields {
+  const out: RateLimitFields = {};
   const field = headers['ratelimit'];
   if (field) {
     const params = new Map<string, string>();
     for (const match of field.matchAll(/(?:^|[;,\s])(r|t|remaining|reset)\s*=\s*([^;,\s]+)/gi)) {
       params.set(match[1]!.toLowerCase(), match[2]!);
     }
-    const remaining = nonNegativeInt(params.get('r') ?? params.get('remaining'));
-    const reset = nonNegativeInt(params.get('t') ?? params.get('reset'));
-    if (reset !== undefined && (remaining === undefined || remaining === 0)) return reset * 1000;
+    out.remaining = nonNegativeInt(params.get('r') ?? params.get('remaining'));
+    out.resetSeconds = nonNegativeInt(params.get('t') ?? params.get('reset'));
   }
-  const remaining = nonNegativeInt(headers['ratelimit-remaining']);
-  const reset = nonNegativeInt(headers['ratelimit-reset']);
-  if (reset !== undefined && (remaining === undefined || remaining === 0)) return reset * 1000;
+  out.remaining ??= nonNegativeInt(headers['ratelimit-remaining']);
+  out.resetSeconds ??= nonNegativeInt(headers['ratelimit-reset']);
+  const policy = headers['ratelimit-policy']?.split(',')[0];
+  if (policy) {
+    out.quota = nonNegativeInt(/(?:^|;)\s*q\s*=\s*(\d+)/i.exec(policy)?.[1] ?? /^\s*(\d+)\s*(?:;|$)/.exec(policy)?.[1]);
+    out.windowSeconds = nonNegativeInt(/(?:^|;)\s*w\s*=\s*(\d+)/i.exec(policy)?.[1]);
+  }
+  return out;
+}
+
+/** The wait the IETF RateLimit header fields ask for, in ms, or undefined. */
+export function parseRateLimitDelay(headers: Record<string, string | undefined>): number | undefined {
+  const { remaining, resetSeconds } = parseRateLimitFields(headers);
+  if (resetSeconds !== undefined && (remaining === undefined || remaining === 0)) return resetSeconds * 1000;
   return undefined;
 }
 

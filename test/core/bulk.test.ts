@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentHash, runBulk, type BulkInput, type BulkOutcome } from '../../src/core/bulk.js';
+import { contentHash, mayHaveCreated, runBulk, type BulkInput, type BulkOutcome, type CreateCall } from '../../src/core/bulk.js';
 import type { CreateEnvelopeResult } from '../../src/core/client.js';
-import { AuthError, NetworkError } from '../../src/core/errors.js';
+import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../../src/core/errors.js';
+import { derivedIdempotencyKey } from '../../src/core/idempotency.js';
 import { CreateJournal } from '../../src/core/journal.js';
 
 async function* inputs(n: number): AsyncGenerator<BulkInput> {
@@ -15,6 +16,7 @@ async function* inputs(n: number): AsyncGenerator<BulkInput> {
 function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
   const byKey = new Map<string, string>();
   const created: string[] = [];
+  const keysUsed: string[] = [];
   let calls = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -26,7 +28,9 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
     get maxInFlight() {
       return maxInFlight;
     },
-    async create(value: unknown, { idempotencyKey }: { idempotencyKey: string }): Promise<CreateEnvelopeResult> {
+    keys: keysUsed,
+    async create(value: unknown, { idempotencyKey, beforeAttempt }: CreateCall): Promise<CreateEnvelopeResult> {
+      beforeAttempt(1);
       calls++;
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
@@ -37,6 +41,7 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
       let id = byKey.get(idempotencyKey);
       const replayed = id !== undefined;
       if (!id) {
+        keysUsed.push(idempotencyKey);
         id = `env_${created.length + 1}`;
         byKey.set(idempotencyKey, id);
         created.push((value as { title: string }).title);
@@ -46,6 +51,8 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
   };
 }
 
+const call = (idempotencyKey: string): CreateCall => ({ idempotencyKey, source: 'test', beforeAttempt: () => {} });
+
 const journalFile = () => join(mkdtempSync(join(tmpdir(), 'journal-')), 'create.jsonl');
 
 describe('runBulk', () => {
@@ -53,7 +60,7 @@ describe('runBulk', () => {
     const svc = service();
     const outcomes: BulkOutcome[] = [];
     const summary = await runBulk({ inputs: inputs(50), create: svc.create, concurrency: 8, onOutcome: (o) => outcomes.push(o) });
-    expect(summary).toEqual({ created: 50, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined });
+    expect(summary).toEqual({ created: 50, alreadyCreated: 0, failed: 0, notAttempted: false, stoppedBy: undefined });
     expect(svc.created).toHaveLength(50);
     expect(svc.maxInFlight).toBeLessThanOrEqual(8);
     expect(svc.maxInFlight).toBeGreaterThan(1);
@@ -82,20 +89,63 @@ describe('runBulk', () => {
     const crashed = new CreateJournal(path);
     const key = 'key-in-doubt';
     crashed.record({ id: `${contentHash({ title: 'T31' })}#1`, ref: 'batch.ndjson:31', key, state: 'sending' });
-    await svc.create({ title: 'T31' }, { idempotencyKey: key });
+    await svc.create({ title: 'T31' }, call(key));
     crashed.close();
 
     const second = new CreateJournal(path);
     expect(second.resumed).toBe(31);
+    expect(second.unfinished).toBe(6);
     const outcomes: BulkOutcome[] = [];
     const again = await runBulk({ inputs: inputs(60), create: svc.create, concurrency: 4, journal: second, onOutcome: (o) => outcomes.push(o) });
-    expect(again).toMatchObject({ created: 35, skipped: 25, failed: 0, notAttempted: false });
+    second.close();
+    // 25 skipped from the journal and T31 replayed by the service under its key in doubt.
+    expect(again).toMatchObject({ created: 34, alreadyCreated: 26, failed: 0, notAttempted: false });
     expect([...svc.created].sort()).toEqual(Array.from({ length: 60 }, (_, i) => `T${i + 1}`).sort());
     const thirtyFirst = outcomes.find((o) => o.ref === 'batch.ndjson:31');
     expect(thirtyFirst).toMatchObject({ status: 'created', key });
     expect(thirtyFirst?.status === 'created' && thirtyFirst.result.replayed).toBe(true);
-    second.discard();
-    expect(existsSync(path)).toBe(false);
+
+    // A finished run's journal is kept: the same run again sends nothing at all.
+    const calls = svc.calls;
+    const third = new CreateJournal(path);
+    const rerun = await runBulk({ inputs: inputs(60), create: svc.create, concurrency: 4, journal: third, onOutcome: () => {} });
+    third.close();
+    expect(rerun).toMatchObject({ created: 0, alreadyCreated: 60, failed: 0 });
+    expect(svc.calls).toBe(calls);
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('derives each key from the content, so the service recognises a re-run that has no journal', async () => {
+    const svc = service();
+    const first = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, onOutcome: () => {} });
+    expect(first).toMatchObject({ created: 20, alreadyCreated: 0 });
+    const outcomes: BulkOutcome[] = [];
+    const second = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, onOutcome: (o) => outcomes.push(o) });
+    expect(second).toMatchObject({ created: 0, alreadyCreated: 20, failed: 0 });
+    expect(svc.created).toHaveLength(20);
+    expect(outcomes[0]!.key).toBe(derivedIdempotencyKey(contentHash({ title: 'T1' })));
+    expect(outcomes[0]!.key).toMatch(/^sc1-[0-9a-f]{48}$/);
+    // --new: fresh random keys, so everything is created again, deliberately.
+    const fresh = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, fresh: true, onOutcome: () => {} });
+    expect(fresh).toMatchObject({ created: 20, alreadyCreated: 0 });
+    expect(svc.created).toHaveLength(40);
+  });
+
+  it('with --new, creates again what the journal says was created, and journals the new keys', async () => {
+    const svc = service();
+    const path = journalFile();
+    const first = new CreateJournal(path);
+    await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: first, onOutcome: () => {} });
+    first.close();
+    const second = new CreateJournal(path);
+    const summary = await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: second, fresh: true, onOutcome: () => {} });
+    second.close();
+    expect(summary).toMatchObject({ created: 3, alreadyCreated: 0 });
+    expect(svc.created).toHaveLength(6);
+    const third = new CreateJournal(path);
+    expect(await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: third, onOutcome: () => {} })).toMatchObject({ created: 0, alreadyCreated: 3 });
+    third.close();
+    expect(svc.created).toHaveLength(6);
   });
 
   it('knows inputs by content: moved or renamed inputs are still skipped, identical ones are separate envelopes', async () => {
@@ -123,23 +173,66 @@ describe('runBulk', () => {
     const second = new CreateJournal(path);
     const outcomes: BulkOutcome[] = [];
     await runBulk({ inputs: batch(['b:1', 'b:2', 'b:3', 'b:4'], ['T3', 'T2', 'T1', 'T1']), create: svc.create, concurrency: 2, journal: second, onOutcome: (o) => outcomes.push(o) });
+    second.close();
     expect(svc.created).toEqual(['T1', 'T1', 'T2', 'T3']);
     expect(outcomes.filter((o) => o.status === 'skipped').map((o) => o.ref).sort()).toEqual(['b:2', 'b:3', 'b:4']);
     expect(readFileSync(path, 'utf8')).toContain('"state":"created"');
   });
 
-  it("keeps the journaled key of an input in doubt over the caller's own key, and says so", async () => {
+  it("refuses the caller's key when the journal holds another key for an input in doubt, and names the key to pass", async () => {
     const svc = service();
+    const journal = new CreateJournal(journalFile());
+    journal.record({ id: `${contentHash({ title: 'T1' })}#1`, ref: 'batch.ndjson:1', key: 'first-key', state: 'unknown' });
+    const run = (fixedKey: string, fresh = false) => runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, fixedKey, fresh, onOutcome: () => {} });
+    const refused = await run('other-key').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as UsageError).message).toContain('first-key');
+    expect((refused as UsageError).hint).toContain('--idempotency-key first-key');
+    expect(svc.calls).toBe(0);
+    // The key it names resumes safely; the caller's key is always the one sent.
+    expect(await run('first-key')).toMatchObject({ created: 1 });
+    expect(svc.keys).toEqual(['first-key']);
+    // Now created under first-key: another key would create it again, so that is refused too, unless --new.
+    await expect(run('other-key')).rejects.toThrow(/already created as env_1 with Idempotency-Key first-key/);
+    expect(await run('other-key', true)).toMatchObject({ created: 1 });
+    expect(svc.keys).toEqual(['first-key', 'other-key']);
+    journal.close();
+  });
+
+  it('journals a definite refusal as failed and a lost answer as in doubt', async () => {
     const path = journalFile();
     const journal = new CreateJournal(path);
-    journal.record({ id: `${contentHash({ title: 'T1' })}#1`, ref: 'batch.ndjson:1', key: 'first-key', state: 'sending' });
-    await svc.create({ title: 'T1' }, { idempotencyKey: 'first-key' }); // that first request did create it
-    const kept: string[] = [];
-    const outcomes: BulkOutcome[] = [];
-    await runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, fixedKey: 'other-key', onOutcome: (o) => outcomes.push(o), onKeyKept: (_ref, key) => kept.push(key) });
+    const failures = [new ApiError('HTTP 422', 422, 'validation_failed', 'bad'), new NetworkError('reset', 'ECONNRESET'), new NetworkError('refused', 'ECONNREFUSED', { nothingSent: true })];
+    let n = 0;
+    const svc = service({ failOn: () => failures[n++] });
+    await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal, onOutcome: () => {} });
     journal.close();
-    expect(kept).toEqual(['first-key']);
-    expect(outcomes[0]).toMatchObject({ status: 'created', key: 'first-key' });
+    const states = new CreateJournal(path);
+    expect([1, 2, 3].map((i) => states.lookup(`${contentHash({ title: `T${i}` })}#1`)?.state)).toEqual(['failed', 'unknown', 'failed']);
+    states.close();
+    expect(mayHaveCreated(new ApiError('HTTP 503', 503, undefined, undefined))).toBe(true);
+    expect(mayHaveCreated(new ApiError('HTTP 409', 409, undefined, undefined))).toBe(true);
+    expect(mayHaveCreated(new AuthError('HTTP 401', 401))).toBe(false);
+    expect(mayHaveCreated(new InterruptedError('x', { sent: false }))).toBe(false);
+  });
+
+  it('does not count an input stopped before it was sent as failed', async () => {
+    const stop = new AbortController();
+    const svc = service();
+    const summary = await runBulk({
+      inputs: inputs(5),
+      concurrency: 2,
+      stop: stop.signal,
+      create: async (value, options) => {
+        if ((value as { title: string }).title === 'T2') {
+          stop.abort();
+          throw new InterruptedError('interrupted before the request was sent', { sent: false });
+        }
+        return svc.create(value, options);
+      },
+      onOutcome: () => {},
+    });
+    expect(summary).toMatchObject({ failed: 0, notAttempted: true, stoppedBy: 'interrupt' });
     expect(svc.created).toEqual(['T1']);
   });
 

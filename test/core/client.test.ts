@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SignClient, type TraceEvent } from '../../src/core/client.js';
-import { ApiError, AuthError, NetworkError, ValidationError } from '../../src/core/errors.js';
+import { ApiError, AuthError, InterruptedError, NetworkError, UnexpectedResponseError, ValidationError } from '../../src/core/errors.js';
 import { InstantClock } from '../helpers/fake-clock.js';
 
 const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';
@@ -80,18 +80,68 @@ describe('SignClient.createEnvelope', () => {
     expect(JSON.parse(request!.body)).toEqual(ENVELOPE);
   });
 
-  it('counts any 2xx as created, taking the id from Location when the body is not an object', async () => {
+  it('takes the id from Location when the body is not an object, and never counts another 2xx as created', async () => {
     const empty: Step = (res) => {
       res.writeHead(201, { location: '/api/v1/envelopes/env_from_location' });
       res.end();
     };
-    const { baseUrl } = await scripted([empty, json(202, ['not', 'an', 'object'])]);
+    const html: Step = (res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><html><title>Welcome to nginx!</title>\u001b]0;x\u0007</html>');
+    };
+    const { baseUrl } = await scripted([empty, json(202, ['not', 'an', 'object']), html, json(200, { ok: true }), json(201, { id: '' })]);
     const { c } = client(baseUrl);
     expect((await c.createEnvelope(ENVELOPE)).envelope).toEqual({ id: 'env_from_location' });
-    expect((await c.createEnvelope(ENVELOPE)).envelope).toEqual({});
+    const array = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-array' }).catch((e: unknown) => e)) as UnexpectedResponseError;
+    expect(array).toBeInstanceOf(UnexpectedResponseError);
+    expect(array.exitCode).toBe(1);
+    expect(array.message).toBe('create envelope: HTTP 202 (application/json) with a JSON array, not an envelope (a JSON object with an id, or a Location header)');
+    expect(array.hint).toContain('check --base-url');
+    expect(array.hint).toContain('Idempotency-Key k-array');
+    const page = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as UnexpectedResponseError;
+    expect(page.message).toMatch(/^create envelope: HTTP 200 \(text\/html\) with "<!doctype html>/);
+    expect(page.message).not.toMatch(/[\u0000-\u001f]/);
+    await expect(c.createEnvelope(ENVELOPE)).rejects.toThrow(/without the expected fields \(ok\)/);
+    await expect(c.createEnvelope(ENVELOPE)).rejects.toBeInstanceOf(UnexpectedResponseError);
     await c.close();
   });
 
+  it('needs an envelope from get, a PDF from download, a trail from audit and a list from the key listing', async () => {
+    const html: Step = (res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>hello</html>');
+    };
+    const { baseUrl } = await scripted([html]);
+    const { c } = client(baseUrl);
+    for (const call of [() => c.getEnvelope('env_1'), () => c.downloadSignedCopy('env_1'), () => c.getAuditTrail('env_1'), () => c.listApiKeys()]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect((error as Error).message).toContain('HTTP 200 (text/html)');
+    }
+    await c.close();
+  });
+
+  it('sends nothing once stopped: a wait for a slot ends at once, and the request on the wire is awaited', async () => {
+    let release: () => void = () => {};
+    const slow: Step = (res) => {
+      release = () => json(201, { id: 'env_slow' })(res, undefined as never);
+    };
+    const { baseUrl, seen } = await scripted([slow, created]);
+    const stop = new AbortController();
+    const c = new SignClient({ baseUrl, apiKey: KEY, ratePerMinute: 60 });
+    const first = c.createEnvelope(ENVELOPE, { stop: stop.signal });
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // The second waits ~1 s for its pacer slot; the stop comes while it waits.
+    const second = c.createEnvelope({ ...ENVELOPE, title: 'Second' }, { stop: stop.signal }).catch((e: unknown) => e);
+    stop.abort();
+    const interrupted = (await second) as InterruptedError;
+    expect(interrupted).toBeInstanceOf(InterruptedError);
+    expect(interrupted.sent).toBe(false);
+    release();
+    expect((await first).envelope.id).toBe('env_slow');
+    await c.close();
+    expect(seen).toHaveLength(1);
+  });
   it('uses the caller\'s Idempotency-Key when given', async () => {
     const { baseUrl, seen } = await scripted([created]);
     const { c } = client(baseUrl);
@@ -195,16 +245,31 @@ describe('SignClient.createEnvelope', () => {
     expect(forbidden.hint).toContain('envelopes:write');
   });
 
-  it('reports a dead service as a NetworkError after retrying, naming the key for a safe re-run', async () => {
+  it('reports a refused connection as such: retried, then "nothing was sent"', async () => {
     const { baseUrl } = await scripted([created]);
     server!.close();
-    const { c } = client(baseUrl, { retry: { maxRetries: 1 } });
+    const { c, traces } = client(baseUrl, { retry: { maxRetries: 1 } });
     const error = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-dead' }).catch((e: unknown) => e)) as NetworkError;
     await c.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.code).toBe('ECONNREFUSED');
+    expect(error.nothingSent).toBe(true);
+    expect(error.message).toMatch(/could not connect to .*; nothing was sent \(2 attempts\)/);
+    expect(traces.filter((t) => t.type === 'retry')).toHaveLength(1);
+  });
+
+  it('says the envelope may exist when a request was cut after it went out, naming the key for a safe re-run', async () => {
+    const cut: Step = (res) => res.socket!.destroy();
+    const { baseUrl, seen } = await scripted([cut]);
+    const { c } = client(baseUrl, { retry: { maxRetries: 1 } });
+    const error = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-cut' }).catch((e: unknown) => e)) as NetworkError;
+    await c.close();
+    expect(seen).toHaveLength(2);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.nothingSent).toBe(false);
     expect(error.message).toMatch(/after 2 attempts/);
-    expect(error.hint).toContain('k-dead');
+    expect(error.hint).toContain('may or may not exist');
+    expect(error.hint).toContain('k-cut');
   });
 
   it('traces requests with the key masked and notes a base URL ending in /api', async () => {

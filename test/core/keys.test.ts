@@ -78,15 +78,17 @@ describe("the service's key listing", () => {
       { name: 'old', environment: 'test', key: 'sk_test_****wxyz', last_used: '2026-11-01T00:00:00Z', expires: '2026-12-01', scopes: ['envelopes:read', 'audit:read'] },
       { name: 'spaced', environment: null, key: 'pk_****1234', last_used: '2026-11-19T00:00:00Z', expires: '2026-12-24', scopes: null },
     ]);
-    expect(normalizeListedKeys([{ name: 'bare', key: 'sk_live_x' }])[0]!.name).toBe('bare');
-    expect(normalizeListedKeys('nonsense')).toEqual([]);
+    expect(normalizeListedKeys([{ name: 'bare', key: 'sk_live_x' }])![0]!.name).toBe('bare');
+    expect(normalizeListedKeys('nonsense')).toBeUndefined();
+    expect(normalizeListedKeys({ error: 'nope' })).toBeUndefined();
+    expect(normalizeListedKeys({ data: [] })).toEqual([]);
   });
 
   it('masks a key the service returned in full, and re-masks one that shows too much', () => {
     expect(displayKey('sk_live_0123456789abcdefghij')).toBe('sk_live_****ghij');
     expect(displayKey('sk_live_0123456789abcdefghijklmnopqrst***abcd')).toBe('sk_live_****abcd');
     expect(maskKey('sk_abcdefgh_0123456789abcdef')).toBe('sk_****cdef');
-    expect(normalizeListedKeys([{ key: 'sk_live_0123456789abcdefghij' }])[0]!.key).toBe('sk_live_****ghij');
+    expect(normalizeListedKeys([{ key: 'sk_live_0123456789abcdefghij' }])![0]!.key).toBe('sk_live_****ghij');
   });
 
   it('never takes letters for a mask: a key containing "xxxx" is still masked', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RatePacer } from '../../src/core/pacing.js';
+import { InterruptedError } from '../../src/core/errors.js';
+import { RECOVERY_MS, RatePacer } from '../../src/core/pacing.js';
 import { FakeClock, InstantClock, settle } from '../helpers/fake-clock.js';
 
 /** Largest number of timestamps inside any window of `windowMs` (half-open). */
@@ -69,14 +70,75 @@ describe('RatePacer', () => {
     for (const t of times) expect(t).toBeGreaterThanOrEqual(start + 5000);
   });
 
-  it('widens the spacing after a 429 and recovers as requests succeed', async () => {
+  it('widens the spacing after a 429, and is back to the configured pace within 30 s of the pause ending', async () => {
     const clock = new InstantClock();
     const pacer = new RatePacer({ ratePerMinute: 600, clock });
     const normal = pacer.intervalMs;
-    pacer.penalize(0);
-    expect(pacer.intervalMs).toBeGreaterThan(normal * 1.4);
-    for (let i = 0; i < 20; i++) pacer.recordSuccess();
+    expect(normal).toBe(pacer.baseIntervalMs);
+    // A burst of ten 429s, each asking for 2 s.
+    for (let i = 0; i < 10; i++) pacer.penalize(2000);
+    expect(pacer.intervalMs).toBeGreaterThan(normal * 3.9);
+    expect(pacer.intervalMs).toBeLessThanOrEqual(normal * 4);
+    await pacer.acquire();
+    expect(clock.now()).toBeGreaterThanOrEqual(1_000_000 + 2000);
+    clock.t += RECOVERY_MS / 2;
+    expect(pacer.intervalMs).toBeGreaterThan(normal * 1.5);
+    expect(pacer.intervalMs).toBeLessThan(normal * 3);
+    clock.t += RECOVERY_MS / 2;
     expect(pacer.intervalMs).toBeCloseTo(normal, 5);
+  });
+
+  it('keeps every 60-second window under the rate through a burst of 429s and the recovery after it', async () => {
+    const clock = new InstantClock();
+    const pacer = new RatePacer({ ratePerMinute: 600, clock });
+    const times: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      await pacer.acquire();
+      times.push(clock.now());
+      if (i >= 300 && i < 320) pacer.penalize(1000);
+    }
+    expect(maxInWindow(times, 60_000)).toBeLessThanOrEqual(600);
+    // After the burst, the last 600 requests run at the full pace again.
+    const tail = times.slice(-600);
+    expect(tail.at(-1)! - tail[0]!).toBeLessThan(60_000 * 1.02);
+  });
+
+  it("follows the service's RateLimit fields: nothing left pauses everyone, a lower policy slows, a small budget spreads", () => {
+    const clock = new InstantClock();
+    const pacer = new RatePacer({ ratePerMinute: 600, clock });
+    const normal = pacer.intervalMs;
+    pacer.observe({ ratelimit: '"default";r=40;t=0', 'ratelimit-policy': '"default";q=600;w=60' });
+    expect(pacer.intervalMs).toBe(normal);
+    // Another runner spends the same key: 10 left for the next 10 s.
+    pacer.observe({ ratelimit: '"default";r=10;t=10' });
+    expect(pacer.intervalMs).toBe(1000);
+    clock.t += 10_000;
+    expect(pacer.intervalMs).toBe(normal);
+    // The service's own quota is lower than ours.
+    pacer.observe({ 'ratelimit-policy': '300;w=60' });
+    expect(pacer.intervalMs).toBeCloseTo(normal * 2, 5);
+    pacer.observe({ 'ratelimit-policy': '"default";q=900;w=60' });
+    expect(pacer.intervalMs).toBe(normal);
+  });
+
+  it('pauses until the reset when the service says nothing is left', async () => {
+    const clock = new InstantClock();
+    const pacer = new RatePacer({ ratePerMinute: 600, clock });
+    const start = clock.now();
+    pacer.observe({ ratelimit: 'limit=600, remaining=0, reset=7' });
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(7000);
+  });
+
+  it('gives up a wait for a slot at once when the signal aborts', async () => {
+    const clock = new FakeClock();
+    const pacer = new RatePacer({ ratePerMinute: 6, clock });
+    await Promise.all([pacer.acquire(), clock.runAll()]);
+    const controller = new AbortController();
+    const waiting = pacer.acquire(controller.signal);
+    await settle();
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
   });
 
   it('rejects a rate that is not a positive number', () => {

@@ -57,7 +57,8 @@ describe('envelopes create --ndjson', () => {
     const after = await state();
     expect(after.envelopes - before.envelopes).toBe(500);
     expect(after.rate_limited - before.rate_limited).toBe(0);
-    expect(result.stderr).toContain('created 500, skipped 0 (already created), failed 0');
+    expect(result.stderr).toContain('created 500, already created 0, failed 0');
+    expect(result.stderr).not.toContain('Warning');
   }, 60_000);
 
   it('stops before sending anything when one line is invalid, naming file:line and the JSON path', async () => {
@@ -125,9 +126,12 @@ describe('envelopes create --ndjson', () => {
       const lines = rerun.stdout.trim().split('\n').map((l) => JSON.parse(l) as { skipped?: boolean });
       expect(lines).toHaveLength(500);
       expect(lines.filter((l) => l.skipped).length).toBeGreaterThanOrEqual(150);
-      // Finished: the journal is gone, so the same command later creates new envelopes, as a user expects.
-      const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--dry-run'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+      // Finished, and run again: nothing is sent, all 500 are reported as already created.
+      const requests = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
+      const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
       expect(third.code).toBe(0);
+      expect(third.stderr).toContain('created 0, already created 500, failed 0; nothing new was sent');
+      expect((await sandbox.control<{ requests: number }>('/_sandbox/state')).requests).toBe(requests + 1);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
     }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash, derivedIdempotencyKey } from '../../src/core/idempotency.js';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
@@ -22,12 +23,20 @@ function writeJson(name: string, value: unknown): string {
   return path;
 }
 
+let uniques = 0;
+/** The example envelope with a title and contract id of its own: the sandbox has not seen it, so a create really creates. */
+function unique(): string {
+  uniques++;
+  const base = example();
+  return writeJson(`unique-${uniques}.json`, { ...base, title: `${String(base.title)} #${uniques}`, contract_id: `${String(base.contract_id)}-${uniques}` });
+}
+
 /**
- * Starts `envelopes create -f EXAMPLE --verbose` and resolves once its request
+ * Starts `envelopes create -f <file> --verbose` and resolves once its request
  * is on the wire (interrupting after a fixed delay is flaky on a loaded machine).
  */
-async function createUntilSent(extraEnv: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: cleanEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+async function createUntilSent(extraEnv: Record<string, string>, file: string) {
+  const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', file, '--verbose'], { env: cleanEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -54,7 +63,8 @@ afterAll(async () => {
 describe('envelopes create', () => {
   it('creates an envelope from a file, and `envelopes get` shows it', async () => {
     const before = await sandbox.envelopeCount();
-    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env });
+    const file = unique();
+    const result = await runCli(['envelopes', 'create', '-f', file], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const id = /created (env_\w+)/.exec(result.stdout)?.[1];
@@ -63,7 +73,7 @@ describe('envelopes create', () => {
 
     const shown = await runCli(['envelopes', 'get', id!, '--json'], { env });
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ id, title: example().title, status: 'sent' });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id, title: JSON.parse(readFileSync(file, 'utf8')).title, status: 'sent' });
 
     const table = await runCli(['envelopes', 'get', id!], { env });
     expect(table.code).toBe(0);
@@ -72,13 +82,16 @@ describe('envelopes create', () => {
   });
 
   it('creates from stdin with --json output that parses', async () => {
-    const result = await runCli(['envelopes', 'create', '-f', '-', '--json'], { env, input: readFileSync(EXAMPLE, 'utf8') });
+    const input = readFileSync(unique(), 'utf8');
+    const result = await runCli(['envelopes', 'create', '-f', '-', '--json'], { env, input });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const report = JSON.parse(lines[0]!);
     expect(report).toMatchObject({ input: '-', status: 'created', http_status: 201, error: null });
-    expect(report.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
+    // Derived from the body: SHA-256 of its canonical JSON, whatever its spacing or key order.
+    expect(report.idempotency_key).toMatch(/^sc1-[0-9a-f]{48}$/);
+    expect(report.idempotency_key).toBe(derivedIdempotencyKey(contentHash(JSON.parse(input))));
     expect(report.envelope.id).toMatch(/^env_/);
     expect(report.envelope.signers).toHaveLength(2);
   });
@@ -148,7 +161,7 @@ describe('envelopes create', () => {
   it('retries a create whose response was lost after commit, with the same key, leaving exactly one envelope', async () => {
     await sandbox.control('/_sandbox/faults', { drop_after_commit: 1 });
     const before = await sandbox.envelopeCount();
-    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env });
+    const result = await runCli(['envelopes', 'create', '-f', unique(), '--verbose'], { env });
     expect(result.code).toBe(0);
     expect(await sandbox.envelopeCount()).toBe(before + 1);
     const keys = [...result.stderr.matchAll(/> idempotency-key: (\S+)/g)].map((m) => m[1]);
@@ -161,7 +174,7 @@ describe('envelopes create', () => {
   it('retries through injected 503s and still creates exactly one', async () => {
     await sandbox.control('/_sandbox/faults', { fail_before_commit: 2, fail_status: 503 });
     const before = await sandbox.envelopeCount();
-    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--json'], { env });
+    const result = await runCli(['envelopes', 'create', '-f', unique(), '--json'], { env });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status).toBe('created');
     expect(await sandbox.envelopeCount()).toBe(before + 1);
@@ -169,7 +182,7 @@ describe('envelopes create', () => {
 
   it('re-running with the same --idempotency-key does not create a second envelope', async () => {
     const before = await sandbox.envelopeCount();
-    const args = ['envelopes', 'create', '-f', EXAMPLE, '--idempotency-key', `rerun-${Date.now()}`, '--json'];
+    const args = ['envelopes', 'create', '-f', unique(), '--idempotency-key', `rerun-${Date.now()}`, '--json'];
     const first = JSON.parse((await runCli(args, { env })).stdout);
     const second = JSON.parse((await runCli(args, { env })).stdout);
     expect(second.envelope.id).toBe(first.envelope.id);
@@ -178,7 +191,7 @@ describe('envelopes create', () => {
 
   it('fails (exit 1, not retried) when a key is reused with another body', async () => {
     const key = `reuse-${Date.now()}`;
-    expect((await runCli(['envelopes', 'create', '-f', EXAMPLE, '--idempotency-key', key], { env })).code).toBe(0);
+    expect((await runCli(['envelopes', 'create', '-f', unique(), '--idempotency-key', key], { env })).code).toBe(0);
     const other = writeJson('other.json', { ...example(), title: 'Another title' });
     const result = await runCli(['envelopes', 'create', '-f', other, '--idempotency-key', key, '--json', '--verbose'], { env });
     expect(result.code).toBe(1);
@@ -191,7 +204,7 @@ describe('envelopes create', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
     const before = await sandbox.envelopeCount();
     try {
-      const run = await createUntilSent(env);
+      const run = await createUntilSent(env, unique());
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);
       expect(run.stdout()).toMatch(/created env_/);
@@ -206,13 +219,14 @@ describe('envelopes create', () => {
     const before = await sandbox.envelopeCount();
     const state = { SIGN_STATE_DIR: tempDir('sign-cli-resume-') };
     try {
-      const run = await createUntilSent({ ...env, ...state });
+      const file = unique();
+      const run = await createUntilSent({ ...env, ...state }, file);
       run.child.kill('SIGINT');
       await new Promise((r) => setTimeout(r, 100));
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);
       // The first request is still being processed by the service (1.5 s latency): the re-run reuses its key.
-      const rerun = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: { ...env, ...state } });
+      const rerun = await runCli(['envelopes', 'create', '-f', file, '--verbose'], { env: { ...env, ...state } });
       expect(rerun.code).toBe(0);
       expect(rerun.stderr).toContain('resuming an earlier run');
       expect(await sandbox.envelopeCount()).toBe(before + 1);
@@ -225,13 +239,16 @@ describe('envelopes create', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
     const state = { SIGN_STATE_DIR: tempDir('sign-cli-twice-') };
     try {
-      const first = await createUntilSent({ ...env, ...state });
-      const second = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, ...state } });
+      const file = unique();
+      const first = await createUntilSent({ ...env, ...state }, file);
+      const second = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, ...state } });
       expect(second.code).toBe(2);
       expect(second.stderr).toContain(`already running (pid ${first.child.pid})`);
       expect(await first.exit).toBe(0);
-      // Once it is done, the command runs again.
-      expect((await runCli(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, ...state } })).code).toBe(0);
+      // Once it is done, the command runs again, and reports the envelope as already created.
+      const again = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, ...state } });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/already created env_\w+ by an earlier run; not sent again/);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
     }

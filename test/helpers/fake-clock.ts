@@ -1,4 +1,5 @@
 import type { Clock } from '../../src/core/clock.js';
+import { InterruptedError } from '../../src/core/errors.js';
 
 /** A clock whose time moves only when the test says so; sleeps are timers it fires in order. */
 export class FakeClock implements Clock {
@@ -12,9 +13,17 @@ export class FakeClock implements Clock {
     return this.t;
   }
 
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push(ms);
-    return new Promise((resolve) => this.timers.push({ at: this.t + Math.max(0, ms), seq: this.seq++, resolve }));
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new InterruptedError());
+      const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(new InterruptedError());
+      }, { once: true });
+    });
   }
 
   get pending(): number {

@@ -303,7 +303,7 @@ describe('restarts', () => {
     try {
       const result = await runCli(['envelopes', 'audit', id, '--verify'], { env: { SIGN_BASE_URL: again.baseUrl, SIGN_API_KEY: again.apiKey } });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/does not verify at entry 5: the entry does not match its hash/);
+      expect(result.stderr).toMatch(/does not verify: at entry 5: the entry does not match its hash/);
     } finally {
       await again.stop();
     }

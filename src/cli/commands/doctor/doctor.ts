@@ -1,8 +1,8 @@
 /** `sign-cli doctor`: checks and explains the setup, one line each. Exit 1 when any check fails. */
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { baseUrlEndsInApi, ENDPOINTS, joinUrl } from '../../../core/endpoints.js';
-import { ExitCode } from '../../../core/errors.js';
+import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
+import { ExitCode, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
@@ -106,6 +106,8 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
     });
   }
 
+  const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
+  if (!unreachable) checks.push(await serviceCheck(ctx, baseUrl));
   checks.push(...(await keyChecks(ctx)));
 
   if (output.json) output.jsonDocument(checks);
@@ -114,6 +116,42 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
     for (const check of checks) output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${check.detail}`);
   }
   return checks.some((c) => c.status === 'fail') ? ExitCode.failed : ExitCode.ok;
+}
+
+/** A key no service would accept: the answer to it shows whether the base URL is the signing service. */
+const PROBE_KEY = 'sk_test_signclidoctorprobe0000';
+
+/**
+ * Any web server answers something; the signing service answers a made-up key
+ * with 401 (or 403) and a JSON error body. Anything else (a 2xx, an HTML page)
+ * means the base URL points somewhere else, and every command would fail there.
+ */
+async function serviceCheck(ctx: CommandContext, baseUrl: string): Promise<Check> {
+  const { request } = await import('undici');
+  const url = joinUrl(baseUrl, resolveEndpoint('listApiKeys', await ctx.pathOverrides()).path);
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Bearer ${PROBE_KEY}` },
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+      signal: ctx.signal,
+    });
+    const text = await response.body.text();
+    const type = String(response.headers['content-type'] ?? 'no content type');
+    const info = parseErrorBody(text, type);
+    const json = /json/i.test(type);
+    if ((response.statusCode === 401 || response.statusCode === 403) && json && (info.code || info.message)) {
+      return { check: 'service', status: 'ok', detail: `answers like the signing service (a made-up key gets HTTP ${response.statusCode} ${info.code ?? info.message})` };
+    }
+    return {
+      check: 'service',
+      status: 'fail',
+      detail: `${url} answered a made-up key with HTTP ${response.statusCode} (${type}), not a 401 with a JSON error: this does not look like the signing service; check --base-url, SIGN_BASE_URL or the profile's base URL`,
+    };
+  } catch (error) {
+    return { check: 'service', status: 'fail', detail: `no answer from ${url}: ${(error as Error).message}` };
+  }
 }
 
 async function keyChecks(ctx: CommandContext): Promise<Check[]> {
@@ -139,7 +177,7 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
     const status = (error as { status?: number }).status;
     checks.push({
       check: 'accepted',
-      status: status === 401 || status === 403 ? 'fail' : 'warn',
+      status: status === 401 || status === 403 || error instanceof UnexpectedResponseError ? 'fail' : 'warn',
       detail: status === 401 ? `the service refuses the key: ${(error as Error).message}` : `could not ask the service about the key: ${(error as Error).message}`,
     });
   }

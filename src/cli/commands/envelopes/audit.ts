@@ -27,8 +27,11 @@ async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, 
   }
   const check = verifyAuditChain(trail.entries);
   let problem = check.valid ? undefined : `at entry ${check.index + 1}: ${check.reason}`;
+  // Nothing to verify is not "verified"; without the service's head hash, entries cut off the tail go unseen.
+  if (trail.entries.length === 0) problem = 'the trail has no entries (is the base URL the signing service?)';
+  else if (check.valid && trail.head_hash === null) problem = 'the service reported no head_hash, so entries missing at the end could not be detected';
   // The service's head hash must be the chain's end, or entries were cut off the tail.
-  if (check.valid && trail.head_hash !== null && trail.head_hash !== check.head) {
+  else if (check.valid && trail.head_hash !== check.head) {
     problem = 'the last entry is not the head_hash the service reported (entries are missing at the end)';
   }
 
@@ -49,6 +52,6 @@ async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, 
     output.info(`${output.err.green('✓')} audit trail of ${id} verified: ${trail.entries.length} entries, head ${check.valid ? check.head : ''}`);
     return ExitCode.ok;
   }
-  output.info(`${output.err.red('✗')} audit trail of ${id} does not verify ${problem}`);
+  output.info(`${output.err.red('✗')} audit trail of ${id} does not verify: ${problem}`);
   return ExitCode.failed;
 }

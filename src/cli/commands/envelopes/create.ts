@@ -1,8 +1,8 @@
 /**
  * `sign-cli envelopes create`: read and validate every input first, then send
- * them, several at a time under the rate pacer, each with its own
- * Idempotency-Key, recorded in a journal so that a re-run after a crash,
- * a timeout or Ctrl-C finishes the rest without creating anything twice.
+ * them, several at a time under the rate pacer, each with an Idempotency-Key
+ * derived from its body and recorded in a journal, so that a re-run (after a
+ * crash, a timeout, Ctrl-C, or success) never creates anything twice.
  */
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import { ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import { checkIdempotencyKey } from '../../../core/idempotency.js';
+import { pruneJournals } from '../../../core/journal.js';
 import { LockedError } from '../../../core/pid-lock.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
@@ -24,6 +25,7 @@ interface CreateOptions {
   file?: string[];
   ndjson?: boolean;
   idempotencyKey?: string;
+  new?: boolean;
   dryRun?: boolean;
   rate?: string;
   concurrency?: string;
@@ -43,7 +45,9 @@ export interface CreateReport {
   idempotency_key: string | null;
   envelope: unknown;
   error: { message: string; code?: string | undefined; hint?: string | undefined } | null;
-  /** True when an earlier run of the same command already created it (from the journal). */
+  /** True when it existed before this run: found in the journal (nothing sent) or replayed by the service. */
+  already_created?: boolean;
+  /** True when the journal said an earlier run created it, so nothing was sent. */
   skipped?: boolean;
 }
 
@@ -53,20 +57,23 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .description('create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent')
     .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
-    .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: a fresh UUID per envelope')
+    .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
+    .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')
     .option('--dry-run', 'validate and show what would be sent, without sending')
     .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
     .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
-    .option('--journal <file>', 'where to keep the resume journal (default: one per command in ~/.local/state/sign-cli)')
+    .option('--journal <file>', 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)')
     .addHelpText(
       'after',
       `
 With no -f on a terminal, a prompt builds the envelope step by step.
+Running the same command again reports "already created" and sends nothing new;
+--new creates the envelopes again, deliberately.
 
 Examples:
   $ sign-cli envelopes create -f examples/envelope.json
-  $ cat envelope.json | sign-cli envelopes create -f - --json
-  $ sign-cli envelopes create -f envelopes/ --dry-run
+  $ cat examples/envelope.json | sign-cli envelopes create -f - --json
+  $ sign-cli envelopes create -f examples/ --dry-run
   $ sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --rate 600 --json > results.ndjson`,
     )
     .action(action(createCommand));
@@ -106,7 +113,7 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
     return send(ctx, options, pacing, { prompted });
   }
   if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
-  const inputs = await openInputs(files, options.ndjson === true);
+  const inputs = await openInputs(files, options.ndjson === true, ctx.signal);
   try {
     const count = await validateAll(ctx, inputs);
     if (count.invalid > 0) return ExitCode.usage;
@@ -168,7 +175,9 @@ async function dryRun(ctx: CommandContext, inputs: InputSet, total: number): Pro
 function journalPath(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string): string {
   if (options.journal) return options.journal;
   const name = createHash('sha256').update(`${baseUrl}\n${identity}`).digest('hex').slice(0, 24);
-  return join(stateDir(ctx.env), 'journals', `create-${name}.jsonl`);
+  const dir = join(stateDir(ctx.env), 'journals');
+  pruneJournals(dir, Date.now());
+  return join(dir, `create-${name}.jsonl`);
 }
 
 type Source = { inputs: InputSet; total: number } | { prompted: unknown };
@@ -188,12 +197,12 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
     if (error instanceof LockedError) throw new UsageError(error.message, { hint: 'wait for it to finish, or stop it; then run this again to finish what is left' });
     throw error;
   }
-  if (journal && journal.resumed > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
+  if (journal && journal.unfinished > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
   const progress = new Progress(output, total);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
   const stop = ctx.signal;
   const onOutcome = (outcome: BulkOutcome) => {
-    progress.count(outcome.status);
+    progress.count(outcome.status === 'created' && outcome.result.replayed ? 'skipped' : outcome.status);
     report(ctx, outcome, total > 1);
   };
   let summary: BulkSummary;
@@ -204,10 +213,9 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
       concurrency,
       journal,
       fixedKey: options.idempotencyKey,
+      fresh: options.new === true,
       stop,
       onOutcome,
-      onKeyKept: (ref, key) =>
-        output.warn(`${ref} was sent by an earlier run with Idempotency-Key ${key} and may exist; reusing that key instead of --idempotency-key, so it cannot be created twice`),
     });
   } catch (error) {
     journal?.close();
@@ -216,16 +224,15 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
     progress.done();
     await client.close();
   }
-  // Interrupted after the last input went through is still complete: nothing is left to resume.
+  // Kept either way: a re-run after success reports "already created" instead of sending again.
+  journal?.close();
   const complete = summary.failed === 0 && !summary.notAttempted;
-  // Discarded (file first, then lock) or kept for the re-run; either way released.
-  if (complete) journal?.discard();
-  else journal?.close();
-  if (total > 1 || summary.skipped > 0 || summary.stoppedBy === 'interrupt') {
+  if (total > 1 || summary.alreadyCreated > 0 || summary.stoppedBy === 'interrupt') {
     output.info(
-      `created ${summary.created}, skipped ${summary.skipped} (already created), failed ${summary.failed}` +
-        (summary.notAttempted ? ', the rest not attempted' : '') +
-        (journal && !complete ? `; re-run the same command to finish without duplicates (journal ${journal.path})` : ''),
+      `created ${summary.created}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
+        (summary.notAttempted ? ', the rest not sent' : '') +
+        (!complete ? '; re-run the same command to finish without duplicates' : '') +
+        (summary.alreadyCreated > 0 && summary.created === 0 && complete ? '; nothing new was sent (--new creates them again)' : ''),
     );
   }
   if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
@@ -247,19 +254,24 @@ function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean): 
     const { result } = outcome;
     const envelope = result.envelope;
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null } satisfies CreateReport);
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.replayed && result.attempts === 1 } satisfies CreateReport);
       return;
     }
-    const id = typeof envelope.id === 'string' ? envelope.id : '(no id in response)';
-    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', first response replayed' : ''}`) : result.replayed ? output.out.dim(' (replayed by the service)') : '';
+    const id = String(envelope.id);
+    if (result.replayed && result.attempts === 1) {
+      // The service knew this Idempotency-Key: the envelope existed before this run.
+      output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);
+      return;
+    }
+    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', first response replayed' : ''}`) : '';
     output.line(`${output.out.green('✓')} created ${output.out.bold(id)} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
     return;
   }
   if (outcome.status === 'skipped') {
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, skipped: true } satisfies CreateReport);
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true } satisfies CreateReport);
     } else {
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created by an earlier run${outcome.envelopeId ? ` (${outcome.envelopeId})` : ''}; skipped`);
+      output.line(`${output.out.dim('=')} ${outcome.ref}: already created${outcome.envelopeId ? ` ${output.out.bold(outcome.envelopeId)}` : ''} by an earlier run; not sent again (--new creates another)`);
     }
     return;
   }

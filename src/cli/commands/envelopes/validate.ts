@@ -19,7 +19,7 @@ export function registerValidate(envelopes: Command, action: Action): void {
 async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean }, paths: string[]): Promise<number> {
   const { output } = ctx;
   const validate = await loadValidator();
-  const inputs = await openInputs(paths, options.ndjson === true);
+  const inputs = await openInputs(paths, options.ndjson === true, ctx.signal);
   let invalid = 0;
   let total = 0;
   try {

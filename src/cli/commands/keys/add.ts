@@ -8,7 +8,7 @@ import type { CommandContext } from '../../context.js';
 import { checkProfileName } from '../../key-rows.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../run.js';
-import { readStdin } from '../../io.js';
+import { readStdinLine } from '../../io.js';
 import { promptExit } from '../../interactive/prompt-exit.js';
 
 interface AddFlags {
@@ -48,7 +48,7 @@ Examples:
 }
 
 async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Promise<string> {
-  if (flags.stdin) return (await readStdin()).toString('utf8');
+  if (flags.stdin) return readStdinLine({ signal: ctx.signal, hint: `reading the API key for profile ${name} from stdin (one line); Ctrl-C to cancel` });
   if (!ctx.canPrompt) {
     throw new UsageError('no key given: pipe it in with --stdin (a key is never accepted as a flag value)', {
       hint: `printenv MY_KEY | sign-cli keys add ${name} --stdin`,

@@ -71,7 +71,7 @@ async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<n
     const bag: Record<string, string> = {};
     parseHeaderLines(flags.header ?? [], bag, '--header');
     headers = bag;
-    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin();
+    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin({ signal: ctx.signal, hint: 'reading the delivery body from stdin; Ctrl-D to end, Ctrl-C to cancel' });
   }
   const result = verifier.verify(headers, body);
   if (output.json) {
