@@ -2,9 +2,10 @@
 // the same run. Prints ratios; never fails a build on timing.
 import { benchBulk } from './bulk.mjs';
 import { benchListener } from './listener.mjs';
+import { benchRecovery } from './recovery.mjs';
 
 const only = process.argv[2];
-const benches = { listener: benchListener, bulk: benchBulk };
+const benches = { listener: benchListener, bulk: benchBulk, recovery: benchRecovery };
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;

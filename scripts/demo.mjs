@@ -29,7 +29,7 @@ const first = await new Promise((resolve, reject) => {
 });
 const { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } = JSON.parse(first);
 console.log(`sandbox at ${baseUrl}; its test key and webhook secret are in ${join(work, 'sandbox', 'credentials.env')}`);
-const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey };
+const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(work, 'state') };
 
 let failed = false;
 /** Runs the CLI without blocking, so the receiver in this process prints events while it runs. */
@@ -98,6 +98,10 @@ try {
   const id = /created (env_\w+)/.exec(created)?.[1];
 
   if (id) {
+    step('The same command again: the signers are not asked twice');
+    if (webhookUrl === example.webhook_url) await cli(['envelopes', 'create', '-f', 'examples/envelope.json']);
+    else await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: webhookUrl }));
+
     step('Signers are notified, open, verify and sign; events arrive as they happen');
     const pdf = join(work, 'signed.pdf');
     await cli(['envelopes', 'download', id, '--wait', '-o', pdf]);

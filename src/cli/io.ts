@@ -41,8 +41,10 @@ export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Bu
     }
   } finally {
     signal.removeEventListener('abort', onAbort!);
-    // Returning the stream's iterator destroys it: a terminal's further input is not ours.
-    if (!ended) void chunks.return?.();
+    // Stopped early (one line read, or interrupted): close stdin, so a pending read of a terminal
+    // cannot hold the process open and what is typed next goes back to the shell. The iterator's own
+    // return() would wait behind that pending read.
+    if (!ended) stdin.destroy();
   }
 }
 

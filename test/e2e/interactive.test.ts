@@ -144,3 +144,58 @@ describe('envelopes create, interactively', () => {
     });
   }, 60_000);
 });
+
+describe('reading stdin typed at a terminal', () => {
+  /** Runs a command in its own tmux session; returns a reader of its screen. */
+  function inTerminal(name: string, args: string, configDir = tempDir()) {
+    const session = `${SESSION}-${name}`;
+    const command = `cd ${ROOT} && env SIGN_CONFIG_DIR=${configDir} SIGN_STATE_DIR=${tempDir()} SIGN_BASE_URL=${sandbox.baseUrl} SIGN_API_KEY=${sandbox.apiKey} NO_COLOR=1 ${process.execPath} ${BIN} ${args}; echo "EXIT=$?"; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '20', command);
+    const capture = () => tmux('capture-pane', '-p', '-t', session);
+    const until = async (pattern: RegExp, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(capture())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${capture()}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return capture();
+    };
+    return { session, capture, until, keys: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys), close: () => spawnSync('tmux', ['kill-session', '-t', session]) };
+  }
+
+  for (const [name, args, hint] of [
+    ['create', 'envelopes create -f -', 'reading envelope JSON from stdin; Ctrl-D to end'],
+    ['validate', 'envelopes validate -', 'reading envelope JSON from stdin; Ctrl-D to end'],
+    ['keys', 'keys add typed --stdin', 'reading the API key for profile typed from stdin (one line)'],
+  ] as const) {
+    it(`${args}: says what it waits for, and one Ctrl-C exits 130 at once`, async () => {
+      const terminal = inTerminal(name, args);
+      try {
+        await terminal.until(new RegExp(hint.replace(/[()]/g, '\\$&')));
+        terminal.keys('-l', '{"title":');
+        const before = await sandbox.envelopeCount();
+        terminal.keys('C-c');
+        const shown = await terminal.until(/EXIT=\d+/, 3_000);
+        expect(shown).toContain('EXIT=130');
+        expect(await sandbox.envelopeCount()).toBe(before);
+      } finally {
+        terminal.close();
+      }
+    });
+  }
+
+  it('keys add --stdin at a terminal stores the line typed and finishes at Enter, without waiting for Ctrl-D', async () => {
+    const configDir = tempDir();
+    const terminal = inTerminal('keyline', 'keys add typed --stdin', configDir);
+    try {
+      await terminal.until(/reading the API key/);
+      terminal.keys('-l', 'sk_test_TypedOnOneLine00000');
+      terminal.keys('Enter');
+      const shown = await terminal.until(/EXIT=\d+/, 5_000);
+      expect(shown).toContain('EXIT=0');
+      expect(JSON.parse(readFileSync(`${configDir}/config.json`, 'utf8')).profiles.typed.api_key).toBe('sk_test_TypedOnOneLine00000');
+    } finally {
+      terminal.close();
+    }
+  });
+});
