@@ -375,6 +375,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         speed: clock.speed,
         faults: faults.settings(),
       });
+    } else if (path === '/_sandbox/envelopes' && req.method === 'GET') {
+      // For tests and benchmarks that count envelopes by content (duplicates show as repeated contract ids).
+      const list = [...store.envelopes.values()].map((e) => ({ id: e.id, contract_id: e.contract_id ?? null, title: e.title, status: e.status, created_at: e.created_at }));
+      sendJson(res, 200, { object: 'list', data: list });
     } else if (path === '/_sandbox/deliveries' && req.method === 'GET') {
       const envelopeId = url.searchParams.get('envelope_id');
       const list = [...store.deliveries.values()]
