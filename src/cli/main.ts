@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, exitCodeOf } from '../core/errors.js';
+import { escapeControl } from '../core/text.js';
 import { VERSION } from '../core/version.js';
 import { Output } from './output.js';
 import { makeAction, type RunState } from './run.js';
@@ -41,6 +42,8 @@ export function buildProgram(state: RunState): Command {
     .option('--retries <n>', 'retries for failed requests (env SIGN_RETRIES; default 5)')
     .option('--timeout <seconds>', 'per-request timeout (env SIGN_TIMEOUT; default 30)')
     .showSuggestionAfterError()
+    // commander echoes unknown options and arguments: escaped like everything else shown.
+    .configureOutput({ outputError: (text, write) => write(escapeControl(text)) })
     .exitOverride();
 
   const envelopes = program.command('envelopes').description('create, validate and inspect envelopes');

@@ -7,6 +7,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { SignError, ValidationError, type FieldIssue } from '../core/errors.js';
 import { redactSecrets } from '../core/keys.js';
+import { escapeControl, oneLine } from '../core/text.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -50,8 +51,22 @@ export class Output {
     if (secret && secret.length >= 4 && !this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
-  private clean(text: string): string {
-    return this.secrets.length === 0 ? text : redactSecrets(text, this.secrets);
+  /**
+   * Every line written passes here: secrets are masked, and control characters
+   * from input, servers or deliveries are escaped; only the colour codes this
+   * CLI writes itself survive, and only on a stream where colour is on.
+   */
+  private clean(text: string, colour: boolean): string {
+    const safe = escapeControl(text, colour);
+    return this.secrets.length === 0 ? safe : redactSecrets(safe, this.secrets);
+  }
+
+  private cleanOut(text: string): string {
+    return this.clean(text, this.out.level > 0);
+  }
+
+  private cleanErr(text: string): string {
+    return this.clean(text, this.err.level > 0);
   }
 
   /** Lines waiting for the next flush when batching (see batchStdout). */
@@ -85,22 +100,22 @@ export class Output {
 
   /** A line of data on stdout. */
   line(text = ''): void {
-    this.writeOut(`${this.clean(text)}\n`);
+    this.writeOut(`${this.cleanOut(text)}\n`);
   }
 
   /** One JSON document per line on stdout. */
   jsonLine(value: unknown): void {
-    this.writeOut(`${this.clean(JSON.stringify(value))}\n`);
+    this.writeOut(`${this.clean(JSON.stringify(value), false)}\n`);
   }
 
   /** Pretty JSON on stdout (for a single document in --json mode). */
   jsonDocument(value: unknown): void {
-    this.stdout.write(`${this.clean(JSON.stringify(value, null, 2))}\n`);
+    this.stdout.write(`${this.clean(JSON.stringify(value, null, 2), false)}\n`);
   }
 
   info(text: string): void {
     this.clearStatus();
-    this.stderr.write(`${this.clean(text)}\n`);
+    this.stderr.write(`${this.cleanErr(text)}\n`);
   }
 
   /** Whether a status line is on screen, to be cleared before other output. */
@@ -108,7 +123,7 @@ export class Output {
 
   /** A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. */
   status(text: string): void {
-    this.stderr.write(`\r\u001b[2K${this.clean(text)}`);
+    this.stderr.write(`\r\u001b[2K${this.cleanErr(text)}`);
     this.statusShown = text !== '';
   }
 
@@ -123,7 +138,7 @@ export class Output {
   }
 
   warn(text: string): void {
-    this.info(`${this.err.yellow('warning:')} ${text}`);
+    this.info(`${this.err.yellow('warning:')} ${oneLine(text)}`);
   }
 
   warnIssues(source: string, issues: FieldIssue[]): void {
@@ -141,8 +156,9 @@ export class Output {
       for (const issue of error.issues) this.info(`${label} ${formatIssue(error.source, issue)}`);
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${error.hint})`)}` : '';
+    // One line, whatever the message carries (a server's multi-line body, a path with a newline).
+    const message = oneLine(error instanceof Error ? error.message : String(error));
+    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${oneLine(error.hint)})`)}` : '';
     this.info(`${label} ${message}${hint}`);
     if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack) this.trace(error.stack);
   }
@@ -150,5 +166,5 @@ export class Output {
 
 /** `file.json: signers[1].phone: message`, or `file.json: message` for the whole document. */
 export function formatIssue(source: string, issue: FieldIssue): string {
-  return `${source}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
+  return oneLine(`${source}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
 }

@@ -7,6 +7,7 @@
  * once instead of stopping at the first broken object.
  */
 import { z } from 'zod';
+import { tooDeepAt } from './canonical-json.js';
 import type { FieldIssue } from './errors.js';
 
 /** Values SPEC.md says "have been seen"; the full lists are not shown. */
@@ -235,8 +236,17 @@ function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateO
  * Applies every request rule of SPEC §2.1/§2.2 that can be checked locally.
  * Errors block sending; warnings are values the spec does not fully list.
  */
+/** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
+export const MAX_ENVELOPE_DEPTH = 32;
+
 export function validateEnvelope(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const result: ValidationResult = { errors: [], warnings: [] };
+  // Checked first, without recursion: the rules below (and hashing, sending) must never see such a value.
+  const deep = tooDeepAt(input, MAX_ENVELOPE_DEPTH);
+  if (deep !== undefined) {
+    result.errors.push({ path: deep, message: `nested deeper than ${MAX_ENVELOPE_DEPTH} levels; an envelope needs at most 4, so remove the deep value` });
+    return result;
+  }
   const parsed = envelopeSchema.safeParse(input);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

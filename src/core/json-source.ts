@@ -1,91 +1,143 @@
 /**
- * JSON parsing that says where it broke. V8's messages carry a position for
- * some errors only ("Unexpected end of JSON input" has none), so on failure a
- * small scanner finds the offset of the first syntax error itself.
+ * JSON parsing that says where it broke, and refuses what JSON.parse lets
+ * through silently: a key given twice in one object (JSON.parse keeps the
+ * last, so `{"channel":"whatsapp","channel":"email"}` would send what the
+ * author did not see) and nesting deeper than any envelope needs. One
+ * linear scan with an explicit stack, never recursion, so hostile input
+ * (100,000 levels of `[`) cannot overflow the call stack.
  */
 import { InputParseError } from './errors.js';
 
-/** Offset of the first JSON syntax error in `text`, or -1 when it is valid. */
-export function locateJsonError(text: string): number {
+/** Deeper than this is refused while parsing; an envelope needs four levels. */
+export const MAX_JSON_DEPTH = 64;
+
+export interface JsonProblem {
+  offset: number;
+  kind: 'syntax' | 'depth' | 'duplicate';
+  message?: string;
+}
+
+const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const HEX_RE = /^[0-9a-fA-F]{4}$/;
+
+/**
+ * The first problem in `text` as JSON, or undefined when it is well-formed,
+ * has no duplicate key and nests at most `maxDepth` levels.
+ */
+export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
+  const n = text.length;
   let i = 0;
-  const fail = (): never => {
-    throw i;
-  };
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const literal = (word: string) => {
-    for (const ch of word) if (text[i++] !== ch) (i--, fail());
-  };
-  const string = () => {
-    i++; // opening quote
-    for (;;) {
-      if (i >= text.length) fail();
-      const ch = text[i]!;
-      if (ch === '"') return void i++;
-      if (ch < ' ') fail();
-      if (ch === '\\') {
+  /** One entry per open container: the keys seen so far (object, with their offsets) or null (array). */
+  const stack: (Map<string, number> | null)[] = [];
+  type Expect = 'value' | 'valueOrEnd' | 'after' | 'key' | 'keyOrEnd' | 'colon';
+  let expect: Expect = 'value';
+  const syntax = (): JsonProblem => ({ offset: Math.min(i, n), kind: 'syntax' });
+
+  /** Advances past the string starting at i; false (i at the fault) when it is malformed. */
+  const string = (): boolean => {
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
         i++;
-        const esc = text[i];
-        if (esc === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) (i += k, fail());
-          i += 5;
-        } else if (esc !== undefined && '"\\/bfnrt'.includes(esc)) i++;
-        else fail();
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === 'u') {
+          if (!HEX_RE.test(text.slice(i + 2, i + 6))) return (i += 2), false;
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else return (i += 1), false;
       } else i++;
     }
+    return false;
   };
-  const number = () => {
-    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!match) fail();
-    i += match![0].length;
-  };
-  const value = (): void => {
-    ws();
-    const ch = text[i];
-    if (ch === '{') {
+
+  for (;;) {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+    if (expect === 'after' && stack.length === 0) return i < n ? syntax() : undefined;
+    if (i >= n) return syntax();
+    const ch = text[i]!;
+    // An empty container closes where its first value or key would be.
+    if ((expect === 'valueOrEnd' && ch === ']') || (expect === 'keyOrEnd' && ch === '}')) {
       i++;
-      ws();
-      if (text[i] === '}') return void i++;
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        ws();
-        if (text[i] !== ':') fail();
+      stack.pop();
+      expect = 'after';
+      continue;
+    }
+    switch (expect) {
+      case 'valueOrEnd':
+      case 'value':
+        if (ch === '{' || ch === '[') {
+          if (stack.length + 1 > maxDepth) return { offset: i, kind: 'depth', message: `nested deeper than ${maxDepth} levels; an envelope needs at most 4` };
+          stack.push(ch === '{' ? new Map() : null);
+          i++;
+          expect = ch === '{' ? 'keyOrEnd' : 'valueOrEnd';
+          continue;
+        }
+        if (ch === '"') {
+          if (!string()) return syntax();
+        } else if (ch === 't' || ch === 'f' || ch === 'n') {
+          const word = ch === 't' ? 'true' : ch === 'f' ? 'false' : 'null';
+          // The fault is at the first character that differs (`tru}` at the `}`).
+          let k = 0;
+          while (k < word.length && text[i + k] === word[k]) k++;
+          i += k;
+          if (k < word.length) return syntax();
+        } else {
+          NUMBER_RE.lastIndex = i;
+          if (!NUMBER_RE.test(text)) return syntax();
+          i = NUMBER_RE.lastIndex;
+        }
+        expect = 'after';
+        continue;
+      case 'after': {
+        const inObject = stack.at(-1) !== null;
+        if (ch === ',') {
+          i++;
+          expect = inObject ? 'key' : 'value';
+        } else if (ch === (inObject ? '}' : ']')) {
+          i++;
+          stack.pop();
+        } else return syntax();
+        continue;
+      }
+      case 'keyOrEnd':
+      case 'key': {
+        if (ch !== '"') return syntax();
+        const start = i;
+        if (!string()) return syntax();
+        const raw = text.slice(start, i);
+        const key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        const keys = stack.at(-1)!;
+        const first = keys.get(key);
+        if (first !== undefined) {
+          const { line, column } = lineColumn(text, first);
+          return { offset: start, kind: 'duplicate', message: `duplicate key ${JSON.stringify(key)} (first at line ${line}, column ${column}); keep only one` };
+        }
+        keys.set(key, start);
+        expect = 'colon';
+        continue;
+      }
+      case 'colon':
+        if (ch !== ':') return syntax();
         i++;
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') return void i++;
-        else fail();
-      }
-    } else if (ch === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') return void i++;
-        else fail();
-      }
-    } else if (ch === '"') string();
-    else if (ch === 't') literal('true');
-    else if (ch === 'f') literal('false');
-    else if (ch === 'n') literal('null');
-    else number();
-  };
-  try {
-    value();
-    ws();
-    if (i < text.length) fail();
-    return -1;
-  } catch (offset) {
-    if (typeof offset === 'number') return Math.min(offset, text.length);
-    throw offset;
+        expect = 'value';
+        continue;
+    }
   }
+}
+
+/** Offset of the first JSON syntax error in `text`, or -1 when it is valid. */
+export function locateJsonError(text: string): number {
+  const problem = scanJson(text, Number.POSITIVE_INFINITY);
+  return problem?.kind === 'syntax' ? problem.offset : -1;
 }
 
 /** 1-based line and column of an offset. */
@@ -105,7 +157,7 @@ export function lineColumn(text: string, offset: number): { line: number; column
 function cleanMessage(message: string): string {
   return message
     .replace(/ in JSON at position \d+.*$/s, '')
-    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '')
     .replace(/^Unexpected end of JSON input$/, 'unexpected end of input')
     .replace(/^./, (c) => c.toLowerCase());
 }
@@ -117,12 +169,24 @@ function cleanMessage(message: string): string {
  */
 export function parseJsonText(text: string, source: string, lineOffset = 0): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  try {
-    return JSON.parse(body);
-  } catch (error) {
-    const offset = locateJsonError(body);
-    const { line, column } = lineColumn(body, offset < 0 ? 0 : offset);
-    const detail = body.trim() === '' ? 'the input is empty' : cleanMessage((error as Error).message);
-    throw new InputParseError(source, line + lineOffset, column, detail);
+  const problem = scanJson(body);
+  if (problem === undefined) {
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      // The scan and V8 disagree (should not happen): report V8's verdict at the start.
+      throw new InputParseError(source, 1 + lineOffset, 1, cleanMessage((error as Error).message));
+    }
   }
+  const { line, column } = lineColumn(body, problem.offset);
+  let detail = problem.message;
+  if (problem.kind === 'syntax') {
+    detail = body.trim() === '' ? 'the input is empty' : 'invalid JSON';
+    try {
+      JSON.parse(body);
+    } catch (error) {
+      detail = cleanMessage((error as Error).message);
+    }
+  }
+  throw new InputParseError(source, line + lineOffset, column, detail ?? 'invalid JSON');
 }

@@ -28,12 +28,24 @@ export function maskKey(key: string): string {
   return `${lead}${HIDDEN}${secret.slice(-4)}`;
 }
 
-/** Replaces every occurrence of the given secrets in a text by their masked form. */
+/** Below this many characters the part after a prefix is not searched for alone (too likely to match ordinary text). */
+const MIN_BARE_SECRET = 8;
+
+/**
+ * Replaces every occurrence of the given secrets in a text by their masked
+ * form: whole, and also the secret part alone (a server may echo a key
+ * without its `sk_test_` prefix, or a webhook secret's base64 without
+ * `whsec_`), which is masked as `****` and its last four.
+ */
 export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
+    if (!secret || secret.length < 4) continue;
     // includes() first: the common case (no secret in the text) costs one scan and no allocation.
-    if (secret && secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(maskKey(secret));
+    if (out.includes(secret)) out = out.split(secret).join(maskKey(secret));
+    const prefix = PREFIX_RE.exec(secret)?.[0] ?? '';
+    const bare = secret.slice(prefix.length);
+    if (prefix && bare.length >= MIN_BARE_SECRET && out.includes(bare)) out = out.split(bare).join(bare.length >= MIN_SECRET_FOR_TAIL ? `${HIDDEN}${bare.slice(-4)}` : HIDDEN);
   }
   return out;
 }

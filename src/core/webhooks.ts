@@ -37,6 +37,15 @@ export function newStandardSecret(): string {
   return `${STANDARD_SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
 }
 
+const SHA256_BYTES = 32;
+
+/** The bytes of `text` when it is the canonical base64 of exactly `length` bytes (padding included), else undefined. */
+export function strictBase64(text: string, length: number): Buffer | undefined {
+  if (text.length !== Math.ceil(length / 3) * 4 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.length === length && bytes.toString('base64') === text ? bytes : undefined;
+}
+
 /** The HMAC key of a Standard Webhooks secret (the base64 part, decoded). */
 export function standardSecretKey(secret: string): Buffer {
   const encoded = secret.startsWith(STANDARD_SECRET_PREFIX) ? secret.slice(STANDARD_SECRET_PREFIX.length) : secret;
@@ -194,10 +203,19 @@ export class WebhookVerifier {
     if (!signatures) return this.fail(401, 'missing_header', 'missing header webhook-signature', id);
     const timestamp = this.checkTimestamp(timestampText, 'webhook-timestamp', nowMs, id);
     if (typeof timestamp !== 'number') return timestamp;
-    // Each "v1,<base64>" is decoded once and compared as bytes in constant time.
+    // Each "v1,<base64>" is decoded once and compared as bytes in constant time. Only canonical
+    // base64 of a SHA-256 digest counts (as the standardwebhooks package): Buffer.from() would skip
+    // junk characters and accept missing padding, so decoding alone is not proof of the signed text.
     const candidates: Buffer[] = [];
-    for (const entry of signatures.split(' ')) if (entry.startsWith('v1,')) candidates.push(Buffer.from(entry.slice(3), 'base64'));
-    if (candidates.length === 0) return this.fail(401, 'no_supported_signature', 'webhook-signature has no v1 signature', id);
+    let malformed = 0;
+    for (const entry of signatures.split(' ')) {
+      if (!entry.startsWith('v1,')) continue;
+      const decoded = strictBase64(entry.slice(3), SHA256_BYTES);
+      if (decoded) candidates.push(decoded);
+      else malformed++;
+    }
+    // A malformed one is a signature that does not match (as the standardwebhooks package says too).
+    if (candidates.length === 0) return malformed > 0 ? this.mismatch(malformed, id) : this.fail(401, 'no_supported_signature', 'webhook-signature has no v1 signature', id);
     const signedPrefix = standardSignedPrefix(id, timestamp);
     for (let i = 0; i < this.keys.length; i++) {
       const expected = this.keys[i]!.mac(signedPrefix, body);
@@ -207,7 +225,7 @@ export class WebhookVerifier {
         }
       }
     }
-    return this.mismatch(candidates.length, id);
+    return this.mismatch(candidates.length + malformed, id);
   }
 
   private verifyStripe(headers: HeaderBag, body: Buffer, nowMs: number): VerifyResult {

@@ -8,13 +8,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { validateEnvelope, type ValueLists } from '../core/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
-import { maskKey } from '../core/keys.js';
 import { newStandardSecret, safeEqual } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
 import { Deliverer } from './deliveries.js';
@@ -24,7 +23,7 @@ import { newId, randomBase62 } from './ids.js';
 import { JourneyEngine } from './journey.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { signedCopyPdf } from './signed-copy.js';
-import { SandboxStore, idempotencyId, type EnvelopeRecord, type SignerRecord, type StoredKey } from './store.js';
+import { SandboxStore, hashSecret, idempotencyId, keyFields, type EnvelopeRecord, type SignerRecord, type StoredKey } from './store.js';
 
 /** The values this sandbox accepts for the fields SPEC.md leaves open (docs/assumptions.md). */
 export const SANDBOX_VALUES: ValueLists = {
@@ -56,6 +55,8 @@ export interface RunningSandbox {
   baseUrl: string;
   apiKey: string;
   webhookSecret: string;
+  /** Things to tell the person who started it: skipped log lines, re-issued credentials. */
+  notices: string[];
   dataDir: string;
   server: Server;
   close(): Promise<void>;
@@ -110,26 +111,76 @@ function pathPattern(template: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-function bootstrap(store: SandboxStore, now: number): void {
-  if (!store.isNew) return;
-  const key: StoredKey = {
-    id: newId('key'),
-    name: 'sandbox',
-    key: `sk_test_${randomBase62(32)}`,
-    environment: 'test',
-    scopes: [...SCOPES],
-    expires: isoDate(now + 365 * DAY_MS),
-    created_at: new Date(now).toISOString(),
-    last_used: null,
-  };
-  store.saveKey(key);
-  store.saveSettings(newStandardSecret(), key.id);
+interface Credentials {
+  apiKey: string;
+  webhookSecret: string;
 }
 
-/** Writes shell exports for the sandbox's credentials, readable by the owner only. */
-function writeCredentialsFile(dataDir: string, baseUrl: string, apiKey: string, secret: string): void {
-  const text = `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${secret}'\n`;
-  writeFileSync(join(dataDir, 'credentials.env'), text, { mode: 0o600 });
+const CREDENTIALS_FILE = 'credentials.env';
+
+/** SIGN_API_KEY and SIGN_WEBHOOK_SECRET from a credentials.env this sandbox wrote, when there is one. */
+function readCredentialsFile(dataDir: string): Partial<Credentials> {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8');
+  } catch {
+    return {};
+  }
+  const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
+  return { apiKey: value('SIGN_API_KEY'), webhookSecret: value('SIGN_WEBHOOK_SECRET') };
+}
+
+/**
+ * The sandbox's own key and webhook secret. The log holds only their hashes,
+ * so they come from credentials.env (or, once, from an older log that held
+ * them in clear). A new data dir gets fresh ones; if credentials.env was lost,
+ * new ones are issued (the old ones cannot be recovered from hashes) and a
+ * notice says so.
+ */
+function credentials(store: SandboxStore, dataDir: string, now: number, notices: string[]): Credentials {
+  if (store.isNew) {
+    const apiKey = `sk_test_${randomBase62(32)}`;
+    const key: StoredKey = {
+      id: newId('key'),
+      name: 'sandbox',
+      ...keyFields(apiKey),
+      environment: 'test',
+      scopes: [...SCOPES],
+      expires: isoDate(now + 365 * DAY_MS),
+      created_at: new Date(now).toISOString(),
+      last_used: null,
+    };
+    const webhookSecret = newStandardSecret();
+    store.saveKey(key);
+    store.saveSettings(hashSecret(webhookSecret), key.id);
+    return { apiKey, webhookSecret };
+  }
+  const admin = store.keys.get(store.adminKeyId);
+  if (!admin) throw new Error(`${join(dataDir, 'state.jsonl')} names no usable sandbox key; move the data dir away to start afresh`);
+  const saved = readCredentialsFile(dataDir);
+  const candidates = [saved.apiKey, store.clearSecrets.keys.get(admin.id)];
+  let apiKey = candidates.find((k) => k !== undefined && hashSecret(k) === admin.key_hash);
+  if (apiKey === undefined) {
+    apiKey = `sk_test_${randomBase62(32)}`;
+    store.saveKey({ ...admin, ...keyFields(apiKey) });
+    notices.push(`${CREDENTIALS_FILE} did not hold the sandbox key, and the state keeps only its hash: a new key was issued`);
+  }
+  let webhookSecret = [saved.webhookSecret, store.clearSecrets.webhookSecret].find((s) => s !== undefined && hashSecret(s) === store.webhookSecretHash);
+  if (webhookSecret === undefined) {
+    webhookSecret = newStandardSecret();
+    store.saveSettings(hashSecret(webhookSecret), admin.id);
+    notices.push(`${CREDENTIALS_FILE} did not hold the webhook secret, and the state keeps only its hash: a new secret was issued (update your listener)`);
+  }
+  return { apiKey, webhookSecret };
+}
+
+/** Writes shell exports for the sandbox's credentials, readable by the owner only, on every start. */
+function writeCredentialsFile(dataDir: string, baseUrl: string, { apiKey, webhookSecret }: Credentials): void {
+  const path = join(dataDir, CREDENTIALS_FILE);
+  const text = `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${webhookSecret}'\n`;
+  writeFileSync(path, text, { mode: 0o600 });
+  // writeFileSync's mode applies only when it creates the file: an existing one is made private too.
+  chmodSync(path, 0o600);
 }
 
 function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {
@@ -167,7 +218,7 @@ function listedKey(key: StoredKey): Record<string, unknown> {
   return {
     name: key.name,
     environment: key.environment,
-    key: maskKey(key.key),
+    key: key.key_hint,
     last_used: key.last_used,
     expires: key.expires,
     scopes: key.scopes,
@@ -177,12 +228,12 @@ function listedKey(key: StoredKey): Record<string, unknown> {
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const store = new SandboxStore(options.dataDir);
   const clock: SandboxClock = createSandboxClock(options.speed ?? 1, store.latestTime);
-  bootstrap(store, Date.now());
-  const admin = store.keys.get(store.adminKeyId)!;
+  const notices = [...store.problems];
+  const secrets = credentials(store, options.dataDir, Date.now(), notices);
   const limiter = new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT);
   const faults = new FaultPlan(options.faults);
   const scheduler = new Scheduler(clock);
-  const deliverer = new Deliverer(store, clock, scheduler, () => store.webhookSecret);
+  const deliverer = new Deliverer(store, clock, scheduler, () => secrets.webhookSecret);
   const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries));
   const inFlight = new Set<string>();
   const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {} };
@@ -352,19 +403,25 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       sendJson(res, 200, { ok: true });
       return;
     }
-    if (!safeEqual(req.headers.authorization ?? '', `Bearer ${admin.key}`)) {
+    if (!safeEqual(req.headers.authorization ?? '', `Bearer ${secrets.apiKey}`)) {
       sendError(res, 401, 'admin_key_required', "sandbox control endpoints need the sandbox's own API key");
       return;
     }
     let input: Record<string, unknown> = {};
     if (req.method === 'POST') {
+      let parsed: unknown;
       try {
         const text = (await readBody(req)).toString('utf8');
-        input = text.trim() ? (JSON.parse(text) as Record<string, unknown>) : {};
+        parsed = text.trim() ? JSON.parse(text) : {};
       } catch {
         sendError(res, 400, 'invalid_json', 'the body is not valid JSON');
         return;
       }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        sendError(res, 400, 'invalid_body', 'the body must be a JSON object');
+        return;
+      }
+      input = parsed as Record<string, unknown>;
     }
     if (path === '/_sandbox/state' && req.method === 'GET') {
       sendJson(res, 200, {
@@ -402,18 +459,29 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
   }
 
-  function createKey(input: Record<string, unknown>): StoredKey | string {
+  /** A key for tests: checked like any input; the secret is in the answer only (the store keeps its hash). */
+  function createKey(input: Record<string, unknown>): Record<string, unknown> | string {
     const scopes = input.scopes ?? [...SCOPES];
     if (!Array.isArray(scopes) || !scopes.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
       return `scopes must be a list of: ${SCOPES.join(', ')}`;
     }
     const expires = input.expires ?? isoDate(Date.now() + 90 * DAY_MS);
-    if (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return 'expires must be a date YYYY-MM-DD';
-    const environment = typeof input.environment === 'string' && /^[a-z]{1,8}$/.test(input.environment) ? input.environment : 'test';
+    // A real calendar date: 9999-99-99 or 2026-02-30 would not survive Date's round trip.
+    if (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires) || Number.isNaN(Date.parse(expires)) || isoDate(Date.parse(expires)) !== expires) {
+      return 'expires must be a calendar date YYYY-MM-DD';
+    }
+    if (input.environment !== undefined && (typeof input.environment !== 'string' || !/^[a-z]{1,8}$/.test(input.environment))) {
+      return 'environment must be 1 to 8 lowercase letters, such as live or test';
+    }
+    if (input.name !== undefined && (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 64)) {
+      return 'name must be a string of 1 to 64 characters';
+    }
+    const environment = (input.environment as string | undefined) ?? 'test';
+    const secret = `sk_${environment}_${randomBase62(32)}`;
     const key: StoredKey = {
       id: newId('key'),
-      name: typeof input.name === 'string' ? input.name : 'key',
-      key: `sk_${environment}_${randomBase62(32)}`,
+      name: (input.name as string | undefined) ?? 'key',
+      ...keyFields(secret),
       environment,
       scopes: scopes as string[],
       expires,
@@ -421,7 +489,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       last_used: null,
     };
     store.saveKey(key);
-    return key;
+    const { key_hash: _hash, key_hint: _hint, ...shown } = key;
+    return { ...shown, key: secret };
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -489,15 +558,16 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   }
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  writeCredentialsFile(options.dataDir, baseUrl, admin.key, store.webhookSecret);
+  writeCredentialsFile(options.dataDir, baseUrl, secrets);
   // Work left when the sandbox last stopped carries on where it was.
   journey.resumeAll();
   deliverer.resume();
 
   return {
     baseUrl,
-    apiKey: admin.key,
-    webhookSecret: store.webhookSecret,
+    apiKey: secrets.apiKey,
+    webhookSecret: secrets.webhookSecret,
+    notices,
     dataDir: options.dataDir,
     server,
     close: async () => {

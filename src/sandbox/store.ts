@@ -10,16 +10,26 @@
  * records, one writer, replay on start) an fsync'd log gives the same
  * durability with no dependency. See docs/assumptions.md.
  */
+import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLog, writeAll } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
+import { maskKey } from '../core/keys.js';
 
+/**
+ * An API key as the sandbox keeps it: like a real service, only a hash of the
+ * secret (SHA-256: the keys are 190 random bits, so no slow hash is needed)
+ * and its masked form for listings. The secrets themselves live only in
+ * credentials.env (mode 0600) and in the response that created them.
+ */
 export interface StoredKey {
   id: string;
   name: string;
-  key: string;
+  key_hash: string;
+  /** The masked key (`sk_test_****abcd`), for listings. */
+  key_hint: string;
   environment: string;
   scopes: string[];
   /** YYYY-MM-DD; the key stops working at the end of that day (UTC). */
@@ -89,8 +99,16 @@ export interface DeliveryRecord {
   finished_at: string | null;
 }
 
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+/** The fields of a stored key from its secret. */
+export function keyFields(secret: string): Pick<StoredKey, 'key_hash' | 'key_hint'> {
+  return { key_hash: hashSecret(secret), key_hint: maskKey(secret) };
+}
+
 type LogEntry =
-  | { t: 'settings'; webhook_secret: string; admin_key_id: string }
+  /** `webhook_secret` (in clear) is only found in logs written before secrets were hashed. */
+  | { t: 'settings'; webhook_secret_hash?: string; webhook_secret?: string; admin_key_id: string }
   | { t: 'key'; key: StoredKey }
   | { t: 'key_used'; id: string; at: string }
   /** Envelope, idempotency record, first audit entries and deliveries: one line, so they stand or fall together. */
@@ -110,11 +128,15 @@ export class SandboxStore {
   readonly idempotency = new Map<string, IdempotencyRecord>();
   readonly audits = new Map<string, AuditEntry[]>();
   readonly deliveries = new Map<string, DeliveryRecord>();
-  webhookSecret = '';
+  webhookSecretHash = '';
   adminKeyId = '';
+  /** Secrets found in clear in a log from before hashing: used once to recover, then compacted away. */
+  readonly clearSecrets = { keys: new Map<string, string>(), webhookSecret: undefined as string | undefined };
+  /** Log lines that could not be applied (`state.jsonl:12: …`), skipped; shown at start-up. */
+  readonly problems: string[] = [];
   /** Latest time found in the log, so the sandbox clock can resume without going back. */
   latestTime = 0;
-  private readonly keysBySecret = new Map<string, StoredKey>();
+  private readonly keysByHash = new Map<string, StoredKey>();
   private lastDeliverySeq = 0;
   private fd: number | undefined;
   private readonly path: string;
@@ -125,13 +147,17 @@ export class SandboxStore {
     options: { compactMinLines?: number } = {},
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // The mode given to mkdir only applies to a new directory: an existing one is made private on every start.
+    chmodSync(dataDir, 0o700);
     // One sandbox per data dir: two would both append to the log, run the same journeys and send every webhook twice.
     this.unlock = takePidLock(join(dataDir, 'sandbox.lock'), (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`);
     this.path = join(dataDir, 'state.jsonl');
     const lines = this.replay(readLog(this.path));
     // Every journey step rewrites its envelope, so the log grows much faster than the state.
     const live = 1 + this.keys.size + this.envelopes.size + this.idempotency.size + this.deliveries.size;
-    if (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live) this.compact();
+    const hasClearSecrets = this.clearSecrets.keys.size > 0 || this.clearSecrets.webhookSecret !== undefined;
+    // A log that still holds secrets in clear is rewritten at once without them.
+    if (hasClearSecrets || (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live)) this.compact();
     this.fd = openSync(this.path, 'a', 0o600);
     chmodSync(this.path, 0o600);
   }
@@ -144,19 +170,31 @@ export class SandboxStore {
     return ++this.lastDeliverySeq;
   }
 
-  /** Applies every line of the log; returns how many there were. */
+  /**
+   * Applies every line of the log; returns how many there were. A line that is
+   * not JSON, or not a record this store writes (a hand edit, another tool),
+   * is skipped and named in `problems` with its line number; the rest stands.
+   */
   private replay(text: string): number {
     let lines = 0;
+    let number = 0;
     for (const line of text.split('\n')) {
+      number++;
       if (line.trim() === '') continue;
       lines++;
-      let entry: LogEntry;
+      let entry: unknown;
       try {
-        entry = JSON.parse(line) as LogEntry;
+        entry = JSON.parse(line);
       } catch {
-        continue; // not a line this store wrote
+        this.problems.push(`state.jsonl:${number}: not JSON; line skipped`);
+        continue;
       }
-      this.apply(entry);
+      const problem = checkEntry(entry);
+      if (problem) {
+        this.problems.push(`state.jsonl:${number}: ${problem}; line skipped`);
+        continue;
+      }
+      this.apply(entry as LogEntry);
     }
     return lines;
   }
@@ -169,7 +207,7 @@ export class SandboxStore {
   private compact(): void {
     const lines: LogEntry[] = [];
     for (const key of this.keys.values()) lines.push({ t: 'key', key });
-    lines.push({ t: 'settings', webhook_secret: this.webhookSecret, admin_key_id: this.adminKeyId });
+    lines.push({ t: 'settings', webhook_secret_hash: this.webhookSecretHash, admin_key_id: this.adminKeyId });
     for (const envelope of this.envelopes.values()) lines.push({ t: 'snapshot', envelope, audit: this.audits.get(envelope.id) ?? [] });
     for (const record of this.idempotency.values()) lines.push({ t: 'idempotency', record });
     for (const delivery of this.deliveries.values()) lines.push({ t: 'delivery', delivery });
@@ -200,13 +238,22 @@ export class SandboxStore {
   private apply(entry: LogEntry): void {
     switch (entry.t) {
       case 'settings':
-        this.webhookSecret = entry.webhook_secret;
+        if (entry.webhook_secret !== undefined) {
+          this.clearSecrets.webhookSecret = entry.webhook_secret;
+          this.webhookSecretHash = hashSecret(entry.webhook_secret);
+        } else this.webhookSecretHash = entry.webhook_secret_hash ?? '';
         this.adminKeyId = entry.admin_key_id;
         break;
-      case 'key':
-        this.keys.set(entry.key.id, entry.key);
-        this.keysBySecret.set(entry.key.key, entry.key);
+      case 'key': {
+        const { key: clear, ...rest } = entry.key as StoredKey & { key?: string };
+        const key: StoredKey = clear === undefined ? rest : { ...rest, ...keyFields(clear) };
+        if (clear !== undefined) this.clearSecrets.keys.set(key.id, clear);
+        const previous = this.keys.get(key.id);
+        if (previous) this.keysByHash.delete(previous.key_hash);
+        this.keys.set(key.id, key);
+        this.keysByHash.set(key.key_hash, key);
         break;
+      }
       case 'key_used': {
         const key = this.keys.get(entry.id);
         if (key) key.last_used = entry.at;
@@ -254,8 +301,8 @@ export class SandboxStore {
     this.apply(entry);
   }
 
-  saveSettings(webhookSecret: string, adminKeyId: string): void {
-    this.write({ t: 'settings', webhook_secret: webhookSecret, admin_key_id: adminKeyId });
+  saveSettings(webhookSecretHash: string, adminKeyId: string): void {
+    this.write({ t: 'settings', webhook_secret_hash: webhookSecretHash, admin_key_id: adminKeyId });
   }
 
   saveKey(key: StoredKey): void {
@@ -279,7 +326,7 @@ export class SandboxStore {
   }
 
   findKey(secret: string): StoredKey | undefined {
-    return this.keysBySecret.get(secret);
+    return this.keysByHash.get(hashSecret(secret));
   }
 
   close(): void {
@@ -290,3 +337,50 @@ export class SandboxStore {
 }
 
 export const idempotencyId = (scope: string, key: string): string => `${scope}\u0000${key}`;
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+function envelopeProblem(value: unknown): string | undefined {
+  if (!isObject(value) || !isString(value.id) || !isString(value.status) || !Array.isArray(value.signers)) return 'envelope without id, status or signers';
+  return value.signers.every((signer) => isObject(signer) && isString(signer.id) && isString(signer.status)) ? undefined : 'envelope with a malformed signer';
+}
+
+function recordProblem(value: unknown): string | undefined {
+  return isObject(value) && isString(value.scope) && isString(value.key) && isString(value.fingerprint) && isObject(value.response) ? undefined : 'idempotency record without scope, key, fingerprint or response';
+}
+
+function listProblem(value: unknown, what: string, check: (item: Record<string, unknown>) => boolean): string | undefined {
+  return Array.isArray(value) && value.every((item) => isObject(item) && check(item)) ? undefined : `malformed ${what}`;
+}
+
+const auditOk = (item: Record<string, unknown>) => isString(item.hash) && isString(item.at);
+const deliveryOk = (item: Record<string, unknown>) => isString(item.id) && typeof item.seq === 'number' && isString(item.envelope_id);
+
+/** Why a parsed log line is not a record this store writes, or undefined when it is one. */
+function checkEntry(entry: unknown): string | undefined {
+  if (!isObject(entry) || !isString(entry.t)) return 'not a state record (no "t")';
+  switch (entry.t) {
+    case 'settings':
+      return isString(entry.admin_key_id) && (isString(entry.webhook_secret_hash) || isString(entry.webhook_secret)) ? undefined : 'settings without admin_key_id or webhook secret hash';
+    case 'key': {
+      const key = entry.key;
+      if (!isObject(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key))) return 'key without id or hash';
+      return Array.isArray(key.scopes) && key.scopes.every(isString) && isString(key.expires) ? undefined : 'key without scopes or expiry';
+    }
+    case 'key_used':
+      return isString(entry.id) && isString(entry.at) ? undefined : 'key_used without id or time';
+    case 'created':
+      return envelopeProblem(entry.envelope) ?? recordProblem(entry.record) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
+    case 'journey':
+      return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
+    case 'delivery':
+      return listProblem([entry.delivery], 'delivery', deliveryOk);
+    case 'snapshot':
+      return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk);
+    case 'idempotency':
+      return recordProblem(entry.record);
+    default:
+      return `unknown record type ${JSON.stringify(entry.t).slice(0, 40)}`;
+  }
+}

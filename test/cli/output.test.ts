@@ -4,6 +4,7 @@ import { expiresCell } from '../../src/cli/commands/keys/list.js';
 import type { KeyRow } from '../../src/cli/key-rows.js';
 import { Output } from '../../src/cli/output.js';
 import { Progress } from '../../src/cli/progress.js';
+import { escapeControl, oneLine } from '../../src/core/text.js';
 
 /** A writable that records what is written, and claims to be (or not be) a terminal. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
@@ -69,5 +70,29 @@ describe('terminal output', () => {
     const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000, pipe);
     quiet.done();
     expect(pipe.text).toBe('');
+  });
+});
+
+describe('text from elsewhere on a terminal', () => {
+  it('escapes control characters in every line, keeps our own colours, and keeps messages on one line', () => {
+    const out = stream(true);
+    const err = stream(true);
+    const output = new Output({ json: false, verbose: false, color: true, stdout: out, stderr: err, env: {} });
+    output.line(`title ${'\u001b]0;PWNED\u0007'} and ${output.out.green('ok')} \u009b2J`);
+    expect(out.text).toBe('title \\u001b]0;PWNED\\u0007 and \u001b[32mok\u001b[39m \\u009b2J\n');
+    output.error(new Error('bad\ninput\r\u001b[2Jhere'));
+    expect(err.text).not.toMatch(/\u001b\[2J/);
+    expect(err.text.trimEnd().split('\n')).toHaveLength(1);
+    expect(err.text).toContain('bad\\ninput\\n\\u001b[2Jhere');
+  });
+
+  it('without colour, escapes every escape sequence, and JSON output stays parseable', () => {
+    const out = stream(false);
+    const output = new Output({ json: true, verbose: false, color: true, stdout: out, stderr: stream(false), env: {} });
+    output.jsonLine({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
+    expect(out.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(out.text)).toEqual({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
+    expect(escapeControl('\u001b[31mred', false)).toBe('\\u001b[31mred');
+    expect(oneLine('a\r\nb\nc')).toBe('a\\nb\\nc');
   });
 });

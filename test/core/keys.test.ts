@@ -34,6 +34,13 @@ describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
     const key = 'sk_test_abcdefghijklmnopqrstuvwxyz';
     expect(redactSecrets(`Authorization: Bearer ${key} and ${key}`, [key])).toBe('Authorization: Bearer sk_test_****wxyz and sk_test_****wxyz');
   });
+
+  it('masks the secret part alone too, when a server echoes a key or webhook secret without its prefix', () => {
+    const key = 'sk_test_abcdefghijklmnopqrstuvwxyz';
+    expect(redactSecrets('unknown key abcdefghijklmnopqrstuvwxyz (and sk_test_abcdefghijklmnopqrstuvwxyz)', [key])).toBe('unknown key ****wxyz (and sk_test_****wxyz)');
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    expect(redactSecrets('secret MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', [secret])).toBe('secret ****LaSw');
+  });
 });
 
 describe('key expiry and last use, with an injected clock', () => {

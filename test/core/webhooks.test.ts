@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { hmacSignature, signStandard, signStripe, standardSignature, WebhookVerifier, deliveryId } from '../../src/core/webhooks.js';
+import { hmacSignature, signStandard, signStripe, standardSignature, WebhookVerifier, deliveryId, strictBase64 } from '../../src/core/webhooks.js';
 import { SeenIds } from '../../src/listener/seen-ids.js';
 
 // The published test vectors of the Standard Webhooks project (libraries/javascript/src/webhook.test.ts).
@@ -88,6 +88,19 @@ describe('Standard Webhooks', () => {
     expect(verifier.verify(headers, body('{"test": 2432232315}'), now).ok).toBe(false);
     const other = new WebhookVerifier({ secrets: ['whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'] });
     expect(other.verify(headers, body(VECTOR.payload), now)).toMatchObject({ ok: false, code: 'signature_mismatch' });
+  });
+
+  it('accepts only canonical base64 of 32 bytes: junk appended or inserted, or padding removed, does not verify', () => {
+    const { headers } = fresh();
+    const valid = headers['webhook-signature']!.slice(3);
+    expect(verifier.verify(headers, body(VECTOR.payload), now).ok).toBe(true);
+    for (const lenient of [`${valid}XYZ`, `${valid.slice(0, 10)}!!${valid.slice(10)}`, valid.replace(/=+$/, ''), ` ${valid}`.trim() + '\n']) {
+      const result = verifier.verify({ ...headers, 'webhook-signature': `v1,${lenient}` }, body(VECTOR.payload), now);
+      expect(result).toMatchObject({ ok: false, code: 'signature_mismatch' });
+    }
+    expect(strictBase64(valid, 32)?.length).toBe(32);
+    expect(strictBase64('AAA=', 2)).toHaveLength(2);
+    expect(strictBase64('AAB=', 2)).toBeUndefined(); // non-zero padding bits: not canonical
   });
 
   it('accepts any of several secrets during a rotation, and says which', () => {

@@ -113,6 +113,31 @@ describe('envelopes create', () => {
     expect(await sandbox.envelopeCount()).toBe(before);
   });
 
+  it('shows hostile input escaped, refuses duplicate keys and deep nesting (exit 2, one line each), and sends nothing', async () => {
+    const before = await sandbox.envelopeCount();
+    const escape = writeJson('esc.json', '{"title":\u001b]0;PWNED\u0007 }');
+    const duplicate = writeJson('dup.json', '{\n  "title": 5,\n  "title": "Lease"\n}');
+    const deep = writeJson('deep.json', `{"title":${'['.repeat(100_000)}`);
+    // A valid envelope carrying a 5,000-level unknown field (written by hand: JSON.stringify would overflow).
+    const deepUnknown = writeJson('deep-unknown.json', JSON.stringify(example()).replace(/}$/, `,"extra":${'['.repeat(5000)}${']'.repeat(5000)}}`));
+    for (const [file, expected] of [
+      [escape, /esc\.json.*invalid JSON at line 1, column 10: unexpected token '\\u001b'$/m],
+      [duplicate, /dup\.json.*invalid JSON at line 3, column 3: duplicate key "title" \(first at line 2, column 3\)/],
+      [deep, /deep\.json.*invalid JSON at line 1, column 73: nested deeper than 64 levels/],
+      [deepUnknown, /deep-unknown\.json.*invalid JSON .*nested deeper than 64 levels/],
+    ] as const) {
+      for (const command of [['envelopes', 'validate', file], ['envelopes', 'create', '-f', file]]) {
+        const result = await runCli(command, { env });
+        expect([command, result.code]).toEqual([command, 2]);
+        expect(result.stderr).toMatch(expected);
+        expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+        expect(result.stderr).not.toContain('Maximum call stack');
+        expect(result.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+      }
+    }
+    expect(await sandbox.envelopeCount()).toBe(before);
+  });
+
   it('exits 2 on malformed JSON, naming line and column, and sends nothing', async () => {
     const path = writeJson('broken.json', '{\n  "title": "x",\n  "signers": [\n}\n');
     const before = await sandbox.envelopeCount();

@@ -116,6 +116,14 @@ describe('keys list', () => {
     expectNoKey([list, table, local], 'sk_live_LocalOnlyKey0123456789');
   });
 
+  it('exits 3 when the service refuses the key, as every other command does', async () => {
+    const { env } = withConfig();
+    const result = await runCli(['keys', 'list'], { env: { ...env, SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: 'sk_test_NotAKeyTheSandboxKnows00' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('HTTP 401 invalid_api_key');
+    expect(result.stdout).toBe('');
+  });
+
   it('still lists local profiles, with a warning, when the service cannot be reached', async () => {
     const { env } = withConfig();
     await runCli(['keys', 'add', 'away', '--stdin', '--base-url', 'http://127.0.0.1:9'], { env, input: 'sk_test_unreachable0000000' });

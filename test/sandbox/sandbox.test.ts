@@ -1,5 +1,5 @@
 /** The sandbox as a client sees it: a spawned process, real HTTP on loopback. */
-import { readFileSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -249,5 +249,73 @@ describe('sandbox', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`port ${port}`);
     expect(result.stderr).toContain('--port 0');
+  });
+
+  it('checks control bodies: not an object, or a date that does not exist, is a 400, never a 500 or a key', async () => {
+    const post = (path: string, body: string) =>
+      fetch(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body });
+    for (const [path, body] of [
+      ['/_sandbox/keys', 'null'],
+      ['/_sandbox/keys', '[]'],
+      ['/_sandbox/keys', '"key"'],
+      ['/_sandbox/keys', '{"expires":"9999-99-99"}'],
+      ['/_sandbox/keys', '{"expires":"2027-02-30"}'],
+      ['/_sandbox/keys', '{"environment":"LIVE!"}'],
+      ['/_sandbox/keys', '{"name":42}'],
+      ['/_sandbox/faults', 'null'],
+      ['/_sandbox/faults', '[1]'],
+    ] as const) {
+      const response = await post(path, body);
+      expect([path, body, response.status]).toEqual([path, body, 400]);
+    }
+    const created = await post('/_sandbox/keys', '{"name":"ok","expires":"2027-02-28","environment":"live"}');
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ name: 'ok', expires: '2027-02-28', environment: 'live', key: expect.stringMatching(/^sk_live_\w{32}$/) });
+  });
+
+  it('answers a body nested 3,000 levels deep with a 4xx naming the depth, not a 500', async () => {
+    const nested = { ...ENVELOPE, title: JSON.parse(`${'['.repeat(3000)}${']'.repeat(3000)}`) };
+    const response = await create(nested);
+    expect(response.status).toBe(422);
+    expect((await errorBody(response)).message).toContain('nested deeper than 32 levels');
+  });
+
+  it('keeps API keys and the webhook secret only in credentials.env; modes are enforced on every start', async () => {
+    const dir = tempDir('sign-cli-modes-');
+    const first = await startSandboxProcess({ dataDir: dir });
+    const extra = await first.control<{ key: string }>('/_sandbox/keys', { name: 'extra' });
+    await first.stop();
+    const state = readFileSync(join(dir, 'state.jsonl'), 'utf8');
+    for (const secret of [first.apiKey, extra.key, first.webhookSecret]) {
+      expect(state).not.toContain(secret);
+      expect(state).not.toContain(secret.replace(/^(sk_test_|whsec_)/, ''));
+    }
+    // Loosened by hand (or by an older version): made private again on the next start.
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'credentials.env'), 0o644);
+    const second = await startSandboxProcess({ dataDir: dir });
+    try {
+      expect(second.apiKey).toBe(first.apiKey);
+      expect(second.webhookSecret).toBe(first.webhookSecret);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'credentials.env')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'state.jsonl')).mode & 0o777).toBe(0o600);
+      // The extra key still works: it is found by its hash.
+      const listed = await fetch(`${second.baseUrl}/api/v1/api-keys`, { headers: { authorization: `Bearer ${extra.key}` } });
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(await listed.json())).toContain(`sk_test_****${extra.key.slice(-4)}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('skips a well-formed state line it did not write, naming the file and line, and starts', async () => {
+    const dir = tempDir('sign-cli-badline-');
+    const first = await startSandboxProcess({ dataDir: dir });
+    await first.stop();
+    appendFileSync(join(dir, 'state.jsonl'), '{"t":"created","envelope":{"id":"env_x","status":"sent","signers":[]}}\n');
+    const result = await runCli(['sandbox', '--port', '0', '--data-dir', dir, '--json'], { timeoutMs: 3000 });
+    expect(result.stderr).toMatch(/warning: state\.jsonl:\d+: idempotency record without scope, key, fingerprint or response; line skipped/);
+    expect(result.stdout).toContain('"base_url"');
   });
 });

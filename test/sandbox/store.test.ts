@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ describe('SandboxStore', () => {
   it('compacts a log full of superseded journey steps into the same state', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
     const store = new SandboxStore(dir);
-    store.saveSettings('whsec_AAAA', 'key_1');
+    store.saveSettings('hash-of-the-secret', 'key_1');
     const envelope: EnvelopeRecord = { id: 'env_1', owner: 'key_1', status: 'sent', sequential: false, signers: [], expires_at: null, created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z' };
     let last: AuditEntry | undefined = chainAuditEntry(undefined, { at: '2026-11-21T10:00:00.000Z', type: 'envelope.created', actor: 'system', detail: 'created' });
     store.saveCreated(envelope, { scope: 'key_1', key: 'idem-1', fingerprint: 'f', created_at: Date.now(), response: { status: 201, body: {}, headers: {} } }, [last], []);
@@ -30,8 +30,46 @@ describe('SandboxStore', () => {
     expect(again.audits.get('env_1')).toHaveLength(31);
     expect(verifyAuditChain(again.audits.get('env_1')!).valid).toBe(true);
     expect(again.idempotency.size).toBe(1);
-    expect(again.webhookSecret).toBe('whsec_AAAA');
+    expect(again.webhookSecretHash).toBe('hash-of-the-secret');
     expect(again.latestTime).toBe(Date.parse('2026-11-21T10:00:30.000Z'));
+    again.close();
+  });
+
+  it('skips a well-formed line it did not write, naming file and line, and keeps the rest', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    const store = new SandboxStore(dir);
+    store.saveSettings('hash', 'key_1');
+    store.close();
+    appendFileSync(join(dir, 'state.jsonl'), '{"t":"created","envelope":{"id":"env_x"}}\n{"t":"teleport"}\nnot json\n[]\n');
+    const reopened = new SandboxStore(dir);
+    expect(reopened.problems).toEqual([
+      'state.jsonl:2: envelope without id, status or signers; line skipped',
+      'state.jsonl:3: unknown record type "teleport"; line skipped',
+      'state.jsonl:4: not JSON; line skipped',
+      'state.jsonl:5: not a state record (no "t"); line skipped',
+    ]);
+    expect(reopened.adminKeyId).toBe('key_1');
+    reopened.close();
+  });
+
+  it('keeps API keys as hashes, and rewrites a log that held secrets in clear', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    const clear = 'sk_test_ClearSecretFromAnOlderLog0000';
+    writeFileSync(
+      join(dir, 'state.jsonl'),
+      `${JSON.stringify({ t: 'key', key: { id: 'key_1', name: 'old', key: clear, environment: 'test', scopes: ['envelopes:read'], expires: '2030-01-01', created_at: '2026-01-01T00:00:00Z', last_used: null } })}\n` +
+        `${JSON.stringify({ t: 'settings', webhook_secret: 'whsec_T2xkU2VjcmV0SW5DbGVhcg==', admin_key_id: 'key_1' })}\n`,
+    );
+    const store = new SandboxStore(dir);
+    expect(store.findKey(clear)?.id).toBe('key_1');
+    expect(store.keys.get('key_1')).toMatchObject({ key_hint: 'sk_test_****0000' });
+    expect(store.clearSecrets.keys.get('key_1')).toBe(clear);
+    store.close();
+    const text = readFileSync(join(dir, 'state.jsonl'), 'utf8');
+    expect(text).not.toContain('ClearSecretFromAnOlderLog');
+    expect(text).not.toContain('T2xkU2VjcmV0SW5DbGVhcg');
+    const again = new SandboxStore(dir);
+    expect(again.findKey(clear)?.id).toBe('key_1');
     again.close();
   });
 });

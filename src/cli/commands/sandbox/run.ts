@@ -64,6 +64,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     if (error instanceof LockedError) throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
     throw error;
   }
+  for (const notice of sandbox.notices) output.warn(notice);
   if (output.json) {
     // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
     process.stdout.write(`${JSON.stringify({ base_url: sandbox.baseUrl, api_key: sandbox.apiKey, webhook_secret: sandbox.webhookSecret })}\n`);
