@@ -21,7 +21,7 @@ import {
   parseErrorBody,
 } from './errors.js';
 import { checkIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { maskKey, normalizeListedKeys, type ListedKey } from './keys.js';
+import { maskKey, normalizeListedKeys, redactSecrets, type ListedKey } from './keys.js';
 import { RatePacer } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
 import { USER_AGENT } from './version.js';
@@ -397,10 +397,15 @@ export class SignClient {
     }
   }
 
+  /** Text from the server with the API key masked, whole or without its prefix. */
+  private scrub(text: string): string {
+    return this.apiKey ? redactSecrets(text, [this.apiKey]) : text;
+  }
+
   /** A 2xx that is not what `operation` returns: what came back, and what to check. */
   private unexpected(operation: Operation, response: ApiResponse<unknown>, expected: string, idempotencyKey?: string): UnexpectedResponseError {
     const contentType = response.headers['content-type'];
-    const data = response.data;
+    const data = typeof response.data === 'string' ? this.scrub(response.data) : response.data;
     const sample =
       data === undefined ? 'an empty body'
       : typeof data === 'string' ? `${JSON.stringify(data.replace(/\s+/g, ' ').trim().slice(0, 60))}${data.length > 60 ? '…' : ''}`
@@ -439,7 +444,8 @@ export class SignClient {
     idempotencyKey: string | undefined,
   ): Error {
     const label = OPERATION_LABEL[operation];
-    const info = parseErrorBody(text, headers['content-type']);
+    // A server may echo the key it was sent (whole, or without its prefix): errors never carry it.
+    const info = parseErrorBody(this.scrub(text), headers['content-type']);
     const server = [info.code, info.message].filter(Boolean).join(': ');
     const said = server ? ` ${server}` : '';
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';

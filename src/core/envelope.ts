@@ -63,15 +63,24 @@ function describe(value: unknown): string {
 const expected = (what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
 
+/**
+ * Sanity caps no real service would exceed (SPEC §8 shows no bounds; the
+ * service decides below them): they keep a runaway generator or a hostile
+ * file from being sent at all. docs/assumptions.md.
+ */
+export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: 1024 * 1024 } as const;
+
+const tooLong = (i: { input?: unknown }) => `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
+
 const nonEmptyString = (what = 'a non-empty string') =>
-  z.string({ error: expected(what) }).trim().min(1, { error: 'must not be empty' });
+  z.string({ error: expected(what) }).trim().min(1, { error: 'must not be empty' }).max(LOCAL_LIMITS.string, { error: tooLong });
 
 const positiveInteger = z
   .number({ error: expected('a positive integer') })
   .int({ error: (i) => `must be a positive integer, got ${describe(i.input)}` })
   .positive({ error: (i) => `must be a positive integer (1 or more), got ${describe(i.input)}` });
 
-const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).refine(
+const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).max(LOCAL_LIMITS.string, { error: tooLong }).refine(
   (value) => {
     try {
       const url = new URL(value);
@@ -88,6 +97,7 @@ export const signerSchema = z.looseObject(
     name: nonEmptyString(),
     email: z
       .string({ error: expected('an e-mail address') })
+      .max(LOCAL_LIMITS.string, { error: tooLong })
       .regex(EMAIL_RE, { error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}` })
       .optional(),
     phone: z
@@ -121,7 +131,8 @@ export const envelopeSchema = z.looseObject(
     ),
     signers: z
       .array(signerSchema, { error: expected('an array of signer objects') })
-      .min(1, { error: 'must list at least one signer' }),
+      .min(1, { error: 'must list at least one signer' })
+      .max(LOCAL_LIMITS.signers, { error: (i) => `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}` }),
     sequential: z.boolean({ error: expected('true or false') }).optional(),
     signature_level: nonEmptyString('a signature level name').optional(),
     expires_in_days: positiveInteger.optional(),
@@ -245,6 +256,11 @@ export function validateEnvelope(input: unknown, options: ValidateOptions = {}):
   const deep = tooDeepAt(input, MAX_ENVELOPE_DEPTH);
   if (deep !== undefined) {
     result.errors.push({ path: deep, message: `nested deeper than ${MAX_ENVELOPE_DEPTH} levels; an envelope needs at most 4, so remove the deep value` });
+    return result;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(input) ?? '');
+  if (bytes > LOCAL_LIMITS.bodyBytes) {
+    result.errors.push({ path: '', message: `the envelope is ${bytes.toLocaleString('en-US')} bytes as JSON; at most 1 MiB is sent (look for a huge field)` });
     return result;
   }
   const parsed = envelopeSchema.safeParse(input);

@@ -180,8 +180,9 @@ export function parseJsonText(text: string, source: string, lineOffset = 0): unk
   }
   const { line, column } = lineColumn(body, problem.offset);
   let detail = problem.message;
-  if (problem.kind === 'syntax') {
-    detail = body.trim() === '' ? 'the input is empty' : 'invalid JSON';
+  if (problem.kind === 'syntax' && body.trim() === '') detail = 'the input is empty';
+  else if (problem.kind === 'syntax') {
+    detail = 'invalid JSON';
     try {
       JSON.parse(body);
     } catch (error) {

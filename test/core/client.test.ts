@@ -245,6 +245,21 @@ describe('SignClient.createEnvelope', () => {
     expect(forbidden.hint).toContain('envelopes:write');
   });
 
+  it('never carries the key in an error, even when the server echoes it without its prefix', async () => {
+    const bare = KEY.replace('sk_test_', '');
+    const { baseUrl } = await scripted([json(401, { message: `unknown key ${bare}` }), json(400, { error: `bad request from ${KEY}` })]);
+    const { c } = client(baseUrl, { retry: { maxRetries: 0 } });
+    const unauthorized = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
+    const bad = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as ApiError;
+    await c.close();
+    for (const error of [unauthorized, bad]) {
+      expect(error.message).not.toContain(bare);
+      expect(JSON.stringify(error)).not.toContain(bare);
+    }
+    expect(unauthorized.message).toContain(`unknown key ****${KEY.slice(-4)}`);
+    expect(bad.serverMessage).toBe(`bad request from sk_test_****${KEY.slice(-4)}`);
+  });
+
   it('reports a refused connection as such: retried, then "nothing was sent"', async () => {
     const { baseUrl } = await scripted([created]);
     server!.close();
