@@ -3,12 +3,12 @@
  * signed webhook deliveries (checked with the `standardwebhooks` package),
  * retries, the signed copy and the audit trail, and restarts.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { readPdf } from '../helpers/pdf.js';
 import { eventTypes, startReceiver, type Delivery, type Receiver } from '../helpers/receiver.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
@@ -139,13 +139,13 @@ describe('signing journey and webhooks (speed 40)', () => {
     const pdf = readFileSync(file);
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     expect(pdf.subarray(-6).toString()).toContain('%%EOF');
-    const text = spawnSync('pdftotext', [file, '-'], { encoding: 'utf8' });
-    expect(text.status).toBe(0);
+    // Read back by pdf.js, as a viewer would: every page opens, and the names and ids are there.
+    const read = await readPdf(pdf);
+    expect(read.pages).toBeGreaterThanOrEqual(1);
+    const text = read.text.join('\n').replace(/\s+/g, ' ');
     for (const expected of [String(EXAMPLE.title), String(EXAMPLE.contract_id), 'tpl_lease_renewal, version 3', 'Layla Haddad', 'Omar Khalil', 'uae_pass', 'whatsapp', 'Signed at: 20']) {
-      expect(text.stdout).toContain(expected);
+      expect(text).toContain(expected);
     }
-    const rendered = spawnSync('pdftoppm', ['-png', '-r', '40', '-singlefile', file, join(tempDir(), 'page')]);
-    expect(rendered.status).toBe(0);
   });
 
   it('keeps a hash-chained audit trail that `envelopes audit --verify` checks', async () => {
