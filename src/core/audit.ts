@@ -44,7 +44,12 @@ export type AuditVerification =
   | { valid: true; entries: number; head: string }
   | { valid: false; entries: number; index: number; seq: unknown; reason: string };
 
-export function verifyAuditChain(entries: readonly AuditEntry[]): AuditVerification {
+/**
+ * Checks the chain. With `headHash` (the last hash the service reported, or
+ * one kept from before), the trail must also end exactly there, or entries
+ * were cut off its tail; an empty trail never verifies against a head.
+ */
+export function verifyAuditChain(entries: readonly AuditEntry[], headHash?: string | null): AuditVerification {
   let previous = GENESIS_HASH;
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index]!;
@@ -54,6 +59,15 @@ export function verifyAuditChain(entries: readonly AuditEntry[]): AuditVerificat
     const { hash, ...unsigned } = entry;
     if (auditEntryHash(unsigned) !== hash) return fail('the entry does not match its hash (it was changed)');
     previous = hash;
+  }
+  if (headHash !== undefined && headHash !== null && headHash !== previous) {
+    return {
+      valid: false,
+      entries: entries.length,
+      index: entries.length,
+      seq: null,
+      reason: entries.length === 0 ? 'the trail is empty, yet a head hash was given' : 'the last entry is not the given head hash (entries are missing at the end)',
+    };
   }
   return { valid: true, entries: entries.length, head: previous };
 }

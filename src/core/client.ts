@@ -9,7 +9,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { AuditEntry } from './audit.js';
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
-import { validateEnvelope, type ValidateOptions } from './envelope.js';
+import { validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
 import {
   ApiError,
   AuthError,
@@ -60,7 +60,7 @@ export interface ApiResponse<T = unknown> {
   attempts: number;
 }
 
-export interface CreateEnvelopeResult<T = Record<string, unknown>> {
+export interface CreateEnvelopeResult<T = Envelope> {
   envelope: T;
   status: number;
   idempotencyKey: string;
@@ -188,8 +188,8 @@ export class SignClient {
    * Validates and creates one envelope. The Idempotency-Key (given or fresh)
    * is sent on every attempt, so retries can never create a second envelope.
    */
-  async createEnvelope<T = Record<string, unknown>>(
-    envelope: unknown,
+  async createEnvelope<T extends Envelope = Envelope>(
+    envelope: EnvelopeInput,
     options: {
       idempotencyKey?: string;
       signal?: AbortSignal | undefined;
@@ -227,7 +227,7 @@ export class SignClient {
     };
   }
 
-  async getEnvelope<T = Record<string, unknown>>(id: string, signal?: AbortSignal): Promise<T> {
+  async getEnvelope<T extends Envelope = Envelope>(id: string, signal?: AbortSignal): Promise<T> {
     this.checkId(id);
     const response = await this.send<unknown>('getEnvelope', { params: { id }, signal });
     if (!isObject(response.data) || response.data.id === undefined || response.data.id === null) {
@@ -240,7 +240,7 @@ export class SignClient {
    * Polls an envelope until its status is one of `until` (default: a final
    * state) or `timeoutMs` passes; returns the last envelope seen.
    */
-  async waitForEnvelope<T extends { status?: unknown } = Record<string, unknown>>(
+  async waitForEnvelope<T extends Envelope = Envelope>(
     id: string,
     options: { until?: readonly string[]; timeoutMs?: number; intervalMs?: number; signal?: AbortSignal | undefined } = {},
   ): Promise<{ envelope: T; reached: boolean }> {

@@ -142,8 +142,45 @@ export const envelopeSchema = z.looseObject(
   { error: expected('a JSON object (an envelope)') },
 );
 
-export type Signer = z.infer<typeof signerSchema>;
-export type Envelope = z.infer<typeof envelopeSchema>;
+/** A signer as sent (SPEC §2.2): what `createEnvelope` takes. */
+export type SignerInput = z.input<typeof signerSchema>;
+/** An envelope creation request (SPEC §2.1): what `createEnvelope` takes, checked at compile time. */
+export type EnvelopeInput = z.input<typeof envelopeSchema>;
+/** @deprecated use SignerInput */
+export type Signer = SignerInput;
+
+/** Envelope states the CLI knows (SPEC §3 shows none; docs/assumptions.md). A service may report others. */
+export type EnvelopeStatus = 'sent' | 'completed' | 'declined' | 'failed' | 'expired' | 'voided';
+
+/** A signer as the service returns it: the request's fields, plus its id and state. */
+export interface SignerState extends Partial<SignerInput> {
+  id?: string;
+  status?: string;
+}
+
+/**
+ * An envelope as the service returns it. SPEC §2.4 does not show the response
+ * fields: the request's fields come back with an `id` (always present: the
+ * client refuses an answer without one) and, from the sandbox, `status`,
+ * timestamps and each signer's id and state. Other fields pass through.
+ */
+export interface Envelope {
+  id: string;
+  status?: EnvelopeStatus | (string & {});
+  title?: string;
+  contract_id?: string;
+  document?: { template_id: string; version: number };
+  signers?: SignerState[];
+  sequential?: boolean;
+  signature_level?: string;
+  expires_in_days?: number;
+  locale?: string;
+  webhook_url?: string;
+  created_at?: string;
+  updated_at?: string;
+  expires_at?: string | null;
+  [field: string]: unknown;
+}
 
 const ENVELOPE_FIELDS = new Set(Object.keys(envelopeSchema.shape));
 const SIGNER_FIELDS = new Set(Object.keys(signerSchema.shape));

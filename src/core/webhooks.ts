@@ -26,11 +26,12 @@ export const STANDARD_SECRET_PREFIX = 'whsec_';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 export const DEFAULT_HMAC_HEADER = 'x-signature';
 
-export interface WebhookHeaders {
+/** A type, not an interface, so signed headers can be handed straight to `verify()` (a HeaderBag). */
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
 export function newStandardSecret(): string {

@@ -49,3 +49,15 @@ describe('audit hash chain', () => {
     }
   });
 });
+
+describe('verifyAuditChain with a head hash', () => {
+  it('needs the trail to end at the head it was given: a cut tail or an empty trail does not verify', () => {
+    const entries = trail(4);
+    const head = entries.at(-1)!.hash;
+    expect(verifyAuditChain(entries, head)).toMatchObject({ valid: true, entries: 4, head });
+    expect(verifyAuditChain(entries.slice(0, 3), head)).toMatchObject({ valid: false, index: 3, reason: expect.stringMatching(/missing at the end/) });
+    expect(verifyAuditChain([], head)).toMatchObject({ valid: false, reason: expect.stringMatching(/empty/) });
+    // Without a head, a shorter trail is still a valid chain: the head is what detects the cut.
+    expect(verifyAuditChain(entries.slice(0, 3)).valid).toBe(true);
+  });
+});

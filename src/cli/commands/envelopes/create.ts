@@ -14,6 +14,7 @@ import { checkIdempotencyKey } from '../../../core/idempotency.js';
 import { pruneJournals } from '../../../core/journal.js';
 import { LockedError } from '../../../core/pid-lock.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
+import type { EnvelopeInput } from '../../../core/envelope.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import { openInputs, type InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
@@ -209,7 +210,8 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   try {
     summary = await runBulk({
       inputs: 'inputs' in source ? adapt(source.inputs.read()) : single(source.prompted),
-      create: (value, opts) => client.createEnvelope(value, opts),
+      // Inputs come from files; the client checks every rule again before sending.
+      create: (value, opts) => client.createEnvelope(value as EnvelopeInput, opts),
       concurrency,
       journal,
       fixedKey: options.idempotencyKey,
