@@ -12,7 +12,9 @@ import { openConfig, type ConfigShape, type Profile } from './config.js';
 import { Output } from './output.js';
 import { readFlagFile } from './io.js';
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+import { DEFAULT_BASE_URL } from './settings.js';
+
+export { DEFAULT_BASE_URL };
 
 export interface GlobalOptions {
   baseUrl?: string;
@@ -176,8 +178,8 @@ export class CommandContext {
     if (status === 'expired') this.output.warn(`the API key ${label} expired on ${meta.expires}; the service will likely refuse it (exit 3)`);
     if (meta.scopes) {
       for (const operation of operations) {
-        const scope = ENDPOINTS[operation].scope;
-        if (scope && !meta.scopes.includes(scope)) this.output.warn(`the API key ${label} is not known to have the scope ${scope}, which ${operation} needs`);
+        const { scope, label: what } = ENDPOINTS[operation];
+        if (scope && !meta.scopes.includes(scope)) this.output.warn(`the API key ${label} is not known to have the scope ${scope}, needed to ${what}`);
       }
     }
   }
@@ -191,8 +193,9 @@ export class CommandContext {
       });
     }
     this.warnAboutKey(connection, operations);
-    const retries = this.globals.retries ?? this.env.SIGN_RETRIES ?? (await this.setting<number>('retries'))?.toString();
-    const timeout = this.globals.timeout ?? this.env.SIGN_TIMEOUT ?? (await this.setting<number>('timeout'))?.toString();
+    // Each value is checked under the name it was given by, so `SIGN_RETRIES=abc` names the variable.
+    const retries = await this.numberFrom('--retries', this.globals.retries, 'SIGN_RETRIES', 'retries');
+    const timeout = await this.numberFrom('--timeout', this.globals.timeout, 'SIGN_TIMEOUT', 'timeout');
     // undici and zod load here, not at start-up.
     const { SignClient } = await import('../core/client.js');
     return new SignClient({
@@ -200,8 +203,8 @@ export class CommandContext {
       apiKey: connection.apiKey,
       keyLabel: this.keyLabel(connection),
       paths: await this.pathOverrides(),
-      ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption('--retries', retries, 0, 100) } } : {}),
-      ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption('--timeout', timeout) * 1000 } : {}),
+      ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption(retries.name, retries.value, 0, 100) } } : {}),
+      ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption(timeout.name, timeout.value) * 1000 } : {}),
       onTrace: (event) => {
         if (event.type === 'response' && event.status >= 200 && event.status < 300) this.keyUsedAt = new Date();
         if (event.type === 'retry' && !this.output.verbose) this.showRetry(event);
@@ -230,6 +233,15 @@ export class CommandContext {
     this.lastRetryShown = now;
     this.retriesHidden = 0;
     this.output.info(this.output.err.yellow(`${formatTrace(event)}${more}`));
+  }
+
+  /** A setting given by flag, env var or config (in that order), with the name to cite if it is wrong. */
+  private async numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
+    if (flagValue !== undefined) return { name: flag, value: flagValue };
+    const fromEnv = this.env[envName];
+    if (fromEnv !== undefined && fromEnv !== '') return { name: `the environment variable ${envName}`, value: fromEnv };
+    const configured = await this.setting<number>(setting);
+    return configured === undefined ? undefined : { name: `the config setting ${setting}`, value: String(configured) };
   }
 
   /** When the profile's key last got a 2xx in this run; written once at the end (`finish`). */

@@ -66,12 +66,22 @@ export function expandPaths(paths: string[], ndjson = false): string[] {
   return out;
 }
 
-function parse(text: string, source: string, lineOffset = 0): ReadInput {
+/** One JSON document per line, several lines: what a file meant for --ndjson looks like. */
+function looksLikeNdjson(source: string, text: string): boolean {
+  if (NDJSON_EXTENSIONS.some((ext) => source.toLowerCase().endsWith(ext))) return true;
+  const lines = text.split('\n', 3).filter((line) => line.trim() !== '');
+  return lines.length >= 2 && lines.every((line) => line.trimStart().startsWith('{') && line.trimEnd().endsWith('}'));
+}
+
+function parse(text: string, source: string, lineOffset = 0, ndjson = true): ReadInput {
   try {
     return { source, value: parseJsonText(text, source, lineOffset) };
   } catch (error) {
-    if (error instanceof InputParseError) return { source, error };
-    throw error;
+    if (!(error instanceof InputParseError)) throw error;
+    if (!ndjson && looksLikeNdjson(source, text)) {
+      return { source, error: new InputParseError(error.source, error.line, error.column, error.detail, 'this looks like NDJSON (one envelope per line): add --ndjson') };
+    }
+    return { source, error };
   }
 }
 
@@ -131,7 +141,7 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: Abort
         } catch (error) {
           throw new UsageError(`${file}: cannot read: ${(error as Error).message}`);
         }
-        yield parse(text, file);
+        yield parse(text, file, 0, false);
       }
     },
     close: () => {

@@ -8,7 +8,8 @@ import { AuthError, UnexpectedResponseError, UsageError } from '../core/errors.j
 import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
 import type { CommandContext } from './context.js';
 
-export type KeySource = 'local' | 'service' | 'local+service';
+/** `env`: the key in use came from SIGN_API_KEY or --api-key-file and matches no profile or listed key. */
+export type KeySource = 'local' | 'service' | 'local+service' | 'env';
 
 /** A key as listed (SPEC §2.3, `key` masked), with where it stands and where it comes from. */
 export interface KeyRow extends ListedKey {
@@ -45,7 +46,8 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
   const config = await ctx.loadConfig();
   const profiles = config.get('profiles') ?? {};
   // "Active" means the key sign-cli would use right now (an env key wins over the active profile).
-  const inUse = (await ctx.resolveConnection()).apiKey;
+  const connection = await ctx.resolveConnection();
+  const inUse = connection.apiKey;
   const required = (await ctx.setting<string[]>('required_scopes')) ?? [];
   const status = (expires: string | null) => expiryStatus(expires, options.now, options.soonDays);
 
@@ -68,7 +70,26 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     };
   });
 
-  if (options.local) return { rows, remoteProblem: undefined };
+  /** The key in use always shows, marked, even when it is in no profile (an env or file key). */
+  const withKeyInUse = (result: KeyRowsResult): KeyRowsResult => {
+    if (!inUse || result.rows.some((r) => r.active)) return result;
+    result.rows.push({
+      name: `(${connection.sources.apiKey})`,
+      environment: /^[a-z]+_([a-z]+)_/.exec(inUse)?.[1] ?? null,
+      key: maskKey(inUse),
+      last_used: null,
+      expires: null,
+      scopes: null,
+      status: 'unknown',
+      days_left: null,
+      source: 'env',
+      active: true,
+      required_scopes: required,
+    });
+    return result;
+  };
+
+  if (options.local) return withKeyInUse({ rows, remoteProblem: undefined });
   let listed: ListedKey[];
   try {
     const client = await ctx.client({ retry: { maxRetries: 1 } }, ['listApiKeys']);
@@ -81,7 +102,7 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     // A key the service refuses (exit 3) or an answer that is not a key listing (exit 1) is a failure,
     // not a partial listing; an unreachable service or no key at all still shows the local profiles.
     if ((error instanceof AuthError && error.status !== undefined) || error instanceof UnexpectedResponseError) throw error;
-    return { rows, remoteProblem: (error as Error).message };
+    return withKeyInUse({ rows, remoteProblem: (error as Error).message });
   }
   for (const remote of listed) {
     const match = Object.entries(profiles).find(([, p]) => p.api_key && remote.key && maskedKeyMatches(remote.key, p.api_key));
@@ -111,5 +132,5 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       required_scopes: required,
     });
   }
-  return { rows, remoteProblem: undefined };
+  return withKeyInUse({ rows, remoteProblem: undefined });
 }

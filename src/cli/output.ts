@@ -89,11 +89,13 @@ export class Output {
   }
 
   private writeOut(text: string): void {
-    this.clearStatus();
     if (!this.pending) {
+      const status = this.clearStatus();
       this.stdout.write(text);
+      this.restoreStatus(status);
       return;
     }
+    this.clearStatus();
     if (this.pending.length === 0) setImmediate(() => this.flush());
     this.pending.push(text);
   }
@@ -108,29 +110,45 @@ export class Output {
     this.writeOut(`${this.clean(JSON.stringify(value), false)}\n`);
   }
 
-  /** Pretty JSON on stdout (for a single document in --json mode). */
+  /**
+   * One JSON document on stdout, in one style for every command (as gh does):
+   * indented for a person at a terminal, compact on one line for a pipe or a
+   * file. Outputs of one object per line (`create --json`, `listen --json`)
+   * are always compact: see jsonLine().
+   */
   jsonDocument(value: unknown): void {
-    this.stdout.write(`${this.clean(JSON.stringify(value, null, 2), false)}\n`);
+    this.stdout.write(`${this.clean(JSON.stringify(value, null, this.stdout.isTTY === true ? 2 : undefined), false)}\n`);
   }
 
   info(text: string): void {
-    this.clearStatus();
+    const status = this.clearStatus();
     this.stderr.write(`${this.cleanErr(text)}\n`);
+    this.restoreStatus(status);
   }
 
-  /** Whether a status line is on screen, to be cleared before other output. */
-  private statusShown = false;
+  /** The status line on screen ('' when none), cleared before other output and drawn again after it. */
+  private statusText = '';
 
   /** A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. */
   status(text: string): void {
-    this.stderr.write(`\r\u001b[2K${this.cleanErr(text)}`);
-    this.statusShown = text !== '';
+    this.statusText = this.cleanErr(text);
+    this.stderr.write(`\r\u001b[2K${this.statusText}`);
   }
 
-  private clearStatus(): void {
-    if (!this.statusShown) return;
+  /** Clears the status line; returns it, so it can be put back under the line written meanwhile. */
+  private clearStatus(): string {
+    const shown = this.statusText;
+    if (shown === '') return '';
     this.stderr.write('\r\u001b[2K');
-    this.statusShown = false;
+    this.statusText = '';
+    return shown;
+  }
+
+  /** Puts the status line back, so progress stays on screen between the lines it reports. */
+  private restoreStatus(text: string): void {
+    if (text === '') return;
+    this.stderr.write(text);
+    this.statusText = text;
   }
 
   success(text: string): void {

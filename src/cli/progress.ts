@@ -11,6 +11,7 @@ export class Progress {
   private readonly started = Date.now();
   private done_ = 0;
   private created = 0;
+  private skipped = 0;
   private failed = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -29,18 +30,22 @@ export class Progress {
   count(status: 'created' | 'skipped' | 'failed'): void {
     this.done_++;
     if (status === 'created') this.created++;
+    if (status === 'skipped') this.skipped++;
     if (status === 'failed') this.failed++;
   }
 
-  /** "1,204/10,000 · created 1,200 · failed 4 · 9.9/s · ETA 14m 48s" */
+  /**
+   * "1,204/10,000 · created 1,200 · already 0 · failed 4 · 9.9/s · ETA 14m 48s". The rate
+   * counts only what was sent: inputs already created take no time and would flatter it.
+   */
   line(now = Date.now()): string {
     const seconds = Math.max(0.001, (now - this.started) / 1000);
-    const rate = this.done_ / seconds;
+    const rate = (this.created + this.failed) / seconds;
     const left = this.total - this.done_;
     const eta = rate > 0 ? left / rate : Number.POSITIVE_INFINITY;
     const etaText = !Number.isFinite(eta) ? '…' : eta >= 3600 ? `${Math.floor(eta / 3600)}h ${Math.round((eta % 3600) / 60)}m` : eta >= 60 ? `${Math.floor(eta / 60)}m ${Math.round(eta % 60)}s` : `${Math.round(eta)}s`;
     const n = (x: number) => x.toLocaleString('en-US');
-    return `${n(this.done_)}/${n(this.total)} · created ${n(this.created)} · failed ${n(this.failed)} · ${rate.toFixed(1)}/s · ETA ${etaText}`;
+    return `${n(this.done_)}/${n(this.total)} · created ${n(this.created)}${this.skipped ? ` · already ${n(this.skipped)}` : ''} · failed ${n(this.failed)} · ${rate.toFixed(1)}/s · ETA ${etaText}`;
   }
 
   private draw(): void {

@@ -7,12 +7,17 @@ import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../core/endpoints.
 import { isScope } from '../core/keys.js';
 import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
 
+/** The local sandbox: what the CLI talks to when nothing else is configured (DESIGN.md §2). */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
 export interface SettingSpec {
   describe: string;
   /** Dotted path inside config.json. */
   path: string;
   /** Turns the text given to `config set` into the stored value, or throws a UsageError. */
   parse(value: string): unknown;
+  /** What applies when it is not set (`config get` prints it); undefined when nothing does. */
+  default?: unknown;
 }
 
 function positiveNumber(name: string, value: string): number {
@@ -26,25 +31,28 @@ export const SETTINGS: Record<string, SettingSpec> = {
     describe: 'service base URL used when no flag, env var or profile gives one',
     path: 'settings.base_url',
     parse: (value) => parseBaseUrl(value),
+    default: DEFAULT_BASE_URL,
   },
   default_profile: {
     describe: 'the active profile (same as `keys use`)',
     path: 'active_profile',
     parse: (value) => value,
   },
-  rate: { describe: 'requests per minute for envelopes create (default 600)', path: 'settings.rate', parse: (v) => positiveNumber('rate', v) },
-  timeout: { describe: 'per-request timeout in seconds (default 30)', path: 'settings.timeout', parse: (v) => positiveNumber('timeout', v) },
+  rate: { describe: 'requests per minute for envelopes create (default: 600)', path: 'settings.rate', parse: (v) => positiveNumber('rate', v), default: 600 },
+  timeout: { describe: 'per-request timeout in seconds (default: 30)', path: 'settings.timeout', parse: (v) => positiveNumber('timeout', v), default: 30 },
   retries: {
-    describe: 'retries per request (default 5)',
+    describe: 'retries per request (default: 5)',
     path: 'settings.retries',
+    default: 5,
     parse: (value) => {
       if (!/^\d+$/.test(value.trim()) || Number(value) > 100) throw new UsageError(`retries must be a whole number from 0 to 100, got ${JSON.stringify(value)}`);
       return Number(value);
     },
   },
   webhook_scheme: {
-    describe: `default webhook signature scheme (${WEBHOOK_SCHEMES.join(', ')})`,
+    describe: `default webhook signature scheme (${WEBHOOK_SCHEMES.join(', ')}; default: standard)`,
     path: 'settings.webhook_scheme',
+    default: 'standard',
     parse: (value) => {
       if (!(WEBHOOK_SCHEMES as readonly string[]).includes(value)) throw new UsageError(`webhook_scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}, got ${JSON.stringify(value)}`);
       return value;
@@ -53,6 +61,7 @@ export const SETTINGS: Record<string, SettingSpec> = {
   required_scopes: {
     describe: 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)',
     path: 'settings.required_scopes',
+    default: [],
     parse: (value) => parseScopes(value.split(',').map((s) => s.trim()).filter(Boolean), 'required_scopes'),
   },
 };
@@ -72,7 +81,8 @@ export function settingSpec(name: string): SettingSpec {
   if (op !== undefined) {
     if (!isOperation(op)) throw new UsageError(`unknown operation in ${name}`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
     return {
-      describe: `path of ${op} (default ${ENDPOINTS[op].path})`,
+      describe: `path of ${op} (default: ${ENDPOINTS[op].path})`,
+      default: ENDPOINTS[op].path,
       path: `paths.${op}`,
       parse: (value) => {
         if (!value.startsWith('/')) throw new UsageError(`${name} must be a path starting with /, such as ${ENDPOINTS[op].path}`);

@@ -24,6 +24,7 @@ import { checkIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { maskKey, normalizeListedKeys, redactSecrets, type ListedKey } from './keys.js';
 import { RatePacer } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
+import { describeNetworkError } from './network-errors.js';
 import { USER_AGENT } from './version.js';
 
 export type TraceEvent =
@@ -74,6 +75,8 @@ export const FINAL_STATUSES = ['completed', 'declined', 'failed', 'expired'] as 
 
 export interface AuditTrail {
   envelope_id: string;
+  /** The sandbox says `sha256`; absent when the service does not say. */
+  hash_algorithm?: string;
   head_hash: string | null;
   entries: AuditEntry[];
 }
@@ -284,8 +287,9 @@ export class SignClient {
     // A bare list carries no head hash of its own: its last entry's would vouch for itself.
     if (Array.isArray(data)) return { envelope_id: id, head_hash: null, entries: data as AuditEntry[] };
     if (!isObject(data) || !Array.isArray(data.entries)) throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
-    const body = data as Partial<AuditTrail>;
-    return { envelope_id: body.envelope_id ?? id, head_hash: typeof body.head_hash === 'string' ? body.head_hash : null, entries: body.entries! };
+    // Fields the service adds (hash_algorithm, …) are kept: `audit --json` shows the trail as served.
+    const body = data as Partial<AuditTrail> & Record<string, unknown>;
+    return { ...body, envelope_id: body.envelope_id ?? id, head_hash: typeof body.head_hash === 'string' ? body.head_hash : null, entries: body.entries! };
   }
 
   private checkId(id: string): void {
@@ -342,7 +346,7 @@ export class SignClient {
         const code = errorCode(error);
         if (code === undefined || !NOT_CONNECTED_CODES.has(code)) sent = true;
         if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
-        const reason = `${code ?? 'network error'}: ${(error as Error).message}`;
+        const reason = describeNetworkError(code, (error as Error).message, url);
         if (code !== undefined && RETRYABLE_NETWORK_CODES.has(code) && retriesLeft && !stopped()) {
           const delayMs = backoffDelay(attempt, this.policy, this.random);
           this.onTrace({ type: 'retry', attempt, delayMs, source: 'backoff', reason });
@@ -470,6 +474,8 @@ export class SignClient {
         : operation === 'createEnvelope' || operation === 'listApiKeys'
           ? 'check the base URL and the endpoint path (config paths)'
           : 'check the id, the base URL and the endpoint path';
+    } else if (status === 409 && operation === 'downloadSignedCopy') {
+      hint = 'the envelope is not completed yet; add --wait to wait for it (or check its state with `sign-cli envelopes get`)';
     } else if (status === 429) {
       hint = 'the rate limit was still exceeded after retries; lower --rate or try again later';
     } else if (status >= 500) {

@@ -14,14 +14,16 @@ export interface Endpoint {
   /** Path template relative to the base URL; `{id}` is filled in and URL-encoded. */
   path: string;
   scope: Scope | undefined;
+  /** What it does, in the words of the README ("create envelopes"), for messages. */
+  label: string;
 }
 
 export const ENDPOINTS = {
-  createEnvelope: { method: 'POST', path: '/api/v1/envelopes', scope: 'envelopes:write' },
-  getEnvelope: { method: 'GET', path: '/api/v1/envelopes/{id}', scope: 'envelopes:read' },
-  downloadSignedCopy: { method: 'GET', path: '/api/v1/envelopes/{id}/signed-copy', scope: 'contracts:read' },
-  getAuditTrail: { method: 'GET', path: '/api/v1/envelopes/{id}/audit-trail', scope: 'audit:read' },
-  listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined },
+  createEnvelope: { method: 'POST', path: '/api/v1/envelopes', scope: 'envelopes:write', label: 'create envelopes' },
+  getEnvelope: { method: 'GET', path: '/api/v1/envelopes/{id}', scope: 'envelopes:read', label: 'read envelopes' },
+  downloadSignedCopy: { method: 'GET', path: '/api/v1/envelopes/{id}/signed-copy', scope: 'contracts:read', label: 'download signed copies' },
+  getAuditTrail: { method: 'GET', path: '/api/v1/envelopes/{id}/audit-trail', scope: 'audit:read', label: 'read audit trails' },
+  listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined, label: 'list API keys' },
 } as const satisfies Record<string, Endpoint>;
 
 export type Operation = keyof typeof ENDPOINTS;

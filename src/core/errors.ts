@@ -42,10 +42,10 @@ export class InputParseError extends UsageError {
     readonly line: number,
     readonly column: number,
     readonly detail: string,
+    /** A likelier fix than editing the JSON (e.g. "add --ndjson"). */
+    readonly suggestion?: string,
   ) {
-    super(`${source}:${line}:${column}: invalid JSON at line ${line}, column ${column}: ${detail}`, {
-      hint: 'fix the JSON at that position and run again',
-    });
+    super(`${source}:${line}:${column}: invalid JSON at line ${line}, column ${column}: ${detail}`, { hint: suggestion ?? 'fix the JSON at that position and run again' });
   }
 }
 

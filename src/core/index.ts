@@ -14,6 +14,7 @@ export * from './audit.js';
 export * from './webhooks.js';
 export { canonicalJson, tooDeepAt } from './canonical-json.js';
 export { escapeControl, oneLine } from './text.js';
+export { describeNetworkError } from './network-errors.js';
 export * from './events.js';
 export * from './bulk.js';
 export * from './journal.js';

@@ -157,6 +157,7 @@ export function lineColumn(text: string, offset: number): { line: number; column
 function cleanMessage(message: string): string {
   return message
     .replace(/ in JSON at position \d+.*$/s, '')
+    .replace(/ at position \d+(?: \(line \d+ column \d+\))?/, '')
     .replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '')
     .replace(/^Unexpected end of JSON input$/, 'unexpected end of input')
     .replace(/^./, (c) => c.toLowerCase());

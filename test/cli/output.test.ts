@@ -63,8 +63,17 @@ describe('terminal output', () => {
     output.status(line);
     output.info('a warning');
     expect(tty.text).toContain('\r\u001b[2K250/1,000');
-    expect(tty.text.endsWith('\r\u001b[2Ka warning\n')).toBe(true);
+    // Cleared for the line, then drawn again under it: progress stays on screen between lines.
+    expect(tty.text.endsWith(`\r\u001b[2Ka warning\n${line}`)).toBe(true);
     progress.done();
+    expect(tty.text.endsWith('\r\u001b[2K')).toBe(true);
+
+    // Inputs already created take no time: they are counted, but not in the rate or the ETA.
+    const resumed = new Progress(output, 1000, tty);
+    for (let i = 0; i < 500; i++) resumed.count('skipped');
+    for (let i = 0; i < 100; i++) resumed.count('created');
+    expect(resumed.line(Date.now() + 10_000)).toMatch(/^600\/1,000 · created 100 · already 500 · failed 0 · (9\.\d|10\.0)\/s · ETA 4[01]s$/);
+    resumed.done();
 
     const pipe = stream(false);
     const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000, pipe);

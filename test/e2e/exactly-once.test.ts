@@ -263,7 +263,7 @@ describe('a stopped service', () => {
 describe('keys add --stdin', () => {
   it('reads exactly one line', async () => {
     const configDir = tempDir('sign-cli-config-');
-    const result = await runCli(['keys', 'add', 'one', '--stdin'], { env: { SIGN_CONFIG_DIR: configDir }, input: 'sk_test_FirstLineOnly000000\nsk_test_SecondLine0000000\n' });
+    const result = await runCli(['keys', 'add', 'one', '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: configDir }, input: 'sk_test_FirstLineOnly000000\nsk_test_SecondLine0000000\n' });
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.one.api_key).toBe('sk_test_FirstLineOnly000000');
   });

@@ -3,7 +3,7 @@
  * real terminal (tmux), keys sent one answer at a time, the screen read back.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
@@ -198,4 +198,40 @@ describe('reading stdin typed at a terminal', () => {
       terminal.close();
     }
   });
+});
+
+describe('bulk progress on a terminal', () => {
+  it('stays on screen while envelopes are created, counting what is already created apart', async () => {
+    const dir = tempDir();
+    const file = `${dir}/batch.ndjson`;
+    const base = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    delete base.webhook_url;
+    writeFileSync(file, Array.from({ length: 60 }, (_, i) => JSON.stringify({ ...base, title: `Progress ${process.pid} ${i}`, contract_id: `PRG-${process.pid}-${i}` })).join('\n'));
+    const session = `${SESSION}-progress`;
+    const command = `cd ${ROOT} && env SIGN_CONFIG_DIR=${tempDir()} SIGN_STATE_DIR=${tempDir()} SIGN_BASE_URL=${sandbox.baseUrl} SIGN_API_KEY=${sandbox.apiKey} NO_COLOR=1 ${process.execPath} ${BIN} envelopes create --ndjson -f ${file} --rate 600; echo "EXIT=$?"; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '12', command);
+    try {
+      let captures = 0;
+      let withProgress = 0;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const shown = tmux('capture-pane', '-p', '-t', session);
+        if (/EXIT=\d/.test(shown)) {
+          expect(shown).toContain('EXIT=0');
+          break;
+        }
+        if (/created env_/.test(shown)) {
+          captures++;
+          if (/\d+\/60 · created \d+ · failed 0 · [\d.]+\/s · ETA/.test(shown)) withProgress++;
+        }
+        if (Date.now() > deadline) throw new Error(`did not finish; screen:\n${shown}`);
+        await new Promise((r) => setTimeout(r, 97));
+      }
+      // At 600/min the 60 envelopes take about 6 s: dozens of captures, nearly all showing the progress line.
+      expect(captures).toBeGreaterThanOrEqual(20);
+      expect(withProgress / captures).toBeGreaterThanOrEqual(0.8);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  }, 45_000);
 });

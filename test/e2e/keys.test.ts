@@ -2,7 +2,7 @@
  * `keys`, `config` and `doctor`, spawned as a user runs them, against a real
  * sandbox. The full key must never appear in any of their output.
  */
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
@@ -36,12 +36,18 @@ function withConfig() {
 describe('keys add / use / remove', () => {
   it('stores a key from stdin in a 0600 config file, first profile active', async () => {
     const { env, file } = withConfig();
-    const add = await runCli(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write', '--expires', isoDay(100)], { env, input: `${sandbox.apiKey}\n` });
+    const add = await runCli(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write'], { env, input: `${sandbox.apiKey}\n` });
     expect(add.code).toBe(0);
     expect(add.stderr).toContain('now active');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Checked with the service: its listing wins over the flags, and the disagreement is shown.
+    expect(add.stderr).toContain("--scope says envelopes:write, but the service lists envelopes:write envelopes:read contracts:read audit:read for this key; storing the service's");
+    expect(add.stderr).toContain('checked with the service: test, expires 20');
     const stored = JSON.parse(readFileSync(file, 'utf8'));
-    expect(stored).toMatchObject({ active_profile: 'sbx', profiles: { sbx: { api_key: sandbox.apiKey, environment: 'test', scopes: ['envelopes:write'] } } });
+    expect(stored).toMatchObject({ active_profile: 'sbx', profiles: { sbx: { api_key: sandbox.apiKey, environment: 'test', expires: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] } } });
+    // So `keys list --local` knows everything without asking again.
+    const local = JSON.parse((await runCli(['keys', 'list', '--local', '--json'], { env })).stdout);
+    expect(local[0]).toMatchObject({ name: 'sbx', status: 'active', scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] });
     // The stored profile works, and its use is recorded.
     const created = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env });
     expect(created.code).toBe(0);
@@ -49,33 +55,59 @@ describe('keys add / use / remove', () => {
     expectNoKey([add, created], sandbox.apiKey);
   });
 
+  it('refuses to store a key the service refuses (exit 3), unless --offline; empty stdin says no key was given', async () => {
+    const { env, file } = withConfig();
+    const refused = await runCli(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('refused this key (HTTP 401); it was not stored');
+    expect(existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles?.bad : undefined).toBeUndefined();
+    const offline = await runCli(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    expect(offline.code).toBe(0);
+    const empty = await runCli(['keys', 'add', 'none', '--stdin', '--offline'], { env, input: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no key was given: stdin was empty');
+  });
+
+  it('keys use warns when SIGN_API_KEY still wins, and keys list marks the key actually in use', async () => {
+    const { env } = withConfig();
+    await runCli(['keys', 'add', 'a', '--stdin', '--offline'], { env, input: 'sk_test_aaaaaaaaaaaaaaaa' });
+    await runCli(['keys', 'add', 'b', '--stdin', '--offline'], { env, input: 'sk_test_bbbbbbbbbbbbbbbb' });
+    const use = await runCli(['keys', 'use', 'b'], { env: { ...env, SIGN_API_KEY: 'sk_test_FromTheEnvironment000' } });
+    expect(use.code).toBe(0);
+    expect(use.stderr).toContain("SIGN_API_KEY is set in this environment and wins over profile b's key");
+    const list = JSON.parse((await runCli(['keys', 'list', '--local', '--json'], { env: { ...env, SIGN_API_KEY: 'sk_test_FromTheEnvironment000' } })).stdout) as { name: string; active: boolean; source: string; key: string }[];
+    expect(list.filter((r) => r.active)).toEqual([expect.objectContaining({ name: '(SIGN_API_KEY)', source: 'env', key: 'sk_test_****t000' })]);
+    const profileInUse = JSON.parse((await runCli(['keys', 'list', '--local', '--json'], { env })).stdout) as { name: string; active: boolean }[];
+    expect(profileInUse.filter((r) => r.active).map((r) => r.name)).toEqual(['b']);
+  });
+
   it('never takes a key from a flag or without stdin off a terminal; checks names and scopes', async () => {
     const { env } = withConfig();
     const noInput = await runCli(['keys', 'add', 'x'], { env });
     expect(noInput.code).toBe(2);
     expect(noInput.stderr).toContain('--stdin');
-    expect((await runCli(['keys', 'add', 'x', '--stdin', '--scope', 'envelopes:delete'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
-    expect((await runCli(['keys', 'add', 'bad.name', '--stdin'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
-    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'two words' })).code).toBe(2);
-    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: '\n' })).code).toBe(2);
-    const short = await runCli(['keys', 'add', 'tiny', '--stdin'], { env, input: 'abc123' });
+    expect((await runCli(['keys', 'add', 'x', '--stdin', '--offline', '--scope', 'envelopes:delete'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
+    expect((await runCli(['keys', 'add', 'bad.name', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
+    expect((await runCli(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'two words' })).code).toBe(2);
+    expect((await runCli(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: '\n' })).code).toBe(2);
+    const short = await runCli(['keys', 'add', 'tiny', '--stdin', '--offline'], { env, input: 'abc123' });
     expect(short.code).toBe(0);
     expect(short.stderr).toContain('only 6 characters');
     const listed = await runCli(['keys', 'list', '--local', '--json'], { env });
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({ name: 'tiny', key: '****' });
     expect(listed.stdout + short.stdout + short.stderr).not.toContain('abc123');
     expect((await runCli(['keys', 'remove', 'tiny'], { env })).code).toBe(0);
-    expect((await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(0);
-    const again = await runCli(['keys', 'add', 'x', '--stdin'], { env, input: 'sk_test_qrstuvwxyzabcdef' });
+    expect((await runCli(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(0);
+    const again = await runCli(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_qrstuvwxyzabcdef' });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('--force');
-    expect((await runCli(['keys', 'add', 'x', '--stdin', '--force'], { env, input: 'sk_test_qrstuvwxyzabcdef' })).code).toBe(0);
+    expect((await runCli(['keys', 'add', 'x', '--stdin', '--offline', '--force'], { env, input: 'sk_test_qrstuvwxyzabcdef' })).code).toBe(0);
   });
 
   it('switches and removes profiles', async () => {
     const { env, file } = withConfig();
-    await runCli(['keys', 'add', 'a', '--stdin'], { env, input: 'sk_test_aaaaaaaaaaaaaaaa' });
-    await runCli(['keys', 'add', 'b', '--stdin'], { env, input: 'sk_test_bbbbbbbbbbbbbbbb' });
+    await runCli(['keys', 'add', 'a', '--stdin', '--offline'], { env, input: 'sk_test_aaaaaaaaaaaaaaaa' });
+    await runCli(['keys', 'add', 'b', '--stdin', '--offline'], { env, input: 'sk_test_bbbbbbbbbbbbbbbb' });
     expect(JSON.parse(readFileSync(file, 'utf8')).active_profile).toBe('a');
     expect((await runCli(['keys', 'use', 'b'], { env })).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).active_profile).toBe('b');
@@ -92,7 +124,7 @@ describe('keys list', () => {
     const { env } = withConfig();
     const remoteOnly = await sandbox.control<{ key: string; name: string }>('/_sandbox/keys', { name: 'ci-reader', scopes: ['envelopes:read'], expires: isoDay(5) });
     await runCli(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl], { env, input: sandbox.apiKey });
-    await runCli(['keys', 'add', 'laptop', '--stdin', '--expires', isoDay(-3)], { env, input: 'sk_live_LocalOnlyKey0123456789' });
+    await runCli(['keys', 'add', 'laptop', '--stdin', '--offline', '--expires', isoDay(-3)], { env, input: 'sk_live_LocalOnlyKey0123456789' });
     const list = await runCli(['keys', 'list', '--json'], { env });
     expect(list.code).toBe(0);
     const rows = JSON.parse(list.stdout) as Record<string, unknown>[];
@@ -126,7 +158,7 @@ describe('keys list', () => {
 
   it('still lists local profiles, with a warning, when the service cannot be reached', async () => {
     const { env } = withConfig();
-    await runCli(['keys', 'add', 'away', '--stdin', '--base-url', 'http://127.0.0.1:9'], { env, input: 'sk_test_unreachable0000000' });
+    await runCli(['keys', 'add', 'away', '--stdin', '--offline', '--base-url', 'http://127.0.0.1:9'], { env, input: 'sk_test_unreachable0000000' });
     const result = await runCli(['keys', 'list', '--json', '--retries', '0'], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("could not read the service's key listing");
@@ -137,19 +169,19 @@ describe('keys list', () => {
 describe('keys check', () => {
   it('exits 0 when all is well and 1 with one line per problem', async () => {
     const { env } = withConfig();
-    await runCli(['keys', 'add', 'fine', '--stdin', '--expires', isoDay(200), '--scope', 'envelopes:write'], { env, input: 'sk_test_fine000000000000000' });
+    await runCli(['keys', 'add', 'fine', '--stdin', '--offline', '--expires', isoDay(200), '--scope', 'envelopes:write'], { env, input: 'sk_test_fine000000000000000' });
     const ok = await runCli(['keys', 'check', '--local'], { env });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe('');
 
-    await runCli(['keys', 'add', 'soon', '--stdin', '--expires', isoDay(20)], { env, input: 'sk_test_soon000000000000000' });
+    await runCli(['keys', 'add', 'soon', '--stdin', '--offline', '--expires', isoDay(20)], { env, input: 'sk_test_soon000000000000000' });
     expect((await runCli(['keys', 'check', '--local'], { env })).code).toBe(0);
     const within30 = await runCli(['keys', 'check', '--local', '--expiring-within', '30'], { env });
     expect(within30.code).toBe(1);
     expect(within30.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^✗ expiring: soon \(sk_test_\*\*\*\*0000\) expires on .* in 20 day/)]);
 
-    await runCli(['keys', 'add', 'old', '--stdin', '--expires', isoDay(-1)], { env, input: 'sk_test_old0000000000000000' });
-    await runCli(['keys', 'add', 'narrow', '--stdin', '--scope', 'envelopes:read', '--require', 'envelopes:write'], { env, input: 'sk_test_narrow0000000000000' });
+    await runCli(['keys', 'add', 'old', '--stdin', '--offline', '--expires', isoDay(-1)], { env, input: 'sk_test_old0000000000000000' });
+    await runCli(['keys', 'add', 'narrow', '--stdin', '--offline', '--scope', 'envelopes:read', '--require', 'envelopes:write'], { env, input: 'sk_test_narrow0000000000000' });
     const bad = await runCli(['keys', 'check', '--local', '--json'], { env });
     expect(bad.code).toBe(1);
     const { problems } = JSON.parse(bad.stdout) as { problems: { name: string; problem: string }[] };
@@ -163,7 +195,7 @@ describe('keys check', () => {
     expect(remote.code).toBe(1);
     expect(remote.stdout).toContain('expiring: expiring-ci');
     expect((await runCli(['config', 'set', 'required_scopes', 'audit:read'], { env })).code).toBe(0);
-    await runCli(['keys', 'add', 'writer', '--stdin', '--scope', 'envelopes:write', '--expires', isoDay(300)], { env, input: 'sk_test_writer000000000000' });
+    await runCli(['keys', 'add', 'writer', '--stdin', '--offline', '--scope', 'envelopes:write', '--expires', isoDay(300)], { env, input: 'sk_test_writer000000000000' });
     const scoped = await runCli(['keys', 'check', '--local'], { env });
     expect(scoped.code).toBe(1);
     expect(scoped.stdout).toContain('lacks the required scope audit:read');
@@ -174,7 +206,7 @@ describe('warnings before a request, and auth errors', () => {
   it('warns about an expired key it knows of, and exits 3 with a hint naming the profile', async () => {
     const { env } = withConfig();
     const expired = await sandbox.control<{ key: string }>('/_sandbox/keys', { name: 'expired', expires: '2021-01-31' });
-    await runCli(['keys', 'add', 'stale', '--stdin', '--base-url', sandbox.baseUrl, '--expires', '2021-01-31', '--scope', 'envelopes:read'], { env, input: expired.key });
+    await runCli(['keys', 'add', 'stale', '--stdin', '--offline', '--base-url', sandbox.baseUrl, '--expires', '2021-01-31', '--scope', 'envelopes:read'], { env, input: expired.key });
     const result = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/warning: the API key sk_test_\*{4}\w{4} \(profile stale\) expired on 2021-01-31/);
@@ -226,7 +258,7 @@ describe('doctor', () => {
 
   it('fails on a world-readable config, an unreachable service and a refused key; warns on /api', async () => {
     const { env, file } = withConfig();
-    await runCli(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_refused00000000000000' });
+    await runCli(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_refused00000000000000' });
     chmodSync(file, 0o644);
     const result = await runCli(['doctor', '--json'], { env });
     expect(result.code).toBe(1);

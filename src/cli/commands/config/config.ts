@@ -33,8 +33,10 @@ export function registerConfig(program: Command, action: Action): void {
     .action(
       action(async (ctx, _flags, [name]) => {
         const spec = settingSpec(name!);
-        const value = (await ctx.loadConfig()).get(spec.path);
-        if (ctx.output.json) ctx.output.jsonLine({ name, value: value ?? null });
+        const stored = (await ctx.loadConfig()).get(spec.path);
+        // Unset: the value that applies, like `git config --default` / `gh config get`.
+        const value = stored ?? spec.default;
+        if (ctx.output.json) ctx.output.jsonDocument({ name, value: value ?? null, source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null });
         else if (value !== undefined) ctx.output.line(show(value));
         return value === undefined ? ExitCode.failed : ExitCode.ok;
       }),
@@ -95,7 +97,7 @@ Examples:
         }
         for (const [name, spec] of Object.entries(SETTINGS)) {
           const value = store.get(spec.path);
-          ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim('(default)') : show(value)}`);
+          ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim(spec.default === undefined ? '(not set)' : `${show(spec.default)} (default)`) : show(value)}`);
         }
         for (const [op, path] of Object.entries(store.get('paths') ?? {})) ctx.output.line(`${`paths.${op}`.padEnd(16)} ${path}`);
         for (const [name, profile] of Object.entries(view.profiles as Record<string, Record<string, unknown>>)) {
@@ -111,7 +113,9 @@ Examples:
     .description('print where the config file is')
     .action(
       action(async (ctx) => {
-        ctx.output.line((await ctx.loadConfig()).path);
+        const { path } = await ctx.loadConfig();
+        if (ctx.output.json) ctx.output.jsonDocument({ path });
+        else ctx.output.line(path);
         return ExitCode.ok;
       }),
     );

@@ -2,7 +2,8 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
-import { ExitCode, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
+import { describeNetworkError } from '../../../core/network-errors.js';
+import { ExitCode, SignError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
@@ -21,7 +22,7 @@ const MIN_NODE = [20, 19] as const;
 /** Clock skew beyond this is worth a warning; beyond the webhook tolerance it breaks verification. */
 const SKEW_WARN_SECONDS = 5;
 
-const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME|ALTNAME/;
 
 export function registerDoctor(program: Command, action: Action): void {
   program
@@ -54,12 +55,21 @@ function configCheck(path: string): Check {
 }
 
 async function doctorCommand(ctx: CommandContext): Promise<number> {
-  const { output } = ctx;
   const checks: Check[] = [nodeCheck()];
-  const config = await ctx.loadConfig();
-  checks.push(configCheck(config.path));
-
-  const connection = await ctx.resolveConnection();
+  // A broken config or an unknown profile is what doctor is for: a ✗ line, not a usage error.
+  try {
+    checks.push(configCheck((await ctx.loadConfig()).path));
+  } catch (error) {
+    checks.push({ check: 'config', status: 'fail', detail: describe(error) });
+    return render(ctx, checks);
+  }
+  let connection;
+  try {
+    connection = await ctx.resolveConnection();
+  } catch (error) {
+    checks.push({ check: 'profile', status: 'fail', detail: describe(error) });
+    return render(ctx, checks);
+  }
   const { baseUrl } = connection;
   checks.push(
     baseUrlEndsInApi(baseUrl)
@@ -101,15 +111,25 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
       check: tls ? 'tls' : 'reachable',
       status: 'fail',
       detail: tls
-        ? `TLS certificate of ${url.host} is not valid: ${code || (error as Error).message}`
-        : `cannot reach ${url.origin}: ${code ? `${code} ` : ''}${(error as Error).message}${url.hostname === '127.0.0.1' ? '; start the local sandbox with `sign-cli sandbox`' : ''}`,
+        ? describeNetworkError(code || undefined, (error as Error).message, baseUrl)
+        : `cannot reach ${url.origin}: ${describeNetworkError(code || undefined, (error as Error).message, baseUrl)}${url.hostname === '127.0.0.1' ? '; start the local sandbox with `sign-cli sandbox`' : ''}`,
     });
   }
 
   const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
   if (!unreachable) checks.push(await serviceCheck(ctx, baseUrl));
   checks.push(...(await keyChecks(ctx)));
+  return render(ctx, checks);
+}
 
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof SignError && error.hint ? `${message} (${error.hint})` : message;
+}
+
+/** One line per check (or JSON); exit 1 when any failed. */
+function render(ctx: CommandContext, checks: Check[]): number {
+  const { output } = ctx;
   if (output.json) output.jsonDocument(checks);
   else {
     const marks: Record<Mark, string> = { ok: output.out.green('✓'), warn: output.out.yellow('!'), fail: output.out.red('✗') };
@@ -162,6 +182,7 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   const checks: Check[] = [{ check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}` }];
   let expires = connection.keyProfile?.expires ?? null;
   let scopes = connection.keyProfile?.scopes ?? null;
+  let refused = false;
   try {
     const client = await ctx.client({ retry: { maxRetries: 0 } });
     try {
@@ -175,11 +196,17 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
     }
   } catch (error) {
     const status = (error as { status?: number }).status;
+    refused = status === 401 || status === 403;
     checks.push({
       check: 'accepted',
       status: status === 401 || status === 403 || error instanceof UnexpectedResponseError ? 'fail' : 'warn',
       detail: status === 401 ? `the service refuses the key: ${(error as Error).message}` : `could not ask the service about the key: ${(error as Error).message}`,
     });
+  }
+  // A key the service refuses is not "fine until its expiry date": stored metadata says nothing then.
+  if (refused) {
+    checks.push({ check: 'expiry', status: 'fail', detail: `not checked: the service refused the key${expires ? ` (stored expiry ${expires})` : ''}` });
+    return checks;
   }
   const { status, daysLeft } = expiryStatus(expires, new Date());
   checks.push({
@@ -196,9 +223,9 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   if (scopes === null) checks.push({ check: 'scopes', status: 'warn', detail: 'scopes unknown' });
   else {
     const missing = required.filter((s) => !scopes!.includes(s));
-    const cannot = Object.entries(ENDPOINTS)
-      .filter(([, e]) => e.scope && !scopes!.includes(e.scope))
-      .map(([op, e]) => `${op} (${e.scope})`);
+    const cannot = Object.values(ENDPOINTS)
+      .filter((e) => e.scope && !scopes!.includes(e.scope))
+      .map((e) => `${e.label} (${e.scope})`);
     checks.push({
       check: 'scopes',
       status: missing.length ? 'fail' : cannot.length ? 'warn' : 'ok',

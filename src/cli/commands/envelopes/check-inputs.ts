@@ -25,7 +25,8 @@ export async function loadValidator(): Promise<Validator> {
 export function checkInput(input: ReadInput, validate: Validator): CheckedInput {
   if ('error' in input) {
     const { error } = input;
-    return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}` }], warnings: [] };
+    const suggestion = error.suggestion ? `; ${error.suggestion}` : '';
+    return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}${suggestion}` }], warnings: [] };
   }
   return { ...input, ...validate(input.value) };
 }

@@ -1,8 +1,8 @@
 /** `sign-cli keys add <name> [--stdin]`: store a key in a profile; never from a flag value. */
 import { Command, Option } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { AuthError, ExitCode, UsageError } from '../../../core/errors.js';
 import { parseBaseUrl } from '../../../core/endpoints.js';
-import { maskKey } from '../../../core/keys.js';
+import { maskKey, maskedKeyMatches, type ListedKey } from '../../../core/keys.js';
 import type { Profile } from '../../config.js';
 import type { CommandContext } from '../../context.js';
 import { checkProfileName } from '../../key-rows.js';
@@ -19,6 +19,7 @@ interface AddFlags {
   require?: string[];
   baseUrl?: string;
   force?: boolean;
+  offline?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -34,6 +35,7 @@ export function registerAdd(keys: Command, action: Action): void {
     .addOption(new Option('--scope <scope>', 'a scope the key has (repeatable)').argParser(collect))
     .addOption(new Option('--require <scope>', 'a scope this key must keep; `keys check` fails without it (repeatable)').argParser(collect))
     .option('--force', 'replace an existing profile of that name')
+    .option('--offline', 'store the key without checking it with the service')
     .addHelpText(
       'after',
       `
@@ -76,23 +78,72 @@ async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: strin
   }
   const key = (await readKey(ctx, flags, name)).trim();
   ctx.output.protect(key);
-  if (key === '' || /\s/.test(key)) {
+  if (key === '') {
+    throw new UsageError(flags.stdin ? 'no key was given: stdin was empty' : 'no key was given', {
+      hint: `pipe the key in, e.g. printenv MY_KEY | sign-cli keys add ${name} --stdin`,
+    });
+  }
+  if (/\s/.test(key)) {
     throw new UsageError('the key must be one word, with no spaces or line breaks inside', { hint: 'check what was pasted or piped in' });
   }
   // Short keys are stored (the service decides what a key is) but are unusual enough to mention.
   if (key.length < 12) ctx.output.warn(`that key is only ${key.length} characters long; it is stored, and shown fully masked`);
-  const environment = flags.environment ?? /^sk_([a-z]+)_/.exec(key)?.[1];
+  const listed = flags.offline ? undefined : await askService(ctx, key, baseUrl);
+  const stated = { environment: flags.environment ?? /^sk_([a-z]+)_/.exec(key)?.[1], expires: flags.expires, scopes };
+  // The service knows best about its own keys; what the flags said fills the gaps, and a disagreement is shown.
+  if (listed) {
+    for (const [field, mine, theirs] of [
+      ['--environment', flags.environment, listed.environment],
+      ['--expires', flags.expires, listed.expires],
+      ['--scope', scopes?.join(' '), listed.scopes?.join(' ')],
+    ] as const) {
+      if (mine !== undefined && theirs !== undefined && theirs !== null && mine !== theirs) ctx.output.warn(`${field} says ${mine}, but the service lists ${theirs} for this key; storing the service's`);
+    }
+  }
+  const environment = listed?.environment ?? stated.environment;
+  const expires = listed?.expires ?? stated.expires;
+  const keyScopes = listed?.scopes ?? stated.scopes;
   const profile: Profile = {
     api_key: key,
     ...(baseUrl ? { base_url: baseUrl } : {}),
     ...(environment ? { environment } : {}),
-    ...(flags.expires ? { expires: flags.expires } : {}),
-    ...(scopes ? { scopes } : {}),
+    ...(expires ? { expires } : {}),
+    ...(keyScopes ? { scopes: keyScopes } : {}),
     ...(requires ? { requires } : {}),
+    ...(listed?.last_used ? { last_used: listed.last_used } : {}),
   };
   config.set(`profiles.${name}`, profile);
   const first = !config.get('active_profile') || !config.get('profiles')?.[config.get('active_profile')!];
   if (first) config.set('active_profile', name);
-  ctx.output.success(`stored ${maskKey(key)} as profile ${name}${first ? ' (now active)' : `; \`sign-cli keys use ${name}\` makes it active`}`);
+  const checked = listed ? `; checked with the service: ${[environment, expires && `expires ${expires}`, keyScopes?.join(' ')].filter(Boolean).join(', ')}` : '';
+  ctx.output.success(`stored ${maskKey(key)} as profile ${name}${checked}${first ? ' (now active)' : `; \`sign-cli keys use ${name}\` makes it active`}`);
   return ExitCode.ok;
+}
+
+/**
+ * The key as the service lists it (environment, scopes, expiry), checked
+ * before it is stored, as `gh auth login` checks a token. A key the service
+ * refuses is not stored (exit 3); a service that cannot be reached leaves a
+ * warning, and the key is stored with what the flags say.
+ */
+async function askService(ctx: CommandContext, key: string, baseUrl: string | undefined): Promise<ListedKey | undefined> {
+  const url = baseUrl ?? (await ctx.resolveConnection()).baseUrl;
+  const { SignClient } = await import('../../../core/client.js');
+  const client = new SignClient({ baseUrl: url, apiKey: key, retry: { maxRetries: 0 }, timeoutMs: 5_000, paths: await ctx.pathOverrides() });
+  try {
+    const keys = await client.listApiKeys(ctx.signal);
+    const mine = keys.find((k) => maskedKeyMatches(k.key, key));
+    if (!mine) ctx.output.warn(`the service at ${url} accepted the key but does not list it; stored with what the flags say`);
+    return mine;
+  } catch (error) {
+    if (error instanceof AuthError && error.status !== undefined) {
+      throw new AuthError(`the service at ${url} refused this key (HTTP ${error.status}); it was not stored`, error.status, {
+        hint: 'check the key and the base URL; --offline stores it without asking',
+      });
+    }
+    ctx.output.warn(`could not check the key with the service at ${url} (${(error as Error).message}); stored with what the flags say (--offline skips this check)`);
+    return undefined;
+  } finally {
+    await client.close();
+  }
 }
