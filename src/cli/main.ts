@@ -25,6 +25,8 @@ import { registerCheck } from './commands/keys/check.js';
 import { registerConfig } from './commands/config/config.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
 import { registerCompletion } from './commands/completion/completion.js';
+import { annotateCompletions } from './completion-hints.js';
+import { addExamples, allCommands, finishHelp } from './help.js';
 
 export function buildProgram(state: RunState): Command {
   const action = makeAction(state);
@@ -46,17 +48,43 @@ export function buildProgram(state: RunState): Command {
     .configureOutput({ outputError: (text, write) => write(escapeControl(text)) })
     .exitOverride();
 
+  addExamples(program, [
+    'sign-cli sandbox &                              # a local service, no account needed',
+    'sign-cli envelopes create -f examples/envelope.json',
+    'sign-cli keys list --local --json',
+    'sign-cli webhooks listen --json',
+    'sign-cli help envelopes create                  # help for one command',
+  ]);
+
   const envelopes = program.command('envelopes').description('create, validate and inspect envelopes');
+  addExamples(envelopes, [
+    'sign-cli envelopes validate examples/envelope.json',
+    'sign-cli envelopes create -f examples/envelope.json',
+    'sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --json > results.ndjson',
+    'sign-cli envelopes get env_8Yq2VwM4bXc1 --json',
+    'sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o signed.pdf',
+  ]);
   registerCreate(envelopes, action);
   registerValidate(envelopes, action);
   registerGet(envelopes, action);
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);
   const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events');
+  addExamples(webhooks, [
+    'sign-cli webhooks listen --forward-to http://localhost:3000/hooks',
+    'sign-cli webhooks verify --request-file delivery.http --secret-file secret.txt',
+    'sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt',
+  ]);
   registerListen(webhooks, action);
   registerVerify(webhooks, action);
   registerTrigger(webhooks, action);
   const keys = program.command('keys').description('API keys: stored profiles and the service\'s listing, always masked');
+  addExamples(keys, [
+    'printenv PROD_KEY | sign-cli keys add prod --stdin',
+    'sign-cli keys use prod',
+    'sign-cli keys list --local --json',
+    'sign-cli keys check --expiring-within 30',
+  ]);
   registerList(keys, action);
   registerAdd(keys, action);
   registerRemove(keys, action);
@@ -66,10 +94,21 @@ export function buildProgram(state: RunState): Command {
   registerDoctor(program, action);
   registerSandbox(program, action);
   registerCompletion(program, action);
+  const config = program.commands.find((c) => c.name() === 'config');
+  if (config) {
+    addExamples(config, [
+      'sign-cli config list',
+      'sign-cli config set base_url https://esign.example.com',
+      'sign-cli config get rate',
+      'sign-cli config unset rate',
+    ]);
+  }
 
+  // Global options in every command's help, `help <command...>` at any depth, one style for defaults.
+  finishHelp(program);
+  annotateCompletions(program);
   // Every command inherits exit handling so usage errors anywhere map to exit 2.
-  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
-  for (const command of all(program)) command.exitOverride();
+  for (const command of allCommands(program)) command.exitOverride();
   return program;
 }
 

@@ -31,7 +31,7 @@ describe('paths', () => {
 
   it('applies configured overrides and keeps the scope', () => {
     const endpoint = resolveEndpoint('getAuditTrail', { getAuditTrail: '/api/v1/envelopes/{id}/audit' });
-    expect(endpoint).toEqual({ method: 'GET', path: '/api/v1/envelopes/{id}/audit', scope: 'audit:read' });
+    expect(endpoint).toEqual({ method: 'GET', path: '/api/v1/envelopes/{id}/audit', scope: 'audit:read', label: 'read audit trails' });
     expect(resolveEndpoint('createEnvelope').scope).toBe('envelopes:write');
   });
 });

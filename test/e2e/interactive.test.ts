@@ -52,7 +52,7 @@ describe('keys add, with the hidden prompt', () => {
   it('reads the key without echoing it and stores it', async () => {
     const configDir = tempDir();
     const key = 'sk_live_TypedAtTheTerminal0123456789';
-    const command = `cd ${ROOT} && env -u CI SIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} keys add laptop; echo "EXIT=$?"; sleep 60`;
+    const command = `cd ${ROOT} && env -u CI SIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} keys add laptop --offline; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', `${SESSION}-keys`, '-x', '200', '-y', '20', command);
     try {
       const capture = () => tmux('capture-pane', '-p', '-t', `${SESSION}-keys`);

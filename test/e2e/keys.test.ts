@@ -219,7 +219,7 @@ describe('warnings before a request, and auth errors', () => {
 describe('config', () => {
   it('sets, gets and unsets checked settings, and lists with keys masked', async () => {
     const { env, file } = withConfig();
-    await runCli(['keys', 'add', 'p', '--stdin'], { env, input: sandbox.apiKey });
+    await runCli(['keys', 'add', 'p', '--stdin', '--offline'], { env, input: sandbox.apiKey });
     expect((await runCli(['config', 'set', 'rate', '120'], { env })).code).toBe(0);
     expect((await runCli(['config', 'get', 'rate'], { env })).stdout.trim()).toBe('120');
     expect((await runCli(['config', 'set', 'rate', 'fast'], { env })).code).toBe(2);

@@ -1,0 +1,143 @@
+/**
+ * Help that knows the tool: every command's help lists the global options it
+ * inherits, `sign-cli help <command...>` shows that command's help at any
+ * depth, defaults read the same everywhere (`(…; default: X)`, commander's
+ * form), and help always goes to stdout with exit 0.
+ */
+import { Command, type Argument, type Help, type HelpConfiguration, type Option } from 'commander';
+import { UsageError } from '../core/errors.js';
+
+/** Every command of the tree, the program first. */
+export function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+/**
+ * One style for defaults: the description's own trailing parenthetical (if
+ * any), then the choices, then `default: X`, all in one parenthetical at the
+ * end. Prose defaults ("(default 32)", "(env X; default 5)", "…; default: …")
+ * and commander's quoted ones ("(default: \"300\")") all end up as
+ * `(…; default: X)`.
+ */
+export function describeWithDefault(description: string, extra: { choices?: readonly string[] | undefined; defaultText?: string | undefined } = {}): string {
+  let text = description.trim();
+  let parts: string[] = [];
+  let proseDefault: string | undefined;
+  // "text; default: X" outside any parenthesis.
+  const tail = /;\s*default:?\s+([^()]*)$/i.exec(text);
+  if (tail) {
+    proseDefault = tail[1]!.trim();
+    text = text.slice(0, tail.index).trimEnd();
+  }
+  // The trailing "(a; default X; b)": keep a and b, lift the default out.
+  const group = /\s*\(([^()]*)\)$/.exec(text);
+  if (group) {
+    const inner = group[1]!.split(/;\s*/).map((p) => p.trim()).filter(Boolean);
+    const kept = inner.filter((p) => !/^default\b/i.test(p));
+    const found = inner.find((p) => /^default\b/i.test(p));
+    if (found !== undefined || extra.choices || extra.defaultText !== undefined || proseDefault !== undefined) {
+      if (found !== undefined) proseDefault ??= found.replace(/^default:?\s*/i, '');
+      parts = kept;
+      text = text.slice(0, group.index);
+    }
+  }
+  if (extra.choices?.length) parts.push(`choices: ${extra.choices.join(', ')}`);
+  const shown = extra.defaultText ?? proseDefault;
+  if (shown !== undefined && shown !== '') parts.push(`default: ${shown}`);
+  return parts.length ? `${text}${text ? ' ' : ''}(${parts.join('; ')})` : text;
+}
+
+/** A commander default as a person reads it: strings unquoted, arrays comma-separated. */
+function defaultText(value: unknown, description: string | undefined): string | undefined {
+  if (description) return description;
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.length ? value.join(', ') : undefined;
+  return JSON.stringify(value);
+}
+
+/** An option's description with its default, as help shows it; `withChoices` adds its choices too. */
+export function optionDescription(option: Option, withChoices = true): string {
+  // A boolean's default (false, or true for --no-x) is for the programmer, not the user.
+  const valued = option.required || option.optional;
+  return describeWithDefault(option.description, {
+    choices: withChoices ? option.argChoices : undefined,
+    defaultText: valued ? defaultText(option.defaultValue, option.defaultValueDescription) : undefined,
+  });
+}
+
+function argumentDescription(argument: Argument): string {
+  return describeWithDefault(argument.description, {
+    choices: argument.argChoices,
+    defaultText: defaultText(argument.defaultValue, argument.defaultValueDescription),
+  });
+}
+
+const HELP: HelpConfiguration = {
+  showGlobalOptions: true,
+  optionDescription: (option) => optionDescription(option),
+  argumentDescription,
+  // The program's options hold in every command; --version is the program's alone.
+  visibleGlobalOptions(this: Help, command: Command): Option[] {
+    const options: Option[] = [];
+    for (let ancestor = command.parent; ancestor; ancestor = ancestor.parent) {
+      options.push(...ancestor.options.filter((o) => !o.hidden && o.long !== '--version'));
+    }
+    return options;
+  },
+};
+
+/** Adds an Examples section after a command's own help. */
+export function addExamples(command: Command, examples: string[]): Command {
+  return command.addHelpText('after', `\nExamples:\n${examples.map((line) => `  $ ${line}`).join('\n')}`);
+}
+
+/**
+ * `help [command...]` on the program and every group, as a real command: it
+ * walks the whole path, so `sign-cli help envelopes create` is exactly
+ * `sign-cli envelopes create --help` (commander's own help command only
+ * looks one level down).
+ */
+function addHelpCommand(group: Command): void {
+  group.helpCommand(false);
+  group
+    .command('help')
+    .description('show help for a command')
+    .argument('[command...]', `the command, e.g. ${group.parent ? group.commands[0]?.name() ?? '' : 'envelopes create'}`.trimEnd())
+    .action((words: string[]) => {
+      let target = group;
+      for (const [i, word] of words.entries()) {
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) {
+          const known = target.createHelp().visibleCommands(target).map((c) => c.name()).filter((name) => name !== 'help');
+          const path = [commandPath(group), ...words.slice(0, i + 1)].join(' ');
+          throw new UsageError(`unknown command '${path}'`, { hint: `${commandPath(target)} has: ${known.join(', ')}` });
+        }
+        target = next;
+      }
+      target.outputHelp();
+    });
+}
+
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * Applies the help behaviour to the finished command tree: call once, after
+ * every command is registered.
+ */
+export function finishHelp(program: Command): void {
+  for (const command of allCommands(program)) {
+    if (command.commands.length > 0) {
+      addHelpCommand(command);
+      // `sign-cli envelopes` alone shows the group's help: on stdout, exit 0 (commander
+      // sends it to stderr as an error).
+      const help = command.help.bind(command);
+      command.help = (() => help()) as Command['help'];
+    }
+  }
+  for (const command of allCommands(program)) command.configureHelp(HELP);
+}
