@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix.
+# The installed command must answer --version and --help, run the sandbox and create an
+# envelope against it, and a project that installs the tarball must import the library by name.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+work="$(mktemp -d)"
+sandbox_pid=""
+cleanup() {
+  [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) kB)"
+npm install -g --prefix "$work/prefix" --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
+bin="$work/prefix/bin/sign-cli"
+
+"$bin" --version
+"$bin" --help > /dev/null
+
+"$bin" sandbox --port 0 --json --data-dir "$work/sandbox" > "$work/sandbox.out" 2> "$work/sandbox.err" &
+sandbox_pid=$!
+for _ in $(seq 100); do [ -s "$work/sandbox.out" ] && break; sleep 0.1; done
+first_line() { node -e 'const [line] = require("fs").readFileSync(process.argv[1], "utf8").split("\n"); console.log(JSON.parse(line)[process.argv[2]])' "$work/sandbox.out" "$1"; }
+export SIGN_BASE_URL="$(first_line base_url)" SIGN_API_KEY="$(first_line api_key)" SIGN_STATE_DIR="$work/state" SIGN_CONFIG_DIR="$work/config"
+"$bin" envelopes create -f "$root/examples/envelope.json" --json > "$work/created.json"
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (r.status !== "created" || !r.envelope.id) process.exit(1); console.log(`installed CLI created ${r.envelope.id}`)' "$work/created.json"
+
+mkdir "$work/app"
+cd "$work/app"
+npm init -y > /dev/null
+npm install --no-audit --no-fund --loglevel=error "$tarball" > /dev/null
+node --input-type=module -e '
+  import { SignClient, validateEnvelope, VERSION } from "sign-cli";
+  const client = new SignClient({ baseUrl: process.env.SIGN_BASE_URL, apiKey: process.env.SIGN_API_KEY });
+  const keys = await client.listApiKeys();
+  await client.close();
+  const { errors } = validateEnvelope({ title: "x" });
+  if (errors.length === 0 || keys.length === 0) process.exit(1);
+  console.log(`library ${VERSION} imported by name: ${keys.length} key(s) listed, validation works`);
+'
+echo "package check passed"
