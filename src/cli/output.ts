@@ -46,6 +46,11 @@ export class Output {
     this.err = new Chalk({ level: colourWanted(options.color, this.stderr, env) ? 1 : 0 });
   }
 
+  /** The terminal's width when stdout is one (tables fit it); undefined for a pipe or a file. */
+  get columns(): number | undefined {
+    return this.stdout.isTTY === true ? this.stdout.columns || 80 : undefined;
+  }
+
   /** Registers a secret (API key, webhook secret) that must never appear in full. */
   protect(secret: string | undefined): void {
     if (secret && secret.length >= 4 && !this.secrets.includes(secret)) this.secrets.push(secret);

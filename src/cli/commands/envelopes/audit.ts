@@ -41,6 +41,8 @@ async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, 
         output,
         ['#', 'time', 'event', 'actor', 'detail'],
         trail.entries.map((e) => [String(e.seq), e.at, e.type, e.actor, e.detail]),
+        // Sequence, time and event stay whole; actor and detail give way on a narrow terminal.
+        { keep: [0, 1, 2] },
       ),
     );
   }

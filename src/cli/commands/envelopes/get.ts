@@ -40,14 +40,15 @@ async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]
       ['created_at', envelope.created_at],
       ['expires_at', envelope.expires_at],
     ];
-    output.line(renderTable(output, [], fields.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, text(v)])));
+    output.line(await renderTable(output, [], fields.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, text(v)]), { keep: [0] }));
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {
       output.line(
-        renderTable(
+        await renderTable(
           output,
           ['order', 'name', 'channel', 'contact', 'verification', 'status'],
           signers.map((s) => [text(s.order), text(s.name), text(s.channel), text(s.email ?? s.phone), text(s.verification), text(s.status)]),
+          { keep: [0, 2, 5] },
         ),
       );
     }

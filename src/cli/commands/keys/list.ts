@@ -53,7 +53,7 @@ async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Pro
     return ExitCode.ok;
   }
   output.line(
-    renderTable(
+    await renderTable(
       output,
       ['', 'name', 'environment', 'key', 'last used', 'expires', 'scopes', 'source'],
       rows.map((r) => [
@@ -66,6 +66,8 @@ async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Pro
         r.scopes ? r.scopes.join(' ') : output.out.dim('unknown'),
         r.source,
       ]),
+      // The marker and the key mask stay whole, the expiry keeps its date; the rest gives way.
+      { keep: [0, 3], min: { 5: 10 } },
     ),
   );
   if (rows.some((r) => r.active)) output.info('* the key sign-cli uses now');
