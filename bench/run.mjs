@@ -3,9 +3,10 @@
 import { benchBulk } from './bulk.mjs';
 import { benchListener } from './listener.mjs';
 import { benchRecovery } from './recovery.mjs';
+import { benchStartup } from './startup.mjs';
 
 const only = process.argv[2];
-const benches = { listener: benchListener, bulk: benchBulk, recovery: benchRecovery };
+const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery };
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -1,9 +1,8 @@
-// Shared helpers for the benchmarks: spawning servers, a load generator, memory readings.
+// Shared helpers for the benchmarks: spawning servers, memory readings.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = `${ROOT}bin/sign-cli.js`;
@@ -42,27 +41,4 @@ export function rssMb(pid) {
   } catch {
     return NaN;
   }
-}
-
-/** Sends every request with `concurrency` in flight; returns requests per second and status counts. */
-export async function blast(url, requests, concurrency = 64) {
-  const origin = new URL(url);
-  const pool = new Pool(origin.origin, { connections: concurrency, pipelining: 1 });
-  const statuses = {};
-  let next = 0;
-  const started = process.hrtime.bigint();
-  const cpu = process.cpuUsage();
-  async function worker() {
-    while (next < requests.length) {
-      const { path, headers, body } = requests[next++];
-      const response = await pool.request({ method: 'POST', path, headers, body });
-      await response.body.dump();
-      statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const used = process.cpuUsage(cpu);
-  await pool.close();
-  return { perSecond: requests.length / seconds, seconds, statuses, generatorCpu: (used.user + used.system) / 1e6 / seconds };
 }

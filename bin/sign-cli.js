@@ -1,7 +1,19 @@
 #!/usr/bin/env node
-// Launcher only: everything lives in the built CLI.
-import { main } from '../dist/cli/main.js';
-
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+// Launcher only: everything lives in the built CLI (dist/cli, an ESM bundle; npm run build).
+// `--version` is answered from a tiny module without loading the CLI: it is what scripts
+// and shell prompts call most often.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const { VERSION } = await import('../dist/cli/version.js');
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  // Node 22.1+: V8's compiled code for the bundle is cached on disk (in the OS temp dir), so
+  // later runs skip most of the parsing and compiling. Node 20 has no such cache, and is
+  // spared loading node:module for nothing.
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 1)) process.getBuiltinModule('node:module').enableCompileCache?.();
+  // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
+  if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
+  const { main } = await import('../dist/cli/main.js');
+  process.exitCode = await main(process.argv);
+}

@@ -8,7 +8,7 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { ENDPOINTS, isOperation, parseBaseUrl, type Operation, type PathOverrides } from '../core/endpoints.js';
 import { expiryStatus, maskKey } from '../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
-import { openConfig, type ConfigShape, type Profile } from './config.js';
+import type { ConfigShape, Profile } from './config.js';
 import { Output } from './output.js';
 import { readFlagFile } from './io.js';
 
@@ -95,7 +95,8 @@ export class CommandContext {
   }
 
   async loadConfig(): Promise<Conf<ConfigShape>> {
-    this.config ??= await openConfig(this.env);
+    // conf is loaded only by commands that read the config file.
+    this.config ??= await (await import('./config.js')).openConfig(this.env);
     return this.config;
   }
 

@@ -122,13 +122,17 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: Abort
   const files = expandPaths(paths, ndjson);
   const stdin = files.includes('-') ? await spoolStdin(signal, ndjson) : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
-  const identity = createHash('sha256')
-    .update(ndjson ? 'ndjson\n' : 'json\n')
-    .update(paths.map((p) => (p === '-' ? `stdin:${stdin!.hash}` : resolve(p))).join('\n'))
-    .digest('hex');
+  // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
+  let identity: string | undefined;
   const physical = (file: string) => (file === '-' ? stdin!.path : file);
   return {
-    identity,
+    get identity() {
+      identity ??= createHash('sha256')
+        .update(ndjson ? 'ndjson\n' : 'json\n')
+        .update(paths.map((p) => (p === '-' ? `stdin:${stdin!.hash}` : resolve(p))).join('\n'))
+        .digest('hex');
+      return identity;
+    },
     async *read() {
       for (const file of files) {
         if (ndjson) {

@@ -6,7 +6,7 @@
  * pass over the well-typed parts, so that one call reports every problem at
  * once instead of stopping at the first broken object.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tooDeepAt } from './canonical-json.js';
 import type { FieldIssue } from './errors.js';
 

@@ -236,7 +236,9 @@ describe('config', () => {
     expect(JSON.parse(json.stdout).profiles.p.api_key).toBe(`sk_test_****${sandbox.apiKey.slice(-4)}`);
     expect((await runCli(['config', 'path'], { env })).stdout.trim()).toBe(file);
     expect((await runCli(['config', 'unset', 'rate'], { env })).code).toBe(0);
-    expect((await runCli(['config', 'get', 'rate'], { env })).code).toBe(1);
+    // Unset: back to its default, which `config get` prints.
+    const unset = await runCli(['config', 'get', 'rate'], { env });
+    expect([unset.code, unset.stdout]).toEqual([0, '600\n']);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expectNoKey([list, json], sandbox.apiKey);
   });

@@ -10,9 +10,6 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
-import { checkIdempotencyKey } from '../../../core/idempotency.js';
-import { pruneJournals } from '../../../core/journal.js';
-import { LockedError } from '../../../core/pid-lock.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
@@ -113,25 +110,31 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
     if (prompted === undefined) return ExitCode.ok;
     return send(ctx, options, pacing, { prompted });
   }
-  if (options.idempotencyKey !== undefined) checkIdempotencyKey(options.idempotencyKey);
+  if (options.idempotencyKey !== undefined) (await import('../../../core/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
   const inputs = await openInputs(files, options.ndjson === true, ctx.signal);
   try {
-    const count = await validateAll(ctx, inputs);
+    // A human dry run shows at most MAX_SHOWN_PROBLEMS inputs by name: noted during the
+    // validation pass, so the inputs are read once. --json prints every envelope: a second pass.
+    const shown = options.dryRun && !ctx.output.json ? [] : undefined;
+    const count = await validateAll(ctx, inputs, shown);
     if (count.invalid > 0) return ExitCode.usage;
     if (options.idempotencyKey !== undefined && count.total > 1) {
       throw new UsageError(`--idempotency-key applies to one envelope, but ${count.total} inputs were given`, {
         hint: 'drop --idempotency-key; each envelope gets its own key',
       });
     }
-    if (options.dryRun) return await dryRun(ctx, inputs, count.total);
+    if (options.dryRun) return await dryRun(ctx, inputs, count.total, shown);
     return await send(ctx, options, pacing, { inputs, total: count.total });
   } finally {
     inputs.close();
   }
 }
 
-/** The validation pass: every input, streamed; every problem reported; nothing sent. */
-async function validateAll(ctx: CommandContext, inputs: InputSet): Promise<{ total: number; invalid: number }> {
+/**
+ * The validation pass: every input, streamed; every problem reported; nothing sent.
+ * With `shown`, the names of the first MAX_SHOWN_PROBLEMS valid inputs are noted in it.
+ */
+async function validateAll(ctx: CommandContext, inputs: InputSet, shown?: string[]): Promise<{ total: number; invalid: number }> {
   const { output } = ctx;
   const validate = await loadValidator();
   let total = 0;
@@ -146,6 +149,8 @@ async function validateAll(ctx: CommandContext, inputs: InputSet): Promise<{ tot
       invalid++;
       if (shownErrors < MAX_SHOWN_PROBLEMS) output.error(new ValidationError(input.source, input.errors));
       shownErrors += input.errors.length;
+    } else if (shown && shown.length < MAX_SHOWN_PROBLEMS) {
+      shown.push(input.source);
     }
   }
   if (warnings > MAX_SHOWN_PROBLEMS) output.warn(`… and ${warnings - MAX_SHOWN_PROBLEMS} more warnings`);
@@ -157,23 +162,25 @@ async function validateAll(ctx: CommandContext, inputs: InputSet): Promise<{ tot
   return { total, invalid };
 }
 
-async function dryRun(ctx: CommandContext, inputs: InputSet, total: number): Promise<number> {
+/** After a clean validation pass; `shown` (human output): the inputs that pass noted, so nothing is read again. */
+async function dryRun(ctx: CommandContext, inputs: InputSet, total: number, shown?: string[]): Promise<number> {
   const { output } = ctx;
   const { baseUrl } = await ctx.resolveConnection();
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
-  for await (const read of inputs.read()) {
-    if ('error' in read) continue; // cannot happen after a clean validation pass
-    if (output.json) {
+  if (shown) {
+    if (total <= MAX_SHOWN_PROBLEMS) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
+  } else {
+    // --json: every envelope as it would be sent, read again rather than held in memory.
+    for await (const read of inputs.read()) {
+      if ('error' in read) continue; // cannot happen after a clean validation pass
       output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null } satisfies CreateReport);
-    } else if (total <= MAX_SHOWN_PROBLEMS) {
-      output.line(`${output.out.green('✓')} ${read.source}: valid; would POST to ${url}`);
     }
   }
   output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_SHOWN_PROBLEMS && !output.json ? ` (would POST to ${url})` : ''}`);
   return ExitCode.ok;
 }
 
-function journalPath(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string): string {
+function journalPath(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string, pruneJournals: (dir: string, now: number) => void): string {
   if (options.journal) return options.journal;
   const name = createHash('sha256').update(`${baseUrl}\n${identity}`).digest('hex').slice(0, 24);
   const dir = join(stateDir(ctx.env), 'journals');
@@ -188,11 +195,16 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
   const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
-  const [{ runBulk }, { CreateJournal }] = await Promise.all([import('../../../core/bulk.js'), import('../../../core/journal.js')]);
+  // Loaded by the sending pass only: a dry run or a validation error never needs them.
+  const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }] = await Promise.all([
+    import('../../../core/bulk.js'),
+    import('../../../core/journal.js'),
+    import('../../../core/pid-lock.js'),
+  ]);
   // A prompted envelope has no file to come back to: no journal, a fresh key.
   let journal: InstanceType<typeof CreateJournal> | undefined;
   try {
-    journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl)) : undefined;
+    journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl, pruneJournals)) : undefined;
   } catch (error) {
     await client.close();
     if (error instanceof LockedError) throw new UsageError(error.message, { hint: 'wait for it to finish, or stop it; then run this again to finish what is left' });

@@ -9,7 +9,6 @@ import { checkProfileName } from '../../key-rows.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../run.js';
 import { readStdinLine } from '../../io.js';
-import { promptExit } from '../../interactive/prompt-exit.js';
 
 interface AddFlags {
   stdin?: boolean;
@@ -56,7 +55,7 @@ async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Prom
       hint: `printenv MY_KEY | sign-cli keys add ${name} --stdin`,
     });
   }
-  const { password } = await import('@inquirer/prompts');
+  const [{ password }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
   try {
     return await password({ message: `API key for profile ${name}:`, mask: '*' }, { signal: ctx.signal });
   } catch (error) {

@@ -3,7 +3,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, SignError } from '../../../core/errors.js';
-import { LockedError } from '../../../core/pid-lock.js';
 import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
@@ -52,7 +51,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const { startSandbox } = await import('../../../sandbox/server.js');
+  const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
   let sandbox;
   try {
     sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, faults: { rate_limit: rateLimit, latency_ms: latency } });
