@@ -114,10 +114,15 @@ interface Case {
 
 /** Types `line`, presses Tab (again while nothing shows, up to `tabs`), returns the screen. */
 async function complete(term: Terminal, c: Case): Promise<string> {
-  // A clean screen with a fresh prompt, so only this completion's output is read.
-  term.keys('C-c');
-  term.keys('C-l');
-  const ready = await term.waitFor((s) => s.trim() === PROMPT.trim(), 5_000);
+  // A clean screen with a fresh prompt, so only this completion's output is read. With a
+  // completion pager open, fish's first Ctrl-C may only close the pager: ask again until clean.
+  let ready = false;
+  for (let attempt = 0; attempt < 4 && !ready; attempt++) {
+    term.keys('C-c');
+    await new Promise((r) => setTimeout(r, 100));
+    term.keys('C-l');
+    ready = await term.waitFor((s) => s.trim() === PROMPT.trim(), 1_500);
+  }
   expect(ready, `no clean prompt; the screen:\n${term.screen()}`).toBe(true);
   term.literal(c.line);
   await term.waitFor((s) => s.includes(c.line.trimEnd()), 2_000);

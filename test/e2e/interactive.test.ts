@@ -166,7 +166,7 @@ describe('reading stdin typed at a terminal', () => {
   for (const [name, args, hint] of [
     ['create', 'envelopes create -f -', 'reading envelope JSON from stdin; Ctrl-D to end'],
     ['validate', 'envelopes validate -', 'reading envelope JSON from stdin; Ctrl-D to end'],
-    ['keys', 'keys add typed --stdin', 'reading the API key for profile typed from stdin (one line)'],
+    ['keys', 'keys add typed --stdin --offline', 'reading the API key for profile typed from stdin (one line)'],
   ] as const) {
     it(`${args}: says what it waits for, and one Ctrl-C exits 130 at once`, async () => {
       const terminal = inTerminal(name, args);
@@ -186,7 +186,7 @@ describe('reading stdin typed at a terminal', () => {
 
   it('keys add --stdin at a terminal stores the line typed and finishes at Enter, without waiting for Ctrl-D', async () => {
     const configDir = tempDir();
-    const terminal = inTerminal('keyline', 'keys add typed --stdin', configDir);
+    const terminal = inTerminal('keyline', 'keys add typed --stdin --offline', configDir);
     try {
       await terminal.until(/reading the API key/);
       terminal.keys('-l', 'sk_test_TypedOnOneLine00000');
