@@ -201,7 +201,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
     import('../../../core/journal.js'),
     import('../../../core/pid-lock.js'),
   ]);
-  // A prompted envelope has no file to come back to: no journal, a fresh key.
+  // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
   let journal: InstanceType<typeof CreateJournal> | undefined;
   try {
     journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl, pruneJournals)) : undefined;
