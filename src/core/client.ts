@@ -9,7 +9,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { AuditEntry } from './audit.js';
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
-import { validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
+import { isRecord, validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
 import {
   ApiError,
   AuthError,
@@ -146,6 +146,11 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
+/** Ctrl-C (or a caller's abort) during a request: says whether anything had gone on the wire. */
+function interrupted(sent: boolean): InterruptedError {
+  return new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+}
+
 export class SignClient {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
@@ -215,7 +220,7 @@ export class SignClient {
     // a Location header naming one; any other 2xx (an HTML page, an empty body) is not a success.
     const data = response.data as unknown;
     const location = response.headers.location?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
-    const body = isObject(data) ? data : undefined;
+    const body = isRecord(data) ? data : undefined;
     const id = body && (typeof body.id === 'string' || typeof body.id === 'number') && String(body.id) !== '' ? body.id : undefined;
     if (id === undefined && !location) {
       throw this.unexpected('createEnvelope', response, 'an envelope (a JSON object with an id, or a Location header)', idempotencyKey);
@@ -233,7 +238,7 @@ export class SignClient {
   async getEnvelope<T extends Envelope = Envelope>(id: string, signal?: AbortSignal): Promise<T> {
     this.checkId(id);
     const response = await this.send<unknown>('getEnvelope', { params: { id }, signal });
-    if (!isObject(response.data) || response.data.id === undefined || response.data.id === null) {
+    if (!isRecord(response.data) || response.data.id === undefined || response.data.id === null) {
       throw this.unexpected('getEnvelope', response, 'an envelope (a JSON object with an id)');
     }
     return response.data as T;
@@ -286,7 +291,7 @@ export class SignClient {
     // Accept a bare list of entries as well as the sandbox's wrapped form; anything else is not a trail.
     // A bare list carries no head hash of its own: its last entry's would vouch for itself.
     if (Array.isArray(data)) return { envelope_id: id, head_hash: null, entries: data as AuditEntry[] };
-    if (!isObject(data) || !Array.isArray(data.entries)) throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
+    if (!isRecord(data) || !Array.isArray(data.entries)) throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
     // Fields the service adds (hash_algorithm, …) are kept: `audit --json` shows the trail as served.
     const body = data as Partial<AuditTrail> & Record<string, unknown>;
     return { ...body, envelope_id: body.envelope_id ?? id, head_hash: typeof body.head_hash === 'string' ? body.head_hash : null, entries: body.entries! };
@@ -323,9 +328,9 @@ export class SignClient {
       try {
         await this.pacer.acquire(waitSignal);
       } catch (error) {
-        throw stopped() ? new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent }) : error;
+        throw stopped() ? interrupted(sent) : error;
       }
-      if (stopped()) throw new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+      if (stopped()) throw interrupted(sent);
       options.beforeAttempt?.(attempt);
       this.onTrace({ type: 'request', attempt, method: endpoint.method, url, headers: this.redacted(headers) });
       const started = this.clock.now();
@@ -396,7 +401,7 @@ export class SignClient {
     try {
       await this.clock.sleep(ms, signal);
     } catch (error) {
-      if (signal?.aborted) throw new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+      if (signal?.aborted) throw interrupted(sent);
       throw error;
     }
   }
@@ -414,7 +419,7 @@ export class SignClient {
       data === undefined ? 'an empty body'
       : typeof data === 'string' ? `${JSON.stringify(data.replace(/\s+/g, ' ').trim().slice(0, 60))}${data.length > 60 ? '…' : ''}`
       : Array.isArray(data) ? 'a JSON array'
-      : isObject(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
+      : isRecord(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
       : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
     const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}, so re-running the same command cannot create a duplicate` : '';
     return new UnexpectedResponseError(
@@ -488,10 +493,6 @@ export class SignClient {
       details: info.details,
     });
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {

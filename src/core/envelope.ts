@@ -196,7 +196,8 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

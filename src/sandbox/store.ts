@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { readLog, writeAll } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
+import { isRecord } from '../core/envelope.js';
 import { maskKey } from '../core/keys.js';
 
 /**
@@ -338,20 +339,19 @@ export class SandboxStore {
 
 export const idempotencyId = (scope: string, key: string): string => `${scope}\u0000${key}`;
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 function envelopeProblem(value: unknown): string | undefined {
-  if (!isObject(value) || !isString(value.id) || !isString(value.status) || !Array.isArray(value.signers)) return 'envelope without id, status or signers';
-  return value.signers.every((signer) => isObject(signer) && isString(signer.id) && isString(signer.status)) ? undefined : 'envelope with a malformed signer';
+  if (!isRecord(value) || !isString(value.id) || !isString(value.status) || !Array.isArray(value.signers)) return 'envelope without id, status or signers';
+  return value.signers.every((signer) => isRecord(signer) && isString(signer.id) && isString(signer.status)) ? undefined : 'envelope with a malformed signer';
 }
 
 function recordProblem(value: unknown): string | undefined {
-  return isObject(value) && isString(value.scope) && isString(value.key) && isString(value.fingerprint) && isObject(value.response) ? undefined : 'idempotency record without scope, key, fingerprint or response';
+  return isRecord(value) && isString(value.scope) && isString(value.key) && isString(value.fingerprint) && isRecord(value.response) ? undefined : 'idempotency record without scope, key, fingerprint or response';
 }
 
 function listProblem(value: unknown, what: string, check: (item: Record<string, unknown>) => boolean): string | undefined {
-  return Array.isArray(value) && value.every((item) => isObject(item) && check(item)) ? undefined : `malformed ${what}`;
+  return Array.isArray(value) && value.every((item) => isRecord(item) && check(item)) ? undefined : `malformed ${what}`;
 }
 
 const auditOk = (item: Record<string, unknown>) => isString(item.hash) && isString(item.at);
@@ -359,13 +359,13 @@ const deliveryOk = (item: Record<string, unknown>) => isString(item.id) && typeo
 
 /** Why a parsed log line is not a record this store writes, or undefined when it is one. */
 function checkEntry(entry: unknown): string | undefined {
-  if (!isObject(entry) || !isString(entry.t)) return 'not a state record (no "t")';
+  if (!isRecord(entry) || !isString(entry.t)) return 'not a state record (no "t")';
   switch (entry.t) {
     case 'settings':
       return isString(entry.admin_key_id) && (isString(entry.webhook_secret_hash) || isString(entry.webhook_secret)) ? undefined : 'settings without admin_key_id or webhook secret hash';
     case 'key': {
       const key = entry.key;
-      if (!isObject(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key))) return 'key without id or hash';
+      if (!isRecord(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key))) return 'key without id or hash';
       return Array.isArray(key.scopes) && key.scopes.every(isString) && isString(key.expires) ? undefined : 'key without scopes or expiry';
     }
     case 'key_used':
