@@ -20,6 +20,7 @@ _sign_cli() {
     --base-url) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --api-key-file) COMPREPLY=(); return ;;
     --profile) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W "$(_sign_cli_dynamic profiles)" -- "$cur")); return ;;
+    --query) COMPREPLY=(); return ;;
     --retries) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --file) COMPREPLY=(); return ;;
@@ -31,6 +32,12 @@ _sign_cli() {
     --output) COMPREPLY=(); return ;;
     -o) COMPREPLY=(); return ;;
     --wait-timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --status) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'sent completed declined failed expired voided' -- "$cur")); return ;;
+    --contract-id) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --since) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --interval) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --reason) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --port) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --host) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --forward-to) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -54,29 +61,33 @@ _sign_cli() {
     --speed) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --latency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
   esac
   # The words before the cursor: subcommands make the command path, other words are its arguments.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--retries|--timeout|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--port|--host|--forward-to|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--forward-to|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--accept | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
   done
   if [[ "$cur" == -* ]]; then
-    globals='--base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --help -h'
+    globals='--base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --help -h'
     case "$cmd" in
-      '') words='--version -V --base-url --api-key-file --profile --json --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
+      '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
       'envelopes') words=''" $globals" ;;
       'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --rate --concurrency --journal'" $globals" ;;
       'envelopes validate') words='--ndjson'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
       'envelopes download') words='--output -o --wait --wait-timeout'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;
+      'envelopes list') words='--status --contract-id --since --limit --all'" $globals" ;;
+      'envelopes watch') words='--interval'" $globals" ;;
+      'envelopes void') words='--reason --yes -y'" $globals" ;;
       'webhooks') words=''" $globals" ;;
       'webhooks listen') words='--port --host --forward-to --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
@@ -94,7 +105,7 @@ _sign_cli() {
       'config list') words=''" $globals" ;;
       'config path') words=''" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --accept'" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
     esac
@@ -104,7 +115,7 @@ _sign_cli() {
   fi
   case "$cmd" in
     '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox completion' -- "$cur")) ;;
-    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate get download audit' -- "$cur")) ;;
+    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate get download audit list watch void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -128,6 +139,20 @@ _sign_cli() {
         0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
+    'envelopes list')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'envelopes watch')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'envelopes void')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
     'webhooks') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'listen verify trigger' -- "$cur")) ;;
     'webhooks listen')
       case "$npos" in
@@ -139,7 +164,7 @@ _sign_cli() {
       esac ;;
     'webhooks trigger')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'envelope.created envelope.sent signer.notified signer.viewed signer.verified signer.verification_failed signer.signed signer.declined envelope.completed envelope.declined envelope.failed envelope.expired' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'envelope.created envelope.sent signer.notified signer.viewed signer.verified signer.verification_failed signer.signed signer.declined envelope.completed envelope.declined envelope.failed envelope.expired envelope.voided' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'keys') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'list add remove use check' -- "$cur")) ;;
@@ -169,18 +194,18 @@ _sign_cli() {
     'config') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'get set unset list path' -- "$cur")) ;;
     'config get')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listApiKeys' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config set')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listApiKeys' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         1) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config unset')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listApiKeys' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config list')

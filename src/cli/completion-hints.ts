@@ -8,6 +8,8 @@
 import type { Argument, Command, Option } from 'commander';
 import { ENDPOINTS } from '../core/endpoints.js';
 import { EVENT_TYPES } from '../core/events.js';
+import { OPEN_FIELDS } from '../core/open-fields.js';
+import { ENVELOPE_STATUSES } from '../core/states.js';
 import { describeWithDefault } from './help.js';
 import { SETTINGS } from './settings.js';
 
@@ -64,6 +66,7 @@ export function settingCandidates(): Candidate[] {
   return [
     ...Object.entries(SETTINGS).map(([name, spec]) => ({ name, description: describeWithDefault(spec.describe) })),
     ...Object.entries(ENDPOINTS).map(([op, endpoint]) => ({ name: `paths.${op}`, description: `path of ${op} (default: ${endpoint.path})` })),
+    ...OPEN_FIELDS.map((field) => ({ name: `sandbox.accept.${field}`, description: `values of ${field} the local sandbox accepts beyond its own list` })),
   ];
 }
 
@@ -76,4 +79,6 @@ export function annotateCompletions(program: Command): void {
   hintArgument(program, ['webhooks', 'trigger'], 0, { kind: 'values', values: EVENT_TYPES.map((name) => ({ name })) });
   const settings: Completion = { kind: 'values', values: settingCandidates() };
   for (const verb of ['get', 'set', 'unset']) hintArgument(program, ['config', verb], 0, settings);
+  hintOption(program, ['envelopes', 'list'], '--status', { kind: 'values', values: ENVELOPE_STATUSES.map((name) => ({ name })) });
+  hintOption(program, ['sandbox'], '--accept', { kind: 'values', values: OPEN_FIELDS.map((field) => ({ name: `${field}=`, description: `more values of ${field}, comma-separated` })) });
 }

@@ -25,6 +25,8 @@ export interface ConfigShape extends Record<string, unknown> {
   settings?: Record<string, unknown>;
   /** Endpoint path overrides by operation name (docs/assumptions.md: most paths are assumed). */
   paths?: Record<string, string>;
+  /** The local sandbox's own settings: values it accepts beyond its lists (`sandbox.accept.<field>`). */
+  sandbox?: { accept?: Record<string, string[]> };
 }
 
 export const CONFIG_FILE_MODE = 0o600;

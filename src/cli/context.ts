@@ -27,6 +27,8 @@ export interface GlobalOptions {
   input: boolean;
   retries?: string;
   timeout?: string;
+  query?: string;
+  raw?: boolean;
 }
 
 export interface Connection {
@@ -70,7 +72,8 @@ export class CommandContext {
     readonly signal: AbortSignal,
     readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.output = new Output({ json: globals.json === true, verbose: globals.verbose === true, color: globals.color });
+    // --query filters JSON, so it asks for JSON (as in the AWS and Azure CLIs).
+    this.output = new Output({ json: globals.json === true || globals.query !== undefined, verbose: globals.verbose === true, color: globals.color });
     if (globals.apiKey !== undefined) {
       // Do not echo the value: it is probably a real key.
       throw new UsageError('--api-key is not accepted: a key in a flag stays in shell history and process lists', {
@@ -86,6 +89,13 @@ export class CommandContext {
       if (this.signal.aborted) resolve();
       this.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+  }
+
+  /** Compiles --query, before the command runs: a bad expression is exit 2 with nothing sent. */
+  async prepare(): Promise<void> {
+    if (this.globals.query === undefined) return;
+    const { compileQuery } = await import('./query.js');
+    this.output.setQuery(await compileQuery(this.globals.query), this.globals.raw !== false);
   }
 
   /** Prompts are allowed only on a real terminal, outside CI, without --no-input. */

@@ -14,6 +14,9 @@ import { registerValidate } from './commands/envelopes/validate.js';
 import { registerGet } from './commands/envelopes/get.js';
 import { registerDownload } from './commands/envelopes/download.js';
 import { registerAudit } from './commands/envelopes/audit.js';
+import { registerEnvelopesList } from './commands/envelopes/list.js';
+import { registerWatch } from './commands/envelopes/watch.js';
+import { registerVoid } from './commands/envelopes/void.js';
 import { registerSandbox } from './commands/sandbox/run.js';
 import { registerListen } from './commands/webhooks/listen.js';
 import { registerVerify } from './commands/webhooks/verify.js';
@@ -38,6 +41,9 @@ export function buildProgram(state: RunState): Command {
     .addOption(new Option('--api-key <key>').hideHelp())
     .option('--profile <name>', 'use this stored profile (env SIGN_PROFILE)')
     .option('--json', 'print machine-readable JSON on stdout')
+    .option('--query <jmespath>', 'print only this part of the JSON output, e.g. envelope.id (JMESPath; implies --json)')
+    .option('--raw', 'with --query, print a string result without quotes, like jq -r (default: on)')
+    .option('--no-raw', 'with --query, print a string result as JSON, in quotes')
     .option('-v, --verbose', 'trace requests and responses on stderr (API key masked)')
     .option('--no-color', 'no colour, even on a terminal (also NO_COLOR)')
     .option('--no-input', 'never prompt; missing values are errors (also CI)')
@@ -56,19 +62,25 @@ export function buildProgram(state: RunState): Command {
     'sign-cli help envelopes create                  # help for one command',
   ]);
 
-  const envelopes = program.command('envelopes').description('create, validate and inspect envelopes');
+  const envelopes = program.command('envelopes').description('create, validate, list, watch and void envelopes');
   addExamples(envelopes, [
     'sign-cli envelopes validate examples/envelope.json',
     'sign-cli envelopes create -f examples/envelope.json',
     'sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --json > results.ndjson',
     'sign-cli envelopes get env_8Yq2VwM4bXc1 --json',
     'sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o signed.pdf',
+    'sign-cli envelopes list --status sent --since 7d',
+    'sign-cli envelopes watch env_8Yq2VwM4bXc1',
+    'sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "sent to the wrong signer"',
   ]);
   registerCreate(envelopes, action);
   registerValidate(envelopes, action);
   registerGet(envelopes, action);
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);
+  registerEnvelopesList(envelopes, action);
+  registerWatch(envelopes, action);
+  registerVoid(envelopes, action);
   const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events');
   addExamples(webhooks, [
     'sign-cli webhooks listen --forward-to http://localhost:3000/hooks',

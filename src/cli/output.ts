@@ -110,9 +110,31 @@ export class Output {
     this.writeOut(`${this.cleanOut(text)}\n`);
   }
 
+  /** `--query`, when given: applied to every JSON document and line before it is printed. */
+  private query: { apply: (value: unknown) => unknown; raw: boolean } | undefined;
+
+  /** Filters all JSON output through `apply`; with `raw`, a string result prints without quotes (like `jq -r`). */
+  setQuery(apply: (value: unknown) => unknown, raw: boolean): void {
+    this.query = { apply, raw };
+  }
+
+  /** The text of one JSON document or line, after --query. */
+  private jsonText(value: unknown, indent: number | undefined): string {
+    const shown = this.query ? this.query.apply(value) : value;
+    if (this.query?.raw && typeof shown === 'string') return this.cleanOut(shown);
+    // JSON.stringify(undefined) is undefined; JMESPath gives null for "nothing".
+    return this.clean(JSON.stringify(shown ?? null, null, indent), false);
+  }
+
   /** One JSON document per line on stdout. */
   jsonLine(value: unknown): void {
-    this.writeOut(`${this.clean(JSON.stringify(value), false)}\n`);
+    this.writeOut(`${this.jsonText(value, undefined)}\n`);
+  }
+
+  /** A JSON line already serialised (the listener's fast path); parsed again only when --query needs it. */
+  jsonLineText(text: string): void {
+    if (this.query) this.jsonLine(JSON.parse(text));
+    else this.writeOut(`${this.clean(text, false)}\n`);
   }
 
   /**
@@ -122,7 +144,21 @@ export class Output {
    * are always compact: see jsonLine().
    */
   jsonDocument(value: unknown): void {
-    this.stdout.write(`${this.clean(JSON.stringify(value, null, this.stdout.isTTY === true ? 2 : undefined), false)}\n`);
+    this.stdout.write(`${this.jsonText(value, this.stdout.isTTY === true ? 2 : undefined)}\n`);
+  }
+
+  /** Lines of the block drawn last by redraw(), which the next redraw replaces. */
+  private drawnLines = 0;
+
+  /**
+   * A block of lines on stdout replacing the block drawn before it (a live
+   * view, as `gh run watch` draws): the cursor goes back up over the old
+   * block and clears it. Only for a terminal; lines must fit its width.
+   */
+  redraw(lines: readonly string[]): void {
+    const back = this.drawnLines > 0 ? `\u001b[${this.drawnLines}F\u001b[J` : '';
+    this.stdout.write(`${back}${lines.map((line) => `${this.cleanOut(line)}\n`).join('')}`);
+    this.drawnLines = lines.length;
   }
 
   info(text: string): void {

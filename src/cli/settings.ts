@@ -4,6 +4,7 @@
  */
 import { UsageError } from '../core/errors.js';
 import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../core/endpoints.js';
+import { OPEN_FIELDS, type OpenField } from '../core/open-fields.js';
 import { isScope } from '../core/keys.js';
 import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
 
@@ -73,10 +74,32 @@ export function parseScopes(values: string[], name: string): string[] {
   return [...new Set(values)];
 }
 
-/** The spec of a setting name, including `paths.<operation>` for endpoint overrides. */
+/** `national_id,bank_id` as a list of values; each a word of letters, digits, `_`, `-` or `.`. */
+export function parseValueList(text: string, name: string): string[] {
+  const values = text.split(',').map((v) => v.trim()).filter(Boolean);
+  if (values.length === 0) throw new UsageError(`${name} needs at least one value, e.g. national_id`);
+  const bad = values.find((v) => !/^[\w.-]{1,64}$/.test(v));
+  if (bad !== undefined) throw new UsageError(`${name}: ${JSON.stringify(bad.slice(0, 40))} is not a value; use letters, digits, _, - or . (up to 64)`);
+  return [...new Set(values)];
+}
+
+export function isOpenField(name: string): name is OpenField {
+  return (OPEN_FIELDS as readonly string[]).includes(name);
+}
+
+/** The spec of a setting name, including `paths.<operation>` for endpoint overrides and `sandbox.accept.<field>`. */
 export function settingSpec(name: string): SettingSpec {
   const known = SETTINGS[name];
   if (known) return known;
+  const field = /^sandbox\.accept\.(\w+)$/.exec(name)?.[1];
+  if (field !== undefined) {
+    if (!isOpenField(field)) throw new UsageError(`unknown field in ${name}`, { hint: `use sandbox.accept.<${OPEN_FIELDS.join('|')}>` });
+    return {
+      describe: `values of ${field} the local sandbox accepts beyond its own list (comma-separated)`,
+      path: `sandbox.accept.${field}`,
+      parse: (value) => parseValueList(value, name),
+    };
+  }
   const op = /^paths\.(\w+)$/.exec(name)?.[1];
   if (op !== undefined) {
     if (!isOperation(op)) throw new UsageError(`unknown operation in ${name}`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
@@ -90,5 +113,5 @@ export function settingSpec(name: string): SettingSpec {
       },
     };
   }
-  throw new UsageError(`unknown setting ${JSON.stringify(name)}`, { hint: `settings: ${[...Object.keys(SETTINGS), 'paths.<operation>'].join(', ')}` });
+  throw new UsageError(`unknown setting ${JSON.stringify(name)}`, { hint: `settings: ${[...Object.keys(SETTINGS), 'paths.<operation>', 'sandbox.accept.<field>'].join(', ')}` });
 }

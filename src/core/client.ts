@@ -20,9 +20,10 @@ import {
   ValidationError,
   parseErrorBody,
 } from './errors.js';
-import { checkIdempotencyKey, newIdempotencyKey } from './idempotency.js';
+import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { maskKey, normalizeListedKeys, redactSecrets, type ListedKey } from './keys.js';
 import { RatePacer } from './pacing.js';
+import { FINAL_STATUSES } from './states.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
 import { describeNetworkError } from './network-errors.js';
 import { USER_AGENT } from './version.js';
@@ -70,8 +71,27 @@ export interface CreateEnvelopeResult<T = Envelope> {
   attempts: number;
 }
 
-/** Envelope states after which nothing more happens (docs/assumptions.md: SPEC §3 does not show them). */
-export const FINAL_STATUSES = ['completed', 'declined', 'failed', 'expired'] as const;
+export { FINAL_STATUSES } from './states.js';
+
+/** Which envelopes a listing returns (docs/assumptions.md: SPEC.md shows no listing). */
+export interface EnvelopeFilter {
+  /** Any of these states. */
+  status?: readonly string[];
+  contractId?: string;
+  /** Created at or after this time (ISO 8601). */
+  createdAfter?: string;
+}
+
+/** One page of a listing, newest first. */
+export interface EnvelopePage<T = Envelope> {
+  envelopes: T[];
+  hasMore: boolean;
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** The largest page the sandbox serves; a listing asks for no more. */
+export const MAX_PAGE_SIZE = 100;
 
 export interface AuditTrail {
   envelope_id: string;
@@ -83,6 +103,8 @@ export interface AuditTrail {
 
 export interface RequestOptions {
   params?: Record<string, string>;
+  /** Query string parameters; an array repeats the name, undefined leaves it out. */
+  query?: Record<string, string | readonly string[] | undefined>;
   body?: unknown;
   idempotencyKey?: string;
   /** Aborts everything, the request on the wire included. */
@@ -124,6 +146,8 @@ const OPERATION_LABEL: Record<Operation, string> = {
   getEnvelope: 'get envelope',
   downloadSignedCopy: 'download signed copy',
   getAuditTrail: 'get audit trail',
+  listEnvelopes: 'list envelopes',
+  voidEnvelope: 'void envelope',
   listApiKeys: 'list API keys',
 };
 
@@ -262,6 +286,79 @@ export class SignClient {
     }
   }
 
+  /** One page of envelopes, newest first; see {@link envelopes} to follow the cursor. */
+  async listEnvelopes<T extends Envelope = Envelope>(
+    filter: EnvelopeFilter = {},
+    options: { limit?: number; cursor?: string | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<EnvelopePage<T>> {
+    const response = await this.send<unknown>('listEnvelopes', {
+      query: {
+        status: filter.status,
+        contract_id: filter.contractId,
+        created_after: filter.createdAfter,
+        limit: options.limit === undefined ? undefined : String(options.limit),
+        cursor: options.cursor,
+      },
+      signal: options.signal,
+    });
+    const data = response.data;
+    // The sandbox's shape ({object: "list", data, has_more, next_cursor}), or a bare array (one page, nothing more).
+    if (Array.isArray(data) && data.every(isRecord)) return { envelopes: data as T[], hasMore: false, nextCursor: null };
+    if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isRecord)) {
+      throw this.unexpected('listEnvelopes', response, 'a list of envelopes (a JSON object with data)');
+    }
+    const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
+    const hasMore = data.has_more === true;
+    // More pages with no way to ask for them would be an endless loop or a silent cut: neither.
+    if (hasMore && cursor === null) throw this.unexpected('listEnvelopes', response, 'a next_cursor with has_more');
+    return { envelopes: data.data as T[], hasMore, nextCursor: cursor };
+  }
+
+  /**
+   * Every envelope matching `filter`, newest first, following the cursor page
+   * by page: only one page is held at a time, so any number lists in constant
+   * memory. Stops after `limit` envelopes when given.
+   */
+  async *envelopes<T extends Envelope = Envelope>(
+    filter: EnvelopeFilter = {},
+    options: { limit?: number; pageSize?: number; signal?: AbortSignal | undefined } = {},
+  ): AsyncGenerator<T, void, undefined> {
+    let left = options.limit ?? Number.POSITIVE_INFINITY;
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    while (left > 0) {
+      const limit = Math.min(options.pageSize ?? MAX_PAGE_SIZE, left);
+      const page = await this.listEnvelopes<T>(filter, { limit, cursor, signal: options.signal });
+      for (const envelope of page.envelopes.slice(0, left)) yield envelope;
+      left -= page.envelopes.length;
+      if (!page.hasMore || page.nextCursor === null) return;
+      // A service handing back a cursor it gave before would page forever.
+      if (seen.has(page.nextCursor)) throw new UnexpectedResponseError(`list envelopes: the service returned the cursor ${page.nextCursor.slice(0, 40)} twice`, 200, undefined, { hint: 'the listing is not advancing; report it to the service' });
+      seen.add(page.nextCursor);
+      cursor = page.nextCursor;
+    }
+  }
+
+  /**
+   * Voids an envelope still under way. The Idempotency-Key is derived from the
+   * id and the reason, so a retry or a re-run after a lost answer gets the
+   * first answer back rather than a 409.
+   */
+  async voidEnvelope<T extends Envelope = Envelope>(
+    id: string,
+    reason: string,
+    options: { idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
+    this.checkId(id);
+    if (reason.trim() === '') throw new UsageError('a reason is required to void an envelope', { hint: 'pass --reason "<why>"' });
+    const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : derivedIdempotencyKey(contentHash({ void: id, reason }));
+    const response = await this.send<unknown>('voidEnvelope', { params: { id }, body: { reason }, idempotencyKey, signal: options.signal });
+    if (!isRecord(response.data) || response.data.id === undefined || response.data.id === null) {
+      throw this.unexpected('voidEnvelope', response, 'the voided envelope (a JSON object with an id)', idempotencyKey);
+    }
+    return response.data as T;
+  }
+
   /** The account's API keys as the service lists them (SPEC §2.3), masked; field spellings normalised. */
   async listApiKeys(signal?: AbortSignal): Promise<ListedKey[]> {
     const response = await this.send<unknown>('listApiKeys', { signal });
@@ -304,7 +401,7 @@ export class SignClient {
   /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws. */
   async send<T = unknown>(operation: Operation, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const endpoint = resolveEndpoint(operation, this.paths);
-    const url = joinUrl(this.baseUrl, fillPath(endpoint.path, options.params));
+    const url = withQuery(joinUrl(this.baseUrl, fillPath(endpoint.path, options.params)), options.query);
     this.noteApiSegment(url);
     const headers: Record<string, string> = {
       accept: options.accept ?? 'application/json',
@@ -382,7 +479,9 @@ export class SignClient {
         return { status: response.statusCode, headers: responseHeaders, data: decodeBody(raw, responseHeaders, options.binary) as T, attempts: attempt };
       }
 
-      if (isRetryableStatus(response.statusCode, keyed) && retriesLeft && !stopped()) {
+      // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
+      const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, raw);
+      if (isRetryableStatus(response.statusCode, keyed) && !finalConflict && retriesLeft && !stopped()) {
         const delay = retryDelay(attempt, responseHeaders, this.clock.now(), this.policy, this.random);
         if (delay.delayMs <= this.policy.maxServerDelayMs) {
           this.onTrace({ type: 'retry', attempt, delayMs: delay.delayMs, source: delay.source, reason: `HTTP ${response.statusCode}` });
@@ -479,12 +578,16 @@ export class SignClient {
         : operation === 'createEnvelope' || operation === 'listApiKeys'
           ? 'check the base URL and the endpoint path (config paths)'
           : 'check the id, the base URL and the endpoint path';
+    } else if (status === 409 && operation === 'voidEnvelope') {
+      hint = 'only an envelope still under way can be voided; check its state with `sign-cli envelopes get`';
     } else if (status === 409 && operation === 'downloadSignedCopy') {
       hint = 'the envelope is not completed yet; add --wait to wait for it (or check its state with `sign-cli envelopes get`)';
     } else if (status === 429) {
       hint = 'the rate limit was still exceeded after retries; lower --rate or try again later';
     } else if (status >= 500) {
-      hint = idempotencyKey
+      hint = operation === 'voidEnvelope'
+        ? `the service failed${tries}; re-running the same command is safe (it sends the same Idempotency-Key)`
+        : idempotencyKey
         ? `the service failed${tries}; re-run with --idempotency-key ${idempotencyKey} to retry without a duplicate`
         : 'the service failed; try again later';
     }
@@ -493,6 +596,25 @@ export class SignClient {
       details: info.details,
     });
   }
+}
+
+/**
+ * A 409 that says "a request with this Idempotency-Key is still being
+ * processed" (the IETF draft's conflict): it carries a Retry-After, or says so
+ * in its body. Any other 409 is about the resource and is final.
+ */
+function isInFlightConflict(headers: Record<string, string | undefined>, raw: Buffer): boolean {
+  if (headers['retry-after'] !== undefined) return true;
+  return /idempot|in[ _-]?flight|in[ _-]?progress|concurren|being processed/i.test(raw.subarray(0, 2048).toString('utf8'));
+}
+
+function withQuery(url: string, query: RequestOptions['query']): string {
+  if (!query) return url;
+  const parsed = new URL(url);
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) parsed.searchParams.append(name, item);
+  }
+  return parsed.toString();
 }
 
 function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {

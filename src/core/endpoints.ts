@@ -23,6 +23,8 @@ export const ENDPOINTS = {
   getEnvelope: { method: 'GET', path: '/api/v1/envelopes/{id}', scope: 'envelopes:read', label: 'read envelopes' },
   downloadSignedCopy: { method: 'GET', path: '/api/v1/envelopes/{id}/signed-copy', scope: 'contracts:read', label: 'download signed copies' },
   getAuditTrail: { method: 'GET', path: '/api/v1/envelopes/{id}/audit-trail', scope: 'audit:read', label: 'read audit trails' },
+  listEnvelopes: { method: 'GET', path: '/api/v1/envelopes', scope: 'envelopes:read', label: 'list envelopes' },
+  voidEnvelope: { method: 'POST', path: '/api/v1/envelopes/{id}/void', scope: 'envelopes:write', label: 'void envelopes' },
   listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined, label: 'list API keys' },
 } as const satisfies Record<string, Endpoint>;
 

@@ -20,7 +20,9 @@ export const SEEN_VALUES = {
   verification: ['uae_pass'],
 } as const satisfies Record<OpenField, readonly string[]>;
 
-export type OpenField = 'signature_level' | 'locale' | 'channel' | 'verification';
+import { OPEN_FIELDS, type OpenField } from './open-fields.js';
+
+export { OPEN_FIELDS, type OpenField };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
 
 export interface ValidateOptions {
@@ -31,6 +33,8 @@ export interface ValidateOptions {
    * The sandbox uses this: it is the server, so it has the last word.
    */
   allowedValues?: ValueLists;
+  /** Appended to an error for a value outside `allowedValues`: how to widen the list (the sandbox's --accept). */
+  widenHint?: (field: OpenField, value: string) => string;
 }
 
 export interface ValidationResult {
@@ -212,7 +216,8 @@ function checkOpenValue(
   const allowed = options.allowedValues?.[field];
   if (allowed) {
     if (!allowed.includes(value)) {
-      result.errors.push({ path, message: `${JSON.stringify(value)} is not supported; use one of: ${allowed.join(', ')}` });
+      const widen = options.widenHint?.(field, value);
+      result.errors.push({ path, message: `${JSON.stringify(value)} is not supported; use one of: ${allowed.join(', ')}${widen ? `; ${widen}` : ''}` });
     }
     return;
   }

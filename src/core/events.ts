@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'envelope.declined',
   'envelope.failed',
   'envelope.expired',
+  'envelope.voided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './envelope.js';
 export * from './endpoints.js';
 export * from './client.js';
+export { ENVELOPE_STATUSES, type EnvelopeStatus } from './states.js';
 export * from './pacing.js';
 export * from './retry.js';
 export * from './idempotency.js';

@@ -13,6 +13,7 @@
  * Every step is one fsync'd log line (envelope state, audit entries, webhook
  * deliveries together), so a restart resumes exactly where it stopped.
  */
+import { FINAL_STATUSES } from '../core/states.js';
 import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
 import { newEventId, type EventPayload, type EventType } from '../core/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
@@ -22,7 +23,8 @@ import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, Sign
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
 export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
 
-const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(['completed', 'declined', 'failed', 'expired']);
+/** Final states: nothing more happens (core/states.ts). */
+export const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(FINAL_STATUSES);
 
 /** What one step produced, written to the log as one line. */
 interface Step {
@@ -52,6 +54,27 @@ export class JourneyEngine {
   started(envelope: EnvelopeRecord, step: Step): void {
     this.onDeliveries(step.deliveries);
     this.schedule(envelope.id);
+  }
+
+  /**
+   * Voids an envelope still under way (the caller checks that it is): every
+   * signer's next step is cancelled and `envelope.voided` goes out like any
+   * other event. Not yet persisted: the caller stores it with its
+   * Idempotency-Key record, then calls {@link delivered}.
+   */
+  void(envelope: EnvelopeRecord, reason: string, key: StoredKey): Step {
+    const step: Step = { audit: [], deliveries: [] };
+    const at = this.clock.now();
+    envelope.voided_at = iso(at);
+    envelope.void_reason = reason;
+    envelope.updated_at = iso(at);
+    this.finish(envelope, step, at, 'voided', 'envelope.voided', `voided by api_key:${key.id} (${key.name}): ${reason}`, reason);
+    return step;
+  }
+
+  /** Sends the deliveries of a step that the caller has stored. */
+  delivered(step: Step): void {
+    this.onDeliveries(step.deliveries);
   }
 
   /** After a restart: schedule every envelope that is still under way. */

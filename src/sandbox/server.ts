@@ -12,7 +12,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
-import { validateEnvelope, type ValueLists } from '../core/envelope.js';
+import { isRecord, validateEnvelope, type ValueLists } from '../core/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
 import { newStandardSecret, safeEqual } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
@@ -20,10 +20,21 @@ import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
 import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
 import { newId, randomBase62 } from './ids.js';
-import { JourneyEngine } from './journey.js';
+import { JourneyEngine, TERMINAL } from './journey.js';
+import { listPage, parseListQuery } from './listing.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { signedCopyPdf } from './signed-copy.js';
-import { SandboxStore, hashSecret, idempotencyId, keyFields, type EnvelopeRecord, type SignerRecord, type StoredKey } from './store.js';
+import {
+  SandboxStore,
+  hashSecret,
+  idempotencyId,
+  keyFields,
+  type EnvelopeRecord,
+  type IdempotencyRecord,
+  type SignerRecord,
+  type StoredKey,
+  type StoredResponse,
+} from './store.js';
 
 /** The values this sandbox accepts for the fields SPEC.md leaves open (docs/assumptions.md). */
 export const SANDBOX_VALUES: ValueLists = {
@@ -40,9 +51,12 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A key's last_used is written to disk at most this often; in memory it is always exact. */
 const LAST_USED_PERSIST_MS = 60_000;
 const DAY_MS = 86_400_000;
+const VOID_REASON_MAX = 500;
 
 export interface SandboxOptions {
   dataDir: string;
+  /** Values to accept beyond SANDBOX_VALUES for the fields SPEC.md leaves open (`sandbox --accept`). */
+  accept?: ValueLists;
   host?: string;
   port?: number;
   /** Sandbox clock speed relative to real time (journey steps, expiry, webhook retries). */
@@ -104,6 +118,17 @@ function sandboxBounds(body: unknown): FieldIssue[] {
   }
   return issues;
 }
+
+/** SANDBOX_VALUES widened with the values a user accepted (`--accept`, the sandbox.accept setting). */
+export function acceptedValues(extra: ValueLists = {}): ValueLists {
+  const lists: Record<string, readonly string[]> = { ...SANDBOX_VALUES };
+  for (const [field, values] of Object.entries(extra)) lists[field] = [...new Set([...(lists[field] ?? []), ...(values ?? [])])];
+  return lists as ValueLists;
+}
+
+/** The 422 for a value outside the lists says how to widen them, without editing code. */
+const widenHint = (field: string, value: string): string =>
+  `this sandbox accepts more with \`sign-cli sandbox --accept ${field}=${value}\` or \`sign-cli config set sandbox.accept.${field} ${value}\``;
 
 /** `/api/v1/envelopes/{id}` -> a regular expression with one capture per parameter. */
 function pathPattern(template: string): RegExp {
@@ -227,6 +252,7 @@ function listedKey(key: StoredKey): Record<string, unknown> {
 
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const store = new SandboxStore(options.dataDir);
+  const allowed = acceptedValues(options.accept);
   const clock: SandboxClock = createSandboxClock(options.speed ?? 1, store.latestTime);
   const notices = [...store.problems];
   const secrets = credentials(store, options.dataDir, Date.now(), notices);
@@ -282,7 +308,20 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     return envelope;
   }
 
-  async function createEnvelope({ req, res, key }: RequestContext): Promise<void> {
+  /**
+   * The Idempotency-Key rules every keyed POST shares (create, void), as in the
+   * IETF draft: the key is required; the same key with the same request
+   * answers the stored response again; with another request, 422; while the
+   * first is still being processed, 409. `perform` answers and returns the
+   * response to remember, which it must store durably with its change (the
+   * record and the change stand or fall together); undefined when nothing changed.
+   */
+  async function keyed(
+    { req, res, key }: RequestContext,
+    what: string,
+    fingerprintOf: (body: unknown) => unknown,
+    perform: (body: unknown, record: (response: StoredResponse) => IdempotencyRecord) => Promise<void> | void,
+  ): Promise<void> {
     const contentType = req.headers['content-type'] ?? '';
     if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
       sendError(res, 415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
@@ -290,7 +329,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
     const idempotencyKey = req.headers['idempotency-key'];
     if (typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '') {
-      sendError(res, 400, 'idempotency_key_required', 'send an Idempotency-Key header with every create');
+      sendError(res, 400, 'idempotency_key_required', `send an Idempotency-Key header with every ${what}`);
       return;
     }
     let body: unknown;
@@ -301,7 +340,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       else sendError(res, 400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
       return;
     }
-    const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
+    const fingerprint = createHash('sha256').update(canonicalJson(fingerprintOf(body))).digest('hex');
     const recordId = idempotencyId(key.id, idempotencyKey);
     if (inFlight.has(recordId)) {
       sendError(res, 409, 'idempotency_key_in_flight', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
@@ -310,7 +349,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     const previous = store.idempotency.get(recordId);
     if (previous && Date.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
       if (previous.fingerprint !== fingerprint) {
-        sendError(res, 422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different body');
+        sendError(res, 422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request');
         return;
       }
       counters.replayed++;
@@ -319,8 +358,18 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
     inFlight.add(recordId);
     try {
+      await perform(body, (response) => ({ scope: key.id, key: idempotencyKey, fingerprint, created_at: Date.now(), response }));
+    } finally {
+      inFlight.delete(recordId);
+    }
+  }
+
+  function createEnvelope(ctx: RequestContext): Promise<void> {
+    const { res, key } = ctx;
+    // The body alone: records written before void existed keep matching.
+    return keyed(ctx, 'create', (body) => body, async (body, remember) => {
       await faults.delay();
-      const { errors } = validateEnvelope(body, { allowedValues: SANDBOX_VALUES });
+      const { errors } = validateEnvelope(body, { allowedValues: allowed, widenHint });
       errors.push(...sandboxBounds(body));
       if (errors.length > 0) {
         const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
@@ -331,8 +380,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       const step = journey.begin(envelope, key);
       const shown = publicEnvelope(envelope);
       const headers = { location: `${ENDPOINTS.createEnvelope.path}/${envelope.id}` };
-      const record = { scope: key.id, key: idempotencyKey, fingerprint, created_at: Date.now(), response: { status: 201, body: shown, headers } };
-      store.saveCreated(envelope, record, step.audit, step.deliveries);
+      store.saveCreated(envelope, remember({ status: 201, body: shown, headers }), step.audit, step.deliveries);
       journey.started(envelope, step);
       counters.created++;
       if (faults.takeDropAfterCommit()) {
@@ -341,13 +389,51 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         return;
       }
       sendJson(res, 201, shown, headers);
-    } finally {
-      inFlight.delete(recordId);
+    });
+  }
+
+  /** POST /api/v1/envelopes/{id}/void {"reason"}: stops an envelope under way (docs/assumptions.md). */
+  function voidEnvelope(ctx: RequestContext): Promise<void> {
+    const { res, key, params } = ctx;
+    const id = params[0]!;
+    return keyed(ctx, 'void', (body) => ({ void: id, body }), (body, remember) => {
+      const reason = isRecord(body) ? body.reason : undefined;
+      if (typeof reason !== 'string' || reason.trim() === '' || reason.length > VOID_REASON_MAX) {
+        sendError(res, 422, 'validation_failed', `reason must be a non-empty string of at most ${VOID_REASON_MAX} characters`, {
+          errors: [{ path: 'reason', message: 'required: why the envelope is voided' }],
+        });
+        return;
+      }
+      const envelope = findEnvelope(res, id);
+      if (!envelope) return;
+      if (TERMINAL.has(envelope.status)) {
+        sendError(res, 409, 'envelope_final', `the envelope is already ${envelope.status}; only an envelope still under way can be voided`, { envelope_status: envelope.status });
+        return;
+      }
+      const step = journey.void(envelope, reason, key);
+      const shown = publicEnvelope(envelope);
+      store.saveVoided(envelope, remember({ status: 200, body: shown, headers: {} }), step.audit, step.deliveries);
+      journey.delivered(step);
+      sendJson(res, 200, shown);
+    });
+  }
+
+  /** GET /api/v1/envelopes: newest first, filtered, one page at a time (listing.ts). */
+  function listEnvelopes({ req, res }: RequestContext): void {
+    const query = parseListQuery(new URL(req.url ?? '/', 'http://sandbox').searchParams);
+    if (typeof query === 'string') {
+      sendError(res, 400, 'invalid_query', query);
+      return;
     }
+    const page = listPage([...store.envelopes.values()], query);
+    if (!page) sendError(res, 400, 'invalid_query', 'cursor names no envelope of this service; start again without it');
+    else sendJson(res, 200, { ...page, data: page.data.map(publicEnvelope) });
   }
 
   const routes: Route[] = [
     { operation: 'createEnvelope', method: 'POST', pattern: pathPattern(ENDPOINTS.createEnvelope.path), handle: createEnvelope },
+    { operation: 'listEnvelopes', method: 'GET', pattern: pathPattern(ENDPOINTS.listEnvelopes.path), handle: listEnvelopes },
+    { operation: 'voidEnvelope', method: 'POST', pattern: pathPattern(ENDPOINTS.voidEnvelope.path), handle: voidEnvelope },
     {
       operation: 'getEnvelope',
       method: 'GET',

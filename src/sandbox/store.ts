@@ -18,6 +18,7 @@ import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
 import { isRecord } from '../core/envelope.js';
 import { maskKey } from '../core/keys.js';
+import type { EnvelopeStatus } from '../core/states.js';
 
 /**
  * An API key as the sandbox keeps it: like a real service, only a hash of the
@@ -54,7 +55,7 @@ export interface IdempotencyRecord {
 }
 
 export type SignerStatus = 'pending' | 'notified' | 'viewed' | 'verified' | 'signed' | 'declined' | 'verification_failed';
-export type EnvelopeStatus = 'sent' | 'completed' | 'declined' | 'failed' | 'expired';
+export type { EnvelopeStatus };
 
 export interface SignerRecord extends Record<string, unknown> {
   id: string;
@@ -115,6 +116,8 @@ type LogEntry =
   /** Envelope, idempotency record, first audit entries and deliveries: one line, so they stand or fall together. */
   | { t: 'created'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
   | { t: 'journey'; envelope: EnvelopeRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
+  /** A void asked for through the API: the envelope's last step and the Idempotency-Key's record, together. */
+  | { t: 'voided'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
   | { t: 'delivery'; delivery: DeliveryRecord }
   /** Written only by compaction: one envelope with its whole audit trail, and one idempotency record. */
   | { t: 'snapshot'; envelope: EnvelopeRecord; audit: AuditEntry[] }
@@ -261,6 +264,7 @@ export class SandboxStore {
         break;
       }
       case 'created':
+      case 'voided':
         this.idempotency.set(idempotencyId(entry.record.scope, entry.record.key), entry.record);
         this.applyJourney(entry.envelope, entry.audit, entry.deliveries);
         break;
@@ -318,6 +322,10 @@ export class SandboxStore {
     this.write({ t: 'created', envelope, record, audit, deliveries });
   }
 
+  saveVoided(envelope: EnvelopeRecord, record: IdempotencyRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+    this.write({ t: 'voided', envelope, record, audit, deliveries });
+  }
+
   saveJourney(envelope: EnvelopeRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
     this.write({ t: 'journey', envelope, audit, deliveries });
   }
@@ -371,6 +379,7 @@ function checkEntry(entry: unknown): string | undefined {
     case 'key_used':
       return isString(entry.id) && isString(entry.at) ? undefined : 'key_used without id or time';
     case 'created':
+    case 'voided':
       return envelopeProblem(entry.envelope) ?? recordProblem(entry.record) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
     case 'journey':
       return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);

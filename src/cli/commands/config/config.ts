@@ -28,7 +28,7 @@ export function registerConfig(program: Command, action: Action): void {
   config
     .command('get')
     .description('print one setting')
-    .argument('<name>', `${Object.keys(SETTINGS).join(', ')}, paths.<operation>`)
+    .argument('<name>', `${Object.keys(SETTINGS).join(', ')}, paths.<operation>, sandbox.accept.<field>`)
     .addHelpText('after', '\nExample:\n  $ sign-cli config get rate')
     .action(
       action(async (ctx, _flags, [name]) => {
@@ -100,6 +100,7 @@ Examples:
           ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim(spec.default === undefined ? '(not set)' : `${show(spec.default)} (default)`) : show(value)}`);
         }
         for (const [op, path] of Object.entries(store.get('paths') ?? {})) ctx.output.line(`${`paths.${op}`.padEnd(16)} ${path}`);
+        for (const [field, values] of Object.entries(store.get('sandbox')?.accept ?? {})) ctx.output.line(`${`sandbox.accept.${field}`.padEnd(16)} ${show(values)}`);
         for (const [name, profile] of Object.entries(view.profiles as Record<string, Record<string, unknown>>)) {
           const details = Object.entries(profile).map(([k, v]) => `${k}=${show(v)}`).join(' ');
           ctx.output.line(`profile ${name}${name === store.get('active_profile') ? ' (active)' : ''}: ${details}`);

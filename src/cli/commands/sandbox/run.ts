@@ -1,11 +1,13 @@
 /** `sign-cli sandbox`: the local emulator of the service, until Ctrl-C. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { ExitCode, SignError } from '../../../core/errors.js';
+import { Option, type Command } from 'commander';
+import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
+import { isOpenField, parseValueList } from '../../settings.js';
 
 interface SandboxFlags {
   port: string;
@@ -14,6 +16,32 @@ interface SandboxFlags {
   speed: string;
   rateLimit: string;
   latency: string;
+  accept: string[];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * `--accept verification=national_id,bank_id` (repeatable) and the config's
+ * `sandbox.accept.<field>`, merged: the values the sandbox takes beyond its
+ * own lists for the fields SPEC.md leaves open.
+ */
+export function acceptOptions(flags: readonly string[], configured: Record<string, unknown> = {}): Record<string, string[]> {
+  const accept: Record<string, string[]> = {};
+  const add = (field: string, values: string[]) => (accept[field] = [...new Set([...(accept[field] ?? []), ...values])]);
+  for (const [field, values] of Object.entries(configured)) {
+    if (!isOpenField(field) || !Array.isArray(values)) throw new UsageError(`config sandbox.accept.${field}: not a list of values of ${OPEN_FIELDS.join(', ')}`, { hint: `fix it with \`sign-cli config set sandbox.accept.<field> a,b\`` });
+    add(field, values.map(String));
+  }
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    const field = at < 0 ? flag : flag.slice(0, at);
+    if (at < 0 || !isOpenField(field)) {
+      throw new UsageError(`--accept ${JSON.stringify(flag)}: write it as <field>=<value,...> with field one of ${OPEN_FIELDS.join(', ')}`, { hint: 'e.g. --accept verification=national_id' });
+    }
+    add(field, parseValueList(flag.slice(at + 1), `--accept ${field}`));
+  }
+  return accept;
 }
 
 export function defaultSandboxDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,6 +59,11 @@ export function registerSandbox(program: Command, action: Action): void {
     .option('--speed <factor>', 'sandbox clock speed relative to real time', '1')
     .option('--rate-limit <per-minute>', 'requests per minute per key before 429', '600')
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
+    .addOption(
+      new Option('--accept <field=values>', `also accept these values of a field SPEC.md leaves open (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
+        .argParser(collect)
+        .default([]),
+    )
     .addHelpText(
       'after',
       `
@@ -39,7 +72,8 @@ Credentials are also written to <data-dir>/credentials.env (mode 0600).
 
 Examples:
   $ sign-cli sandbox
-  $ sign-cli sandbox --port 0 --json --data-dir /tmp/sbx`,
+  $ sign-cli sandbox --port 0 --json --data-dir /tmp/sbx
+  $ sign-cli sandbox --accept verification=national_id,bank_id --accept locale=id`,
     )
     .action(action(sandboxCommand));
 }
@@ -51,10 +85,11 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
+  const accept = acceptOptions(flags.accept, ((await ctx.loadConfig()).get('sandbox')?.accept ?? {}) as Record<string, unknown>);
   const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
   let sandbox;
   try {
-    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, faults: { rate_limit: rateLimit, latency_ms: latency } });
+    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, accept, faults: { rate_limit: rateLimit, latency_ms: latency } });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
@@ -66,7 +101,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   for (const notice of sandbox.notices) output.warn(notice);
   if (output.json) {
     // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
-    process.stdout.write(`${JSON.stringify({ base_url: sandbox.baseUrl, api_key: sandbox.apiKey, webhook_secret: sandbox.webhookSecret })}\n`);
+    output.jsonLine({ base_url: sandbox.baseUrl, api_key: sandbox.apiKey, webhook_secret: sandbox.webhookSecret });
   } else {
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
@@ -74,6 +109,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     output.line(`  API key         ${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
     output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
     output.line(`  data dir        ${dataDir}`);
+    for (const [field, values] of Object.entries(accept)) output.line(`  also accepts    ${field}: ${values.join(', ')}`);
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
     output.info('Ctrl-C stops it; state is kept for the next start.');
   }

@@ -97,7 +97,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
           output.line(eventLine(output, event));
           return;
         }
-        output.line(jsonEventLine(event));
+        output.jsonLineText(jsonEventLine(event));
         // The JSON line keeps its contract shape; what the app answered goes to stderr.
         if (event.forward) output.info(`${event.id} ${forwardText(output.err, event.forward)}`);
       },

@@ -1,0 +1,97 @@
+/** `sign-cli envelopes list`: envelopes newest first, filtered; `--all` follows the cursor and streams. */
+import { Option, type Command } from 'commander';
+import type { EnvelopeFilter } from '../../../core/client.js';
+import type { Envelope } from '../../../core/envelope.js';
+import { ExitCode, UsageError } from '../../../core/errors.js';
+import { ENVELOPE_STATUSES } from '../../../core/states.js';
+import { parseIntegerOption, type CommandContext } from '../../context.js';
+import { LIST_HEAD, envelopeRow, formatRow, rowWidths } from '../../envelope-rows.js';
+import type { Action } from '../../run.js';
+import { parseSince } from '../../since.js';
+
+interface ListOptions {
+  status: string[];
+  contractId?: string;
+  since?: string;
+  limit?: string;
+  all?: boolean;
+}
+
+const DEFAULT_LIMIT = 20;
+
+const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+
+export function registerEnvelopesList(envelopes: Command, action: Action): void {
+  envelopes
+    .command('list')
+    .description('list envelopes, newest first')
+    .addOption(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collect).default([]))
+    .option('--contract-id <id>', 'only envelopes of this contract')
+    .option('--since <date|duration>', 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d')
+    .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
+    .option('--all', 'every matching envelope, page by page (streams; not with --limit)')
+    .addHelpText(
+      'after',
+      `
+With --json, one envelope per line (NDJSON), so --query applies to each.
+
+Examples:
+  $ sign-cli envelopes list
+  $ sign-cli envelopes list --status sent --status declined --since 7d
+  $ sign-cli envelopes list --contract-id CTR-2027-0042 --json --query id
+  $ sign-cli envelopes list --all --json > envelopes.ndjson`,
+    )
+    .action(action(listCommand));
+}
+
+async function listCommand(ctx: CommandContext, options: ListOptions): Promise<number> {
+  const { output } = ctx;
+  if (options.all && options.limit !== undefined) throw new UsageError('--all and --limit do not go together', { hint: 'drop --limit to list every envelope, or --all to list a few' });
+  const limit = options.all ? undefined : options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
+  const filter: EnvelopeFilter = {
+    ...(options.status.length > 0 ? { status: options.status } : {}),
+    ...(options.contractId !== undefined ? { contractId: options.contractId } : {}),
+    ...(options.since !== undefined ? { createdAfter: parseSince(options.since, Date.now()) } : {}),
+  };
+  for (const status of options.status) {
+    if (!(ENVELOPE_STATUSES as readonly string[]).includes(status)) output.warn(`--status ${status}: not a state the sandbox knows (${ENVELOPE_STATUSES.join(', ')}); sent as is, the service decides`);
+  }
+  const client = await ctx.client({}, ['listEnvelopes']);
+  try {
+    const envelopes = client.envelopes(filter, { ...(limit !== undefined ? { limit } : {}), signal: ctx.signal });
+    let count = 0;
+    if (output.json) {
+      for await (const envelope of envelopes) {
+        output.jsonLine(envelope);
+        count++;
+      }
+      return ExitCode.ok;
+    }
+    // Widths come from the first rows (a page's worth), then stay: every later row prints as it arrives.
+    const head: Envelope[] = [];
+    let widths: number[] | undefined;
+    const flushHead = () => {
+      widths = rowWidths(head.map(envelopeRow), output.columns);
+      output.line(output.out.bold(formatRow([...LIST_HEAD], widths)));
+      for (const envelope of head) output.line(formatRow(envelopeRow(envelope), widths));
+      head.length = 0;
+    };
+    for await (const envelope of envelopes) {
+      count++;
+      if (widths) output.line(formatRow(envelopeRow(envelope), widths));
+      else {
+        head.push(envelope);
+        if (head.length === 100) flushHead();
+      }
+    }
+    if (count === 0) {
+      output.info('no envelopes match');
+      return ExitCode.ok;
+    }
+    if (!widths) flushHead();
+    if (limit !== undefined && count === limit) output.info(`showing the newest ${count}; --limit <n> shows more, --all shows every one`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `sign-cli envelopes void <id> --reason <text>`: stops an envelope sent by
+ * mistake. It notifies people, so it asks first on a terminal and refuses to
+ * go ahead unasked elsewhere (without --yes), as `gh repo delete` does.
+ */
+import type { Command } from 'commander';
+import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import type { CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+
+interface VoidOptions {
+  reason?: string;
+  yes?: boolean;
+}
+
+export function registerVoid(envelopes: Command, action: Action): void {
+  envelopes
+    .command('void')
+    .description('void an envelope still under way: its signers can no longer sign (asks first)')
+    .argument('<id>', 'envelope id')
+    .option('--reason <text>', 'why it is voided; kept in the audit trail and sent with the envelope.voided event (required)')
+    .option('-y, --yes', 'do not ask for confirmation (needed where there is no terminal to ask on)')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "sent to the wrong signer"\n  $ sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "duplicate" --yes --json')
+    .action(action(voidCommand));
+}
+
+async function voidCommand(ctx: CommandContext, options: VoidOptions, [id]: string[]): Promise<number> {
+  const { output } = ctx;
+  const reason = options.reason?.trim();
+  if (!reason) throw new UsageError('--reason is required: say why the envelope is voided', { hint: 'e.g. --reason "sent to the wrong signer"' });
+  if (reason.length > 500) throw new UsageError(`--reason is ${reason.length} characters; at most 500`);
+  if (!options.yes) {
+    if (!ctx.canPrompt) {
+      throw new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to void it without asking' });
+    }
+    const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
+    const go = await confirm({ message: `Void ${id}? Its signers will no longer be able to sign.`, default: false }, { signal: ctx.signal }).catch((error: unknown) => {
+      throw promptExit(error);
+    });
+    if (!go) {
+      output.info(`${id} was not voided`);
+      return ExitCode.ok;
+    }
+  }
+  const client = await ctx.client({}, ['voidEnvelope']);
+  try {
+    const envelope = await client.voidEnvelope(id!, reason, { signal: ctx.signal });
+    if (String(envelope.status) !== 'voided') {
+      throw new SignError(`void ${id}: the service answered with the envelope in state ${String(envelope.status)}, not voided`);
+    }
+    if (output.json) output.jsonDocument(envelope);
+    else output.line(`${output.out.green('✓')} voided ${id}: ${reason}`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}

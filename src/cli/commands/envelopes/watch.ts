@@ -1,0 +1,58 @@
+/**
+ * `sign-cli envelopes watch <id>`: follows an envelope until it is final. On a
+ * terminal the view is redrawn in place; piped or with --json, one line per
+ * change. Exit 0 when completed, 1 when declined, failed, expired or voided.
+ */
+import type { Command } from 'commander';
+import { FINAL_STATUSES } from '../../../core/states.js';
+import { systemClock } from '../../../core/clock.js';
+import type { Envelope } from '../../../core/envelope.js';
+import { ExitCode, SignError } from '../../../core/errors.js';
+import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../envelope-view.js';
+import type { Action } from '../../run.js';
+
+export function registerWatch(envelopes: Command, action: Action): void {
+  envelopes
+    .command('watch')
+    .description('follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)')
+    .argument('<id>', 'envelope id')
+    .option('--interval <seconds>', 'seconds between checks while things change; slower while nothing does (default: 2)', '2')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes watch env_8Yq2VwM4bXc1\n  $ sign-cli envelopes watch env_8Yq2VwM4bXc1 --json | tee journey.ndjson')
+    .action(action(watchCommand));
+}
+
+async function watchCommand(ctx: CommandContext, options: { interval: string }, [id]: string[]): Promise<number> {
+  const { output } = ctx;
+  const intervalS = parsePositiveNumberOption('--interval', options.interval);
+  const live = !output.json && output.columns !== undefined;
+  const client = await ctx.client({}, ['getEnvelope']);
+  let envelope: Envelope;
+  try {
+    let previous: Envelope | undefined;
+    let quiet = 0;
+    for (;;) {
+      // Through the client: paced under the rate limit, 429 and 5xx retried with backoff.
+      envelope = await client.getEnvelope(id!, ctx.signal);
+      const at = new Date();
+      const changed = previous === undefined || stateKey(previous) !== stateKey(envelope);
+      quiet = changed ? 0 : quiet + 1;
+      if (live) output.redraw(liveBlock(envelope, output.out, { checkedAt: at, columns: output.columns, intervalS }));
+      else if (changed && output.json) output.jsonLine(changeJson(envelope, at));
+      else if (changed) for (const line of changeLines(previous, envelope, at)) output.line(line);
+      previous = envelope;
+      if ((FINAL_STATUSES as readonly unknown[]).includes(envelope.status)) break;
+      await systemClock.sleep(pollDelay(intervalS * 1000, quiet), ctx.signal);
+    }
+  } finally {
+    await client.close();
+  }
+  const status = String(envelope.status);
+  if (status === 'completed') {
+    output.success(`${id} is completed: every signer has signed (\`sign-cli envelopes download ${id}\` saves the signed copy)`);
+    return ExitCode.ok;
+  }
+  throw new SignError(`${id} ended ${status}${typeof envelope.void_reason === 'string' ? ` (${envelope.void_reason})` : ''}`, {
+    hint: `\`sign-cli envelopes audit ${id}\` shows who did what and when`,
+  });
+}

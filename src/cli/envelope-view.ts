@@ -1,0 +1,98 @@
+/**
+ * What `envelopes watch` shows, as pure functions tested without spawning:
+ * the live block redrawn on a terminal (like `gh run watch`), the one line
+ * per change written to a pipe, and the JSON line per change.
+ */
+import type { ChalkInstance } from 'chalk';
+import type { Envelope } from '../core/envelope.js';
+
+interface SignerLike {
+  id?: unknown;
+  name?: unknown;
+  order?: unknown;
+  channel?: unknown;
+  status?: unknown;
+  signed_at?: unknown;
+}
+
+const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+const signersOf = (envelope: Envelope): SignerLike[] => (Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : []);
+const clockTime = (iso: unknown): string => (typeof iso === 'string' && /T\d{2}:\d{2}:\d{2}/.test(iso) ? iso.slice(11, 19) : '');
+
+/** What a change is: the envelope's state and each signer's. Two snapshots with the same key look the same. */
+export function stateKey(envelope: Envelope): string {
+  return JSON.stringify([envelope.status, signersOf(envelope).map((s) => s.status)]);
+}
+
+/** A signer's label: `1. Layla Haddad`. */
+const signerLabel = (signer: SignerLike, index: number): string => `${text(signer.order) || index + 1}. ${text(signer.name)}`;
+
+function icon(out: ChalkInstance, status: string): string {
+  if (status === 'signed' || status === 'completed') return out.green('✓');
+  if (/declined|failed|expired|voided/.test(status)) return out.red('✗');
+  if (status === 'pending' || status === 'sent') return out.dim('•');
+  return out.yellow('◐');
+}
+
+/** Cut to `width` characters (with …), colour codes aside: the block must not wrap, or the redraw drifts. */
+function fit(line: string, width: number | undefined): string {
+  if (width === undefined) return line;
+  const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+  if ([...plain].length <= width) return line;
+  return `${[...plain].slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** The block shown on a terminal, redrawn in place at every poll. */
+export function liveBlock(envelope: Envelope, out: ChalkInstance, options: { checkedAt: Date; columns?: number | undefined; intervalS: number }): string[] {
+  const status = text(envelope.status);
+  const signers = signersOf(envelope);
+  const nameWidth = Math.min(32, Math.max(0, ...signers.map((s, i) => [...signerLabel(s, i)].length)));
+  const channelWidth = Math.max(0, ...signers.map((s) => text(s.channel).length));
+  const width = options.columns === undefined ? undefined : options.columns - 1;
+  const lines = [
+    `${icon(out, status)} ${out.bold(text(envelope.id))}  ${text(envelope.title)}${envelope.contract_id ? `  (${text(envelope.contract_id)})` : ''}`,
+    `  status ${out.bold(status)}, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`,
+    ...signers.map((s, i) => {
+      const state = text(s.status);
+      const at = state === 'signed' ? ` ${clockTime(s.signed_at)}` : '';
+      return `  ${icon(out, state)} ${signerLabel(s, i).padEnd(nameWidth)}  ${text(s.channel).padEnd(channelWidth)}  ${state}${at}`;
+    }),
+    out.dim(`  checked ${options.checkedAt.toISOString().slice(11, 19)} UTC, every ${options.intervalS} s or slower while nothing changes; Ctrl-C stops watching`),
+  ];
+  return lines.map((line) => fit(line, width));
+}
+
+/** The lines a pipe gets for the change from `previous` to `next` (everything, the first time). */
+export function changeLines(previous: Envelope | undefined, next: Envelope, at: Date): string[] {
+  const time = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const id = text(next.id);
+  const lines: string[] = [];
+  if (!previous) lines.push(`${time}  ${id}  ${text(next.status)}  ${JSON.stringify(text(next.title))}, ${signersOf(next).length} signer(s)`);
+  const before = previous ? signersOf(previous) : [];
+  signersOf(next).forEach((signer, i) => {
+    const old = before.find((s) => s.id !== undefined && s.id === signer.id) ?? before[i];
+    if (old?.status === signer.status) return;
+    lines.push(`${time}  ${id}  signer ${signerLabel(signer, i)}: ${old ? `${text(old.status)} → ` : ''}${text(signer.status)}`);
+  });
+  if (previous && previous.status !== next.status) lines.push(`${time}  ${id}  ${text(previous.status)} → ${text(next.status)}`);
+  return lines;
+}
+
+/** The JSON line per change: the time, the envelope's state and each signer's. */
+export function changeJson(envelope: Envelope, at: Date): Record<string, unknown> {
+  return {
+    time: at.toISOString(),
+    id: envelope.id,
+    status: envelope.status ?? null,
+    signers: signersOf(envelope).map((s) => ({ id: s.id ?? null, name: s.name ?? null, order: s.order ?? null, status: s.status ?? null })),
+  };
+}
+
+/**
+ * The wait before the next poll: the interval while things move, then slower
+ * (×1.5 per quiet poll after the second) up to 30 s, or the interval if that
+ * is longer. A change brings it back to the interval.
+ */
+export function pollDelay(intervalMs: number, quietPolls: number): number {
+  return Math.min(intervalMs * 1.5 ** Math.max(0, quietPolls - 2), Math.max(intervalMs, 30_000));
+}
