@@ -153,11 +153,15 @@ export class Output {
   /**
    * A block of lines on stdout replacing the block drawn before it (a live
    * view, as `gh run watch` draws): the cursor goes back up over the old
-   * block and clears it. Only for a terminal; lines must fit its width.
+   * block and each line is cleared as it is written again. Clearing "to the
+   * end of the screen" from the top-left corner instead would make terminals
+   * such as tmux keep every old block in the scrollback. Only for a terminal;
+   * lines must fit its width.
    */
   redraw(lines: readonly string[]): void {
-    const back = this.drawnLines > 0 ? `\u001b[${this.drawnLines}F\u001b[J` : '';
-    this.stdout.write(`${back}${lines.map((line) => `${this.cleanOut(line)}\n`).join('')}`);
+    const back = this.drawnLines > 0 ? `\u001b[${this.drawnLines}F` : '';
+    const rest = lines.length < this.drawnLines ? '\u001b[J' : '';
+    this.stdout.write(`${back}${lines.map((line) => `\u001b[2K${this.cleanOut(line)}\n`).join('')}${rest}`);
     this.drawnLines = lines.length;
   }
 

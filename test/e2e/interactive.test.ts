@@ -263,3 +263,76 @@ describe('tables on an 80-column terminal', () => {
     }
   }, 30_000);
 });
+
+/** Runs `command` in its own tmux session until it prints EXIT=<code>; returns the screen. */
+async function inTerminal(name: string, command: string, options: { width?: number; onScreen?: (shown: string) => Promise<void> | void; timeoutMs?: number } = {}): Promise<string> {
+  const session = `${SESSION}-${name}`;
+  tmux('new-session', '-d', '-s', session, '-x', String(options.width ?? 100), '-y', '30', `cd ${ROOT} && ${command}; echo "EXIT=$?"; sleep 60`);
+  try {
+    const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+    let shown = '';
+    while (!/EXIT=\d/.test((shown = tmux('capture-pane', '-p', '-t', session, '-S', '-100')))) {
+      if (Date.now() > deadline) throw new Error(`did not finish; screen:\n${shown}`);
+      await options.onScreen?.(shown);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return shown;
+  } finally {
+    spawnSync('tmux', ['kill-session', '-t', session]);
+  }
+}
+
+describe('envelopes watch and void at a terminal', () => {
+  const envOf = () => ({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' });
+  const shellEnv = (env: Record<string, string>) => `env -u CI ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+  const create = (env: Record<string, string>, body: unknown) =>
+    execFileSync(process.execPath, [BIN, 'envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { env: { ...process.env, ...env }, input: JSON.stringify(body), encoding: 'utf8' }).trim();
+
+  it('watch redraws one block in place until the envelope completes', async () => {
+    const env = envOf();
+    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    const id = create(env, example);
+    const states = new Set<string>();
+    const shown = await inTerminal('watch', `${shellEnv(env)} ${process.execPath} ${BIN} envelopes watch ${id} --interval 0.3`, {
+      onScreen: (screen) => {
+        const state = /status (\w+), (\d) of 2 signed/.exec(screen);
+        if (state) states.add(`${state[1]} ${state[2]}`);
+      },
+    });
+    expect(shown).toContain('EXIT=0');
+    // The view changed while it was watched (two states before the final one)…
+    expect(states.size, `states seen: ${[...states].join(', ')}`).toBeGreaterThanOrEqual(2);
+    // …yet the screen holds one block: redrawn, not appended.
+    expect(shown.match(/ of 2 signed/g)).toHaveLength(1);
+    expect(shown.match(/checked \d\d:\d\d:\d\d UTC/g)).toHaveLength(1);
+    expect(shown).toMatch(/status completed, 2 of 2 signed/);
+    expect(shown).toMatch(/✓ 1\. Layla Haddad\s+email\s+signed \d\d:\d\d:\d\d/);
+  }, 30_000);
+
+  it('void asks first: "n" leaves the envelope alone, "y" voids it', async () => {
+    const env = envOf();
+    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    const id = create(env, { ...example, contract_id: 'TTY-VOID', signers: [{ name: 'Nadia', email: 'nadia+noview@example.com', channel: 'email', order: 1 }] });
+    const run = (name: string, key: string) => {
+      let answered = false;
+      return inTerminal(name, `${shellEnv(env)} ${process.execPath} ${BIN} envelopes void ${id} --reason "sent by mistake"`, {
+        onScreen: (screen) => {
+          if (!answered && screen.includes(`Void ${id}?`)) {
+            answered = true;
+            tmux('send-keys', '-t', `${SESSION}-${name}`, '-l', key);
+            tmux('send-keys', '-t', `${SESSION}-${name}`, 'Enter');
+          }
+        },
+      });
+    };
+    const no = await run('void-no', 'n');
+    expect(no).toContain('EXIT=0');
+    expect(no).toContain(`${id} was not voided`);
+    const status = () => JSON.parse(execFileSync(process.execPath, [BIN, 'envelopes', 'get', id, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).status;
+    expect(status()).toBe('sent');
+    const yes = await run('void-yes', 'y');
+    expect(yes).toContain('EXIT=0');
+    expect(yes).toContain(`✓ voided ${id}: sent by mistake`);
+    expect(status()).toBe('voided');
+  }, 40_000);
+});

@@ -15,11 +15,11 @@ export interface SandboxProcess {
 }
 
 /** Spawns `sign-cli sandbox --port 0 --json` and waits for its first stdout line. */
-export async function startSandboxProcess(options: { dataDir?: string; args?: string[] } = {}): Promise<SandboxProcess> {
+export async function startSandboxProcess(options: { dataDir?: string; args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<SandboxProcess> {
   const dataDir = options.dataDir ?? tempDir('sign-cli-sandbox-');
   const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', '--data-dir', dataDir, ...(options.args ?? [])], {
     cwd: ROOT,
-    env: cleanEnv(),
+    env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
