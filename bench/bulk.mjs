@@ -3,12 +3,10 @@
 // 429), at several concurrencies (the default is chosen from this); and the
 // peak memory of validating 100,000 NDJSON lines with --dry-run, next to a
 // bare line-by-line read of the same file measured in the same run.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { BIN, ROOT, spawnServer, stop } from './util.mjs';
+import { BIN, ROOT, runMeasured as run, spawnServer, stop } from './util.mjs';
 
 const RATE = 6000;
 const LATENCY_MS = 200;
@@ -24,32 +22,6 @@ function ndjsonFile(dir, name, n) {
   const path = join(dir, `${name}.ndjson`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
-}
-
-/** Runs a command, sampling its resident memory; resolves with the peak (VmHWM) in MB and its stdout lines' arrival times. */
-function run(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const arrivals = [];
-    let stderr = '';
-    let peak = 0;
-    const sample = () => {
-      try {
-        const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-        peak = Math.max(peak, kb / 1024);
-      } catch {
-        // exited between samples
-      }
-    };
-    const timer = setInterval(sample, 25);
-    createInterface({ input: child.stdout }).on('line', (line) => arrivals.push({ at: performance.now(), line }));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(timer);
-      resolve({ code, arrivals, stderr, peakMb: Math.round(peak * 10) / 10 });
-    });
-  });
 }
 
 export async function benchBulk() {

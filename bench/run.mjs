@@ -1,12 +1,13 @@
 // `npm run bench`: every benchmark, each compared with a baseline measured in
 // the same run. Prints ratios; never fails a build on timing.
 import { benchBulk } from './bulk.mjs';
+import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
 
 const only = process.argv[2];
-const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery };
+const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery, list: benchList };
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -42,3 +42,29 @@ export function rssMb(pid) {
     return NaN;
   }
 }
+
+/** Runs a command, sampling its resident memory; resolves with the peak (VmHWM) in MB and its stdout lines' arrival times. */
+export function runMeasured(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const arrivals = [];
+    let stderr = '';
+    let peak = 0;
+    const sample = () => {
+      try {
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+        peak = Math.max(peak, kb / 1024);
+      } catch {
+        // exited between samples
+      }
+    };
+    const timer = setInterval(sample, 25);
+    createInterface({ input: child.stdout }).on('line', (line) => arrivals.push({ at: performance.now(), line }));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      resolve({ code, arrivals, stderr, peakMb: Math.round(peak * 10) / 10 });
+    });
+  });
+}

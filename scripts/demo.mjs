@@ -1,7 +1,8 @@
 // `npm run demo`: the whole life of an envelope, on this machine, through the
 // built CLI exactly as a user would type it: a local sandbox, `sign-cli
 // webhooks listen` printing each verified event, the envelope created, its
-// signing journey to completion, the signed copy saved, the audit trail verified.
+// signing journey to completion, the signed copy saved, the audit trail verified,
+// and the envelopes listed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,6 +110,10 @@ try {
 
     step('The audit trail, hash-chained, verified');
     await cli(['envelopes', 'audit', id, '--verify']);
+
+    step('Every envelope, newest first; --query picks one field (JMESPath), here the state of the newest');
+    await cli(['envelopes', 'list']);
+    await cli(['envelopes', 'list', '--limit', '1', '--query', 'status']);
   }
 } finally {
   step('Stop the listener (Ctrl-C prints its summary) and the sandbox');
