@@ -31,8 +31,8 @@ async function createOne(body: unknown): Promise<string> {
 }
 
 beforeAll(async () => {
-  // Speed 4: a two-signer journey completes in about two seconds.
-  sandbox = await startSandboxProcess({ args: ['--speed', '4', '--rate-limit', '100000'] });
+  // Speed 2: a two-signer journey completes in about three seconds.
+  sandbox = await startSandboxProcess({ args: ['--speed', '2', '--rate-limit', '100000'] });
   env = { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, SIGN_STATE_DIR: tempDir() };
 });
 afterAll(async () => {
@@ -196,7 +196,8 @@ describe('envelopes watch', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^\\S+Z  ${id}  sent  "Office lease renewal 2027", 2 signer\\(s\\)$`));
     // Each change is reported once, in order: signer 2 signs after signer 1 (sequential), then the envelope.
-    const signed1 = lines.findIndex((l) => /signer 1\. Layla Haddad: \S+ → signed$/.test(l));
+    // (A first look taken late, on a busy machine, may already find signer 1 signed.)
+    const signed1 = lines.findIndex((l) => /signer 1\. Layla Haddad: (\S+ → )?signed$/.test(l));
     const signed2 = lines.findIndex((l) => /signer 2\. Omar Khalil: \S+ → signed$/.test(l));
     expect(signed1).toBeGreaterThan(0);
     expect(signed2).toBeGreaterThan(signed1);
