@@ -8,7 +8,6 @@
  * Deliveries run beside the API and never hold up a request.
  */
 import { Agent, request } from 'undici';
-import { signStandard } from '../core/webhooks.js';
 import { VERSION } from '../core/version.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import type { DeliveryRecord, SandboxStore } from './store.js';
@@ -29,7 +28,8 @@ export class Deliverer {
     private readonly store: SandboxStore,
     private readonly clock: SandboxClock,
     private readonly scheduler: Scheduler,
-    private readonly secret: () => string,
+    /** The signature headers of one attempt (Standard Webhooks: HMAC `v1`, or Ed25519 `v1a`). */
+    private readonly sign: (id: string, timestampSeconds: number, body: string) => Record<string, string>,
   ) {}
 
   enqueue(deliveries: DeliveryRecord[]): void {
@@ -95,7 +95,7 @@ export class Deliverer {
         headers: {
           'content-type': 'application/json',
           'user-agent': `sign-cli-sandbox/${VERSION}`,
-          ...signStandard(this.secret(), delivery.id, timestamp, delivery.body),
+          ...this.sign(delivery.id, timestamp, delivery.body),
         },
         body: delivery.body,
       });

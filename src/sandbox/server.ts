@@ -14,7 +14,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { isRecord, validateEnvelope, type ValueLists } from '../core/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
-import { newStandardSecret, safeEqual } from '../core/webhooks.js';
+import { newStandardSecret, safeEqual, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
 import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
@@ -259,7 +259,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const limiter = new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT);
   const faults = new FaultPlan(options.faults);
   const scheduler = new Scheduler(clock);
-  const deliverer = new Deliverer(store, clock, scheduler, () => secrets.webhookSecret);
+  const deliverer = new Deliverer(store, clock, scheduler, (id, timestamp, body) => ({ ...signStandard(secrets.webhookSecret, id, timestamp, body) }));
   const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries));
   const inFlight = new Set<string>();
   const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {} };
