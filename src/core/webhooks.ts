@@ -4,8 +4,11 @@
  *
  * standard  Standard Webhooks (https://www.standardwebhooks.com), as Svix:
  *           content = `${webhook-id}.${webhook-timestamp}.${raw body}`,
- *           `webhook-signature: v1,<base64 HMAC-SHA256>` (several, space-separated),
- *           secret `whsec_<base64>` whose base64 part, decoded, is the key.
+ *           `webhook-signature: v1,<base64 HMAC-SHA256>` with a secret
+ *           `whsec_<base64>` (its base64 part, decoded, is the key), and/or
+ *           `v1a,<base64 Ed25519 signature>` with a public key `whpk_<base64>`
+ *           (signed with its `whsk_<base64>` seed); several signatures,
+ *           space-separated, and several keys, of both kinds, for rotation.
  * stripe    `Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, the
  *           secret string used as is.
  * hmac      An HMAC of the raw body alone in a header of your choice, hex or
@@ -15,8 +18,11 @@
  * Verification always runs over the raw bytes received and compares in
  * constant time.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, ED25519_SIGNATURE_BYTES, ed25519PrivateKey, ed25519PublicKey, ed25519Sign, ed25519Verify } from './ed25519.js';
 import { PreparedHmac } from './hmac.js';
+
+export { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, ed25519PublicKeyOf, newEd25519KeyPair } from './ed25519.js';
 
 export const WEBHOOK_SCHEMES = ['standard', 'stripe', 'hmac'] as const;
 export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
@@ -72,13 +78,21 @@ export function standardSignature(secret: string | Buffer, id: string, timestamp
   return createHmac('sha256', key).update(standardSignedPrefix(id, timestampSeconds)).update(body).digest('base64');
 }
 
-/** Headers for one delivery attempt, signed with the given secret. */
+/** The base64 Ed25519 signature (`v1a`) of one delivery, with a `whsk_` signing key. */
+export function standardEd25519Signature(signingKey: string, id: string, timestampSeconds: number, body: string | Buffer): string {
+  const content = Buffer.concat([Buffer.from(standardSignedPrefix(id, timestampSeconds)), typeof body === 'string' ? Buffer.from(body) : body]);
+  return ed25519Sign(ed25519PrivateKey(signingKey), content).toString('base64');
+}
+
+/**
+ * Headers for one delivery attempt: signed `v1` (HMAC) with a `whsec_`
+ * secret, or `v1a` (Ed25519) with a `whsk_` signing key.
+ */
 export function signStandard(secret: string, id: string, timestampSeconds: number, body: string | Buffer): WebhookHeaders {
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${standardSignature(secret, id, timestampSeconds, body)}`,
-  };
+  const signature = secret.startsWith(ED25519_SECRET_PREFIX)
+    ? `v1a,${standardEd25519Signature(secret, id, timestampSeconds, body)}`
+    : `v1,${standardSignature(secret, id, timestampSeconds, body)}`;
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signature };
 }
 
 export function stripeSignature(secret: string, timestampSeconds: number, body: string | Buffer): string {
@@ -119,6 +133,13 @@ export type VerifyFailureCode =
   | 'timestamp_too_old'
   | 'timestamp_in_future'
   | 'no_supported_signature'
+  /** Signed with another scheme than the one configured (a Stripe-Signature under `standard`…). */
+  | 'other_scheme'
+  /** Signed only with kinds of key not given (v1a with only whsec_ secrets, v1 with only whpk_ keys). */
+  | 'key_kind_mismatch'
+  /** The signature matches the body as it was sent, not as received: a proxy or framework changed it. */
+  | 'body_altered'
+  /** No key matches: the secret is not the sender's (or the body was rewritten beyond repair). */
   | 'signature_mismatch';
 
 export type VerifyResult =
@@ -139,8 +160,12 @@ export class WebhookVerifier {
   readonly toleranceSeconds: number;
   readonly signatureHeader: string;
   readonly algorithm: HmacAlgorithm;
-  /** One prepared HMAC per secret (the decoded key for the standard scheme, the string itself otherwise). */
-  private readonly keys: PreparedHmac[];
+  /** One prepared HMAC per HMAC secret (the decoded key for the standard scheme, the string itself otherwise). */
+  private readonly keys: PreparedHmac[] = [];
+  /** The Ed25519 public keys (standard scheme, `v1a`). */
+  private readonly publicKeys: KeyObject[] = [];
+  /** Each key's position among the secrets given, for `secretIndex`: HMAC keys first, then public keys. */
+  private readonly positions: number[] = [];
 
   constructor(options: VerifierOptions) {
     this.scheme = options.scheme ?? 'standard';
@@ -148,14 +173,33 @@ export class WebhookVerifier {
     this.signatureHeader = (options.signatureHeader ?? DEFAULT_HMAC_HEADER).toLowerCase();
     this.algorithm = options.algorithm ?? 'sha256';
     if (options.secrets.length === 0) throw new Error('no webhook secret given');
-    this.keys = options.secrets.map((secret, i) => {
-      if (this.scheme !== 'standard') return new PreparedHmac(this.scheme === 'hmac' ? this.algorithm : 'sha256', Buffer.from(secret, 'utf8'));
+    const publicPositions: number[] = [];
+    options.secrets.forEach((secret, i) => {
+      const asymmetric = secret.startsWith(ED25519_PUBLIC_PREFIX) || secret.startsWith(ED25519_SECRET_PREFIX);
+      if (this.scheme !== 'standard') {
+        if (asymmetric) throw new Error(`webhook secret #${i + 1} is an Ed25519 key, which only the standard scheme uses (v1a)`);
+        this.keys.push(new PreparedHmac(this.scheme === 'hmac' ? this.algorithm : 'sha256', Buffer.from(secret, 'utf8')));
+        this.positions.push(i);
+        return;
+      }
       try {
-        return new PreparedHmac('sha256', standardSecretKey(secret));
-      } catch {
-        throw new Error(`webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" followed by base64); use --scheme stripe or hmac for other secrets`);
+        if (asymmetric) {
+          // A whsk_ signing key verifies too (its public half), as in the Standard Webhooks libraries.
+          this.publicKeys.push(secret.startsWith(ED25519_PUBLIC_PREFIX) ? ed25519PublicKey(secret) : createPublicKey(ed25519PrivateKey(secret)));
+          publicPositions.push(i);
+        } else {
+          this.keys.push(new PreparedHmac('sha256', standardSecretKey(secret)));
+          this.positions.push(i);
+        }
+      } catch (error) {
+        throw new Error(
+          asymmetric
+            ? `webhook secret #${i + 1}: ${(error as Error).message}`
+            : `webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" or "whpk_" followed by base64); use --scheme stripe or hmac for other secrets`,
+        );
       }
     });
+    this.positions.push(...publicPositions);
   }
 
   /** Verifies one delivery: `headers` with lower-case names, `body` the raw bytes received. */
@@ -191,47 +235,104 @@ export class WebhookVerifier {
   }
 
   private mismatch(candidates: number, id?: string): VerifyResult {
-    const secrets = this.keys.length === 1 ? 'the secret' : `any of the ${this.keys.length} secrets`;
-    return this.fail(401, 'signature_mismatch', `signature mismatch: ${candidates} signature${candidates === 1 ? '' : 's'} checked against ${secrets}; the body was changed in transit or the secret is wrong`, id);
+    const count = this.keys.length + this.publicKeys.length;
+    const secrets = count === 1 ? 'the secret' : `any of the ${count} secrets`;
+    return this.fail(
+      401,
+      'signature_mismatch',
+      `signature mismatch: ${candidates} signature${candidates === 1 ? '' : 's'} checked against ${secrets}; wrong secret (not the one the sender signs with), or a body rewritten in transit`,
+      id,
+    );
   }
 
   private verifyStandard(headers: HeaderBag, body: Buffer, nowMs: number): VerifyResult {
     const id = header(headers, 'webhook-id', 'svix-id');
     const timestampText = header(headers, 'webhook-timestamp', 'svix-timestamp');
     const signatures = header(headers, 'webhook-signature', 'svix-signature');
+    if (!id && !timestampText && !signatures) {
+      const other = otherScheme(headers, 'standard');
+      if (other) return this.fail(401, 'other_scheme', other);
+    }
     if (!id) return this.fail(401, 'missing_header', 'missing header webhook-id');
     if (!timestampText) return this.fail(401, 'missing_header', 'missing header webhook-timestamp', id);
     if (!signatures) return this.fail(401, 'missing_header', 'missing header webhook-signature', id);
     const timestamp = this.checkTimestamp(timestampText, 'webhook-timestamp', nowMs, id);
     if (typeof timestamp !== 'number') return timestamp;
-    // Each "v1,<base64>" is decoded once and compared as bytes in constant time. Only canonical
-    // base64 of a SHA-256 digest counts (as the standardwebhooks package): Buffer.from() would skip
-    // junk characters and accept missing padding, so decoding alone is not proof of the signed text.
-    const candidates: Buffer[] = [];
+    // Each "v1,<base64>" (HMAC) and "v1a,<base64>" (Ed25519) is decoded once. Only canonical base64
+    // of the right length counts (as the standardwebhooks package): Buffer.from() would skip junk
+    // characters and accept missing padding, so decoding alone is not proof of the signed text.
+    const hmacs: Buffer[] = [];
+    const edSignatures: Buffer[] = [];
     let malformed = 0;
+    const versions = new Set<string>();
     for (const entry of signatures.split(' ')) {
-      if (!entry.startsWith('v1,')) continue;
-      const decoded = strictBase64(entry.slice(3), SHA256_BYTES);
-      if (decoded) candidates.push(decoded);
-      else malformed++;
+      if (entry.startsWith('v1,')) {
+        const decoded = strictBase64(entry.slice(3), SHA256_BYTES);
+        if (decoded) hmacs.push(decoded);
+        else malformed++;
+      } else if (entry.startsWith('v1a,')) {
+        const decoded = strictBase64(entry.slice(4), ED25519_SIGNATURE_BYTES);
+        if (decoded) edSignatures.push(decoded);
+        else malformed++;
+      } else if (entry.includes(',')) versions.add(entry.slice(0, entry.indexOf(',')));
     }
-    // A malformed one is a signature that does not match (as the standardwebhooks package says too).
-    if (candidates.length === 0) return malformed > 0 ? this.mismatch(malformed, id) : this.fail(401, 'no_supported_signature', 'webhook-signature has no v1 signature', id);
+    if (hmacs.length === 0 && edSignatures.length === 0) {
+      // A malformed one is a signature that does not match (as the standardwebhooks package says too).
+      if (malformed > 0) return this.mismatch(malformed, id);
+      const found = versions.size > 0 ? ` (found ${[...versions].slice(0, 3).map((v) => JSON.stringify(v.slice(0, 12))).join(', ')})` : '';
+      return this.fail(401, 'no_supported_signature', `webhook-signature has no v1 or v1a signature${found}`, id);
+    }
     const signedPrefix = standardSignedPrefix(id, timestamp);
-    for (let i = 0; i < this.keys.length; i++) {
-      const expected = this.keys[i]!.mac(signedPrefix, body);
-      for (const candidate of candidates) {
-        if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) {
-          return { ok: true, id, timestampSeconds: timestamp, secretIndex: i };
-        }
+    const match = this.matchStandard(signedPrefix, body, hmacs, edSignatures);
+    if (match >= 0) return { ok: true, id, timestampSeconds: timestamp, secretIndex: this.positions[match]! };
+    // Nothing matched: say why, in the terms a person can act on.
+    if (hmacs.length > 0 && this.keys.length === 0 && edSignatures.length === 0) {
+      return this.fail(401, 'key_kind_mismatch', `signed with HMAC (v1) only, but only Ed25519 public keys (whpk_) were given; add the sender's whsec_ secret`, id);
+    }
+    if (edSignatures.length > 0 && this.publicKeys.length === 0 && hmacs.length === 0) {
+      return this.fail(401, 'key_kind_mismatch', `signed with Ed25519 (v1a) only, but no public key (whpk_) was given; add the sender's whpk_ key to the secrets`, id);
+    }
+    const altered = this.alteration(signedPrefix, body, hmacs, edSignatures);
+    if (altered) {
+      return this.fail(401, 'body_altered', `body altered in transit (${altered}): the signature matches the body as it was sent, not as received; verify the raw bytes, before any parsing or re-encoding`, id);
+    }
+    return this.mismatch(hmacs.length + edSignatures.length + malformed, id);
+  }
+
+  /** The index (HMAC keys, then public keys) of the key that made one of the signatures, or -1. */
+  private matchStandard(signedPrefix: string, body: Buffer, hmacs: Buffer[], edSignatures: Buffer[]): number {
+    if (hmacs.length > 0) {
+      for (let i = 0; i < this.keys.length; i++) {
+        const expected = this.keys[i]!.mac(signedPrefix, body);
+        for (const candidate of hmacs) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) return i;
       }
     }
-    return this.mismatch(candidates.length + malformed, id);
+    if (edSignatures.length > 0 && this.publicKeys.length > 0) {
+      const content = Buffer.concat([Buffer.from(signedPrefix), body]);
+      for (let i = 0; i < this.publicKeys.length; i++) {
+        for (const candidate of edSignatures) if (ed25519Verify(this.publicKeys[i]!, content, candidate)) return this.keys.length + i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * After a mismatch only (never on the hot path): whether the signature fits
+   * the body as a proxy or framework commonly changes it (a newline added or
+   * taken away, line ends converted, a byte-order mark, JSON re-serialised).
+   * Then the secret is right and the body is what changed.
+   */
+  private alteration(signedPrefix: string, body: Buffer, hmacs: Buffer[], edSignatures: Buffer[]): string | undefined {
+    for (const [how, variant] of bodyVariants(body)) if (this.matchStandard(signedPrefix, variant, hmacs, edSignatures) >= 0) return how;
+    return undefined;
   }
 
   private verifyStripe(headers: HeaderBag, body: Buffer, nowMs: number): VerifyResult {
     const value = header(headers, 'stripe-signature');
-    if (value === undefined || value.trim() === '') return this.fail(401, 'missing_header', 'missing header stripe-signature');
+    if (value === undefined || value.trim() === '') {
+      const other = otherScheme(headers, 'stripe');
+      return other ? this.fail(401, 'other_scheme', other) : this.fail(401, 'missing_header', 'missing header stripe-signature');
+    }
     let timestampText: string | undefined;
     const v1: string[] = [];
     for (const part of value.split(',')) {
@@ -254,7 +355,10 @@ export class WebhookVerifier {
 
   private verifyHmac(headers: HeaderBag, body: Buffer): VerifyResult {
     const value = header(headers, this.signatureHeader);
-    if (value === undefined || value.trim() === '') return this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
+    if (value === undefined || value.trim() === '') {
+      const other = otherScheme(headers, 'hmac');
+      return other ? this.fail(401, 'other_scheme', other) : this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
+    }
     // GitHub-style "sha256=<hex>" prefixes are accepted.
     const candidate = value.trim().replace(/^(sha256|sha512)=/i, '');
     for (let i = 0; i < this.keys.length; i++) {
@@ -265,6 +369,39 @@ export class WebhookVerifier {
     }
     return this.mismatch(1);
   }
+}
+
+/** When a delivery carries another scheme's signature headers: which, and the option that verifies it. */
+function otherScheme(headers: HeaderBag, current: WebhookScheme): string | undefined {
+  if (current !== 'standard' && (headers['webhook-signature'] !== undefined || headers['svix-signature'] !== undefined)) {
+    return `signed the Standard Webhooks way (webhook-signature), not ${current}: use --scheme standard`;
+  }
+  if (current !== 'stripe' && headers['stripe-signature'] !== undefined) return `signed the Stripe way (stripe-signature), not ${current}: use --scheme stripe`;
+  if (current === 'standard') {
+    const named = ['x-hub-signature-256', 'x-signature', 'x-docusign-signature-1'].find((name) => headers[name] !== undefined);
+    if (named) return `signed with a plain HMAC in ${named}, not the Standard Webhooks way: use --scheme hmac --signature-header ${named}`;
+  }
+  return undefined;
+}
+
+/** The ways a body is commonly changed between sender and receiver, each as the body before the change. */
+function* bodyVariants(body: Buffer): Generator<[string, Buffer]> {
+  const text = body.toString('utf8');
+  if (text.startsWith('\ufeff')) yield ['a byte-order mark added', Buffer.from(text.slice(1))];
+  if (/\r?\n$/.test(text)) yield ['a trailing newline added', Buffer.from(text.replace(/\r?\n$/, ''))];
+  else yield ['a trailing newline removed', Buffer.from(`${text}\n`)];
+  if (text.includes('\r\n')) yield ['line ends converted to CRLF', Buffer.from(text.replace(/\r\n/g, '\n'))];
+  else if (text.includes('\n')) yield ['line ends converted to LF', Buffer.from(text.replace(/\n/g, '\r\n'))];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const compact = JSON.stringify(parsed);
+  if (compact !== text) yield ['the JSON re-serialised', Buffer.from(compact)];
+  const pretty = JSON.stringify(parsed, null, 2);
+  if (pretty !== text) yield ['the JSON re-serialised', Buffer.from(pretty)];
 }
 
 /** An id for de-duplication when the scheme carries none: the payload's `id`, else a hash of the body. */
