@@ -6,7 +6,8 @@
 // - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
 //   parts (undici, zod, conf, inquirer, cli-table3, the sandbox, the listener), reached
 //   through dynamic import(), land in their own chunks and load only when a command needs
-//   them: start-up cost is the modules a command loads (bench/startup.mjs).
+//   them: start-up cost is the modules a command loads (bench/startup.mjs). pdfkit and
+//   fontkit stay outside it (EXTERNAL_PACKAGES).
 // - dist/cli/version.js: the version alone, so the launcher answers --version without
 //   loading the CLI.
 // Everything is built beside dist/ and then put in its place, so that a run of the CLI (or
@@ -157,6 +158,16 @@ const dynamicCommonJs = {
 };
 const requireFromRoot = createRequire(`${root}package.json`);
 
+/**
+ * Loaded from node_modules at run time, not bundled: pdfkit (the sandbox's signed copy,
+ * src/sandbox/pdf.ts) reads data files beside its own code and requires its font metrics
+ * through its package.json `imports`, and the signed copy passes it fontkit fonts that
+ * must be instances of the fontkit pdfkit itself imports. Both are runtime dependencies,
+ * imported only when a signed copy is made. (The DejaVu fonts are found with
+ * require.resolve at run time; bidi-js, plain code, is bundled.)
+ */
+const EXTERNAL_PACKAGES = ['pdfkit', 'fontkit'];
+
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
@@ -181,6 +192,7 @@ const result = await esbuild.build({
     js: 'const require=(id)=>process.getBuiltinModule(id)??process.getBuiltinModule("node:module").createRequire(import.meta.url)(id);',
   },
   legalComments: 'eof',
+  external: EXTERNAL_PACKAGES,
   plugins: [confWithoutSchemaSupport, builtins, dynamicCommonJs],
   metafile: true,
   logLevel: 'warning',

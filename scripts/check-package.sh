@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix.
-# The installed command must answer --version and --help, run the sandbox and create an
-# envelope against it, and a project that installs the tarball must import the library by name.
+# The installed command must answer --version and --help, run the sandbox, create an
+# envelope against it and download a completed envelope's signed copy (pdfkit, fontkit and the
+# DejaVu fonts load from the installed package's node_modules), and a project that installs
+# the tarball must import the library by name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -21,13 +23,23 @@ bin="$work/prefix/bin/sign-cli"
 "$bin" --version
 "$bin" --help > /dev/null
 
-"$bin" sandbox --port 0 --json --data-dir "$work/sandbox" > "$work/sandbox.out" 2> "$work/sandbox.err" &
+# Speed 20: a journey completes in well under a second.
+"$bin" sandbox --port 0 --json --speed 20 --data-dir "$work/sandbox" > "$work/sandbox.out" 2> "$work/sandbox.err" &
 sandbox_pid=$!
 for _ in $(seq 100); do [ -s "$work/sandbox.out" ] && break; sleep 0.1; done
 first_line() { node -e 'const [line] = require("fs").readFileSync(process.argv[1], "utf8").split("\n"); console.log(JSON.parse(line)[process.argv[2]])' "$work/sandbox.out" "$1"; }
 export SIGN_BASE_URL="$(first_line base_url)" SIGN_API_KEY="$(first_line api_key)" SIGN_STATE_DIR="$work/state" SIGN_CONFIG_DIR="$work/config"
 "$bin" envelopes create -f "$root/examples/envelope.json" --json > "$work/created.json"
 node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (r.status !== "created" || !r.envelope.id) process.exit(1); console.log(`installed CLI created ${r.envelope.id}`)' "$work/created.json"
+arabic_id="$("$bin" envelopes create -f "$root/examples/envelope-ar.json" --json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).envelope.id)')"
+"$bin" envelopes download "$arabic_id" -o "$work/signed.pdf" --wait --wait-timeout 60
+node -e '
+  const pdf = require("fs").readFileSync(process.argv[1]);
+  const text = pdf.toString("latin1");
+  const ok = text.startsWith("%PDF-") && text.trimEnd().endsWith("%%EOF") && text.includes("+DejaVuSans") && !text.includes("Helvetica");
+  if (!ok) { console.error("the signed copy is not a PDF with the DejaVu fonts embedded"); process.exit(1); }
+  console.log(`installed CLI downloaded the signed copy of ${process.argv[2]}: ${pdf.length} bytes, DejaVu Sans embedded`);
+' "$work/signed.pdf" "$arabic_id"
 
 mkdir "$work/app"
 cd "$work/app"

@@ -448,14 +448,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       operation: 'downloadSignedCopy',
       method: 'GET',
       pattern: pathPattern(ENDPOINTS.downloadSignedCopy.path),
-      handle: ({ res, params }) => {
+      handle: async ({ res, params }) => {
         const envelope = findEnvelope(res, params[0]!);
         if (!envelope) return;
         if (envelope.status !== 'completed') {
           sendError(res, 409, 'envelope_not_completed', `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`, { envelope_status: envelope.status });
           return;
         }
-        const pdf = signedCopyPdf(envelope, store.audits.get(envelope.id)?.at(-1)?.hash);
+        const pdf = await signedCopyPdf(envelope, store.audits.get(envelope.id) ?? []);
         res.writeHead(200, {
           'content-type': 'application/pdf',
           'content-length': pdf.length,

@@ -1,34 +1,134 @@
-/** The signed copy of a completed envelope, as a PDF. */
-import { renderPdf, type PdfLine } from './pdf.js';
-import type { EnvelopeRecord } from './store.js';
+/**
+ * The signed copy of a completed envelope, as a PDF: the envelope as signed
+ * (page 1), then a certificate of completion like DocuSign's (each signer,
+ * channel, verification and times, and the audit trail's head hash), which
+ * starts on a page of its own and ends the document.
+ */
+import type { AuditEntry } from '../core/audit.js';
+import { CONTENT_WIDTH, renderPdf, type PdfRow } from './pdf.js';
+import type { EnvelopeRecord, SignerRecord } from './store.js';
 
-export function signedCopyPdf(envelope: EnvelopeRecord, auditHead: string | undefined): Buffer {
+/** Values start here (points from the left margin); labels fit before it. */
+const VALUE_AT = 150;
+/** Signer details are indented under the signer's name. */
+const INDENT = 18;
+
+const text = (value: unknown): string => (value === undefined || value === null || value === '' ? '-' : String(value));
+
+const heading = (title: string, size = 12, gap = 14): PdfRow => ({ gap, cells: [{ text: title, size, bold: true }] });
+
+function field(label: string, value: unknown, options: { indent?: number; size?: number; gap?: number } = {}): PdfRow {
+  const indent = options.indent ?? 0;
+  return {
+    gap: options.gap ?? 2,
+    cells: [
+      { text: `${label}:`, at: indent, width: VALUE_AT - indent - 6, size: options.size },
+      { text: text(value), at: VALUE_AT, width: CONTENT_WIDTH - VALUE_AT, size: options.size },
+    ],
+  };
+}
+
+/** "1." and the name, the name in a cell of its own: a bidi paragraph that starts with the name's own script. */
+const signerName = (number: string, name: string): PdfRow => ({
+  gap: 10,
+  cells: [
+    { text: number, bold: true, width: INDENT },
+    { text: name, bold: true, at: INDENT },
+  ],
+});
+
+const contactOf = (signer: SignerRecord): unknown => (signer.channel === 'whatsapp' ? signer.phone : (signer.email ?? signer.phone));
+
+/** Signers in signing order. */
+const ordered = (envelope: EnvelopeRecord): SignerRecord[] => [...envelope.signers].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+
+/** When the signer did `type` (signer.viewed, …): the envelope record, else the signer's audit entry. */
+function timeOf(signer: SignerRecord, field: string, type: string, audit: readonly AuditEntry[]): string | undefined {
+  if (typeof signer[field] === 'string') return signer[field];
+  return audit.find((entry) => entry.type === type && entry.actor.startsWith(`signer:${signer.id} `))?.at;
+}
+
+function signedCopyRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
   const document = (envelope.document ?? {}) as { template_id?: unknown; version?: unknown };
-  const text = (value: unknown) => (value === undefined || value === null ? '-' : String(value));
-  const lines: PdfLine[] = [
-    { text: 'Signed copy', size: 18, bold: true },
-    { text: text(envelope.title), size: 14, bold: true, gap: 6 },
-    { text: `Envelope ${envelope.id}`, gap: 10 },
-    { text: `Contract ID: ${text(envelope.contract_id)}` },
-    { text: `Document template: ${text(document.template_id)}, version ${text(document.version)}` },
-    { text: `Signature level: ${text(envelope.signature_level)}    Locale: ${text(envelope.locale)}` },
-    { text: `Sent: ${envelope.created_at}    Completed: ${text(envelope.completed_at)}` },
-    { text: `Signing order: ${envelope.sequential ? 'sequential' : 'any order'}` },
-    { text: 'Signers', size: 12, bold: true, gap: 12 },
+  const rows: PdfRow[] = [
+    heading('Signed copy', 18, 0),
+    { gap: 6, cells: [{ text: text(envelope.title), size: 14, bold: true }] },
+    field('Envelope', envelope.id, { gap: 10 }),
+    field('Contract ID', envelope.contract_id),
+    field('Document template', `${text(document.template_id)}, version ${text(document.version)}`),
+    field('Signature level', envelope.signature_level),
+    field('Locale', envelope.locale),
+    field('Sent', envelope.created_at),
+    field('Completed', envelope.completed_at),
+    field('Signing order', envelope.sequential ? 'sequential' : 'any order'),
+    heading('Signers'),
   ];
-  const signers = [...envelope.signers].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
-  signers.forEach((signer, i) => {
-    const contact = signer.channel === 'whatsapp' ? signer.phone : signer.email;
-    lines.push(
-      { text: `${signer.order ?? i + 1}. ${signer.name}`, bold: true, gap: 6 },
-      { text: `   Channel: ${signer.channel}${contact ? ` (${contact})` : ''}    Verification: ${signer.verification ?? 'none'}` },
-      { text: `   Signed at: ${text(signer.signed_at)}` },
+  ordered(envelope).forEach((signer, i) => {
+    rows.push(
+      signerName(`${signer.order ?? i + 1}.`, signer.name),
+      field('Channel', signer.channel, { indent: INDENT }),
+      field('Contact', contactOf(signer), { indent: INDENT }),
+      field('Verification', signer.verification ?? 'none', { indent: INDENT }),
+      field('Signed at', timeOf(signer, 'signed_at', 'signer.signed', audit), { indent: INDENT }),
     );
   });
-  lines.push(
-    { text: 'Audit trail', size: 12, bold: true, gap: 12 },
-    { text: `Hash of the last audit entry (SHA-256): ${auditHead ?? '-'}`, size: 8 },
-    { text: 'Generated by the sign-cli sandbox: a test document with no legal effect.', size: 8, gap: 16 },
+  rows.push(
+    heading('Audit trail'),
+    field('Entries', audit.length),
+    field('Head hash (SHA-256)', audit.at(-1)?.hash, { size: 8 }),
+    { gap: 16, cells: [{ text: 'Generated by the sign-cli sandbox: a test document with no legal effect. The certificate of completion follows.', size: 8 }] },
   );
-  return renderPdf(lines, { title: `Signed copy: ${text(envelope.title)}`, createdAt: new Date(String(envelope.completed_at ?? envelope.created_at)) });
+  return rows;
+}
+
+function certificateRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
+  const signers = ordered(envelope);
+  const first = audit[0];
+  const last = audit.at(-1);
+  const rows: PdfRow[] = [
+    { ...heading('Certificate of completion', 18, 0), newPage: true },
+    heading('Envelope', 12, 10),
+    field('Envelope', envelope.id),
+    field('Title', envelope.title),
+    field('Contract ID', envelope.contract_id),
+    field('Status', envelope.status),
+    field('Signature level', envelope.signature_level),
+    field('Signers', `${signers.length}, ${envelope.sequential ? 'in order' : 'in any order'}`),
+    field('Sent by', first?.type === 'envelope.created' ? first.actor : undefined),
+    field('Sent', envelope.created_at),
+    field('Completed', envelope.completed_at),
+    heading('Signer events'),
+  ];
+  signers.forEach((signer, i) => {
+    const verifiedAt = timeOf(signer, 'verified_at', 'signer.verified', audit);
+    const verification = signer.verification ? `${signer.verification}${verifiedAt ? `, verified ${verifiedAt}` : ''}` : 'none';
+    rows.push(
+      signerName(`${signer.order ?? i + 1}.`, signer.name),
+      field('Channel', signer.channel, { indent: INDENT }),
+      field('Contact', contactOf(signer), { indent: INDENT }),
+      field('Verification', verification, { indent: INDENT }),
+      field('Notified', signer.notified_at, { indent: INDENT }),
+      field('Viewed', timeOf(signer, 'viewed_at', 'signer.viewed', audit), { indent: INDENT }),
+      field('Signed', timeOf(signer, 'signed_at', 'signer.signed', audit), { indent: INDENT }),
+    );
+  });
+  rows.push(
+    heading('Audit trail'),
+    field('Entries', audit.length === 0 ? 0 : `${audit.length} (seq ${first!.seq} to ${last!.seq}), each chained to the one before by SHA-256`),
+    field('First entry', first ? `${first.at} ${first.type}` : undefined),
+    field('Last entry', last ? `${last.at} ${last.type}` : undefined),
+    field('Head hash (SHA-256)', last?.hash, { size: 8 }),
+    field('Check', `sign-cli envelopes audit ${envelope.id} --verify`),
+    {
+      gap: 18,
+      cells: [{ text: 'Generated by the sign-cli sandbox, a local emulator of the e-signature service: a test document with no legal effect.', size: 8 }],
+    },
+  );
+  return rows;
+}
+
+/** The signed copy and its certificate of completion; `audit` is the envelope's whole trail. */
+export function signedCopyPdf(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): Promise<Buffer> {
+  const rows = [...signedCopyRows(envelope, audit), ...certificateRows(envelope, audit)];
+  return renderPdf(rows, { title: `Signed copy: ${text(envelope.title)}`, createdAt: new Date(String(envelope.completed_at ?? envelope.created_at)) });
 }
