@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { deliveryId, type HeaderBag, type WebhookVerifier } from '../core/webhooks.js';
+import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
 
 export const DEFAULT_LISTEN_PORT = 4020;
@@ -18,8 +19,13 @@ const DRAIN_LIMIT = 16 * 1024 * 1024;
 const SAVE_EVERY_MS = 5_000;
 /** At Ctrl-C, answers already queued get this long to reach their senders before connections are cut. */
 const CLOSE_GRACE_MS = 1_000;
-/** Headers that describe one hop, not the delivery; never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+/** Headers that describe one hop, not the delivery; never forwarded (nor set with --forward-header). */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+/** How much of an app's answer is kept for --verbose. */
+const ANSWER_SAMPLE_BYTES = 500;
+
+/** What one target answered a forwarded delivery, or why it could not be reached. */
+export type ForwardOutcome = { url: string; status: number; durationMs: number; body: string } | { url: string; error: string };
 
 export interface ListenedEvent {
   id: string;
@@ -32,7 +38,8 @@ export interface ListenedEvent {
   payload: unknown;
   /** The body as received (UTF-8), so output can embed it without serialising the payload again. */
   rawBody: string;
-  forward?: { status: number; durationMs: number } | { error: string };
+  /** One per target the event was forwarded to (none when no target matched its type). */
+  forwards?: ForwardOutcome[];
 }
 
 export interface Rejection {
@@ -48,6 +55,8 @@ export interface ListenerStats {
   verified: number;
   rejected: number;
   duplicates: number;
+  /** Verified and answered 2xx, but outside --events: neither printed nor forwarded. */
+  filtered: number;
 }
 
 export interface ListenerOptions {
@@ -56,7 +65,14 @@ export interface ListenerOptions {
   verifier: WebhookVerifier;
   seen: SeenIds;
   maxBodyBytes?: number;
-  forwardTo?: string | undefined;
+  /** Where verified events go, each to every target whose glob matches its type. */
+  forwardTo?: readonly ForwardTarget[];
+  /** Added to every forward (`--forward-header`). */
+  forwardHeaders?: Readonly<Record<string, string>>;
+  /** Accept a local HTTPS app's self-signed certificate (`--forward-insecure`; never the default). */
+  forwardInsecure?: boolean;
+  /** Only events whose type passes are printed and forwarded (`--events`); the rest are still verified and answered. */
+  events?: (type: string) => boolean;
   /** How long a client may take to send its headers, and its whole request (default 5 s and 10 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -143,12 +159,16 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   const { verifier, seen } = options;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const now = options.now ?? Date.now;
-  const stats: ListenerStats = { received: 0, verified: 0, rejected: 0, duplicates: 0 };
+  const stats: ListenerStats = { received: 0, verified: 0, rejected: 0, duplicates: 0, filtered: 0 };
+  const targets = options.forwardTo ?? [];
   const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   /** Set at close(): deliveries still arriving are refused with 503, so the sender retries them later. */
   let closing = false;
-  const agent = options.forwardTo ? new Agent({ headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS }) : undefined;
+  const agent =
+    targets.length > 0
+      ? new Agent({ headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS, ...(options.forwardInsecure ? { connect: { rejectUnauthorized: false } } : {}) })
+      : undefined;
 
   function reject(req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
     stats.rejected++;
@@ -158,30 +178,58 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     options.onReject({ status, reason, method: req.method, path: req.url });
   }
 
-  async function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<ListenedEvent['forward']> {
+  /** Posts the delivery as received (body and signature headers, plus --forward-header) to one target. */
+  async function forwardOne(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardOutcome & { answer?: Buffer; contentType?: string }> {
+    const started = now();
+    try {
+      const response = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+      const answer = Buffer.from(await response.body.arrayBuffer());
+      const contentType = response.headers['content-type'];
+      return {
+        url,
+        status: response.statusCode,
+        durationMs: now() - started,
+        body: answer.subarray(0, ANSWER_SAMPLE_BYTES).toString('utf8'),
+        answer,
+        ...(typeof contentType === 'string' ? { contentType } : {}),
+      };
+    } catch (error) {
+      return { url, error: `${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}` };
+    }
+  }
+
+  /**
+   * Forwards to every matching target at once and answers the sender from
+   * them, so its retries follow the apps: one target's answer is relayed as
+   * is; with several, 200 when all took it, else the first failure's status
+   * (502 when a target could not be reached).
+   */
+  async function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, matching: readonly ForwardTarget[]): Promise<ForwardOutcome[]> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const started = now();
-    try {
-      const response = await request(options.forwardTo!, { method: 'POST', headers, body, dispatcher: agent });
-      const answer = Buffer.from(await response.body.arrayBuffer());
-      const contentType = response.headers['content-type'];
-      // The sender gets the app's answer, so its retries follow the app's success or failure.
-      res.writeHead(response.statusCode, {
-        ...(typeof contentType === 'string' ? { 'content-type': contentType } : {}),
-        'content-length': answer.length,
-      });
-      res.end(answer);
-      return { status: response.statusCode, durationMs: now() - started };
-    } catch (error) {
-      const message = `${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}`;
-      const text = JSON.stringify({ error: `forwarding to ${options.forwardTo} failed: ${message}` });
+    Object.assign(headers, options.forwardHeaders);
+    const outcomes = await Promise.all(matching.map((target) => forwardOne(target.url, headers, body)));
+    const failed = outcomes.find((o) => !('status' in o) || o.status < 200 || o.status >= 300);
+    const single = outcomes.length === 1 ? outcomes[0]! : undefined;
+    if (single && 'status' in single) {
+      res.writeHead(single.status, { ...(single.contentType ? { 'content-type': single.contentType } : {}), 'content-length': single.answer!.length });
+      res.end(single.answer);
+    } else if (failed && 'status' in failed) {
+      const text = JSON.stringify({ error: `forwarding to ${failed.url} answered ${failed.status}` });
+      res.writeHead(failed.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    } else if (failed) {
+      const text = JSON.stringify({ error: `forwarding to ${failed.url} failed: ${'error' in failed ? failed.error : ''}` });
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
-      return { error: message };
+    } else {
+      const text = JSON.stringify({ received: true, forwarded: outcomes.length });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
     }
+    return outcomes.map(({ answer: _answer, contentType: _type, ...outcome }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome as ForwardOutcome);
   }
 
   /**
@@ -269,9 +317,16 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       payload,
       rawBody: text,
     };
-    if (options.forwardTo) {
-      void forward(req, res, body).then((outcome) => {
-        event.forward = outcome;
+    // Outside --events: verified and answered, so the sender does not retry, but not shown or forwarded.
+    if (options.events && !options.events(event.type)) {
+      stats.filtered++;
+      answers.push(res, delivery > 1 ? ANSWER_DUPLICATE : ANSWER_NEW);
+      return;
+    }
+    const matching = targets.length === 0 ? targets : targets.filter((t) => t.matches(event.type));
+    if (matching.length > 0) {
+      void forward(req, res, body, matching).then((outcomes) => {
+        event.forwards = outcomes;
         options.onEvent(event);
       });
       return;

@@ -14,7 +14,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { isRecord, validateEnvelope, type ValueLists } from '../core/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
-import { newStandardSecret, safeEqual, signStandard } from '../core/webhooks.js';
+import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret, safeEqual, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
 import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
@@ -55,6 +55,8 @@ const VOID_REASON_MAX = 500;
 
 export interface SandboxOptions {
   dataDir: string;
+  /** How deliveries are signed: HMAC `v1` with the whsec_ secret (default), or Ed25519 `v1a`. */
+  signing?: 'hmac' | 'ed25519';
   /** Values to accept beyond SANDBOX_VALUES for the fields SPEC.md leaves open (`sandbox --accept`). */
   accept?: ValueLists;
   host?: string;
@@ -69,6 +71,8 @@ export interface RunningSandbox {
   baseUrl: string;
   apiKey: string;
   webhookSecret: string;
+  /** With `signing: 'ed25519'`: the `whpk_` key receivers verify deliveries with. */
+  webhookPublicKey?: string;
   /** Things to tell the person who started it: skipped log lines, re-issued credentials. */
   notices: string[];
   dataDir: string;
@@ -139,6 +143,8 @@ function pathPattern(template: string): RegExp {
 interface Credentials {
   apiKey: string;
   webhookSecret: string;
+  /** With `--signing ed25519`: the sandbox's `whsk_` signing key, kept in credentials.env only. */
+  signingKey?: string | undefined;
 }
 
 const CREDENTIALS_FILE = 'credentials.env';
@@ -152,7 +158,9 @@ function readCredentialsFile(dataDir: string): Partial<Credentials> {
     return {};
   }
   const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
-  return { apiKey: value('SIGN_API_KEY'), webhookSecret: value('SIGN_WEBHOOK_SECRET') };
+  // With --signing ed25519, SIGN_WEBHOOK_SECRET also lists the public key (for `webhooks listen`).
+  const webhookSecret = value('SIGN_WEBHOOK_SECRET')?.split(',').find((s) => s.startsWith('whsec_'));
+  return { apiKey: value('SIGN_API_KEY'), webhookSecret, signingKey: value('SIGN_SANDBOX_SIGNING_KEY') };
 }
 
 /**
@@ -199,10 +207,33 @@ function credentials(store: SandboxStore, dataDir: string, now: number, notices:
   return { apiKey, webhookSecret };
 }
 
+/**
+ * The Ed25519 signing key (`--signing ed25519`): the one in credentials.env,
+ * else a new one (with a notice when the data dir is not new: receivers need
+ * the new public key).
+ */
+function ed25519SigningKey(dataDir: string, isNew: boolean, notices: string[]): string {
+  const saved = readCredentialsFile(dataDir).signingKey;
+  if (saved) {
+    try {
+      ed25519PublicKeyOf(saved);
+      return saved;
+    } catch {
+      // unusable: a new one below
+    }
+  }
+  if (!isNew) notices.push(`${CREDENTIALS_FILE} held no Ed25519 signing key: a new key pair was made (give receivers the new webhook_public_key)`);
+  return newEd25519KeyPair().secretKey;
+}
+
 /** Writes shell exports for the sandbox's credentials, readable by the owner only, on every start. */
-function writeCredentialsFile(dataDir: string, baseUrl: string, { apiKey, webhookSecret }: Credentials): void {
+function writeCredentialsFile(dataDir: string, baseUrl: string, { apiKey, webhookSecret, signingKey }: Credentials): void {
   const path = join(dataDir, CREDENTIALS_FILE);
-  const text = `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${webhookSecret}'\n`;
+  const publicKey = signingKey ? ed25519PublicKeyOf(signingKey) : undefined;
+  // With Ed25519 signing, SIGN_WEBHOOK_SECRET lists the public key too, so `. credentials.env; sign-cli webhooks listen` verifies v1a.
+  const text =
+    `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${webhookSecret}${publicKey ? `,${publicKey}` : ''}'\n` +
+    (publicKey ? `export SIGN_WEBHOOK_PUBLIC_KEY='${publicKey}'\nexport SIGN_SANDBOX_SIGNING_KEY='${signingKey}'\n` : '');
   writeFileSync(path, text, { mode: 0o600 });
   // writeFileSync's mode applies only when it creates the file: an existing one is made private too.
   chmodSync(path, 0o600);
@@ -256,10 +287,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const clock: SandboxClock = createSandboxClock(options.speed ?? 1, store.latestTime);
   const notices = [...store.problems];
   const secrets = credentials(store, options.dataDir, Date.now(), notices);
+  if (options.signing === 'ed25519') secrets.signingKey = ed25519SigningKey(options.dataDir, store.isNew, notices);
   const limiter = new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT);
   const faults = new FaultPlan(options.faults);
   const scheduler = new Scheduler(clock);
-  const deliverer = new Deliverer(store, clock, scheduler, (id, timestamp, body) => ({ ...signStandard(secrets.webhookSecret, id, timestamp, body) }));
+  const deliverer = new Deliverer(store, clock, scheduler, (id, timestamp, body) => ({ ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body) }));
   const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries));
   const inFlight = new Set<string>();
   const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {} };
@@ -653,6 +685,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     baseUrl,
     apiKey: secrets.apiKey,
     webhookSecret: secrets.webhookSecret,
+    ...(secrets.signingKey ? { webhookPublicKey: ed25519PublicKeyOf(secrets.signingKey) } : {}),
     notices,
     dataDir: options.dataDir,
     server,

@@ -17,6 +17,7 @@ interface SandboxFlags {
   rateLimit: string;
   latency: string;
   accept: string[];
+  signing: 'hmac' | 'ed25519';
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -59,6 +60,7 @@ export function registerSandbox(program: Command, action: Action): void {
     .option('--speed <factor>', 'sandbox clock speed relative to real time', '1')
     .option('--rate-limit <per-minute>', 'requests per minute per key before 429', '600')
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
+    .addOption(new Option('--signing <kind>', 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify)').choices(['hmac', 'ed25519']).default('hmac'))
     .addOption(
       new Option('--accept <field=values>', `also accept these values of a field SPEC.md leaves open (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
         .argParser(collect)
@@ -67,7 +69,8 @@ export function registerSandbox(program: Command, action: Action): void {
     .addHelpText(
       'after',
       `
-With --json the first stdout line is {"base_url","api_key","webhook_secret"}.
+With --json the first stdout line is {"base_url","api_key","webhook_secret"}
+(plus "webhook_public_key" with --signing ed25519).
 Credentials are also written to <data-dir>/credentials.env (mode 0600).
 
 Examples:
@@ -89,7 +92,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
   let sandbox;
   try {
-    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, accept, faults: { rate_limit: rateLimit, latency_ms: latency } });
+    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, accept, signing: flags.signing, faults: { rate_limit: rateLimit, latency_ms: latency } });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
@@ -101,13 +104,20 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   for (const notice of sandbox.notices) output.warn(notice);
   if (output.json) {
     // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
-    output.jsonLine({ base_url: sandbox.baseUrl, api_key: sandbox.apiKey, webhook_secret: sandbox.webhookSecret });
+    output.jsonLine({
+      base_url: sandbox.baseUrl,
+      api_key: sandbox.apiKey,
+      webhook_secret: sandbox.webhookSecret,
+      ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
+    });
   } else {
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
     output.line(`sandbox listening on ${output.out.bold(sandbox.baseUrl)}`);
     output.line(`  API key         ${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
     output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
+    // A public key: shown whole, it is what receivers verify with.
+    if (sandbox.webhookPublicKey) output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
     output.line(`  data dir        ${dataDir}`);
     for (const [field, values] of Object.entries(accept)) output.line(`  also accepts    ${field}: ${values.join(', ')}`);
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);

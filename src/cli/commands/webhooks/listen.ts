@@ -1,21 +1,26 @@
 /** `sign-cli webhooks listen`: a local receiver that verifies, de-duplicates, prints and forwards. */
 import type { ChalkInstance } from 'chalk';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
 import type { Output } from '../../output.js';
 import type { Action } from '../../run.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
-import type { ListenedEvent, Rejection } from '../../../listener/server.js';
+import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
 
 interface ListenFlags extends SchemeFlags {
   port: string;
   host: string;
-  forwardTo?: string;
+  forwardTo: string[];
+  forwardHeader: string[];
+  forwardInsecure?: boolean;
+  events?: string;
   state?: string;
   maxBody: string;
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerListen(webhooks: Command, action: Action): void {
   const command = webhooks
@@ -23,7 +28,14 @@ export function registerListen(webhooks: Command, action: Action): void {
     .description('receive webhooks locally: verify each signature, print each event once, forward to your app')
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4020')
     .option('--host <h>', 'address to bind', '127.0.0.1')
-    .option('--forward-to <url>', 'forward each verified delivery (original body and headers) to this URL')
+    .option('--events <globs>', 'only print and forward these event types, comma-separated globs (signer.*,envelope.completed); others are still verified and answered')
+    .addOption(
+      new Option('--forward-to <[glob=]url>', "forward verified deliveries (original body and signature headers) to this URL; 'signer.*=URL' only those types; repeatable")
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(new Option('--forward-header <header>', "add this header to every forward, written 'name: value'; repeatable").argParser(collect).default([]))
+    .option('--forward-insecure', "accept a local HTTPS app's self-signed certificate when forwarding (never the default)")
     .option('--state <file>', 'keep the ids already seen in this file, so duplicates are caught across restarts')
     .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024));
   addSchemeOptions(command)
@@ -33,6 +45,7 @@ export function registerListen(webhooks: Command, action: Action): void {
 Examples:
   $ SIGN_WEBHOOK_SECRET=whsec_... sign-cli webhooks listen
   $ sign-cli webhooks listen --port 4020 --secret-file secret.txt --forward-to http://localhost:3000/hooks
+  $ sign-cli webhooks listen --events 'signer.*,envelope.completed' --forward-to 'signer.*=http://localhost:3000/signers' --forward-to http://localhost:3000/all
   $ sign-cli webhooks listen --scheme stripe --secret-file stripe.txt --json | jq .type`,
     )
     .action(action(listenCommand));
@@ -62,15 +75,22 @@ function eventLine(output: Output, event: ListenedEvent): string {
   const colour = /completed|signed/.test(event.type) ? out.green : /declined|failed|expired/.test(event.type) ? out.red : out.cyan;
   let line = `${out.dim(clock())}  ${colour(event.type.padEnd(26))} ${envelope.padEnd(24)} ${(signer.name ?? '').padEnd(18)} ${status}`.trimEnd();
   if (event.duplicate) line = `${out.dim(clock())}  ${out.yellow(`duplicate #${event.delivery}`)} of ${event.id} (${event.type}), not a new event`;
-  if (event.forward) line += `  ${forwardText(out, event.forward)}`;
+  if (event.forwards) line += `  ${event.forwards.map((f) => forwardText(out, f, event.forwards!.length > 1)).join('  ')}`;
   return line;
 }
 
-/** What the app answered a forwarded delivery (`→ 200 12 ms`), or why forwarding failed. */
-function forwardText(colour: ChalkInstance, forward: NonNullable<ListenedEvent['forward']>): string {
-  if (!('status' in forward)) return colour.red(`→ forward failed: ${forward.error}`);
-  const status = String(forward.status);
-  return `${colour.dim('→')} ${forward.status < 300 ? colour.green(status) : colour.red(status)} ${colour.dim(`${forward.durationMs} ms`)}`;
+/** What the app answered a forwarded delivery (`→ 200 12 ms`, with its URL when there are several), or why forwarding failed. */
+function forwardText(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): string {
+  const where = withUrl ? ` ${forward.url}` : '';
+  // A failed forward is never silent: red, and marked ✗ for a terminal without colour.
+  if (!('status' in forward)) return `${colour.dim('→')}${where} ${colour.red(`forward failed: ${forward.error} ✗`)}`;
+  const ok = forward.status >= 200 && forward.status < 300;
+  return `${colour.dim('→')}${where} ${ok ? colour.green(String(forward.status)) : colour.red(`${forward.status} ✗`)} ${colour.dim(`${forward.durationMs} ms`)}`;
+}
+
+/** --verbose: what each app answered, one line each. */
+function forwardBodies(event: ListenedEvent): string[] {
+  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [`  ← ${f.url}: ${f.body.replace(/\s+/g, ' ').trim().slice(0, 200) || '(empty body)'}`] : []));
 }
 
 async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -78,11 +98,24 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   const { verifier, secrets } = await buildVerifier(ctx, flags);
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const maxBody = parseIntegerOption('--max-body', flags.maxBody, 1);
-  if (flags.forwardTo !== undefined && !/^https?:\/\/[^/]/.test(flags.forwardTo)) {
-    throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(flags.forwardTo)}`);
+  const [{ startListener, HOP_BY_HOP }, { SeenIds }, routes] = await Promise.all([
+    import('../../../listener/server.js'),
+    import('../../../listener/seen-ids.js'),
+    import('../../../listener/routes.js'),
+  ]);
+  // Every flag is checked before the port is opened: a mistake is exit 2, and nothing listens.
+  let targets, events, forwardHeaders: Record<string, string>;
+  try {
+    targets = flags.forwardTo.map(routes.parseForwardTarget);
+    events = flags.events === undefined ? undefined : routes.eventFilter(flags.events);
+    forwardHeaders = Object.fromEntries(flags.forwardHeader.map((line) => routes.parseForwardHeader(line, new Set([...HOP_BY_HOP, 'webhook-id', 'webhook-timestamp', 'webhook-signature']))));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (targets.length === 0 && (flags.forwardHeader.length > 0 || flags.forwardInsecure)) {
+    throw new UsageError(`${flags.forwardInsecure ? '--forward-insecure' : '--forward-header'} needs --forward-to`);
   }
   output.batchStdout();
-  const [{ startListener }, { SeenIds }] = await Promise.all([import('../../../listener/server.js'), import('../../../listener/seen-ids.js')]);
   let listener;
   try {
     listener = await startListener({
@@ -91,15 +124,19 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
       verifier,
       seen: new SeenIds(undefined, flags.state),
       maxBodyBytes: maxBody,
-      forwardTo: flags.forwardTo,
+      forwardTo: targets,
+      forwardHeaders,
+      forwardInsecure: flags.forwardInsecure === true,
+      ...(events ? { events } : {}),
       onEvent: (event) => {
         if (!output.json) {
           output.line(eventLine(output, event));
-          return;
+        } else {
+          output.jsonLineText(jsonEventLine(event));
+          // The JSON line keeps its contract shape; what the apps answered goes to stderr.
+          if (event.forwards) output.info(`${event.id} ${event.forwards.map((f) => forwardText(output.err, f, event.forwards!.length > 1)).join('  ')}`);
         }
-        output.jsonLineText(jsonEventLine(event));
-        // The JSON line keeps its contract shape; what the app answered goes to stderr.
-        if (event.forward) output.info(`${event.id} ${forwardText(output.err, event.forward)}`);
+        if (output.verbose) for (const line of forwardBodies(event)) output.info(line);
       },
       onReject: (rejection: Rejection) => {
         const request = rejection.method === undefined ? '' : ` ${rejection.method} ${rejection.path ?? '/'}`;
@@ -115,12 +152,13 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   const shown = secrets.map((s) => maskKey(s)).join(', ');
   output.info(
     `listening on ${output.err.bold(listener.url)} (${verifier.scheme} signatures, ${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${shown}, ` +
-      `tolerance ${verifier.toleranceSeconds} s)${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ''}; Ctrl-C to stop`,
+      `tolerance ${verifier.toleranceSeconds} s)${flags.events ? `, only ${flags.events}` : ''}` +
+      `${targets.length > 0 ? `, forwarding ${targets.map((t) => (t.pattern ? `${t.pattern} to ${t.url}` : `to ${t.url}`)).join(', ')}` : ''}; Ctrl-C to stop`,
   );
   await ctx.untilInterrupted();
   await listener.close();
   output.flush();
-  const { received, verified, rejected, duplicates } = listener.stats;
-  output.info(`received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}`);
+  const { received, verified, rejected, duplicates, filtered } = listener.stats;
+  output.info(`received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}${events ? `, not shown (outside --events) ${filtered}` : ''}`);
   return ExitCode.ok;
 }

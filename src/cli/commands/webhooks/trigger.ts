@@ -1,8 +1,8 @@
 /** `sign-cli webhooks trigger <type> --to <url>`: send a signed sample event to your own handler. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ExitCode, NetworkError, UsageError } from '../../../core/errors.js';
 import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
-import { hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
+import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
@@ -10,6 +10,41 @@ import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from '
 
 interface TriggerFlags extends SchemeFlags {
   to: string;
+  set: string[];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * `--set data.signer.name=Omar` on the sample event, as `stripe trigger
+ * --override`: the value is JSON when it parses as JSON (numbers, true, null,
+ * "quoted"), else the text itself; missing objects on the path are created.
+ */
+export function applyOverrides(event: Record<string, unknown>, sets: readonly string[]): Record<string, unknown> {
+  for (const set of sets) {
+    const at = set.indexOf('=');
+    const path = at > 0 ? set.slice(0, at).split('.') : [];
+    if (path.length === 0 || path.some((key) => !/^[\w-]+$/.test(key))) {
+      throw new UsageError(`--set ${JSON.stringify(set.slice(0, 60))} must be <path>=<value>, such as data.signer.name=Omar`);
+    }
+    const text = set.slice(at + 1);
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // not JSON: the text as given
+    }
+    let target = event;
+    for (const key of path.slice(0, -1)) {
+      const next = target[key];
+      if (next !== undefined && (next === null || typeof next !== 'object' || Array.isArray(next))) {
+        throw new UsageError(`--set ${path.join('.')}: ${key} is not an object in the ${String(event.type)} sample`);
+      }
+      target = (target[key] ??= {}) as Record<string, unknown>;
+    }
+    target[path.at(-1)!] = value;
+  }
+  return event;
 }
 
 export function registerTrigger(webhooks: Command, action: Action): void {
@@ -17,9 +52,13 @@ export function registerTrigger(webhooks: Command, action: Action): void {
     .command('trigger')
     .description('send a realistic, signed sample event to a URL')
     .argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`)
-    .requiredOption('--to <url>', 'where to POST it');
+    .requiredOption('--to <url>', 'where to POST it')
+    .addOption(new Option('--set <path=value>', 'override a field of the sample, e.g. data.signer.name=Omar (JSON values parsed); repeatable').argParser(collect).default([]));
   addSchemeOptions(command, false)
-    .addHelpText('after', '\nExample:\n  $ sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  $ sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt\n  $ sign-cli webhooks trigger signer.declined --to http://localhost:3000/hooks --set data.signer.name='Omar Khalil' --set data.reason=wrong_document\n  $ SIGN_WEBHOOK_SECRET=whsk_... sign-cli webhooks trigger envelope.completed --to http://localhost:3000/hooks   # Ed25519 (v1a)",
+    )
     .action(action(triggerCommand));
 }
 
@@ -31,14 +70,19 @@ async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: 
   if (!/^https?:\/\/[^/]/.test(flags.to)) throw new UsageError(`--to must be an http(s) URL, got ${JSON.stringify(flags.to)}`);
   const [secret] = loadSecrets(ctx, flags);
   const scheme = await resolveScheme(ctx, flags);
-  const event = sampleEvent(type);
+  const event = applyOverrides(sampleEvent(type) as unknown as Record<string, unknown>, flags.set);
+  const id = typeof event.id === 'string' && event.id !== '' ? event.id : undefined;
+  if (!id) throw new UsageError('--set id: the event id must be a non-empty string (it is the webhook-id)');
+  if (secret!.startsWith(ED25519_PUBLIC_PREFIX)) {
+    throw new UsageError('a whpk_ public key verifies but cannot sign', { hint: 'trigger signs with the whsk_ signing key (its public half, whpk_, goes to the receiver)' });
+  }
   const body = JSON.stringify(event);
   const timestamp = Math.floor(Date.now() / 1000);
   let signature: Record<string, string>;
   try {
     signature =
       scheme === 'standard'
-        ? { ...signStandard(secret!, event.id, timestamp, body) }
+        ? { ...signStandard(secret!, id, timestamp, body) }
         : scheme === 'stripe'
           ? { 'stripe-signature': signStripe(secret!, timestamp, body) }
           : { [flags.signatureHeader.toLowerCase()]: hmacSignature(secret!, body, flags.algorithm) };
@@ -66,7 +110,7 @@ async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: 
   }
   const ms = Date.now() - started;
   const ok = status >= 200 && status < 300;
-  if (output.json) output.jsonLine({ id: event.id, type, url: flags.to, status, duration_ms: ms });
-  else output.line(`${ok ? output.out.green('✓') : output.out.red('✗')} ${type} ${event.id} → ${flags.to}: HTTP ${status} in ${ms} ms`);
+  if (output.json) output.jsonLine({ id, type, url: flags.to, status, duration_ms: ms });
+  else output.line(`${ok ? output.out.green('✓') : output.out.red('✗')} ${type} ${id} → ${flags.to}: HTTP ${status} in ${ms} ms`);
   return ok ? ExitCode.ok : ExitCode.failed;
 }
