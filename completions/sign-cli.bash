@@ -40,7 +40,9 @@ _sign_cli() {
     --reason) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --port) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --host) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --events) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --forward-to) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --forward-header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --state) COMPREPLY=(); return ;;
     --max-body) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --secret-file) COMPREPLY=(); return ;;
@@ -52,6 +54,8 @@ _sign_cli() {
     --header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --request-file) COMPREPLY=(); return ;;
     --to) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --set) COMPREPLY=(); return ;;
+    --envelope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --environment) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --expires) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --scope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -61,16 +65,17 @@ _sign_cli() {
     --speed) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --latency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --signing) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'hmac ed25519' -- "$cur")); return ;;
     --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
   esac
   # The words before the cursor: subcommands make the command path, other words are its arguments.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--forward-to|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--accept | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -89,9 +94,11 @@ _sign_cli() {
       'envelopes watch') words='--interval'" $globals" ;;
       'envelopes void') words='--reason --yes -y'" $globals" ;;
       'webhooks') words=''" $globals" ;;
-      'webhooks listen') words='--port --host --forward-to --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
+      'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
-      'webhooks trigger') words='--to --secret-file --scheme --signature-header --algorithm'" $globals" ;;
+      'webhooks trigger') words='--to --set --secret-file --scheme --signature-header --algorithm'" $globals" ;;
+      'webhooks deliveries') words='--envelope --failed --limit'" $globals" ;;
+      'webhooks resend') words='--to'" $globals" ;;
       'keys') words=''" $globals" ;;
       'keys list') words='--local'" $globals" ;;
       'keys add') words='--stdin --environment --expires --scope --require --force --offline'" $globals" ;;
@@ -105,7 +112,7 @@ _sign_cli() {
       'config list') words=''" $globals" ;;
       'config path') words=''" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --accept'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --signing --accept'" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
     esac
@@ -153,7 +160,7 @@ _sign_cli() {
         0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
-    'webhooks') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'listen verify trigger' -- "$cur")) ;;
+    'webhooks') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'listen verify trigger deliveries resend' -- "$cur")) ;;
     'webhooks listen')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -165,6 +172,15 @@ _sign_cli() {
     'webhooks trigger')
       case "$npos" in
         0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'envelope.created envelope.sent signer.notified signer.viewed signer.verified signer.verification_failed signer.signed signer.declined envelope.completed envelope.declined envelope.failed envelope.expired envelope.voided' -- "$cur")) ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'webhooks deliveries')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'webhooks resend')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'keys') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'list add remove use check' -- "$cur")) ;;
@@ -194,18 +210,18 @@ _sign_cli() {
     'config') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'get set unset list path' -- "$cur")) ;;
     'config get')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config set')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         1) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config unset')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config list')

@@ -21,6 +21,8 @@ import { registerSandbox } from './commands/sandbox/run.js';
 import { registerListen } from './commands/webhooks/listen.js';
 import { registerVerify } from './commands/webhooks/verify.js';
 import { registerTrigger } from './commands/webhooks/trigger.js';
+import { registerDeliveries } from './commands/webhooks/deliveries.js';
+import { registerResend } from './commands/webhooks/resend.js';
 import { registerAdd } from './commands/keys/add.js';
 import { registerRemove, registerUse } from './commands/keys/remove.js';
 import { registerList } from './commands/keys/list.js';
@@ -81,15 +83,19 @@ export function buildProgram(state: RunState): Command {
   registerEnvelopesList(envelopes, action);
   registerWatch(envelopes, action);
   registerVoid(envelopes, action);
-  const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events');
+  const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events; see and resend deliveries');
   addExamples(webhooks, [
     'sign-cli webhooks listen --forward-to http://localhost:3000/hooks',
     'sign-cli webhooks verify --request-file delivery.http --secret-file secret.txt',
     'sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt',
+    'sign-cli webhooks deliveries --failed',
+    'sign-cli webhooks resend evt_3f9c0a1b2c3d4e5f60718293a4b5c6d7 --to http://localhost:3000/hooks',
   ]);
   registerListen(webhooks, action);
   registerVerify(webhooks, action);
   registerTrigger(webhooks, action);
+  registerDeliveries(webhooks, action);
+  registerResend(webhooks, action);
   const keys = program.command('keys').description('API keys: stored profiles and the service\'s listing, always masked');
   addExamples(keys, [
     'printenv PROD_KEY | sign-cli keys add prod --stdin',

@@ -7,6 +7,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { AuditEntry } from './audit.js';
+import { isWebhookDelivery, webhookUrlProblem, type DeliveryFilter, type DeliveryPage, type WebhookDelivery } from './deliveries.js';
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
 import { isRecord, validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
@@ -149,6 +150,8 @@ const OPERATION_LABEL: Record<Operation, string> = {
   listEnvelopes: 'list envelopes',
   voidEnvelope: 'void envelope',
   listApiKeys: 'list API keys',
+  listDeliveries: 'list webhook deliveries',
+  resendEvent: 'resend event',
 };
 
 function errorCode(error: unknown): string | undefined {
@@ -319,24 +322,79 @@ export class SignClient {
    * by page: only one page is held at a time, so any number lists in constant
    * memory. Stops after `limit` envelopes when given.
    */
-  async *envelopes<T extends Envelope = Envelope>(
+  envelopes<T extends Envelope = Envelope>(
     filter: EnvelopeFilter = {},
     options: { limit?: number; pageSize?: number; signal?: AbortSignal | undefined } = {},
   ): AsyncGenerator<T, void, undefined> {
-    let left = options.limit ?? Number.POSITIVE_INFINITY;
-    let cursor: string | undefined;
-    const seen = new Set<string>();
-    while (left > 0) {
-      const limit = Math.min(options.pageSize ?? MAX_PAGE_SIZE, left);
+    return follow('listEnvelopes', options, async (limit, cursor) => {
       const page = await this.listEnvelopes<T>(filter, { limit, cursor, signal: options.signal });
-      for (const envelope of page.envelopes.slice(0, left)) yield envelope;
-      left -= page.envelopes.length;
-      if (!page.hasMore || page.nextCursor === null) return;
-      // A service handing back a cursor it gave before would page forever.
-      if (seen.has(page.nextCursor)) throw new UnexpectedResponseError(`list envelopes: the service returned the cursor ${page.nextCursor.slice(0, 40)} twice`, 200, undefined, { hint: 'the listing is not advancing; report it to the service' });
-      seen.add(page.nextCursor);
-      cursor = page.nextCursor;
+      return { items: page.envelopes, hasMore: page.hasMore, nextCursor: page.nextCursor };
+    });
+  }
+
+  /**
+   * One page of webhook deliveries (each with its attempts), newest first;
+   * see {@link deliveries} to follow the cursor. `status` takes the states of
+   * DELIVERY_STATES (`failed`, `retrying`, …).
+   */
+  async listDeliveries(
+    filter: DeliveryFilter = {},
+    options: { limit?: number; cursor?: string | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<DeliveryPage> {
+    const response = await this.send<unknown>('listDeliveries', {
+      query: {
+        envelope_id: filter.envelopeId,
+        status: filter.status && filter.status.length > 0 ? filter.status.join(',') : undefined,
+        limit: options.limit === undefined ? undefined : String(options.limit),
+        cursor: options.cursor,
+      },
+      signal: options.signal,
+    });
+    const data = response.data;
+    if (Array.isArray(data) && data.every(isWebhookDelivery)) return { deliveries: data, hasMore: false, nextCursor: null };
+    if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isWebhookDelivery)) {
+      throw this.unexpected('listDeliveries', response, 'a list of webhook deliveries (a JSON object with data, each with an id and an event_id)');
     }
+    const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
+    const hasMore = data.has_more === true;
+    if (hasMore && cursor === null) throw this.unexpected('listDeliveries', response, 'a next_cursor with has_more');
+    return { deliveries: data.data, hasMore, nextCursor: cursor };
+  }
+
+  /** Every delivery matching `filter`, newest first, page by page (constant memory); at most `limit`. */
+  deliveries(
+    filter: DeliveryFilter = {},
+    options: { limit?: number; pageSize?: number; signal?: AbortSignal | undefined } = {},
+  ): AsyncGenerator<WebhookDelivery, void, undefined> {
+    return follow('listDeliveries', options, async (limit, cursor) => {
+      const page = await this.listDeliveries(filter, { limit, cursor, signal: options.signal });
+      return { items: page.deliveries, hasMore: page.hasMore, nextCursor: page.nextCursor };
+    });
+  }
+
+  /**
+   * Asks the service to deliver an event again: a new delivery of the same
+   * body under the same `webhook-id` (so receivers de-duplicate it), with a
+   * fresh timestamp and signature, to the event's URL or to `to`. A resend is
+   * deliberately repeatable, so each call gets a fresh random Idempotency-Key
+   * (unless one is given), the same on every retry of that call.
+   */
+  async resendEvent(
+    eventId: string,
+    options: { to?: string | undefined; idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
+  ): Promise<WebhookDelivery> {
+    if (eventId.trim() === '') throw new UsageError('event id must not be empty', { hint: 'pass an event id (evt_…) shown by `sign-cli webhooks deliveries`' });
+    const problem = options.to === undefined ? undefined : webhookUrlProblem(options.to);
+    if (problem) throw new UsageError(`--to ${problem}`);
+    const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
+    const response = await this.send<unknown>('resendEvent', {
+      params: { id: eventId },
+      body: options.to === undefined ? {} : { to: options.to },
+      idempotencyKey,
+      signal: options.signal,
+    });
+    if (!isWebhookDelivery(response.data)) throw this.unexpected('resendEvent', response, 'the new delivery (a JSON object with an id and an event_id)');
+    return response.data;
   }
 
   /**
@@ -465,7 +523,9 @@ export class SignClient {
         }
         throw new NetworkError(`${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${tries}`, code, {
           cause: error,
-          hint: keyed
+          hint: operation === 'resendEvent'
+            ? 'the resend may or may not have been queued; `sign-cli webhooks deliveries` shows whether it was'
+            : keyed
             ? `the envelope may or may not exist; re-running the same command (or with --idempotency-key ${options.idempotencyKey}) finishes it without a duplicate`
             : 'check that the service is up and the base URL (--base-url, SIGN_BASE_URL) is right; `sign-cli sandbox` starts a local one',
         });
@@ -575,9 +635,11 @@ export class SignClient {
     } else if (status === 404) {
       hint = baseUrlEndsInApi(this.baseUrl)
         ? `the base URL ${this.baseUrl} ends in /api, so the path has /api twice; drop the trailing /api if the service does not expect it`
-        : operation === 'createEnvelope' || operation === 'listApiKeys'
+        : operation === 'createEnvelope' || operation === 'listApiKeys' || operation === 'listDeliveries'
           ? 'check the base URL and the endpoint path (config paths)'
-          : 'check the id, the base URL and the endpoint path';
+          : operation === 'resendEvent'
+            ? 'check the event id (`sign-cli webhooks deliveries` lists the events delivered), the base URL and the endpoint path'
+            : 'check the id, the base URL and the endpoint path';
     } else if (status === 409 && operation === 'voidEnvelope') {
       hint = 'only an envelope still under way can be voided; check its state with `sign-cli envelopes get`';
     } else if (status === 409 && operation === 'downloadSignedCopy') {
@@ -585,7 +647,9 @@ export class SignClient {
     } else if (status === 429) {
       hint = 'the rate limit was still exceeded after retries; lower --rate or try again later';
     } else if (status >= 500) {
-      hint = operation === 'voidEnvelope'
+      hint = operation === 'resendEvent'
+        ? `the service failed${tries}; the resend may or may not have been queued: \`sign-cli webhooks deliveries\` shows whether it was`
+        : operation === 'voidEnvelope'
         ? `the service failed${tries}; re-running the same command is safe (it sends the same Idempotency-Key)`
         : idempotencyKey
         ? `the service failed${tries}; re-run with --idempotency-key ${idempotencyKey} to retry without a duplicate`
@@ -606,6 +670,30 @@ export class SignClient {
 function isInFlightConflict(headers: Record<string, string | undefined>, raw: Buffer): boolean {
   if (headers['retry-after'] !== undefined) return true;
   return /idempot|in[ _-]?flight|in[ _-]?progress|concurren|being processed/i.test(raw.subarray(0, 2048).toString('utf8'));
+}
+
+/**
+ * Follows a cursor page by page, yielding items; only one page is held at a
+ * time, so any number lists in constant memory. Stops after `limit` items.
+ */
+async function* follow<T>(
+  operation: Operation,
+  options: { limit?: number; pageSize?: number },
+  fetchPage: (limit: number, cursor: string | undefined) => Promise<{ items: T[]; hasMore: boolean; nextCursor: string | null }>,
+): AsyncGenerator<T, void, undefined> {
+  let left = options.limit ?? Number.POSITIVE_INFINITY;
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  while (left > 0) {
+    const page = await fetchPage(Math.min(options.pageSize ?? MAX_PAGE_SIZE, left), cursor);
+    for (const item of page.items.slice(0, left)) yield item;
+    left -= page.items.length;
+    if (!page.hasMore || page.nextCursor === null) return;
+    // A service handing back a cursor it gave before would page forever.
+    if (seen.has(page.nextCursor)) throw new UnexpectedResponseError(`${OPERATION_LABEL[operation]}: the service returned the cursor ${page.nextCursor.slice(0, 40)} twice`, 200, undefined, { hint: 'the listing is not advancing; report it to the service' });
+    seen.add(page.nextCursor);
+    cursor = page.nextCursor;
+  }
 }
 
 function withQuery(url: string, query: RequestOptions['query']): string {

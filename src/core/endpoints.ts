@@ -26,6 +26,8 @@ export const ENDPOINTS = {
   listEnvelopes: { method: 'GET', path: '/api/v1/envelopes', scope: 'envelopes:read', label: 'list envelopes' },
   voidEnvelope: { method: 'POST', path: '/api/v1/envelopes/{id}/void', scope: 'envelopes:write', label: 'void envelopes' },
   listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined, label: 'list API keys' },
+  listDeliveries: { method: 'GET', path: '/api/v1/webhook-deliveries', scope: 'envelopes:read', label: 'list webhook deliveries' },
+  resendEvent: { method: 'POST', path: '/api/v1/events/{id}/resend', scope: 'envelopes:write', label: 'resend webhook events' },
 } as const satisfies Record<string, Endpoint>;
 
 export type Operation = keyof typeof ENDPOINTS;

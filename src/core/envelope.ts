@@ -21,6 +21,7 @@ export const SEEN_VALUES = {
 } as const satisfies Record<OpenField, readonly string[]>;
 
 import { OPEN_FIELDS, type OpenField } from './open-fields.js';
+import { isRecord } from './records.js';
 
 export { OPEN_FIELDS, type OpenField };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
@@ -201,9 +202,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** A JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 function checkOpenValue(
   field: OpenField,

@@ -17,6 +17,7 @@ export { canonicalJson, tooDeepAt } from './canonical-json.js';
 export { escapeControl, oneLine } from './text.js';
 export { describeNetworkError } from './network-errors.js';
 export * from './events.js';
+export * from './deliveries.js';
 export * from './bulk.js';
 export * from './journal.js';
 export { LockedError } from './pid-lock.js';

@@ -5,12 +5,17 @@
  * schedule below, on the sandbox clock, with the same webhook-id; then the
  * delivery is marked failed. Events of one envelope go out in order: a
  * delivery waits until the one before it has succeeded or failed for good.
- * Deliveries run beside the API and never hold up a request.
+ * A resend (`POST /api/v1/events/{id}/resend`) is a new delivery of the same
+ * event with its own queue: it starts at once, whatever the envelope's queue
+ * holds, and retries on the same schedule. Every attempt is recorded with the
+ * delivery (time, status, duration, error), in the same fsync'd log line as
+ * its outcome. Deliveries run beside the API and never hold up a request.
  */
+import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { VERSION } from '../core/version.js';
 import type { SandboxClock, Scheduler } from './clock.js';
-import type { DeliveryRecord, SandboxStore } from './store.js';
+import { deliveryEventId, type DeliveryRecord, type SandboxStore } from './store.js';
 
 /** Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside SPEC's 24 hours. */
 export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000] as const;
@@ -18,7 +23,7 @@ export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export class Deliverer {
-  /** Pending deliveries per envelope, in order; the head is the one being attempted. */
+  /** Pending deliveries per queue (an envelope, or one resend), in order; the head is the one being attempted. */
   private readonly queues = new Map<string, DeliveryRecord[]>();
   private readonly busy = new Set<string>();
   private readonly agent = new Agent({ connect: { timeout: ATTEMPT_TIMEOUT_MS }, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS });
@@ -34,11 +39,11 @@ export class Deliverer {
 
   enqueue(deliveries: DeliveryRecord[]): void {
     for (const delivery of deliveries) {
-      const queue = this.queues.get(delivery.envelope_id) ?? [];
+      const queue = this.queues.get(queueOf(delivery)) ?? [];
       queue.push(delivery);
-      this.queues.set(delivery.envelope_id, queue);
+      this.queues.set(queueOf(delivery), queue);
     }
-    for (const envelopeId of new Set(deliveries.map((d) => d.envelope_id))) this.kick(envelopeId);
+    for (const queue of new Set(deliveries.map(queueOf))) this.kick(queue);
   }
 
   /** After a restart: every delivery still pending, in its original order. */
@@ -47,24 +52,33 @@ export class Deliverer {
     this.enqueue(pending);
   }
 
-  private kick(envelopeId: string): void {
-    if (this.closed || this.busy.has(envelopeId)) return;
-    const head = this.queues.get(envelopeId)?.[0];
+  private kick(queueId: string): void {
+    if (this.closed || this.busy.has(queueId)) return;
+    const head = this.queues.get(queueId)?.[0];
     if (!head) {
-      this.queues.delete(envelopeId);
+      this.queues.delete(queueId);
       return;
     }
-    this.busy.add(envelopeId);
+    this.busy.add(queueId);
     this.scheduler.at(head.next_at, () => void this.attempt(head));
   }
 
   private async attempt(delivery: DeliveryRecord): Promise<void> {
     if (this.closed) return;
+    const startedAt = new Date(this.clock.now()).toISOString();
+    const started = performance.now();
     const outcome = await this.post(delivery);
     if (this.closed) return;
     delivery.attempts++;
     delivery.last_status = outcome.status ?? null;
     delivery.last_error = outcome.error ?? null;
+    (delivery.attempt_log ??= []).push({
+      attempt: delivery.attempts,
+      started_at: startedAt,
+      status: outcome.status ?? null,
+      duration_ms: Math.round(performance.now() - started),
+      error: outcome.error ?? null,
+    });
     const now = this.clock.now();
     if (outcome.ok) {
       delivery.status = 'delivered';
@@ -80,9 +94,10 @@ export class Deliverer {
       this.scheduler.at(delivery.next_at, () => void this.attempt(delivery));
       return;
     }
-    this.queues.get(delivery.envelope_id)?.shift();
-    this.busy.delete(delivery.envelope_id);
-    this.kick(delivery.envelope_id);
+    const queue = queueOf(delivery);
+    this.queues.get(queue)?.shift();
+    this.busy.delete(queue);
+    this.kick(queue);
   }
 
   private async post(delivery: DeliveryRecord): Promise<{ ok: boolean; status?: number; error?: string }> {
@@ -95,7 +110,7 @@ export class Deliverer {
         headers: {
           'content-type': 'application/json',
           'user-agent': `sign-cli-sandbox/${VERSION}`,
-          ...this.sign(delivery.id, timestamp, delivery.body),
+          ...this.sign(deliveryEventId(delivery), timestamp, delivery.body),
         },
         body: delivery.body,
       });
@@ -113,3 +128,6 @@ export class Deliverer {
     await this.agent.destroy();
   }
 }
+
+/** The queue a delivery waits in: its envelope's (events in order), or its own for a resend. */
+const queueOf = (delivery: DeliveryRecord): string => (delivery.resend ? `resend:${delivery.id}` : delivery.envelope_id);

@@ -17,6 +17,7 @@ import { FINAL_STATUSES } from '../core/states.js';
 import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
 import { newEventId, type EventPayload, type EventType } from '../core/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
+import { newId } from './ids.js';
 import { magicBehaviour } from './magic.js';
 import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, SignerRecord, StoredKey } from './store.js';
 
@@ -224,7 +225,8 @@ export class JourneyEngine {
       },
     };
     step.deliveries.push({
-      id,
+      id: newId('dlv'),
+      event_id: id,
       seq: this.store.nextDeliverySeq(),
       envelope_id: envelope.id,
       event_type: type,
@@ -232,10 +234,12 @@ export class JourneyEngine {
       body: JSON.stringify(payload),
       status: 'pending',
       attempts: 0,
+      attempt_log: [],
       next_at: at,
       last_status: null,
       last_error: null,
       finished_at: null,
+      created_at: iso(at),
     });
   }
 }

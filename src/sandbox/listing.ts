@@ -30,7 +30,7 @@ export interface ListPage {
 
 export const encodeCursor = (id: string): string => Buffer.from(`after:${id}`).toString('base64url');
 
-function decodeCursor(cursor: string): string | undefined {
+export function decodeCursor(cursor: string): string | undefined {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   return text.startsWith('after:') && text.length > 6 ? text.slice(6) : undefined;
 }

@@ -16,7 +16,9 @@ import { isRecord, validateEnvelope, type ValueLists } from '../core/envelope.js
 import type { FieldIssue } from '../core/errors.js';
 import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret, safeEqual, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
+import { webhookUrlProblem } from '../core/deliveries.js';
 import { Deliverer } from './deliveries.js';
+import { deliveryPage, parseDeliveryQuery, publicDelivery } from './delivery-listing.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
 import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
 import { newId, randomBase62 } from './ids.js';
@@ -29,6 +31,7 @@ import {
   hashSecret,
   idempotencyId,
   keyFields,
+  type DeliveryRecord,
   type EnvelopeRecord,
   type IdempotencyRecord,
   type SignerRecord,
@@ -341,7 +344,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   }
 
   /**
-   * The Idempotency-Key rules every keyed POST shares (create, void), as in the
+   * The Idempotency-Key rules every keyed POST shares (create, void, resend), as in the
    * IETF draft: the key is required; the same key with the same request
    * answers the stored response again; with another request, 422; while the
    * first is still being processed, 409. `perform` answers and returns the
@@ -462,8 +465,78 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     else sendJson(res, 200, { ...page, data: page.data.map(publicEnvelope) });
   }
 
+  /** GET /api/v1/webhook-deliveries: every delivery with its attempts, newest first (delivery-listing.ts). */
+  function listDeliveries({ req, res }: RequestContext): void {
+    const query = parseDeliveryQuery(new URL(req.url ?? '/', 'http://sandbox').searchParams);
+    if (typeof query === 'string') {
+      sendError(res, 400, 'invalid_query', query);
+      return;
+    }
+    const page = deliveryPage(store.deliveries.values(), query);
+    if (!page) sendError(res, 400, 'invalid_query', 'cursor names no delivery of this service; start again without it');
+    else sendJson(res, 200, page);
+  }
+
+  /**
+   * POST /api/v1/events/{id}/resend {"to"?}: a new delivery (its own `dlv_…`
+   * id) of the same event: the same body under the same `webhook-id`, signed
+   * afresh at each attempt, to the event's URL or `to`. It has its own queue,
+   * so it starts at once rather than behind the envelope's pending events, and
+   * it retries like any delivery. An Idempotency-Key as for create and void.
+   */
+  function resendEvent(ctx: RequestContext): Promise<void> {
+    const { res, params } = ctx;
+    const eventId = params[0]!;
+    return keyed(ctx, 'resend', (body) => ({ resend: eventId, body }), (body, remember) => {
+      if (!isRecord(body)) {
+        sendError(res, 422, 'validation_failed', 'the body must be a JSON object: {} or {"to": "<url>"}', { errors: [{ path: '', message: 'must be a JSON object' }] });
+        return;
+      }
+      const extra = Object.keys(body).find((name) => name !== 'to');
+      if (extra !== undefined) {
+        sendError(res, 422, 'validation_failed', `unknown field ${JSON.stringify(extra.slice(0, 40))}; a resend takes only "to"`, { errors: [{ path: extra.slice(0, 40), message: 'unknown field' }] });
+        return;
+      }
+      const problem = body.to === undefined ? undefined : webhookUrlProblem(body.to);
+      if (problem) {
+        sendError(res, 422, 'validation_failed', `to ${problem}`, { errors: [{ path: 'to', message: problem }] });
+        return;
+      }
+      const original = store.deliveriesOfEvent(eventId)[0];
+      if (!original) {
+        sendError(res, 404, 'event_not_found', `no webhook delivery of event ${eventId}; only events sent to a webhook_url can be resent`);
+        return;
+      }
+      const now = clock.now();
+      const delivery: DeliveryRecord = {
+        id: newId('dlv'),
+        event_id: eventId,
+        seq: store.nextDeliverySeq(),
+        envelope_id: original.envelope_id,
+        event_type: original.event_type,
+        url: typeof body.to === 'string' ? body.to : original.url,
+        body: original.body,
+        status: 'pending',
+        attempts: 0,
+        attempt_log: [],
+        next_at: now,
+        last_status: null,
+        last_error: null,
+        finished_at: null,
+        created_at: new Date(now).toISOString(),
+        resend: true,
+      };
+      const shown = publicDelivery(delivery);
+      store.saveResent(delivery, remember({ status: 202, body: shown, headers: {} }));
+      deliverer.enqueue([delivery]);
+      sendJson(res, 202, shown);
+    });
+  }
+
   const routes: Route[] = [
     { operation: 'createEnvelope', method: 'POST', pattern: pathPattern(ENDPOINTS.createEnvelope.path), handle: createEnvelope },
+    { operation: 'listDeliveries', method: 'GET', pattern: pathPattern(ENDPOINTS.listDeliveries.path), handle: listDeliveries },
+    { operation: 'resendEvent', method: 'POST', pattern: pathPattern(ENDPOINTS.resendEvent.path), handle: resendEvent },
     { operation: 'listEnvelopes', method: 'GET', pattern: pathPattern(ENDPOINTS.listEnvelopes.path), handle: listEnvelopes },
     { operation: 'voidEnvelope', method: 'POST', pattern: pathPattern(ENDPOINTS.voidEnvelope.path), handle: voidEnvelope },
     {
@@ -559,7 +632,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       const list = [...store.deliveries.values()]
         .filter((d) => !envelopeId || d.envelope_id === envelopeId)
         .sort((a, b) => a.seq - b.seq)
-        .map(({ body: _body, ...rest }) => rest);
+        .map(({ body: _body, ...rest }) => ({ ...rest, event_id: rest.event_id ?? rest.id }));
       sendJson(res, 200, { object: 'list', data: list });
     } else if (path === '/_sandbox/faults' && req.method === 'POST') {
       const problem = faults.update(input);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { readLog, writeAll } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
 import type { AuditEntry } from '../core/audit.js';
-import { isRecord } from '../core/envelope.js';
+import { isRecord } from '../core/records.js';
 import { maskKey } from '../core/keys.js';
 import type { EnvelopeStatus } from '../core/states.js';
 
@@ -83,9 +83,28 @@ export interface EnvelopeRecord extends Record<string, unknown> {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/** One attempt of a delivery: one POST and how it ended. */
+export interface DeliveryAttempt {
+  /** 1 for the first attempt, up to 9 (8 retries). */
+  attempt: number;
+  /** When it started, on the sandbox clock (ISO 8601), like every time the sandbox shows. */
+  started_at: string;
+  /** The receiver's HTTP status; null when there was none (connection refused, timeout). */
+  status: number | null;
+  /** Real milliseconds from sending to the end of the answer (or the failure). */
+  duration_ms: number;
+  /** Why it failed (`HTTP 500`, `ECONNREFUSED: …`); null when it succeeded. */
+  error: string | null;
+}
+
 export interface DeliveryRecord {
-  /** The event id, sent as `webhook-id` on every attempt. */
+  /**
+   * The delivery's own id (`dlv_…`). Logs written before resends existed used
+   * the event id here, and have no `event_id`: see {@link deliveryEventId}.
+   */
   id: string;
+  /** The event id, sent as `webhook-id` on every attempt (and on every resend of the event). */
+  event_id?: string;
   /** Global creation order; deliveries of one envelope go out in this order. */
   seq: number;
   envelope_id: string;
@@ -94,12 +113,21 @@ export interface DeliveryRecord {
   body: string;
   status: DeliveryStatus;
   attempts: number;
+  /** Every attempt so far, oldest first; absent in logs written before attempts were recorded. */
+  attempt_log?: DeliveryAttempt[];
   /** Sandbox time (ms) of the next attempt. */
   next_at: number;
   last_status: number | null;
   last_error: string | null;
   finished_at: string | null;
+  /** When the delivery was made (ISO, sandbox clock); absent in older logs. */
+  created_at?: string;
+  /** True for a delivery made by `POST /api/v1/events/{id}/resend`: it has its own queue. */
+  resend?: boolean;
 }
+
+/** The event a delivery carries (older logs: the delivery's id was the event id). */
+export const deliveryEventId = (delivery: DeliveryRecord): string => delivery.event_id ?? delivery.id;
 
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
@@ -119,6 +147,8 @@ type LogEntry =
   /** A void asked for through the API: the envelope's last step and the Idempotency-Key's record, together. */
   | { t: 'voided'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
   | { t: 'delivery'; delivery: DeliveryRecord }
+  /** A resend asked for through the API: the new delivery and the Idempotency-Key's record, together. */
+  | { t: 'resent'; delivery: DeliveryRecord; record: IdempotencyRecord }
   /** Written only by compaction: one envelope with its whole audit trail, and one idempotency record. */
   | { t: 'snapshot'; envelope: EnvelopeRecord; audit: AuditEntry[] }
   | { t: 'idempotency'; record: IdempotencyRecord };
@@ -141,6 +171,8 @@ export class SandboxStore {
   /** Latest time found in the log, so the sandbox clock can resume without going back. */
   latestTime = 0;
   private readonly keysByHash = new Map<string, StoredKey>();
+  /** Delivery ids per event id: a resend finds its event without a scan. */
+  private readonly deliveriesByEvent = new Map<string, string[]>();
   private lastDeliverySeq = 0;
   private fd: number | undefined;
   private readonly path: string;
@@ -271,9 +303,12 @@ export class SandboxStore {
       case 'journey':
         this.applyJourney(entry.envelope, entry.audit, entry.deliveries);
         break;
+      case 'resent':
+        this.idempotency.set(idempotencyId(entry.record.scope, entry.record.key), entry.record);
+        this.applyDelivery(entry.delivery);
+        break;
       case 'delivery':
-        this.deliveries.set(entry.delivery.id, entry.delivery);
-        this.lastDeliverySeq = Math.max(this.lastDeliverySeq, entry.delivery.seq);
+        this.applyDelivery(entry.delivery);
         break;
       case 'snapshot':
         this.envelopes.set(entry.envelope.id, entry.envelope);
@@ -292,10 +327,20 @@ export class SandboxStore {
     trail.push(...audit);
     this.audits.set(envelope.id, trail);
     for (const entry of audit) this.latestTime = Math.max(this.latestTime, Date.parse(entry.at) || 0);
-    for (const delivery of deliveries) {
-      this.deliveries.set(delivery.id, delivery);
-      this.lastDeliverySeq = Math.max(this.lastDeliverySeq, delivery.seq);
-    }
+    for (const delivery of deliveries) this.applyDelivery(delivery);
+  }
+
+  private applyDelivery(delivery: DeliveryRecord): void {
+    this.deliveries.set(delivery.id, delivery);
+    this.lastDeliverySeq = Math.max(this.lastDeliverySeq, delivery.seq);
+    const events = this.deliveriesByEvent.get(deliveryEventId(delivery));
+    if (!events) this.deliveriesByEvent.set(deliveryEventId(delivery), [delivery.id]);
+    else if (!events.includes(delivery.id)) events.push(delivery.id);
+  }
+
+  /** Every delivery of one event (the first, then its resends), in creation order. */
+  deliveriesOfEvent(eventId: string): DeliveryRecord[] {
+    return (this.deliveriesByEvent.get(eventId) ?? []).map((id) => this.deliveries.get(id)!).sort((a, b) => a.seq - b.seq);
   }
 
   /** Durably records one change, then applies it. */
@@ -330,8 +375,13 @@ export class SandboxStore {
     this.write({ t: 'journey', envelope, audit, deliveries });
   }
 
+  /** A delivery after an attempt: its state and every attempt so far, in one line. */
   saveDelivery(delivery: DeliveryRecord): void {
     this.write({ t: 'delivery', delivery });
+  }
+
+  saveResent(delivery: DeliveryRecord, record: IdempotencyRecord): void {
+    this.write({ t: 'resent', delivery, record });
   }
 
   findKey(secret: string): StoredKey | undefined {
@@ -363,7 +413,28 @@ function listProblem(value: unknown, what: string, check: (item: Record<string, 
 }
 
 const auditOk = (item: Record<string, unknown>) => isString(item.hash) && isString(item.at);
-const deliveryOk = (item: Record<string, unknown>) => isString(item.id) && typeof item.seq === 'number' && isString(item.envelope_id);
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const attemptOk = (item: unknown): boolean =>
+  isRecord(item) &&
+  isCount(item.attempt) &&
+  isString(item.started_at) &&
+  (item.status === null || isCount(item.status)) &&
+  typeof item.duration_ms === 'number' &&
+  (item.error === null || isString(item.error));
+/** Fields added with resends and the attempt log are optional (older logs lack them) but checked when present. */
+const deliveryOk = (item: Record<string, unknown>) =>
+  isString(item.id) &&
+  typeof item.seq === 'number' &&
+  isString(item.envelope_id) &&
+  isString(item.url) &&
+  isString(item.body) &&
+  isString(item.status) &&
+  isCount(item.attempts) &&
+  typeof item.next_at === 'number' &&
+  (item.event_id === undefined || isString(item.event_id)) &&
+  (item.attempt_log === undefined || (Array.isArray(item.attempt_log) && item.attempt_log.every(attemptOk))) &&
+  (item.created_at === undefined || isString(item.created_at)) &&
+  (item.resend === undefined || typeof item.resend === 'boolean');
 
 /** Why a parsed log line is not a record this store writes, or undefined when it is one. */
 function checkEntry(entry: unknown): string | undefined {
@@ -385,6 +456,8 @@ function checkEntry(entry: unknown): string | undefined {
       return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
     case 'delivery':
       return listProblem([entry.delivery], 'delivery', deliveryOk);
+    case 'resent':
+      return listProblem([entry.delivery], 'delivery', deliveryOk) ?? recordProblem(entry.record);
     case 'snapshot':
       return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk);
     case 'idempotency':

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SignClient, type TraceEvent } from '../../src/core/client.js';
-import { ApiError, AuthError, InterruptedError, NetworkError, UnexpectedResponseError, ValidationError } from '../../src/core/errors.js';
+import { ApiError, AuthError, InterruptedError, NetworkError, UnexpectedResponseError, UsageError, ValidationError } from '../../src/core/errors.js';
 import { InstantClock } from '../helpers/fake-clock.js';
 
 const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';
@@ -308,5 +308,70 @@ describe('SignClient.getEnvelope', () => {
     await c.close();
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/v1/envelopes/env%2F1' });
     expect(seen[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('SignClient webhook deliveries', () => {
+  const delivery = (id: string) => ({ object: 'webhook_delivery', id, event_id: `evt_${id}`, status: 'failed', attempts: [{ attempt: 1, started_at: '2026-11-21T10:00:00.000Z', status: 500, duration_ms: 3, error: 'HTTP 500' }] });
+
+  it('lists deliveries with the filter in the query string, following the cursor up to the limit', async () => {
+    const { baseUrl, seen } = await scripted([
+      json(200, { object: 'list', data: [delivery('dlv_1'), delivery('dlv_2')], has_more: true, next_cursor: 'c1' }),
+      json(200, { object: 'list', data: [delivery('dlv_3'), delivery('dlv_4')], has_more: true, next_cursor: 'c2' }),
+    ]);
+    const { c } = client(baseUrl);
+    const ids: string[] = [];
+    for await (const d of c.deliveries({ envelopeId: 'env_1', status: ['failed', 'retrying'] }, { limit: 3, pageSize: 2 })) ids.push(d.id);
+    await c.close();
+    expect(ids).toEqual(['dlv_1', 'dlv_2', 'dlv_3']);
+    expect(seen.map((r) => r.url)).toEqual([
+      '/api/v1/webhook-deliveries?envelope_id=env_1&status=failed%2Cretrying&limit=2',
+      '/api/v1/webhook-deliveries?envelope_id=env_1&status=failed%2Cretrying&limit=1&cursor=c1',
+    ]);
+    expect(seen[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('a 2xx that is not a list of deliveries is a failure, not an empty listing', async () => {
+    const { baseUrl } = await scripted([json(200, { object: 'list', data: [{ id: 'dlv_1' }] }), json(200, { ok: true }), json(200, { data: [], has_more: true })]);
+    const { c } = client(baseUrl);
+    for (let i = 0; i < 3; i++) {
+      const error = await c.listDeliveries().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect((error as Error).message).toMatch(/^list webhook deliveries: HTTP 200/);
+    }
+    await c.close();
+  });
+
+  it('resends with {to} and a fresh random Idempotency-Key per call, the same across the retries of one call', async () => {
+    const accepted = json(202, delivery('dlv_new'));
+    const { baseUrl, seen } = await scripted([json(503, { message: 'busy' }), accepted, accepted]);
+    const { c } = client(baseUrl);
+    expect(await c.resendEvent('evt_1', { to: 'https://hooks.example.com/x' })).toMatchObject({ id: 'dlv_new', event_id: 'evt_dlv_new' });
+    await c.resendEvent('evt_1');
+    await c.close();
+    expect(seen.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['POST', '/api/v1/events/evt_1/resend', '{"to":"https://hooks.example.com/x"}'],
+      ['POST', '/api/v1/events/evt_1/resend', '{"to":"https://hooks.example.com/x"}'],
+      ['POST', '/api/v1/events/evt_1/resend', '{}'],
+    ]);
+    const keys = seen.map((r) => r.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it('refuses a bad `to` before sending, and an answer that is not a delivery', async () => {
+    const { baseUrl, seen } = await scripted([json(202, { id: 'dlv_1' }), json(404, { code: 'event_not_found', message: 'no webhook delivery of event evt_x' })]);
+    const { c } = client(baseUrl);
+    for (const to of ['ftp://h/x', 'hooks', 'http://']) await expect(c.resendEvent('evt_1', { to })).rejects.toBeInstanceOf(UsageError);
+    expect(seen).toHaveLength(0);
+    const unexpected = await c.resendEvent('evt_1').catch((e: unknown) => e);
+    expect(unexpected).toBeInstanceOf(UnexpectedResponseError);
+    expect((unexpected as Error).message).toMatch(/^resend event: HTTP 202 .*not the new delivery/);
+    const missing = (await c.resendEvent('evt_x').catch((e: unknown) => e)) as ApiError;
+    expect(missing).toBeInstanceOf(ApiError);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.hint).toContain('sign-cli webhooks deliveries');
+    await c.close();
   });
 });

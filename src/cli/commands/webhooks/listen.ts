@@ -35,7 +35,7 @@ export function registerListen(webhooks: Command, action: Action): void {
         .default([]),
     )
     .addOption(new Option('--forward-header <header>', "add this header to every forward, written 'name: value'; repeatable").argParser(collect).default([]))
-    .option('--forward-insecure', "accept a local HTTPS app's self-signed certificate when forwarding (never the default)")
+    .option('--forward-insecure', "accept a local HTTPS app's self-signed certificate when forwarding; off unless given")
     .option('--state <file>', 'keep the ids already seen in this file, so duplicates are caught across restarts')
     .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024));
   addSchemeOptions(command)

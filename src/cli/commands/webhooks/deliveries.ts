@@ -1,0 +1,73 @@
+/**
+ * `sign-cli webhooks deliveries`: the webhook deliveries the service recorded,
+ * newest first, each with every attempt (time, status, duration, error).
+ * `--failed` shows what needs attention: deliveries that failed for good and
+ * those failing still (retrying).
+ */
+import type { Command } from 'commander';
+import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
+import { ExitCode } from '../../../core/errors.js';
+import { parseIntegerOption, type CommandContext } from '../../context.js';
+import { DELIVERY_HEAD, DELIVERY_KEEP, deliveryRow } from '../../delivery-rows.js';
+import type { Action } from '../../run.js';
+import { renderTable } from '../../table.js';
+
+interface DeliveriesOptions {
+  envelope?: string;
+  failed?: boolean;
+  limit?: string;
+}
+
+const DEFAULT_LIMIT = 20;
+
+export function registerDeliveries(webhooks: Command, action: Action): void {
+  webhooks
+    .command('deliveries')
+    .description('list the webhook deliveries the service recorded, newest first, with every attempt')
+    .option('--envelope <id>', 'only deliveries of this envelope')
+    .option('--failed', 'only deliveries that failed for good or are failing still (state failed or retrying)')
+    .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
+    .addHelpText(
+      'after',
+      `
+States: pending (not tried yet), retrying (an attempt failed, another is scheduled),
+delivered, failed (every retry failed). A resend is a delivery of its own, marked (resend).
+With --json, one delivery per line (NDJSON) with its attempts, so --query applies to each.
+
+Examples:
+  $ sign-cli webhooks deliveries
+  $ sign-cli webhooks deliveries --failed
+  $ sign-cli webhooks deliveries --envelope env_8Yq2VwM4bXc1 --json
+  $ sign-cli webhooks deliveries --failed --json --query event_id`,
+    )
+    .action(action(deliveriesCommand));
+}
+
+async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions): Promise<number> {
+  const { output } = ctx;
+  const limit = options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
+  const filter: DeliveryFilter = {
+    ...(options.envelope !== undefined ? { envelopeId: options.envelope } : {}),
+    ...(options.failed ? { status: FAILING_STATES } : {}),
+  };
+  const client = await ctx.client({}, ['listDeliveries']);
+  try {
+    const deliveries = client.deliveries(filter, { limit, signal: ctx.signal });
+    if (output.json) {
+      for await (const delivery of deliveries) output.jsonLine(delivery);
+      return ExitCode.ok;
+    }
+    const all: WebhookDelivery[] = [];
+    for await (const delivery of deliveries) all.push(delivery);
+    if (all.length === 0) {
+      output.info(`no ${options.failed ? 'failed or retrying ' : ''}deliveries${options.envelope !== undefined ? ` of ${options.envelope}` : ''}`);
+      return ExitCode.ok;
+    }
+    const { out } = output;
+    output.line(await renderTable(output, [...DELIVERY_HEAD], all.map((d) => deliveryRow(d, out)), { keep: DELIVERY_KEEP }));
+    if (all.length === limit) output.info(`showing the newest ${limit}; --limit <n> shows more`);
+    return ExitCode.ok;
+  } finally {
+    await client.close();
+  }
+}
