@@ -113,6 +113,18 @@ describe('webhooks listen: filter and route', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('--query applies to each event line; one that fails on an event is reported and the listener stays up', async () => {
+    listener = await startListenerProcess(['--query', 'type'], env);
+    expect((await post(listener.url, delivery('signer.signed'))).status).toBe(200);
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(listener.stdout[0]).toBe('signer.signed');
+    await listener.stop();
+    listener = await startListenerProcess(['--query', 'abs(type)'], env);
+    expect((await post(listener.url, delivery('signer.signed'))).status).toBe(200);
+    await listener.waitForStderr((lines) => lines.some((l) => l.startsWith('error: --query "abs(type)" could not be applied')));
+    expect((await post(listener.url, delivery('signer.viewed'))).status).toBe(200);
+  });
+
   it.each([
     [['--events', ' , '], '--events needs at least one event type'],
     [['--events', 'signer.(x)'], 'is not an event type or glob'],

@@ -132,7 +132,12 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
         if (!output.json) {
           output.line(eventLine(output, event));
         } else {
-          output.jsonLineText(jsonEventLine(event));
+          try {
+            output.jsonLineText(jsonEventLine(event));
+          } catch (error) {
+            // A --query that fails on one event's data (a type error) must not take the listener down.
+            output.error(error);
+          }
           // The JSON line keeps its contract shape; what the apps answered goes to stderr.
           if (event.forwards) output.info(`${event.id} ${event.forwards.map((f) => forwardText(output.err, f, event.forwards!.length > 1)).join('  ')}`);
         }
