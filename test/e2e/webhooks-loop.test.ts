@@ -172,6 +172,8 @@ describe('Ed25519 (v1a) end to end', () => {
       const info = readFileSync(join(sandbox.dataDir, 'credentials.env'), 'utf8');
       const publicKey = /SIGN_WEBHOOK_PUBLIC_KEY='(whpk_[^']+)'/.exec(info)?.[1];
       expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+      expect(sandbox.first.webhook_public_key).toBe(publicKey);
+      expect(info).toContain(`SIGN_WEBHOOK_SECRET='${sandbox.webhookSecret},${publicKey}'`);
       listener = await startListenerProcess(['--json'], { SIGN_WEBHOOK_SECRET: publicKey });
       const example = JSON.parse(readFileSync(join(ROOT, 'examples/envelope.json'), 'utf8')) as Record<string, unknown>;
       const created = await runCli(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], {

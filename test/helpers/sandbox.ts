@@ -7,6 +7,8 @@ export interface SandboxProcess {
   apiKey: string;
   webhookSecret: string;
   dataDir: string;
+  /** The first stdout line (`--json`), parsed: base_url, api_key, webhook_secret, and webhook_public_key with --signing ed25519. */
+  first: Record<string, unknown>;
   child: ChildProcess;
   /** Calls a /_sandbox control endpoint with the sandbox's own key. */
   control<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T>;
@@ -48,6 +50,7 @@ export async function startSandboxProcess(options: { dataDir?: string; args?: st
     apiKey: info.api_key,
     webhookSecret: info.webhook_secret,
     dataDir,
+    first: JSON.parse(first) as Record<string, unknown>,
     child,
     control,
     envelopeCount: async () => (await control<{ envelopes: number }>('/_sandbox/state')).envelopes,
