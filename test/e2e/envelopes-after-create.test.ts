@@ -70,16 +70,17 @@ describe('--query', () => {
 });
 
 describe('envelopes list', () => {
-  let ids: string[];
+  /** Envelope id by contract id: bulk output comes in completion order, not input order. */
+  let idOf: Map<string, string>;
   beforeAll(async () => {
     // 250 envelopes in one bulk run: three pages of 100.
     const lines = Array.from({ length: 250 }, (_, i) => JSON.stringify({ ...example, contract_id: `LIST-${String(i).padStart(4, '0')}` }));
     const file = join(tempDir(), 'many.ndjson');
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const created = await cli(['envelopes', 'create', '--ndjson', '-f', file, '--new', '--rate', '60000', '--concurrency', '16', '--query', 'envelope.id'], { timeoutMs: 60_000 });
+    const created = await cli(['envelopes', 'create', '--ndjson', '-f', file, '--new', '--rate', '60000', '--concurrency', '16', '--query', '[envelope.contract_id, envelope.id]'], { timeoutMs: 60_000 });
     expect(created.code).toBe(0);
-    ids = created.stdout.trim().split('\n');
-    expect(new Set(ids).size).toBe(250);
+    idOf = new Map(created.stdout.trim().split('\n').map((line) => JSON.parse(line) as [string, string]));
+    expect(new Set(idOf.values()).size).toBe(250);
   }, 90_000);
 
   it('--all follows the cursor: every envelope once, newest first', async () => {
@@ -91,7 +92,7 @@ describe('envelopes list', () => {
     expect(new Set(listed.map((e) => e.id))).toEqual(new Set(all.map((e) => e.id)));
     for (let i = 1; i < listed.length; i++) expect(listed[i - 1]!.created_at >= listed[i]!.created_at).toBe(true);
     // Newest first: the last envelope of the bulk run is near the top, the first one further down.
-    expect(listed.findIndex((e) => e.id === ids.at(-1))).toBeLessThan(listed.findIndex((e) => e.id === ids[0]));
+    expect(listed.findIndex((e) => e.id === idOf.get('LIST-0249'))).toBeLessThan(listed.findIndex((e) => e.id === idOf.get('LIST-0000')));
   });
 
   it('shows 20 by default as a table, and says how to see more', async () => {
@@ -108,7 +109,7 @@ describe('envelopes list', () => {
     const limited = await cli(['envelopes', 'list', '--limit', '150', '--json', '--query', 'id']);
     expect(limited.stdout.trim().split('\n')).toHaveLength(150);
     const one = await cli(['envelopes', 'list', '--contract-id', 'LIST-0007', '--json', '--query', 'id']);
-    expect(one.stdout).toBe(`${ids[7]}\n`);
+    expect(one.stdout).toBe(`${idOf.get('LIST-0007')}\n`);
     const sent = await cli(['envelopes', 'list', '--status', 'sent,voided', '--status', 'failed', '--all', '--json', '--query', 'status']);
     expect(sent.code).toBe(0);
     for (const status of sent.stdout.trim().split('\n').filter(Boolean)) expect(['sent', 'voided', 'failed']).toContain(status);
