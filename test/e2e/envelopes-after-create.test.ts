@@ -110,6 +110,10 @@ describe('envelopes list', () => {
     expect(limited.stdout.trim().split('\n')).toHaveLength(150);
     const one = await cli(['envelopes', 'list', '--contract-id', 'LIST-0007', '--json', '--query', 'id']);
     expect(one.stdout).toBe(`${idOf.get('LIST-0007')}\n`);
+    // Exactly as many as the limit, and no more: no "there are more".
+    const exact = await cli(['envelopes', 'list', '--contract-id', 'LIST-0007', '--limit', '1']);
+    expect(exact.stdout.trim().split('\n')).toHaveLength(2);
+    expect(exact.stderr).toBe('');
     const sent = await cli(['envelopes', 'list', '--status', 'sent,voided', '--status', 'failed', '--all', '--json', '--query', 'status']);
     expect(sent.code).toBe(0);
     for (const status of sent.stdout.trim().split('\n').filter(Boolean)) expect(['sent', 'voided', 'failed']).toContain(status);

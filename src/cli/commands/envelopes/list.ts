@@ -58,10 +58,16 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
   }
   const client = await ctx.client({}, ['listEnvelopes']);
   try {
-    const envelopes = client.envelopes(filter, { ...(limit !== undefined ? { limit } : {}), signal: ctx.signal });
+    // One more than shown is asked for, so "there are more" is said only when there are.
+    const envelopes = client.envelopes(filter, { ...(limit !== undefined ? { limit: limit + 1 } : {}), signal: ctx.signal });
     let count = 0;
+    let more = false;
     if (output.json) {
       for await (const envelope of envelopes) {
+        if (count === limit) {
+          more = true;
+          break;
+        }
         output.jsonLine(envelope);
         count++;
       }
@@ -77,6 +83,10 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
       head.length = 0;
     };
     for await (const envelope of envelopes) {
+      if (count === limit) {
+        more = true;
+        break;
+      }
       count++;
       if (widths) output.line(formatRow(envelopeRow(envelope), widths));
       else {
@@ -89,7 +99,7 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
       return ExitCode.ok;
     }
     if (!widths) flushHead();
-    if (limit !== undefined && count === limit) output.info(`showing the newest ${count}; --limit <n> shows more, --all shows every one`);
+    if (more) output.info(`showing the newest ${count}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {
     await client.close();
