@@ -41,6 +41,9 @@ export interface Connection {
   sources: { baseUrl: string; apiKey: string };
 }
 
+/** commander's argParser for a repeatable option: each use adds its value to the list. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 /** Parses a whole number flag; a bad value is a usage error naming the flag. */
 export function parseIntegerOption(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);

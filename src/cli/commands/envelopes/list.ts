@@ -19,13 +19,14 @@ interface ListOptions {
 
 const DEFAULT_LIMIT = 20;
 
-const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+/** Repeatable and comma-separated: `--status sent,declined --status failed`. */
+const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 export function registerEnvelopesList(envelopes: Command, action: Action): void {
   envelopes
     .command('list')
     .description('list envelopes, newest first')
-    .addOption(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collect).default([]))
+    .addOption(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collectList).default([]))
     .option('--contract-id <id>', 'only envelopes of this contract')
     .option('--since <date|duration>', 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d')
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)

@@ -4,7 +4,7 @@ import { AuthError, ExitCode, UsageError } from '../../../core/errors.js';
 import { parseBaseUrl } from '../../../core/endpoints.js';
 import { maskKey, maskedKeyMatches, type ListedKey } from '../../../core/keys.js';
 import type { Profile } from '../../config.js';
-import type { CommandContext } from '../../context.js';
+import { collect, type CommandContext } from '../../context.js';
 import { checkProfileName } from '../../key-rows.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../run.js';
@@ -20,8 +20,6 @@ interface AddFlags {
   force?: boolean;
   offline?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerAdd(keys: Command, action: Action): void {
   keys

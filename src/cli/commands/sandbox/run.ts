@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
-import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import { collect, parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
 import { isOpenField, parseValueList } from '../../settings.js';
 
@@ -19,8 +19,6 @@ interface SandboxFlags {
   accept: string[];
   signing: 'hmac' | 'ed25519';
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
  * `--accept verification=national_id,bank_id` (repeatable) and the config's

@@ -3,7 +3,7 @@ import type { ChalkInstance } from 'chalk';
 import { Option, type Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import { collect, parseIntegerOption, type CommandContext } from '../../context.js';
 import type { Output } from '../../output.js';
 import type { Action } from '../../run.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
@@ -19,8 +19,6 @@ interface ListenFlags extends SchemeFlags {
   state?: string;
   maxBody: string;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerListen(webhooks: Command, action: Action): void {
   const command = webhooks

@@ -4,7 +4,7 @@ import { ExitCode, NetworkError, UsageError } from '../../../core/errors.js';
 import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
-import type { CommandContext } from '../../context.js';
+import { collect, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
 import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from './options.js';
 
@@ -12,8 +12,6 @@ interface TriggerFlags extends SchemeFlags {
   to: string;
   set: string[];
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
  * `--set data.signer.name=Omar` on the sample event, as `stripe trigger
