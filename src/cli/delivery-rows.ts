@@ -7,6 +7,7 @@ import type { WebhookDelivery, WebhookDeliveryAttempt } from '../core/deliveries
 import { webhookUrlProblem } from '../core/deliveries.js';
 import { UsageError } from '../core/errors.js';
 import { oneLine } from '../core/text.js';
+import { cellText } from './table.js';
 
 export const DELIVERY_HEAD = ['EVENT', 'TYPE', 'ENVELOPE', 'URL', 'ATTEMPTS', 'LAST RESULT', 'STATE', 'LAST ATTEMPT'] as const;
 /** Ids, the attempt count, the state and the time are never cut to fit a terminal; type, URL and result give way. */
@@ -22,7 +23,7 @@ export interface Paint {
 const plain: Paint = { green: (t) => t, red: (t) => t, yellow: (t) => t };
 
 /** Text from the service, on one line (escaping of control characters is Output's job). */
-const text = (value: unknown): string => (value === undefined || value === null ? '' : oneLine(typeof value === 'string' ? value : JSON.stringify(value)));
+const text = (value: unknown): string => oneLine(cellText(value));
 
 /** `2026-11-22 10:41:07` (UTC) from an ISO time: seconds matter between retries. The text as given when it is not one. */
 export function attemptTime(value: unknown): string {

@@ -6,6 +6,7 @@
  * without spawning.
  */
 import type { Envelope } from '../core/envelope.js';
+import { cellText as text } from './table.js';
 
 export const LIST_HEAD = ['ID', 'STATUS', 'SIGNED', 'CREATED', 'CONTRACT', 'TITLE'] as const;
 /** Columns a person copies from are never cut; the others may shrink to this. */
@@ -13,7 +14,6 @@ const KEEP = new Set([0, 1, 2, 3]);
 const MIN_WIDTH = 8;
 const GAP = '  ';
 
-const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
 /** `2026-11-22 10:41` (UTC) from an ISO time; the text as given when it is not one. */
 export function shortTime(value: unknown): string {

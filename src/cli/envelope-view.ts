@@ -5,6 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../core/envelope.js';
+import { cellText as text } from './table.js';
 
 interface SignerLike {
   id?: unknown;
@@ -15,7 +16,6 @@ interface SignerLike {
   signed_at?: unknown;
 }
 
-const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 const signersOf = (envelope: Envelope): SignerLike[] => (Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : []);
 const clockTime = (iso: unknown): string => (typeof iso === 'string' && /T\d{2}:\d{2}:\d{2}/.test(iso) ? iso.slice(11, 19) : '');
 

@@ -6,6 +6,10 @@
  */
 import type { Output } from './output.js';
 
+/** A value as a table cell or a line shows it: nothing for null or absent, strings as they are, the rest as JSON. */
+export const cellText = (value: unknown): string =>
+  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+
 export interface TableOptions {
   /** Columns never shortened (0-based). */
   keep?: readonly number[];

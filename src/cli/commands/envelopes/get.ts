@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { renderTable } from '../../table.js';
+import { cellText as text, renderTable } from '../../table.js';
 import type { Action } from '../../run.js';
 
 export function registerGet(envelopes: Command, action: Action): void {
@@ -13,9 +13,6 @@ export function registerGet(envelopes: Command, action: Action): void {
     .addHelpText('after', '\nExample:\n  $ sign-cli envelopes get env_8Yq2VwM4bXc1 --json')
     .action(action(getCommand));
 }
-
-const text = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
 async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]): Promise<number> {
   const client = await ctx.client({}, ['getEnvelope']);
