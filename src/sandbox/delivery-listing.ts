@@ -6,7 +6,7 @@
  * client pages through never shift or repeat what it sees.
  */
 import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../core/deliveries.js';
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, decodeCursor, encodeCursor } from './listing.js';
+import { encodeCursor, parsePaging } from './listing.js';
 import { deliveryEventId, type DeliveryRecord } from './store.js';
 
 export interface DeliveryQuery {
@@ -47,17 +47,10 @@ export function publicDelivery(delivery: DeliveryRecord): WebhookDelivery {
 
 /** The query string of a listing, checked; a message for a 400 when it is not usable. */
 export function parseDeliveryQuery(params: URLSearchParams): DeliveryQuery | string {
-  const states = params.getAll('status').flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  const unknown = states.find((s) => !(DELIVERY_STATES as readonly string[]).includes(s));
-  if (unknown !== undefined) return `status ${JSON.stringify(unknown.slice(0, 40))} is not a delivery state; use ${DELIVERY_STATES.join(', ')}`;
-  const limitText = params.get('limit');
-  const limit = limitText === null ? LIST_DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) return `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}`;
-  const cursor = params.get('cursor');
-  const after = cursor === null || cursor === '' ? undefined : decodeCursor(cursor);
-  if (cursor && after === undefined) return 'cursor is not one this service issued; start again without it';
+  const paging = parsePaging(params, DELIVERY_STATES, 'a delivery state');
+  if (typeof paging === 'string') return paging;
   const envelopeId = params.get('envelope_id');
-  return { envelopeId: envelopeId === null || envelopeId === '' ? undefined : envelopeId, states: states as DeliveryState[], limit, after };
+  return { envelopeId: envelopeId === null || envelopeId === '' ? undefined : envelopeId, ...paging };
 }
 
 export interface DeliveryListPage {
