@@ -3,10 +3,10 @@
 // 429), at several concurrencies (the default is chosen from this); and the
 // peak memory of validating 100,000 NDJSON lines with --dry-run, next to a
 // bare line-by-line read of the same file measured in the same run.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, runMeasured as run, spawnServer, stop } from './util.mjs';
+import { BIN, envelopesFile, runMeasured as run, spawnServer, stop } from './util.mjs';
 
 const RATE = 6000;
 const LATENCY_MS = 200;
@@ -14,15 +14,7 @@ const PER_RUN = Number(process.env.BENCH_BULK_ENVELOPES ?? 1000);
 const CONCURRENCIES = (process.env.BENCH_BULK_CONCURRENCY ?? '8,16,32,64').split(',').map(Number);
 const LINES = Number(process.env.BENCH_DRY_RUN_LINES ?? 100_000);
 
-function ndjsonFile(dir, name, n) {
-  const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8'));
-  delete base.webhook_url;
-  const lines = [];
-  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ ...base, title: `Bench ${name} ${i}`, contract_id: `BENCH-${name}-${i}` }));
-  const path = join(dir, `${name}.ndjson`);
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
+const ndjsonFile = (dir, name, n) => envelopesFile(dir, name, n, { title: `Bench ${name}`, contract: `BENCH-${name}` });
 
 export async function benchBulk() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-'));

@@ -2,25 +2,22 @@
 // the time it takes, and its peak memory, next to the same command over 1,000
 // envelopes and to `--limit 20` (one page), measured in the same run. Constant
 // memory means the peak over 10,000 is close to the peak over 1,000.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, runMeasured, spawnServer, stop } from './util.mjs';
+import { BIN, envelopesFile, runMeasured, spawnServer, stop } from './util.mjs';
 
 const TOTAL = Number(process.env.BENCH_LIST_ENVELOPES ?? 10_000);
 const SMALL = Math.round(TOTAL / 10);
 
-function seedFile(dir, n, offset) {
-  const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8'));
-  delete base.webhook_url;
-  // A signer who never opens it: the journey stops after one step, so the sandbox is idle while the listing is measured.
-  base.signers = [{ name: 'Bench Signer', email: 'bench+noview@example.com', channel: 'email', order: 1 }];
-  const lines = [];
-  for (let i = offset; i < offset + n; i++) lines.push(JSON.stringify({ ...base, title: `List bench ${i}`, contract_id: `LIST-${i}` }));
-  const path = join(dir, `seed-${offset}.ndjson`);
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
+// A signer who never opens it: the journey stops after one step, so the sandbox is idle while the listing is measured.
+const seedFile = (dir, n, offset) =>
+  envelopesFile(dir, `seed-${offset}`, n, {
+    title: 'List bench',
+    contract: 'LIST',
+    offset,
+    customize: (base) => ({ ...base, signers: [{ name: 'Bench Signer', email: 'bench+noview@example.com', channel: 'email', order: 1 }] }),
+  });
 
 export async function benchList() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-list-'));

@@ -1,6 +1,7 @@
 // Shared helpers for the benchmarks: spawning servers, memory readings.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -67,4 +68,18 @@ export function runMeasured(args, env) {
       resolve({ code, arrivals, stderr, peakMb: Math.round(peak * 10) / 10 });
     });
   });
+}
+
+/**
+ * An NDJSON file of `n` distinct envelopes, `examples/envelope.json` without its webhook_url,
+ * each with its own title and contract id; `customize` may change the base first.
+ */
+export function envelopesFile(dir, name, n, { title, contract, offset = 0, customize = (base) => base } = {}) {
+  const base = customize(JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')));
+  delete base.webhook_url;
+  const lines = [];
+  for (let i = offset; i < offset + n; i++) lines.push(JSON.stringify({ ...base, title: `${title} ${i}`, contract_id: `${contract}-${i}` }));
+  const path = join(dir, `${name}.ndjson`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
 }
