@@ -8,6 +8,8 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { ENDPOINTS, isOperation, parseBaseUrl, type Operation, type PathOverrides } from '../core/endpoints.js';
 import { expiryStatus, maskKey } from '../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
+import type { SharedBudget } from '../core/pacing.js';
+import { parseRateStoreUrl, rateStorePassword } from '../core/rate-store-url.js';
 import type { ConfigShape, Profile } from './config.js';
 import { Output } from './output.js';
 import { readFlagFile } from './io.js';
@@ -29,6 +31,7 @@ export interface GlobalOptions {
   timeout?: string;
   query?: string;
   raw?: boolean;
+  rateStore?: string;
 }
 
 export interface Connection {
@@ -127,7 +130,7 @@ export class CommandContext {
   }
 
   /** A stored setting (`sign-cli config`), or undefined. */
-  async setting<T = unknown>(name: 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes'): Promise<T | undefined> {
+  async setting<T = unknown>(name: 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes' | 'rate_store'): Promise<T | undefined> {
     const settings = (await this.loadConfig()).get('settings');
     return settings?.[name] as T | undefined;
   }
@@ -198,6 +201,42 @@ export class CommandContext {
     }
   }
 
+  /**
+   * The shared rate store, if one is configured: --rate-store, then
+   * SIGN_RATE_STORE, then the rate_store setting. Undefined by default: a
+   * single machine needs no store.
+   */
+  async rateStore(): Promise<{ url: string; source: string } | undefined> {
+    const given =
+      this.globals.rateStore !== undefined && this.globals.rateStore !== '' ? { text: this.globals.rateStore, source: '--rate-store' }
+      : this.env.SIGN_RATE_STORE ? { text: this.env.SIGN_RATE_STORE, source: 'SIGN_RATE_STORE' }
+      : undefined;
+    const configured = given ? undefined : await this.setting<string>('rate_store');
+    const chosen = given ?? (configured ? { text: configured, source: 'config rate_store' } : undefined);
+    if (!chosen) return undefined;
+    this.output.protect(rateStorePassword(chosen.text));
+    return { url: parseRateStoreUrl(chosen.text, chosen.source), source: chosen.source };
+  }
+
+  private readonly budgets: { close(): Promise<void> }[] = [];
+
+  /** Joins the shared budget for this key at this service; an unreachable store is a warning, and pacing stays local. */
+  private async sharedBudget(connection: Connection & { apiKey: string }): Promise<SharedBudget | undefined> {
+    const store = await this.rateStore();
+    if (!store) return undefined;
+    // The Redis client loads only when a store is configured.
+    const { openRedisBudget } = await import('../core/shared-budget.js');
+    const budget = await openRedisBudget({
+      url: store.url,
+      baseUrl: connection.baseUrl,
+      apiKey: connection.apiKey,
+      onWarning: (message) => this.output.warn(message),
+    });
+    this.budgets.push(budget);
+    if (budget.active) this.output.trace(`rate budget shared through ${store.source} (${budget.name})`);
+    return budget;
+  }
+
   /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
   async client(overrides: Partial<SignClientOptions> = {}, operations: Operation[] = []): Promise<SignClient> {
     const connection = await this.resolveConnection();
@@ -210,9 +249,11 @@ export class CommandContext {
     // Each value is checked under the name it was given by, so `SIGN_RETRIES=abc` names the variable.
     const retries = await this.numberFrom('--retries', this.globals.retries, 'SIGN_RETRIES', 'retries');
     const timeout = await this.numberFrom('--timeout', this.globals.timeout, 'SIGN_TIMEOUT', 'timeout');
+    const sharedBudget = 'sharedBudget' in overrides ? undefined : await this.sharedBudget({ ...connection, apiKey: connection.apiKey });
     // undici and zod load here, not at start-up.
     const { SignClient } = await import('../core/client.js');
     return new SignClient({
+      sharedBudget,
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
       keyLabel: this.keyLabel(connection),
@@ -260,6 +301,11 @@ export class CommandContext {
 
   /** When the profile's key last got a 2xx in this run; written once at the end (`finish`). */
   private keyUsedAt: Date | undefined;
+
+  /** Closes what the command opened (the rate store's connection), whether it succeeded or not. */
+  async release(): Promise<void> {
+    await Promise.all(this.budgets.splice(0).map((budget) => budget.close()));
+  }
 
   /** Records the last use of a profile's key, so `keys list` can show it for local keys too. */
   async finish(): Promise<void> {

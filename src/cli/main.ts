@@ -51,6 +51,7 @@ export function buildProgram(state: RunState): Command {
     .option('--no-input', 'never prompt; missing values are errors (also CI)')
     .option('--retries <n>', 'retries for failed requests (env SIGN_RETRIES; default 5)')
     .option('--timeout <seconds>', 'per-request timeout (env SIGN_TIMEOUT; default 30)')
+    .option('--rate-store <redis-url>', 'share the rate limit with every run using the same key, through Redis (env SIGN_RATE_STORE)')
     .showSuggestionAfterError()
     // commander echoes unknown options and arguments: escaped like everything else shown.
     .configureOutput({ outputError: (text, write) => write(escapeControl(text)) })

@@ -23,8 +23,12 @@ export function makeAction(state: RunState): Action {
       const ctx = new CommandContext(options, state.signal);
       ctx.command = command;
       state.context = ctx;
-      await ctx.prepare();
-      state.exitCode = await fn(ctx, options, positional);
-      await ctx.finish();
+      try {
+        await ctx.prepare();
+        state.exitCode = await fn(ctx, options, positional);
+        await ctx.finish();
+      } finally {
+        await ctx.release();
+      }
     };
 }

@@ -7,6 +7,7 @@ import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../core/endpoints.
 import { OPEN_FIELDS, type OpenField } from '../core/open-fields.js';
 import { isScope } from '../core/keys.js';
 import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
+import { parseRateStoreUrl, showRateStoreUrl } from '../core/rate-store-url.js';
 
 /** The local sandbox: what the CLI talks to when nothing else is configured (DESIGN.md §2). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -19,6 +20,8 @@ export interface SettingSpec {
   parse(value: string): unknown;
   /** What applies when it is not set (`config get` prints it); undefined when nothing does. */
   default?: unknown;
+  /** How the stored value is shown, when it may hold a secret (a password in a URL). */
+  show?(value: unknown): string;
 }
 
 function positiveNumber(name: string, value: string): number {
@@ -58,6 +61,12 @@ export const SETTINGS: Record<string, SettingSpec> = {
       if (!(WEBHOOK_SCHEMES as readonly string[]).includes(value)) throw new UsageError(`webhook_scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}, got ${JSON.stringify(value)}`);
       return value;
     },
+  },
+  rate_store: {
+    describe: 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")',
+    path: 'settings.rate_store',
+    parse: (value) => parseRateStoreUrl(value, 'rate_store'),
+    show: (value) => showRateStoreUrl(String(value)),
   },
   required_scopes: {
     describe: 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)',

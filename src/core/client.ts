@@ -23,7 +23,7 @@ import {
 } from './errors.js';
 import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { maskKey, normalizeListedKeys, redactSecrets, type ListedKey } from './keys.js';
-import { RatePacer } from './pacing.js';
+import { RatePacer, type SharedBudget } from './pacing.js';
 import { FINAL_STATUSES } from './states.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
 import { describeNetworkError } from './network-errors.js';
@@ -47,6 +47,8 @@ export interface SignClientOptions {
   ratePerMinute?: number;
   /** Share one pacer between clients so they stay under one limit together. */
   pacer?: RatePacer;
+  /** Share the rate with other processes too (core/shared-budget.ts); ignored when `pacer` is given. */
+  sharedBudget?: SharedBudget | undefined;
   clock?: Clock;
   random?: () => number;
   paths?: PathOverrides;
@@ -202,7 +204,7 @@ export class SignClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.clock = options.clock ?? systemClock;
-    this.pacer = options.pacer ?? new RatePacer({ ratePerMinute: options.ratePerMinute, clock: this.clock });
+    this.pacer = options.pacer ?? new RatePacer({ ratePerMinute: options.ratePerMinute, clock: this.clock, shared: options.sharedBudget });
     this.random = options.random ?? Math.random;
     this.paths = options.paths ?? {};
     this.validation = options.validation ?? {};

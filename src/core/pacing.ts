@@ -14,6 +14,11 @@
  *   rest is spread evenly until then.
  * Spacing is only ever widened beyond the configured rate, never narrowed, so
  * the window property holds whatever the service says.
+ *
+ * Other processes with the same key are reached through a SharedBudget
+ * (core/shared-budget.ts, Redis): each request takes its local slot, then a
+ * slot in the shared budget. When the shared budget is lost, local pacing
+ * carries on at the share of the rate this process had.
  */
 import { systemClock, type Clock } from './clock.js';
 import { parseRateLimitFields } from './retry.js';
@@ -26,14 +31,39 @@ const SLOWDOWN_FACTOR = 1.5;
 /** After a 429 pause ends, the widened spacing shrinks back to the configured one over this long. */
 export const RECOVERY_MS = 30_000;
 
+/** What a request asks of a shared budget: the rate it paces to, as a window limit and a spacing. */
+export interface SlotRequest {
+  /** At most this many slots in any 60-second window. */
+  limit: number;
+  /** At least this long between two slots, whoever takes them. */
+  intervalMs: number;
+}
+
+/** A rate budget several processes take slots from (core/shared-budget.ts keeps one in Redis). */
+export interface SharedBudget {
+  /** False once the store is unreachable or lost: the pacer paces locally from then on. */
+  readonly active: boolean;
+  /** Runners seen sharing the budget in the last window (1 when unknown). */
+  readonly runners: number;
+  /** Waits for a shared slot. True: send now. False: the store is lost (take a local slot instead). */
+  take(request: SlotRequest, signal?: AbortSignal): Promise<boolean>;
+  /** A 429 seen here: every process sharing the budget waits `delayMs` (never rejects). */
+  pause(delayMs: number): Promise<void> | void;
+}
+
 export interface PacerOptions {
   ratePerMinute?: number;
   clock?: Clock;
+  /** Take every slot from this shared budget too (`--rate-store`). */
+  shared?: SharedBudget | undefined;
 }
 
 export class RatePacer {
   readonly ratePerMinute: number;
   private readonly clock: Clock;
+  private readonly shared: SharedBudget | undefined;
+  /** Runners that shared the budget when it was lost: local pacing takes 1/N of the rate. */
+  private fallbackShare = 1;
   private nextSlot = 0;
   private pausedUntil = 0;
   /** Widening from the last 429, at the moment its pause ends; fades to 1 over RECOVERY_MS. */
@@ -49,11 +79,12 @@ export class RatePacer {
     if (!(Number.isFinite(rate) && rate > 0)) throw new RangeError(`rate must be a positive number, got ${rate}`);
     this.ratePerMinute = rate;
     this.clock = options.clock ?? systemClock;
+    this.shared = options.shared;
   }
 
   /** The configured spacing, with the safety margin: what the pacer returns to. */
   get baseIntervalMs(): number {
-    return (60_000 / this.ratePerMinute) * (1 + SAFETY_MARGIN);
+    return (60_000 / this.ratePerMinute) * (1 + SAFETY_MARGIN) * this.fallbackShare;
   }
 
   /** The 429 widening in force at `now`: full until the pause ends, then fading linearly to 1. */
@@ -75,6 +106,19 @@ export class RatePacer {
   /** Waits for this caller's turn. Every request attempt, retries included, takes one. */
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
+      // Without the shared budget, this process takes its share of the rate alone.
+      if (this.shared && !this.shared.active) this.fallbackShare = Math.max(this.fallbackShare, this.shared.runners);
+      await this.acquireLocal(signal);
+      if (!this.shared?.active) return;
+      const request = { limit: this.ratePerMinute, intervalMs: this.intervalMs };
+      if (await this.shared.take(request, signal)) return;
+      // The shared budget was lost while this caller waited: it goes back for a
+      // local slot at the fallback pace, so the waiting callers do not all send at once.
+    }
+  }
+
+  private async acquireLocal(signal?: AbortSignal): Promise<void> {
+    for (;;) {
       const now = this.clock.now();
       const slot = Math.max(now, this.nextSlot, this.pausedUntil);
       this.nextSlot = slot + this.intervalMs;
@@ -95,6 +139,8 @@ export class RatePacer {
     const current = this.slowdownAt(this.clock.now());
     this.pause(delayMs);
     this.slowdown = Math.min(MAX_SLOWDOWN, current * SLOWDOWN_FACTOR);
+    // Fire and forget: the retry waits on this process's own pause; the others learn of it at their next slot.
+    void this.shared?.pause(delayMs);
   }
 
   /** Reads the service's RateLimit / RateLimit-Policy fields from any response. */

@@ -11,8 +11,15 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** Arrivals kept per key for the peak; a flood beyond this is reported as at least this many. */
+const OFFERED_CAP = 100_000;
+
 export class SlidingWindowLimiter {
   private readonly log = new Map<string, number[]>();
+  /** Every arrival, refused ones included, per key: what clients put into a window, not what was let through. */
+  private readonly offered = new Map<string, number[]>();
+  /** The most requests one key sent within any one window (tests: "no window over the limit"). */
+  peakOffered = 0;
 
   constructor(
     private limit: number,
@@ -23,7 +30,19 @@ export class SlidingWindowLimiter {
     this.limit = limit;
   }
 
+  private countOffered(key: string, now: number): void {
+    let arrivals = this.offered.get(key);
+    if (!arrivals) this.offered.set(key, (arrivals = []));
+    const cutoff = now - this.windowMs;
+    let expired = 0;
+    while (expired < arrivals.length && arrivals[expired]! <= cutoff) expired++;
+    if (expired > 0) arrivals.splice(0, expired);
+    if (arrivals.length < OFFERED_CAP) arrivals.push(now);
+    this.peakOffered = Math.max(this.peakOffered, arrivals.length);
+  }
+
   take(key: string, now: number): RateDecision {
+    this.countOffered(key, now);
     let stamps = this.log.get(key);
     if (!stamps) this.log.set(key, (stamps = []));
     const cutoff = now - this.windowMs;

@@ -619,6 +619,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         envelopes: store.envelopes.size,
         keys: store.keys.size,
         ...counters,
+        rate_window_peak: limiter.peakOffered,
         sandbox_time: new Date(clock.now()).toISOString(),
         speed: clock.speed,
         faults: faults.settings(),

@@ -3,19 +3,29 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
-import { SETTINGS, settingSpec } from '../../settings.js';
+import { SETTINGS, settingSpec, type SettingSpec } from '../../settings.js';
 import type { Action } from '../../run.js';
 
-function show(value: unknown): string {
+function show(value: unknown, spec?: SettingSpec): string {
   if (value === undefined) return '';
+  if (spec?.show) return spec.show(value);
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A setting's value as it may be shown (a password in the rate store URL masked). */
+function shown(value: unknown, spec: SettingSpec): unknown {
+  return value !== undefined && spec.show ? spec.show(value) : value;
 }
 
 /** The config as `config list` shows it: every key masked. */
 function masked(store: Record<string, unknown>): Record<string, unknown> {
   const profiles = (store.profiles ?? {}) as Record<string, Record<string, unknown>>;
+  const settings = (store.settings ?? {}) as Record<string, unknown>;
   return {
     ...store,
+    ...(store.settings === undefined
+      ? {}
+      : { settings: Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, SETTINGS[name] ? shown(value, SETTINGS[name]) : value])) }),
     profiles: Object.fromEntries(
       Object.entries(profiles).map(([name, p]) => [name, { ...p, ...(typeof p.api_key === 'string' ? { api_key: maskKey(p.api_key) } : {}) }]),
     ),
@@ -36,8 +46,8 @@ export function registerConfig(program: Command, action: Action): void {
         const stored = (await ctx.loadConfig()).get(spec.path);
         // Unset: the value that applies, like `git config --default` / `gh config get`.
         const value = stored ?? spec.default;
-        if (ctx.output.json) ctx.output.jsonDocument({ name, value: value ?? null, source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null });
-        else if (value !== undefined) ctx.output.line(show(value));
+        if (ctx.output.json) ctx.output.jsonDocument({ name, value: shown(value, spec) ?? null, source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null });
+        else if (value !== undefined) ctx.output.line(show(value, spec));
         return value === undefined ? ExitCode.failed : ExitCode.ok;
       }),
     );
@@ -65,7 +75,7 @@ Examples:
         }
         const parsed = spec.parse(value!);
         store.set(spec.path, parsed);
-        ctx.output.success(`${name} = ${show(parsed)}`);
+        ctx.output.success(`${name} = ${show(parsed, spec)}`);
         return ExitCode.ok;
       }),
     );
@@ -97,7 +107,7 @@ Examples:
         }
         for (const [name, spec] of Object.entries(SETTINGS)) {
           const value = store.get(spec.path);
-          ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim(spec.default === undefined ? '(not set)' : `${show(spec.default)} (default)`) : show(value)}`);
+          ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim(spec.default === undefined ? '(not set)' : `${show(spec.default)} (default)`) : show(value, spec)}`);
         }
         for (const [op, path] of Object.entries(store.get('paths') ?? {})) ctx.output.line(`${`paths.${op}`.padEnd(16)} ${path}`);
         for (const [field, values] of Object.entries(store.get('sandbox')?.accept ?? {})) ctx.output.line(`${`sandbox.accept.${field}`.padEnd(16)} ${show(values)}`);

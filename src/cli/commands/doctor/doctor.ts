@@ -7,6 +7,7 @@ import { ExitCode, SignError, UnexpectedResponseError, parseErrorBody } from '..
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
+import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
 
@@ -119,7 +120,46 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
   const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
   if (!unreachable) checks.push(await serviceCheck(ctx, baseUrl));
   checks.push(...(await keyChecks(ctx)));
+  const store = await rateStoreCheck(ctx, baseUrl, connection.apiKey);
+  if (store) checks.push(store);
   return render(ctx, checks);
+}
+
+/** When a rate store is configured: does it answer, and who shares the budget of this key? */
+async function rateStoreCheck(ctx: CommandContext, baseUrl: string, apiKey: string | undefined): Promise<Check | undefined> {
+  let store;
+  try {
+    store = await ctx.rateStore();
+  } catch (error) {
+    return { check: 'rate store', status: 'fail', detail: describe(error) };
+  }
+  if (!store) return undefined;
+  const where = `${showRateStoreUrl(store.url)} (from ${store.source})`;
+  const { RedisRateBudget } = await import('../../../core/shared-budget.js');
+  const budget = new RedisRateBudget({ url: store.url, baseUrl, apiKey: apiKey ?? '' });
+  const started = Date.now();
+  try {
+    if (!(await budget.connect())) {
+      return {
+        check: 'rate store',
+        status: 'fail',
+        detail: `cannot reach ${where}: ${budget.failure}; runs would each pace alone at the full rate, so several at once would get 429s`,
+      };
+    }
+    const peek = await budget.peek();
+    const ms = Date.now() - started;
+    const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'}`;
+    const paused = peek.pausedMs > 0 ? `; paused ${Math.ceil(peek.pausedMs / 1000)} s more after a 429` : '';
+    return {
+      check: 'rate store',
+      status: 'ok',
+      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${peek.slotsInWindow} requests in the last minute by ${runners}${paused}`,
+    };
+  } catch (error) {
+    return { check: 'rate store', status: 'fail', detail: `${where} answered, but the budget script failed: ${(error as Error).message}` };
+  } finally {
+    await budget.close();
+  }
 }
 
 function describe(error: unknown): string {
@@ -184,7 +224,8 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   let scopes = connection.keyProfile?.scopes ?? null;
   let refused = false;
   try {
-    const client = await ctx.client({ retry: { maxRetries: 0 } });
+    // The rate store has a check of its own (rateStoreCheck), without the warning a run would print.
+    const client = await ctx.client({ retry: { maxRetries: 0 }, sharedBudget: undefined });
     try {
       const listed = await client.listApiKeys(ctx.signal);
       const mine = listed.find((k) => maskedKeyMatches(k.key, connection.apiKey!));

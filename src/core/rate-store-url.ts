@@ -1,0 +1,47 @@
+/**
+ * The address of a shared rate store (`--rate-store`, SIGN_RATE_STORE, the
+ * `rate_store` setting): checked and shown without loading a Redis client,
+ * so start-up and `config set` stay light.
+ */
+import { UsageError } from './errors.js';
+
+const SCHEMES = new Set(['redis:', 'rediss:']);
+
+/** A redis:// or rediss:// URL with a host; anything else is a usage error naming where it came from. */
+export function parseRateStoreUrl(text: string, source = 'the rate store'): string {
+  const hint = 'use redis://host:6379 (or rediss:// for TLS), e.g. redis://127.0.0.1:6379/0';
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError(`${source} must be a redis:// URL, got ${JSON.stringify(showRateStoreUrl(text).slice(0, 80))}`, { hint });
+  }
+  if (!SCHEMES.has(url.protocol)) throw new UsageError(`${source} must be a redis:// or rediss:// URL, got ${url.protocol}//…`, { hint });
+  if (url.hostname === '') throw new UsageError(`${source} has no host`, { hint });
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {
+    throw new UsageError(`${source}: the path must be a database number such as /0, got ${JSON.stringify(url.pathname.slice(0, 40))}`, { hint });
+  }
+  return url.toString();
+}
+
+/** The URL as it may be shown: a password (redis://:secret@host) is masked, never printed. */
+export function showRateStoreUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password !== '') url.password = '****';
+    return url.toString();
+  } catch {
+    // Not a URL: hide anything between "//" and "@", where a password would be.
+    return text.replace(/\/\/[^@/]*@/, '//****@');
+  }
+}
+
+/** The password part of a store URL, for the output's list of secrets to mask. */
+export function rateStorePassword(text: string): string | undefined {
+  try {
+    const password = decodeURIComponent(new URL(text).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * A rate budget shared by every process that uses the same API key, kept in
+ * Redis (`--rate-store`). Several CI jobs or shards of one bulk job each pace
+ * themselves (core/pacing.ts); together they would still exceed the service's
+ * limit, so each request slot is also taken from one budget in Redis.
+ *
+ * The budget is one Lua script, run atomically by Redis, over three keys:
+ * - `slots`: a sorted set of the times of the slots handed out (a sliding
+ *   log, the same rule the sandbox enforces: fewer than `limit` in any
+ *   60-second window). A new slot is also spaced `intervalMs` after the last
+ *   one, so the runners together send evenly instead of in bursts.
+ * - `pause`: until when everyone waits, set by whoever saw a 429.
+ * - `runners`: who took a slot in the last window, so that a runner that
+ *   loses Redis knows what share of the rate to fall back to.
+ * Times come from Redis (TIME), never from the runners' clocks, so runners on
+ * machines whose clocks disagree still agree on the window.
+ *
+ * The keys are named by a hash of the base URL and the API key, never by the
+ * key itself, and share one hash tag so a Redis Cluster keeps them together.
+ *
+ * When Redis is unreachable or lost, `take` says so (returns false) once per
+ * caller and from then on the budget is inactive: the pacer goes on pacing
+ * locally, at 1/N of the rate when N runners were sharing. Nothing is retried
+ * against Redis mid-run, so a flapping store cannot stall a run.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createClient, defineScript } from '@redis/client';
+import type { CommandParser } from '@redis/client/dist/lib/client/parser.js';
+import { systemClock, type Clock } from './clock.js';
+import { InterruptedError } from './errors.js';
+import type { SharedBudget, SlotRequest } from './pacing.js';
+import { showRateStoreUrl } from './rate-store-url.js';
+
+/** The window the service counts in (SPEC §8: per minute). */
+export const BUDGET_WINDOW_MS = 60_000;
+/** A store slower than this is as good as lost: the run paces locally rather than wait on it. */
+const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * One script, four operations (ARGV[1]):
+ * - take: hand out the next slot; returns {ms to wait, runners sharing}
+ * - confirm: at the slot, is a pause (a 429 elsewhere) in force? if so the slot
+ *   is given back; returns ms of pause left (0 = go)
+ * - pause: nobody gets a slot for ARGV[2] ms; returns the ms of pause in force
+ * - release: give back an unused slot (an interrupted wait)
+ * - peek: {slots in the window, runners, pause left}, for `doctor`
+ */
+const BUDGET_SCRIPT = `
+local slots, pause, runners = KEYS[1], KEYS[2], KEYS[3]
+local op = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = ${BUDGET_WINDOW_MS}
+local paused = tonumber(redis.call('GET', pause) or '0')
+if op == 'take' then
+  local limit, interval, member, runner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+  redis.call('ZADD', runners, now, runner)
+  redis.call('ZREMRANGEBYSCORE', runners, '-inf', now - window)
+  redis.call('PEXPIRE', runners, window)
+  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now - window)
+  local slot = math.max(now, paused)
+  local last = redis.call('ZRANGE', slots, -1, -1, 'WITHSCORES')
+  if last[2] then slot = math.max(slot, tonumber(last[2]) + interval) end
+  local held = redis.call('ZRANGEBYSCORE', slots, '(' .. (slot - window), '+inf', 'WITHSCORES')
+  local count = #held / 2
+  if count >= limit then slot = tonumber(held[(count - limit) * 2 + 2]) + window end
+  slot = math.ceil(slot)
+  redis.call('ZADD', slots, slot, member)
+  redis.call('PEXPIRE', slots, slot - now + window)
+  return {slot - now, redis.call('ZCARD', runners)}
+elseif op == 'confirm' then
+  if paused > now then
+    redis.call('ZREM', slots, ARGV[2])
+    return paused - now
+  end
+  return 0
+elseif op == 'pause' then
+  local untilMs = now + tonumber(ARGV[2])
+  if untilMs > paused then
+    redis.call('SET', pause, untilMs, 'PX', math.max(1, tonumber(ARGV[2])))
+    paused = untilMs
+  end
+  return paused - now
+elseif op == 'release' then
+  return redis.call('ZREM', slots, ARGV[2])
+elseif op == 'peek' then
+  redis.call('ZREMRANGEBYSCORE', runners, '-inf', now - window)
+  return {redis.call('ZCOUNT', slots, '(' .. (now - window), '+inf'), redis.call('ZCARD', runners), math.max(0, paused - now)}
+end
+return redis.error_reply('unknown operation ' .. tostring(op))
+`;
+
+const budgetScript = defineScript({
+  SCRIPT: BUDGET_SCRIPT,
+  NUMBER_OF_KEYS: 3,
+  parseCommand(parser: CommandParser, keys: readonly [string, string, string], args: readonly string[]) {
+    for (const key of keys) parser.pushKey(key);
+    parser.push(...args);
+  },
+  transformReply: (reply: unknown) => reply,
+});
+
+/** The Redis key prefix of the budget for this key at this service: a hash, never the key. */
+export function budgetName(baseUrl: string, apiKey: string): string {
+  const digest = createHash('sha256').update(`sign-cli rate budget\n${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
+  // The hash tag ({…}) keeps the three keys in one Cluster slot, as one script needs.
+  return `sign-cli:rate:{${digest}}`;
+}
+
+export interface RedisBudgetOptions {
+  /** redis:// or rediss:// URL (core/rate-store-url.ts checks it). */
+  url: string;
+  baseUrl: string;
+  apiKey: string;
+  clock?: Clock;
+  /** Connect and command timeout; a slower store counts as lost. */
+  timeoutMs?: number;
+  /** One line when the store is unreachable or lost; the caller prints it. */
+  onWarning?: (message: string) => void;
+}
+
+export interface BudgetPeek {
+  /** Slots handed out in the last 60 s, by every runner. */
+  slotsInWindow: number;
+  /** Runners that took a slot in the last 60 s. */
+  runners: number;
+  /** Pause (from a 429) still in force, in ms. */
+  pausedMs: number;
+  /** Redis's version, from INFO. */
+  version: string | undefined;
+}
+
+type BudgetClient = ReturnType<typeof createBudgetClient>;
+
+function createBudgetClient(url: string, timeoutMs: number) {
+  return createClient({
+    url,
+    // Lost is lost: the run carries on pacing locally instead of waiting for a reconnect.
+    socket: { connectTimeout: timeoutMs, reconnectStrategy: false },
+    disableOfflineQueue: true,
+    commandOptions: { timeout: timeoutMs },
+    scripts: { budget: budgetScript },
+  });
+}
+
+/** Why the store failed, in a few words (never the URL's password). */
+function reason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message).replace(/\s+/g, ' ').slice(0, 160);
+}
+
+export class RedisRateBudget implements SharedBudget {
+  readonly name: string;
+  private readonly client: BudgetClient;
+  private readonly clock: Clock;
+  private readonly onWarning: (message: string) => void;
+  private readonly shownUrl: string;
+  /** Who this process is in the budget's list of runners. */
+  private readonly runnerId = randomBytes(8).toString('hex');
+  private sequence = 0;
+  private lost = false;
+  private connected = false;
+  /** Why the store was lost or unreachable, in a few words. */
+  failure: string | undefined;
+  runners = 1;
+
+  constructor(private readonly options: RedisBudgetOptions) {
+    this.name = budgetName(options.baseUrl, options.apiKey);
+    this.clock = options.clock ?? systemClock;
+    this.onWarning = options.onWarning ?? (() => {});
+    this.shownUrl = showRateStoreUrl(options.url);
+    this.client = createBudgetClient(options.url, options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
+    // node-redis emits 'error' on a lost socket; unhandled, it would end the process.
+    this.client.on('error', (error: unknown) => this.markLost(error));
+  }
+
+  get active(): boolean {
+    return this.connected && !this.lost;
+  }
+
+  /** Connects; on failure the budget is inactive and the warning says so (the run paces locally). */
+  async connect(): Promise<boolean> {
+    try {
+      await this.client.connect();
+      this.connected = true;
+    } catch (error) {
+      this.markLost(error, 'unreachable');
+    }
+    return this.active;
+  }
+
+  private keys(): [string, string, string] {
+    return [`${this.name}:slots`, `${this.name}:pause`, `${this.name}:runners`];
+  }
+
+  private markLost(error: unknown, how: 'unreachable' | 'lost' = this.connected ? 'lost' : 'unreachable'): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.failure = reason(error);
+    const share = this.runners > 1 ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it` : 'the full rate';
+    this.onWarning(`rate store ${this.shownUrl} ${how} (${this.failure}); pacing locally at ${share}`);
+  }
+
+  private async run(args: string[]): Promise<unknown> {
+    return this.client.budget(this.keys(), args);
+  }
+
+  /**
+   * Waits for a slot in the shared budget. True: send now. False: the store
+   * is lost (warned once); the pacer takes a local slot instead.
+   */
+  async take(request: SlotRequest, signal?: AbortSignal): Promise<boolean> {
+    if (!this.active) return false;
+    for (;;) {
+      const member = `${this.runnerId}:${++this.sequence}`;
+      let waitMs: number;
+      try {
+        const reply = (await this.run(['take', String(Math.max(1, Math.floor(request.limit))), String(request.intervalMs), member, this.runnerId])) as [number, number];
+        waitMs = Number(reply[0]);
+        this.runners = Math.max(1, Number(reply[1]));
+      } catch (error) {
+        this.markLost(error);
+        return false;
+      }
+      if (waitMs > 0) {
+        try {
+          await this.clock.sleep(waitMs, signal);
+        } catch (error) {
+          // An interrupted wait gives its slot back for the others.
+          if (this.active) this.run(['release', member]).catch(() => {});
+          throw error instanceof InterruptedError ? error : new InterruptedError();
+        }
+      }
+      try {
+        // A 429 seen by another runner while this one waited: its pause applies here too.
+        const pausedMs = Number(await this.run(['confirm', member]));
+        if (pausedMs <= 0) return true;
+      } catch (error) {
+        this.markLost(error);
+        return false;
+      }
+    }
+  }
+
+  /** A 429 seen here: every runner waits `delayMs` (its Retry-After). */
+  pause(delayMs: number): Promise<void> {
+    if (!this.active) return Promise.resolve();
+    return this.run(['pause', String(Math.max(1, Math.ceil(delayMs)))]).then(
+      () => undefined,
+      (error: unknown) => this.markLost(error),
+    );
+  }
+
+  /** The budget as it stands, for `doctor`; throws when the store does not answer. */
+  async peek(): Promise<BudgetPeek> {
+    const [slots, runners, paused] = (await this.run(['peek'])) as [number, number, number];
+    const info = await this.client.sendCommand<string>(['INFO', 'server']);
+    const version = /redis_version:([^\r\n]+)/.exec(String(info))?.[1];
+    return { slotsInWindow: Number(slots), runners: Number(runners), pausedMs: Number(paused), version };
+  }
+
+  async close(): Promise<void> {
+    if (!this.client.isOpen) return;
+    try {
+      await this.client.close();
+    } catch {
+      this.client.destroy();
+    }
+  }
+}
+
+/** Opens the shared budget; an unreachable store gives an inactive budget and a warning, never an error. */
+export async function openRedisBudget(options: RedisBudgetOptions): Promise<RedisRateBudget> {
+  const budget = new RedisRateBudget(options);
+  await budget.connect();
+  return budget;
+}
