@@ -64,6 +64,7 @@ export class RatePacer {
   private readonly shared: SharedBudget | undefined;
   /** Runners that shared the budget when it was lost: local pacing takes 1/N of the rate. */
   private fallbackShare = 1;
+  private sharedLost = false;
   private nextSlot = 0;
   private pausedUntil = 0;
   /** Widening from the last 429, at the moment its pause ends; fades to 1 over RECOVERY_MS. */
@@ -106,15 +107,31 @@ export class RatePacer {
   /** Waits for this caller's turn. Every request attempt, retries included, takes one. */
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
-      // Without the shared budget, this process takes its share of the rate alone.
-      if (this.shared && !this.shared.active) this.fallbackShare = Math.max(this.fallbackShare, this.shared.runners);
+      if (this.shared && !this.shared.active && !this.sharedLost) this.goLocal(this.shared.runners);
+      const localOnly = this.shared === undefined || this.sharedLost;
       await this.acquireLocal(signal);
-      if (!this.shared?.active) return;
+      if (localOnly) return;
+      // Lost while this caller waited for its local slot: that slot was timed for
+      // the shared pace, so it starts over at the slower local one.
+      if (!this.shared!.active) continue;
       const request = { limit: this.ratePerMinute, intervalMs: this.intervalMs };
-      if (await this.shared.take(request, signal)) return;
-      // The shared budget was lost while this caller waited: it goes back for a
-      // local slot at the fallback pace, so the waiting callers do not all send at once.
+      if (await this.shared!.take(request, signal)) return;
+      // Lost while waiting for a shared slot: the same, a local slot at the fallback pace,
+      // so the callers that were waiting do not all send at once.
     }
+  }
+
+  /**
+   * The shared budget is gone: this process takes its share of the rate
+   * alone, starting one (slower) interval from now. Its own schedule had been
+   * running behind the shared one, so picking it up where it was would send at
+   * once, on top of what the others just sent in their shared slots.
+   */
+  private goLocal(runners: number): void {
+    this.sharedLost = true;
+    this.fallbackShare = Math.max(1, runners);
+    // Alone (or never connected), there is no one else's recent slot to keep clear of.
+    if (runners > 1) this.nextSlot = Math.max(this.nextSlot, this.clock.now() + this.intervalMs);
   }
 
   private async acquireLocal(signal?: AbortSignal): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/core/errors.js';
-import { RECOVERY_MS, RatePacer } from '../../src/core/pacing.js';
+import { RECOVERY_MS, RatePacer, type SharedBudget } from '../../src/core/pacing.js';
 import { FakeClock, InstantClock, settle } from '../helpers/fake-clock.js';
 
 /** Largest number of timestamps inside any window of `windowMs` (half-open). */
@@ -144,5 +144,68 @@ describe('RatePacer', () => {
   it('rejects a rate that is not a positive number', () => {
     expect(() => new RatePacer({ ratePerMinute: 0 })).toThrow(RangeError);
     expect(() => new RatePacer({ ratePerMinute: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+/** A shared budget the test controls: slots are granted at once while it is active. */
+class TestBudget implements SharedBudget {
+  active = true;
+  runners = 3;
+  readonly taken: number[] = [];
+  readonly pauses: number[] = [];
+  constructor(private readonly clock: { now(): number }) {}
+  async take(): Promise<boolean> {
+    if (!this.active) return false;
+    this.taken.push(this.clock.now());
+    return true;
+  }
+  pause(delayMs: number): void {
+    this.pauses.push(delayMs);
+  }
+}
+
+describe('RatePacer with a shared budget', () => {
+  it('takes every slot from the shared budget too, and passes a 429 on to it', async () => {
+    const clock = new InstantClock();
+    const shared = new TestBudget(clock);
+    const pacer = new RatePacer({ ratePerMinute: 600, clock, shared });
+    for (let i = 0; i < 3; i++) await pacer.acquire();
+    expect(shared.taken).toHaveLength(3);
+    pacer.penalize(2_000);
+    expect(shared.pauses).toEqual([2_000]);
+  });
+
+  it('once the budget is lost, paces locally at 1/N of the rate, N the runners that shared it', async () => {
+    const clock = new InstantClock();
+    const shared = new TestBudget(clock);
+    const pacer = new RatePacer({ ratePerMinute: 600, clock, shared });
+    await pacer.acquire();
+    shared.active = false;
+    const times: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await pacer.acquire();
+      times.push(clock.now());
+    }
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    for (const gap of gaps) expect(gap).toBeCloseTo(3 * 101, 0);
+    expect(shared.taken).toHaveLength(1);
+  });
+
+  it('a caller already waiting for its local slot when the budget is lost waits for a slot at the slower pace', async () => {
+    const clock = new FakeClock();
+    const shared = new TestBudget(clock);
+    const pacer = new RatePacer({ ratePerMinute: 600, clock, shared });
+    const start = clock.now();
+    await pacer.acquire();
+    let resolvedAt = 0;
+    const waiting = pacer.acquire().then(() => (resolvedAt = clock.now()));
+    await settle();
+    // Its local slot (101 ms on) was timed for the shared pace; the store goes away meanwhile.
+    shared.active = false;
+    await clock.runAll();
+    await waiting;
+    // Not at 101 ms, on top of what the other runners just sent: one fallback interval (3 × 101) after it woke.
+    expect(resolvedAt - start).toBeGreaterThanOrEqual(101 + 3 * 101 - 1);
+    expect(shared.taken).toHaveLength(1);
   });
 });
