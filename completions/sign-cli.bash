@@ -23,6 +23,7 @@ _sign_cli() {
     --query) COMPREPLY=(); return ;;
     --retries) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --rate-store) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --file) COMPREPLY=(); return ;;
     -f) COMPREPLY=(); return ;;
     --idempotency-key) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -72,7 +73,7 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -81,9 +82,9 @@ _sign_cli() {
     npos=$((npos + 1))
   done
   if [[ "$cur" == -* ]]; then
-    globals='--base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --help -h'
+    globals='--base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h'
     case "$cmd" in
-      '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --help -h' ;;
+      '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h' ;;
       'envelopes') words=''" $globals" ;;
       'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --rate --concurrency --journal'" $globals" ;;
       'envelopes validate') words='--ndjson'" $globals" ;;
@@ -210,18 +211,18 @@ _sign_cli() {
     'config') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'get set unset list path' -- "$cur")) ;;
     'config get')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config set')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         1) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config unset')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config list')

@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --file -f --idempotency-key --rate --concurrency --journal --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path'
@@ -60,13 +60,14 @@ complete -c sign-cli -l no-color -d 'no colour, even on a terminal (also NO_COLO
 complete -c sign-cli -l no-input -d 'never prompt; missing values are errors (also CI)'
 complete -c sign-cli -l retries -x -d 'retries for failed requests (env SIGN_RETRIES; default: 5)'
 complete -c sign-cli -l timeout -x -d 'per-request timeout (env SIGN_TIMEOUT; default: 30)'
+complete -c sign-cli -l rate-store -x -d 'share the rate limit with every run using the same key, through Redis (env SIGN_RATE_STORE)'
 complete -c sign-cli -l help -s h -d 'display help for command'
 complete -c sign-cli -n '__sign_cli_at ""' -l version -s V -d 'output the version number'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'envelopes' -d 'create, validate, list, watch and void envelopes'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'webhooks' -d 'receive, verify and send signed webhook events; see and resend deliveries'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'keys' -d 'API keys: stored profiles and the service'\''s listing, always masked'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'config' -d 'read and change settings (base URL, default profile, rate, timeouts, endpoint paths, webhook scheme)'
-complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock and the active key; explain anything wrong'
+complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'sandbox' -d 'run a local sandbox of the service (no account needed)'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'completion' -d 'print a shell completion script'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'create' -d 'create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent'
@@ -176,6 +177,7 @@ complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'rate' -d 'requests pe
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'timeout' -d 'per-request timeout in seconds (default: 30)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
+complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'
@@ -196,6 +198,7 @@ complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'rate' -d 'requests pe
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'timeout' -d 'per-request timeout in seconds (default: 30)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
+complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'
@@ -216,6 +219,7 @@ complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'rate' -d 'requests 
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'timeout' -d 'per-request timeout in seconds (default: 30)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
+complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'

@@ -14,9 +14,11 @@ export function parseRateStoreUrl(text: string, source = 'the rate store'): stri
   try {
     url = new URL(text.trim());
   } catch {
-    throw new UsageError(`${source} must be a redis:// URL, got ${JSON.stringify(showRateStoreUrl(text).slice(0, 80))}`, { hint });
+    throw new UsageError(`${source} must be a redis:// or rediss:// URL, got ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`, { hint });
   }
-  if (!SCHEMES.has(url.protocol)) throw new UsageError(`${source} must be a redis:// or rediss:// URL, got ${url.protocol}//…`, { hint });
+  if (!SCHEMES.has(url.protocol)) {
+    throw new UsageError(`${source} must be a redis:// or rediss:// URL, got ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`, { hint });
+  }
   if (url.hostname === '') throw new UsageError(`${source} has no host`, { hint });
   if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {
     throw new UsageError(`${source}: the path must be a database number such as /0, got ${JSON.stringify(url.pathname.slice(0, 40))}`, { hint });
@@ -28,7 +30,8 @@ export function parseRateStoreUrl(text: string, source = 'the rate store'): stri
 export function showRateStoreUrl(text: string): string {
   try {
     const url = new URL(text);
-    if (url.password !== '') url.password = '****';
+    if (url.password === '') return text;
+    url.password = '****';
     return url.toString();
   } catch {
     // Not a URL: hide anything between "//" and "@", where a password would be.

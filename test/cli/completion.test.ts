@@ -41,7 +41,7 @@ describe('shell completion', () => {
   it('completes event types, setting names, shells and option values in bash', () => {
     expect(complete(['sign-cli', 'webhooks', 'trigger', 'signer.s'])).toEqual(['signer.signed']);
     expect(complete(['sign-cli', 'webhooks', 'trigger', 'signer.signed', ''])).toEqual([]);
-    expect(complete(['sign-cli', 'config', 'set', 'ra'])).toEqual(['rate']);
+    expect(complete(['sign-cli', 'config', 'set', 'ra'])).toEqual(['rate', 'rate_store']);
     expect(complete(['sign-cli', 'config', 'unset', 'paths.getE'])).toEqual(['paths.getEnvelope']);
     expect(complete(['sign-cli', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(complete(['sign-cli', 'webhooks', 'verify', '--algorithm', ''])).toEqual(['sha256', 'sha512']);

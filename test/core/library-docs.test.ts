@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv } from '../helpers/cli.js';
+import { NO_REDIS, startRedis } from '../helpers/redis.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const blocks = [...readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
@@ -62,12 +63,28 @@ describe('docs/library.md', () => {
     [4, /^verified msg_1\nrefused forgery: signature_mismatch$/m],
     [5, /^true true$/m],
   ])('example %i runs against the sandbox and prints what it says', (n, expected) => {
-    const js = ts.transpileModule(blocks[n - 1]!, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-    const file = join(dir, `run-${n}.mjs`);
-    writeFileSync(file, js);
-    const result = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', env: cleanEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey }), timeout: 60_000 });
+    const result = runExample(n);
     expect(result.stderr.replace(/^.*: is not among the values seen so far.*\n?/gm, '')).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(expected);
   }, 70_000);
+
+  it.skipIf(NO_REDIS)('example 6 shares the budget through a real redis-server', async () => {
+    const redis = await startRedis();
+    try {
+      const result = runExample(6, { SIGN_RATE_STORE: redis.url });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^shared true$/m);
+    } finally {
+      await redis.stop();
+    }
+  }, 70_000);
 });
+
+function runExample(n: number, env: Record<string, string> = {}) {
+  const js = ts.transpileModule(blocks[n - 1]!, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const file = join(dir, `run-${n}.mjs`);
+  writeFileSync(file, js);
+  return spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', env: cleanEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, ...env }), timeout: 60_000 });
+}

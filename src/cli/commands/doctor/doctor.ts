@@ -28,7 +28,7 @@ const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO|HOST
 export function registerDoctor(program: Command, action: Action): void {
   program
     .command('doctor')
-    .description('check Node, config, base URL, TLS, clock and the active key; explain anything wrong')
+    .description('check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong')
     .addHelpText('after', '\nExamples:\n  $ sign-cli doctor\n  $ sign-cli doctor --json')
     .action(action(doctorCommand));
 }
@@ -149,11 +149,12 @@ async function rateStoreCheck(ctx: CommandContext, baseUrl: string, apiKey: stri
     const peek = await budget.peek();
     const ms = Date.now() - started;
     const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'}`;
+    const slots = `${peek.slotsInWindow} request${peek.slotsInWindow === 1 ? '' : 's'}`;
     const paused = peek.pausedMs > 0 ? `; paused ${Math.ceil(peek.pausedMs / 1000)} s more after a 429` : '';
     return {
       check: 'rate store',
       status: 'ok',
-      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${peek.slotsInWindow} requests in the last minute by ${runners}${paused}`,
+      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${slots} in the last minute by ${runners}${paused}`,
     };
   } catch (error) {
     return { check: 'rate store', status: 'fail', detail: `${where} answered, but the budget script failed: ${(error as Error).message}` };
