@@ -3,11 +3,12 @@
 import { benchBulk } from './bulk.mjs';
 import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
+import { benchRateStore } from './rate-store.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
 
 const only = process.argv[2];
-const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery, list: benchList };
+const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore };
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;
