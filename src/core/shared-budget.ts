@@ -156,6 +156,7 @@ export class RedisRateBudget implements SharedBudget {
   private readonly clock: Clock;
   private readonly onWarning: (message: string) => void;
   private readonly shownUrl: string;
+  private readonly timeoutMs: number;
   /** Who this process is in the budget's list of runners. */
   private readonly runnerId = randomBytes(8).toString('hex');
   private sequence = 0;
@@ -170,7 +171,8 @@ export class RedisRateBudget implements SharedBudget {
     this.clock = options.clock ?? systemClock;
     this.onWarning = options.onWarning ?? (() => {});
     this.shownUrl = showRateStoreUrl(options.url);
-    this.client = createBudgetClient(options.url, options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    this.client = createBudgetClient(options.url, this.timeoutMs);
     // node-redis emits 'error' on a lost socket; unhandled, it would end the process.
     this.client.on('error', (error: unknown) => this.markLost(error));
   }
@@ -182,7 +184,8 @@ export class RedisRateBudget implements SharedBudget {
   /** Connects; on failure the budget is inactive and the warning says so (the run paces locally). */
   async connect(): Promise<boolean> {
     try {
-      await this.client.connect();
+      // Bounded as a whole: a host that accepts the connection but never answers the handshake counts as unreachable.
+      await this.withinTimeout(this.client.connect());
       this.connected = true;
     } catch (error) {
       this.markLost(error, 'unreachable');
@@ -200,10 +203,33 @@ export class RedisRateBudget implements SharedBudget {
     this.failure = reason(error);
     const share = this.runners > 1 ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it` : 'the full rate';
     this.onWarning(`rate store ${this.shownUrl} ${how} (${this.failure}); pacing locally at ${share}`);
+    // Never used again in this run: drop the connection, and with it any command still waiting.
+    try {
+      if (this.client.isOpen) this.client.destroy();
+    } catch {
+      // already closing
+    }
   }
 
-  private async run(args: string[]): Promise<unknown> {
-    return this.client.budget(this.keys(), args);
+  /**
+   * One call of the script, bounded in time: node-redis's command timeout
+   * covers only a command not yet written, and a store that stops answering
+   * (a hung host, a network partition) must not hold the run.
+   */
+  private run(args: string[]): Promise<unknown> {
+    return this.withinTimeout(this.client.budget(this.keys(), args));
+  }
+
+  private async withinTimeout<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

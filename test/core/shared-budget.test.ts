@@ -163,6 +163,31 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('a store that stops answering (a hung host) is lost after the timeout, not waited on', async () => {
+    const own = await startRedis();
+    try {
+      const warnings: string[] = [];
+      const budget = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300, onWarning: (m) => warnings.push(m) });
+      open.push(budget);
+      expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(true);
+      own.child.kill('SIGSTOP');
+      const started = Date.now();
+      expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(false);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(warnings).toEqual([expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(no answer within 300 ms\); pacing locally at the full rate$/)]);
+      // A host that takes the connection but never answers the handshake: unreachable, not a hang.
+      const late: string[] = [];
+      const stuck = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300, onWarning: (m) => late.push(m) });
+      open.push(stuck);
+      expect(stuck.active).toBe(false);
+      expect(late).toEqual([expect.stringMatching(/ unreachable \(no answer within 300 ms\); pacing locally at the full rate$/)]);
+      own.child.kill('SIGCONT');
+    } finally {
+      own.child.kill('SIGCONT');
+      await own.stop('SIGKILL');
+    }
+  });
+
   it('a store lost mid-run is one warning per runner; each then paces locally at its share of the rate', async () => {
     const own = await startRedis();
     try {
