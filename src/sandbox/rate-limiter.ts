@@ -30,25 +30,26 @@ export class SlidingWindowLimiter {
     this.limit = limit;
   }
 
-  private countOffered(key: string, now: number): void {
-    let arrivals = this.offered.get(key);
-    if (!arrivals) this.offered.set(key, (arrivals = []));
+  /** The times of `key` in `logs` still inside the window ending at `now` (older ones dropped). */
+  private inWindow(logs: Map<string, number[]>, key: string, now: number): number[] {
+    let stamps = logs.get(key);
+    if (!stamps) logs.set(key, (stamps = []));
     const cutoff = now - this.windowMs;
     let expired = 0;
-    while (expired < arrivals.length && arrivals[expired]! <= cutoff) expired++;
-    if (expired > 0) arrivals.splice(0, expired);
+    while (expired < stamps.length && stamps[expired]! <= cutoff) expired++;
+    if (expired > 0) stamps.splice(0, expired);
+    return stamps;
+  }
+
+  private countOffered(key: string, now: number): void {
+    const arrivals = this.inWindow(this.offered, key, now);
     if (arrivals.length < OFFERED_CAP) arrivals.push(now);
     this.peakOffered = Math.max(this.peakOffered, arrivals.length);
   }
 
   take(key: string, now: number): RateDecision {
     this.countOffered(key, now);
-    let stamps = this.log.get(key);
-    if (!stamps) this.log.set(key, (stamps = []));
-    const cutoff = now - this.windowMs;
-    let expired = 0;
-    while (expired < stamps.length && stamps[expired]! <= cutoff) expired++;
-    if (expired > 0) stamps.splice(0, expired);
+    const stamps = this.inWindow(this.log, key, now);
     const resetSeconds = (oldest: number | undefined) =>
       oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
     if (stamps.length >= this.limit) {

@@ -47,4 +47,14 @@ describe('sandbox pieces', () => {
     expect(limiter.take('a', 59_999)).toMatchObject({ allowed: false, resetSeconds: 1 });
     expect(limiter.take('a', 60_000).allowed).toBe(true);
   });
+
+  it('counts the most requests a key offered in one window, refused ones included', () => {
+    const limiter = new SlidingWindowLimiter(2, 60_000);
+    for (const at of [0, 1_000, 2_000, 3_000]) limiter.take('a', at);
+    // Two let through, four offered within one window.
+    expect(limiter.peakOffered).toBe(4);
+    limiter.take('b', 4_000);
+    for (const at of [70_000, 130_001]) limiter.take('a', at);
+    expect(limiter.peakOffered).toBe(4);
+  });
 });
