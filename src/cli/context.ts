@@ -218,23 +218,26 @@ export class CommandContext {
     return { url: parseRateStoreUrl(chosen.text, chosen.source), source: chosen.source };
   }
 
-  private readonly budgets: { close(): Promise<void> }[] = [];
+  /** The shared budget of this run, opened by the first client that needs it and shared by the others. */
+  private budget: Promise<(SharedBudget & { close(): Promise<void> }) | undefined> | undefined;
 
   /** Joins the shared budget for this key at this service; an unreachable store is a warning, and pacing stays local. */
-  private async sharedBudget(connection: Connection & { apiKey: string }): Promise<SharedBudget | undefined> {
-    const store = await this.rateStore();
-    if (!store) return undefined;
-    // The Redis client loads only when a store is configured.
-    const { openRedisBudget } = await import('../core/shared-budget.js');
-    const budget = await openRedisBudget({
-      url: store.url,
-      baseUrl: connection.baseUrl,
-      apiKey: connection.apiKey,
-      onWarning: (message) => this.output.warn(message),
-    });
-    this.budgets.push(budget);
-    if (budget.active) this.output.trace(`rate budget shared through ${store.source} (${budget.name})`);
-    return budget;
+  private sharedBudget(connection: Connection & { apiKey: string }): Promise<SharedBudget | undefined> {
+    this.budget ??= (async () => {
+      const store = await this.rateStore();
+      if (!store) return undefined;
+      // The Redis client loads only when a store is configured.
+      const { openRedisBudget } = await import('../core/shared-budget.js');
+      const budget = await openRedisBudget({
+        url: store.url,
+        baseUrl: connection.baseUrl,
+        apiKey: connection.apiKey,
+        onWarning: (message) => this.output.warn(message),
+      });
+      if (budget.active) this.output.trace(`rate budget shared through ${store.source} (${budget.name})`);
+      return budget;
+    })();
+    return this.budget;
   }
 
   /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
@@ -304,7 +307,10 @@ export class CommandContext {
 
   /** Closes what the command opened (the rate store's connection), whether it succeeded or not. */
   async release(): Promise<void> {
-    await Promise.all(this.budgets.splice(0).map((budget) => budget.close()));
+    const budget = this.budget;
+    this.budget = undefined;
+    // A store URL that did not parse left nothing open.
+    await (await budget?.catch(() => undefined))?.close();
   }
 
   /** Records the last use of a profile's key, so `keys list` can show it for local keys too. */
