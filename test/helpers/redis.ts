@@ -41,12 +41,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts redis-server and resolves once it accepts connections. */
-export async function startRedis(): Promise<RedisProcess> {
+/** Starts redis-server (with `password`: it requires it) and resolves once it accepts connections. */
+export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
   if (!REDIS_SERVER) throw new Error('redis-server is not installed');
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+    const auth = options.password === undefined ? [] : ['--requirepass', options.password];
+    const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...auth], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
@@ -55,7 +56,7 @@ export async function startRedis(): Promise<RedisProcess> {
     const ready = await waitForPort(port, child);
     if (ready) {
       return {
-        url: `redis://127.0.0.1:${port}`,
+        url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
         port,
         child,
         stop: (signal = 'SIGTERM') =>

@@ -18,6 +18,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startListenerProcess } from '../helpers/listener.js';
+import { NO_REDIS, startRedis } from '../helpers/redis.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { recordFigures } from './figures.js';
 
@@ -90,6 +91,26 @@ describe('no secret outside credentials.env (and a config the user stored a key 
     await run('doctor --verbose', ['doctor', '--verbose']);
     await run('doctor --json with the profile', ['doctor', '--json'], { SIGN_API_KEY: '' });
     await run('--api-key refused', ['envelopes', 'get', id, '--api-key', sandbox.apiKey]);
+
+    // The rate store's password: in the URL of a store that cannot be reached, and of a real one that requires it.
+    const storePassword = 'redis-store-password-7f3a9c';
+    secrets.push(storePassword);
+    const nowhere = `redis://:${storePassword}@127.0.0.1:1`;
+    await run('create with an unreachable rate store', ['envelopes', 'create', '-f', EXAMPLE, '--new', '--verbose'], { SIGN_RATE_STORE: nowhere });
+    await run('doctor with an unreachable rate store', ['doctor', '--verbose', '--rate-store', nowhere]);
+    await run('config set rate_store', ['config', 'set', 'rate_store', nowhere]);
+    await run('config get rate_store --json', ['config', 'get', 'rate_store', '--json']);
+    await run('config unset rate_store', ['config', 'unset', 'rate_store']);
+    if (!NO_REDIS) {
+      const redis = await startRedis({ password: storePassword });
+      try {
+        const shared = await run('create with a rate store that requires a password', ['envelopes', 'create', '-f', EXAMPLE, '--new', '--verbose'], { SIGN_RATE_STORE: redis.url });
+        expect(shared.stderr).toContain('rate budget shared through SIGN_RATE_STORE');
+        await run('doctor with that store', ['doctor', '--verbose'], { SIGN_RATE_STORE: redis.url });
+      } finally {
+        await redis.stop();
+      }
+    }
 
     // Webhooks: a listener with the sandbox secret, a signed sample, a forged one, verify.
     const listener = await startListenerProcess(['--verbose', '--state', join(stateDir, 'seen.json')], { SIGN_WEBHOOK_SECRET: sandbox.webhookSecret });
