@@ -62,6 +62,7 @@ describe('docs/library.md', () => {
     [3, /^refused key 401 3$/m],
     [4, /^verified msg_1\nrefused forgery: signature_mismatch$/m],
     [5, /^true true$/m],
+    [7, /^1 true voided voided 0$/m],
   ])('example %i runs against the sandbox and prints what it says', (n, expected) => {
     const result = runExample(n);
     expect(result.stderr.replace(/^.*: is not among the values seen so far.*\n?/gm, '')).toBe('');
