@@ -98,7 +98,7 @@ _sign_cli() {
       'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks trigger') words='--to --set --secret-file --scheme --signature-header --algorithm'" $globals" ;;
-      'webhooks deliveries') words='--envelope --failed --limit'" $globals" ;;
+      'webhooks deliveries') words='--envelope --failed --limit --all'" $globals" ;;
       'webhooks resend') words='--to'" $globals" ;;
       'keys') words=''" $globals" ;;
       'keys list') words='--local'" $globals" ;;

@@ -148,6 +148,7 @@ complete -c sign-cli -n '__sign_cli_at "webhooks trigger" 0' -a 'envelope.voided
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l envelope -x -d 'only deliveries of this envelope'
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l failed -d 'only deliveries that failed for good or are failing still (state failed or retrying)'
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l limit -x -d 'how many to show (default: 20)'
+complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l all -d 'every matching delivery, page by page (not with --limit)'
 complete -c sign-cli -n '__sign_cli_at "webhooks resend"' -l to -x -d 'deliver it to this URL instead of the event'\''s own (the envelope'\''s webhook_url)'
 complete -c sign-cli -n '__sign_cli_at "keys" 0' -a 'list' -d 'list API keys: the service'\''s listing merged with local profiles, keys masked'
 complete -c sign-cli -n '__sign_cli_at "keys" 0' -a 'add' -d 'store an API key in a profile (read from stdin or a hidden prompt, never from a flag)'

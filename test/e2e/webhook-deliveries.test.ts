@@ -153,6 +153,40 @@ describe('webhooks deliveries', () => {
   });
 });
 
+describe('webhooks deliveries --all', () => {
+  it('follows the cursor past one page (100): every delivery once; a limit says "more" only when there is more', async () => {
+    // Twelve more journeys of about ten events each, to a receiver of their own: more deliveries than one page holds.
+    const own = await startReceiver();
+    const batch = Array.from({ length: 12 }, (_, i) => JSON.stringify({ ...example, contract_id: `CTR-ALL-${i}`, webhook_url: own.url })).join('\n');
+    const created = await cli(['envelopes', 'create', '--ndjson', '-f', '-', '--new', '--json'], { input: `${batch}\n` });
+    expect(created.code, created.stderr).toBe(0);
+    const recorded = async () => (await sandbox.control<{ data: { id: string; status: string }[] }>('/_sandbox/deliveries')).data;
+    await until(async () => {
+      const all = await recorded();
+      return all.length > 100 && all.filter((d) => d.status === 'pending').length === 0 && own.deliveries.length >= 12 * 10;
+    });
+    await own.close();
+    const expected = await recorded();
+
+    const result = await cli(['webhooks', 'deliveries', '--all', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const listed = lines(result.stdout);
+    expect(listed.length).toBe(expected.length);
+    expect(new Set(listed.map((d) => d.id)).size).toBe(listed.length);
+    expect(new Set(listed.map((d) => d.id))).toEqual(new Set(expected.map((d) => d.id)));
+
+    const exactly = await cli(['webhooks', 'deliveries', '--envelope', envelopeA, '--limit', '10']);
+    expect(exactly.code).toBe(0);
+    expect(exactly.stderr).not.toContain('there are more');
+    const fewer = await cli(['webhooks', 'deliveries', '--envelope', envelopeA, '--limit', '9']);
+    expect(fewer.stderr).toContain('showing the newest 9; there are more: --limit <n> shows more, --all shows every one');
+
+    const both = await cli(['webhooks', 'deliveries', '--all', '--limit', '3']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--all and --limit do not go together');
+  }, 30_000);
+});
+
 describe('webhooks resend', () => {
   let eventId: string;
   let original: { body: string; timestamp: number; signatures: string[] };

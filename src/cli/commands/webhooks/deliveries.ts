@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode, UsageError } from '../../../core/errors.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
 import { DELIVERY_HEAD, DELIVERY_KEEP, deliveryRow } from '../../delivery-rows.js';
 import type { Action } from '../../run.js';
@@ -16,6 +16,7 @@ interface DeliveriesOptions {
   envelope?: string;
   failed?: boolean;
   limit?: string;
+  all?: boolean;
 }
 
 const DEFAULT_LIMIT = 20;
@@ -27,6 +28,7 @@ export function registerDeliveries(webhooks: Command, action: Action): void {
     .option('--envelope <id>', 'only deliveries of this envelope')
     .option('--failed', 'only deliveries that failed for good or are failing still (state failed or retrying)')
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
+    .option('--all', 'every matching delivery, page by page (not with --limit)')
     .addHelpText(
       'after',
       `
@@ -38,34 +40,45 @@ Examples:
   $ sign-cli webhooks deliveries
   $ sign-cli webhooks deliveries --failed
   $ sign-cli webhooks deliveries --envelope env_8Yq2VwM4bXc1 --json
-  $ sign-cli webhooks deliveries --failed --json --query event_id`,
+  $ sign-cli webhooks deliveries --failed --json --query event_id
+  $ sign-cli webhooks deliveries --all --json > deliveries.ndjson`,
     )
     .action(action(deliveriesCommand));
 }
 
 async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions): Promise<number> {
   const { output } = ctx;
-  const limit = options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
+  if (options.all && options.limit !== undefined) throw new UsageError('--all and --limit do not go together', { hint: 'drop --limit to list every delivery, or --all to list a few' });
+  const limit = options.all ? undefined : options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
   const filter: DeliveryFilter = {
     ...(options.envelope !== undefined ? { envelopeId: options.envelope } : {}),
     ...(options.failed ? { status: FAILING_STATES } : {}),
   };
   const client = await ctx.client({}, ['listDeliveries']);
   try {
-    const deliveries = client.deliveries(filter, { limit, signal: ctx.signal });
-    if (output.json) {
-      for await (const delivery of deliveries) output.jsonLine(delivery);
-      return ExitCode.ok;
-    }
+    // One more than shown is asked for, so "there are more" is said only when there are.
+    const deliveries = client.deliveries(filter, { ...(limit !== undefined ? { limit: limit + 1 } : {}), signal: ctx.signal });
+    let count = 0;
+    let more = false;
+    // --json streams each delivery as it comes; the table needs every row for its widths.
     const all: WebhookDelivery[] = [];
-    for await (const delivery of deliveries) all.push(delivery);
+    for await (const delivery of deliveries) {
+      if (count === limit) {
+        more = true;
+        break;
+      }
+      count++;
+      if (output.json) output.jsonLine(delivery);
+      else all.push(delivery);
+    }
+    if (output.json) return ExitCode.ok;
     if (all.length === 0) {
       output.info(`no ${options.failed ? 'failed or retrying ' : ''}deliveries${options.envelope !== undefined ? ` of ${options.envelope}` : ''}`);
       return ExitCode.ok;
     }
     const { out } = output;
     output.line(await renderTable(output, [...DELIVERY_HEAD], all.map((d) => deliveryRow(d, out)), { keep: DELIVERY_KEEP }));
-    if (all.length === limit) output.info(`showing the newest ${limit}; --limit <n> shows more`);
+    if (more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {
     await client.close();
