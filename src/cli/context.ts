@@ -233,6 +233,7 @@ export class CommandContext {
         baseUrl: connection.baseUrl,
         apiKey: connection.apiKey,
         onWarning: (message) => this.output.warn(message),
+        onNote: (message) => this.output.trace(message),
       });
       if (budget.active) this.output.trace(`rate budget shared through ${store.source} (${budget.name})`);
       return budget;

@@ -17,7 +17,7 @@
  *
  * Other processes with the same key are reached through a SharedBudget
  * (core/shared-budget.ts, Redis): each request takes its local slot, then a
- * slot in the shared budget. When the shared budget is lost, local pacing
+ * slot in the shared budget. While the shared budget is lost, local pacing
  * carries on at the share of the rate this process had.
  */
 import { systemClock, type Clock } from './clock.js';
@@ -62,7 +62,7 @@ export class RatePacer {
   readonly ratePerMinute: number;
   private readonly clock: Clock;
   private readonly shared: SharedBudget | undefined;
-  /** Runners that shared the budget when it was lost: local pacing takes 1/N of the rate. */
+  /** Runners that shared the budget when it was lost: local pacing takes 1/N of the rate while it is. */
   private fallbackShare = 1;
   private sharedLost = false;
   private nextSlot = 0;
@@ -85,7 +85,7 @@ export class RatePacer {
 
   /** The configured spacing, with the safety margin: what the pacer returns to. */
   get baseIntervalMs(): number {
-    return (60_000 / this.ratePerMinute) * (1 + SAFETY_MARGIN) * this.fallbackShare;
+    return (60_000 / this.ratePerMinute) * (1 + SAFETY_MARGIN) * (this.sharedLost ? this.fallbackShare : 1);
   }
 
   /** The 429 widening in force at `now`: full until the pause ends, then fading linearly to 1. */
@@ -108,6 +108,8 @@ export class RatePacer {
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
       if (this.shared && !this.shared.active && !this.sharedLost) this.goLocal(this.shared.runners);
+      // The store came back (the budget rejoined it): slots come from it again, at the full rate.
+      else if (this.shared?.active && this.sharedLost) this.sharedLost = false;
       const localOnly = this.shared === undefined || this.sharedLost;
       await this.acquireLocal(signal);
       if (localOnly) return;

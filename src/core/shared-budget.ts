@@ -18,10 +18,12 @@
  * The keys are named by a hash of the base URL and the API key, never by the
  * key itself, and share one hash tag so a Redis Cluster keeps them together.
  *
- * When Redis is unreachable or lost, `take` says so (returns false) once per
- * caller and from then on the budget is inactive: the pacer goes on pacing
- * locally, at 1/N of the rate when N runners were sharing. Nothing is retried
- * against Redis mid-run, so a flapping store cannot stall a run.
+ * When Redis is unreachable or lost (every call is bounded by 2 s), `take`
+ * says so (returns false) and the budget is inactive: the pacer paces
+ * locally, at 1/N of the rate when N runners were sharing. Meanwhile the
+ * others keep that 1/N for it (a runner seen lately but silent now), and the
+ * budget tries to rejoin in the background every 10 s. A clean exit leaves
+ * the budget, so no share is kept for a run that is done.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createClient, defineScript } from '@redis/client';
@@ -33,16 +35,22 @@ import { showRateStoreUrl } from './rate-store-url.js';
 
 /** The window the service counts in (SPEC §8: per minute). */
 export const BUDGET_WINDOW_MS = 60_000;
+/** A runner that took a slot this recently (or within 3 spacings per runner) is sharing; one silent longer keeps its share. */
+const ACTIVE_MIN_MS = 5_000;
 /** A store slower than this is as good as lost: the run paces locally rather than wait on it. */
 const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+/** After a loss, the budget tries to rejoin this often, in the background. */
+const DEFAULT_REJOIN_MS = 10_000;
 
 /**
  * One script, four operations (ARGV[1]):
- * - take: hand out the next slot; returns {ms to wait, runners sharing}
+ * - take: hand out the next slot (ARGV: limit, interval, slot id, runner id, active ms);
+ *   returns {ms to wait, runners sharing}
  * - confirm: at the slot, is a pause (a 429 elsewhere) in force? if so the slot
  *   is given back; returns ms of pause left (0 = go)
  * - pause: nobody gets a slot for ARGV[2] ms; returns the ms of pause in force
  * - release: give back an unused slot (an interrupted wait)
+ * - leave: this runner is done (a clean exit): no share is kept for it
  * - peek: {slots in the window, runners, pause left}, for `doctor`
  */
 const BUDGET_SCRIPT = `
@@ -57,6 +65,14 @@ if op == 'take' then
   redis.call('ZADD', runners, now, runner)
   redis.call('ZREMRANGEBYSCORE', runners, '-inf', now - window)
   redis.call('PEXPIRE', runners, window)
+  -- A runner seen lately but silent now may have lost the store and be pacing alone at its
+  -- share (1/N): that share is kept for it, so together the runners still fit the limit.
+  local recent = redis.call('ZCARD', runners)
+  local active = redis.call('ZCOUNT', runners, now - math.max(tonumber(ARGV[6]), 3 * recent * interval), '+inf')
+  if active < recent then
+    limit = math.max(1, math.floor(limit * active / recent))
+    interval = interval * recent / active
+  end
   redis.call('ZREMRANGEBYSCORE', slots, '-inf', now - window)
   local slot = math.max(now, paused)
   local last = redis.call('ZRANGE', slots, -1, -1, 'WITHSCORES')
@@ -67,7 +83,7 @@ if op == 'take' then
   slot = math.ceil(slot)
   redis.call('ZADD', slots, slot, member)
   redis.call('PEXPIRE', slots, slot - now + window)
-  return {slot - now, redis.call('ZCARD', runners)}
+  return {slot - now, recent}
 elseif op == 'confirm' then
   if paused > now then
     redis.call('ZREM', slots, ARGV[2])
@@ -83,6 +99,8 @@ elseif op == 'pause' then
   return paused - now
 elseif op == 'release' then
   return redis.call('ZREM', slots, ARGV[2])
+elseif op == 'leave' then
+  return redis.call('ZREM', runners, ARGV[2])
 elseif op == 'peek' then
   redis.call('ZREMRANGEBYSCORE', runners, '-inf', now - window)
   return {redis.call('ZCOUNT', slots, '(' .. (now - window), '+inf'), redis.call('ZCARD', runners), math.max(0, paused - now)}
@@ -115,14 +133,20 @@ export interface RedisBudgetOptions {
   clock?: Clock;
   /** Connect and command timeout; a slower store counts as lost. */
   timeoutMs?: number;
-  /** One line when the store is unreachable or lost; the caller prints it. */
+  /** One line the first time the store is unreachable or lost; the caller prints it. */
   onWarning?: (message: string) => void;
+  /** Later losses and rejoins, for --verbose. */
+  onNote?: (message: string) => void;
+  /** How long after a loss to try to rejoin (again). */
+  rejoinMs?: number;
+  /** A runner silent longer than this (at least; more at slow rates) keeps its share, as one that may have lost the store. */
+  activeMs?: number;
 }
 
 export interface BudgetPeek {
   /** Slots handed out in the last 60 s, by every runner. */
   slotsInWindow: number;
-  /** Runners that took a slot in the last 60 s. */
+  /** Runners that took a slot in the last 60 s and have not left (a clean exit leaves). */
   runners: number;
   /** Pause (from a 429) still in force, in ms. */
   pausedMs: number;
@@ -152,16 +176,22 @@ function reason(error: unknown): string {
 
 export class RedisRateBudget implements SharedBudget {
   readonly name: string;
-  private readonly client: BudgetClient;
+  private client: BudgetClient;
   private readonly clock: Clock;
   private readonly onWarning: (message: string) => void;
+  private readonly onNote: (message: string) => void;
   private readonly shownUrl: string;
   private readonly timeoutMs: number;
+  private readonly rejoinMs: number;
+  private readonly activeMs: number;
   /** Who this process is in the budget's list of runners. */
   private readonly runnerId = randomBytes(8).toString('hex');
   private sequence = 0;
-  private lost = false;
   private connected = false;
+  private down = false;
+  private warned = false;
+  private closed = false;
+  private rejoinTimer: NodeJS.Timeout | undefined;
   /** Why the store was lost or unreachable, in a few words. */
   failure: string | undefined;
   runners = 1;
@@ -170,15 +200,25 @@ export class RedisRateBudget implements SharedBudget {
     this.name = budgetName(options.baseUrl, options.apiKey);
     this.clock = options.clock ?? systemClock;
     this.onWarning = options.onWarning ?? (() => {});
+    this.onNote = options.onNote ?? (() => {});
     this.shownUrl = showRateStoreUrl(options.url);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-    this.client = createBudgetClient(options.url, this.timeoutMs);
+    this.rejoinMs = options.rejoinMs ?? DEFAULT_REJOIN_MS;
+    this.activeMs = options.activeMs ?? ACTIVE_MIN_MS;
+    this.client = this.newClient();
+  }
+
+  private newClient(): BudgetClient {
+    const client = createBudgetClient(this.options.url, this.timeoutMs);
     // node-redis emits 'error' on a lost socket; unhandled, it would end the process.
-    this.client.on('error', (error: unknown) => this.markLost(error));
+    client.on('error', (error: unknown) => {
+      if (client === this.client) this.markDown(error);
+    });
+    return client;
   }
 
   get active(): boolean {
-    return this.connected && !this.lost;
+    return this.connected && !this.down && !this.closed;
   }
 
   /** Connects; on failure the budget is inactive and the warning says so (the run paces locally). */
@@ -188,7 +228,7 @@ export class RedisRateBudget implements SharedBudget {
       await this.withinTimeout(this.client.connect());
       this.connected = true;
     } catch (error) {
-      this.markLost(error, 'unreachable');
+      this.markDown(error);
     }
     return this.active;
   }
@@ -197,17 +237,59 @@ export class RedisRateBudget implements SharedBudget {
     return [`${this.name}:slots`, `${this.name}:pause`, `${this.name}:runners`];
   }
 
-  private markLost(error: unknown, how: 'unreachable' | 'lost' = this.connected ? 'lost' : 'unreachable'): void {
-    if (this.lost) return;
-    this.lost = true;
+  /**
+   * The store failed: pace locally from now on. The first time is one
+   * warning; then the budget tries to rejoin every rejoinMs in the
+   * background, so a blip (or a stalled event loop) costs seconds of local
+   * pacing, not the rest of the run. Later losses and rejoins are notes
+   * (--verbose), so a flapping store is not a screenful of warnings.
+   */
+  private markDown(error: unknown): void {
+    if (this.down || this.closed) return;
+    const how = this.connected ? 'lost' : 'unreachable';
+    this.down = true;
     this.failure = reason(error);
     const share = this.runners > 1 ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it` : 'the full rate';
-    this.onWarning(`rate store ${this.shownUrl} ${how} (${this.failure}); pacing locally at ${share}`);
-    // Never used again in this run: drop the connection, and with it any command still waiting.
+    const message = `rate store ${this.shownUrl} ${how} (${this.failure}); pacing locally at ${share}`;
+    if (this.warned) this.onNote(message);
+    else this.onWarning(message);
+    this.warned = true;
+    // Drop the connection, and with it any command still waiting on it.
+    this.drop(this.client);
+    this.scheduleRejoin();
+  }
+
+  private drop(client: BudgetClient): void {
     try {
-      if (this.client.isOpen) this.client.destroy();
+      if (client.isOpen) client.destroy();
     } catch {
       // already closing
+    }
+  }
+
+  private scheduleRejoin(): void {
+    if (this.closed || this.rejoinTimer) return;
+    this.rejoinTimer = setTimeout(() => {
+      this.rejoinTimer = undefined;
+      void this.rejoin();
+    }, this.rejoinMs);
+    // A rejoin attempt never keeps a finished run alive.
+    this.rejoinTimer.unref();
+  }
+
+  private async rejoin(): Promise<void> {
+    if (this.closed) return;
+    const client = this.newClient();
+    this.client = client;
+    try {
+      await this.withinTimeout(client.connect());
+      if (this.closed) return this.drop(client);
+      this.connected = true;
+      this.down = false;
+      this.onNote(`rate store ${this.shownUrl} back: sharing the budget again`);
+    } catch {
+      this.drop(client);
+      this.scheduleRejoin();
     }
   }
 
@@ -223,7 +305,11 @@ export class RedisRateBudget implements SharedBudget {
   private async withinTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => {
+        // After a stalled event loop the answer may be waiting unread: timers run before
+        // I/O, so it gets one turn of the loop to arrive before the store counts as lost.
+        setImmediate(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)));
+      }, this.timeoutMs);
     });
     try {
       return await Promise.race([work, timeout]);
@@ -234,19 +320,20 @@ export class RedisRateBudget implements SharedBudget {
 
   /**
    * Waits for a slot in the shared budget. True: send now. False: the store
-   * is lost (warned once); the pacer takes a local slot instead.
+   * is down (warned once); the pacer takes a local slot instead.
    */
   async take(request: SlotRequest, signal?: AbortSignal): Promise<boolean> {
-    if (!this.active) return false;
     for (;;) {
+      if (!this.active) return false;
       const member = `${this.runnerId}:${++this.sequence}`;
       let waitMs: number;
       try {
-        const reply = (await this.run(['take', String(Math.max(1, Math.floor(request.limit))), String(request.intervalMs), member, this.runnerId])) as [number, number];
+        const limit = String(Math.max(1, Math.floor(request.limit)));
+        const reply = (await this.run(['take', limit, String(request.intervalMs), member, this.runnerId, String(this.activeMs)])) as [number, number];
         waitMs = Number(reply[0]);
         this.runners = Math.max(1, Number(reply[1]));
       } catch (error) {
-        this.markLost(error);
+        this.markDown(error);
         return false;
       }
       if (waitMs > 0) {
@@ -254,16 +341,17 @@ export class RedisRateBudget implements SharedBudget {
           await this.clock.sleep(waitMs, signal);
         } catch (error) {
           // An interrupted wait gives its slot back for the others.
-          if (this.active) this.run(['release', member]).catch(() => {});
+          if (this.active) this.run(['release', member]).catch((failure: unknown) => this.markDown(failure));
           throw error instanceof InterruptedError ? error : new InterruptedError();
         }
       }
+      if (!this.active) return false;
       try {
         // A 429 seen by another runner while this one waited: its pause applies here too.
         const pausedMs = Number(await this.run(['confirm', member]));
         if (pausedMs <= 0) return true;
       } catch (error) {
-        this.markLost(error);
+        this.markDown(error);
         return false;
       }
     }
@@ -274,24 +362,33 @@ export class RedisRateBudget implements SharedBudget {
     if (!this.active) return Promise.resolve();
     return this.run(['pause', String(Math.max(1, Math.ceil(delayMs)))]).then(
       () => undefined,
-      (error: unknown) => this.markLost(error),
+      (error: unknown) => this.markDown(error),
     );
   }
 
   /** The budget as it stands, for `doctor`; throws when the store does not answer. */
   async peek(): Promise<BudgetPeek> {
     const [slots, runners, paused] = (await this.run(['peek'])) as [number, number, number];
-    const info = await this.client.sendCommand<string>(['INFO', 'server']);
+    const info = await this.withinTimeout(this.client.sendCommand<string>(['INFO', 'server']));
     const version = /redis_version:([^\r\n]+)/.exec(String(info))?.[1];
     return { slotsInWindow: Number(slots), runners: Number(runners), pausedMs: Number(paused), version };
   }
 
+  /**
+   * Leaves the budget (so the others stop keeping a share for this run) and
+   * closes the connection, bounded in time: a hung store never holds the exit.
+   */
   async close(): Promise<void> {
-    if (!this.client.isOpen) return;
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.rejoinTimer);
+    const client = this.client;
+    if (!client.isOpen) return;
     try {
-      await this.client.close();
+      if (this.connected && !this.down) await this.run(['leave', this.runnerId]);
+      await this.withinTimeout(client.close());
     } catch {
-      this.client.destroy();
+      this.drop(client);
     }
   }
 }

@@ -45,19 +45,29 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
   });
 
   /** `n` budgets for one key, as `n` runners would hold; each test gets its own base URL, hence its own budget. */
-  async function runners(n: number, options: { url?: string; baseUrl?: string } = {}) {
+  async function runners(n: number, options: { url?: string; baseUrl?: string; rejoinMs?: number; activeMs?: number } = {}) {
     const baseUrl = options.baseUrl ?? `https://esign.example.com/run-${++run}`;
     const warnings: string[] = [];
+    const notes: string[] = [];
     const clocks: RecordingClock[] = [];
     const budgets: RedisRateBudget[] = [];
     for (let i = 0; i < n; i++) {
       const clock = new RecordingClock();
-      const budget = await openRedisBudget({ url: options.url ?? redis.url, baseUrl, apiKey: KEY, clock, onWarning: (m) => warnings.push(m) });
+      const budget = await openRedisBudget({
+        url: options.url ?? redis.url,
+        baseUrl,
+        apiKey: KEY,
+        clock,
+        onWarning: (m) => warnings.push(m),
+        onNote: (m) => notes.push(m),
+        rejoinMs: options.rejoinMs ?? 60_000,
+        ...(options.activeMs === undefined ? {} : { activeMs: options.activeMs }),
+      });
       open.push(budget);
       clocks.push(clock);
       budgets.push(budget);
     }
-    return { budgets, clocks, warnings };
+    return { budgets, clocks, warnings, notes };
   }
 
   it('is named by a hash of the base URL and key, never the key, in Redis too', async () => {
@@ -175,6 +185,15 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
       expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(false);
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(warnings).toEqual([expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(no answer within 300 ms\); pacing locally at the full rate$/)]);
+      // Closing a budget whose store hangs is bounded too: the run exits.
+      own.child.kill('SIGCONT');
+      const other = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300 });
+      expect(await other.take({ limit: 100, intervalMs: 1 })).toBe(true);
+      own.child.kill('SIGSTOP');
+      const closing = Date.now();
+      await other.close();
+      expect(Date.now() - closing).toBeLessThan(3_000);
+
       // A host that takes the connection but never answers the handshake: unreachable, not a hang.
       const late: string[] = [];
       const stuck = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300, onWarning: (m) => late.push(m) });
@@ -205,11 +224,47 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
       expect(pacer.baseIntervalMs).toBeCloseTo(alone * 3, 5);
       await expect.poll(() => warnings.length).toBe(3);
       for (const warning of warnings) expect(warning).toMatch(/^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it$/);
-      // Lost is lost for the rest of the run: no second warning, no waiting on Redis.
+      // While it is down: no second warning, no waiting on Redis.
       expect(await budgets[0]!.take({ limit: 600, intervalMs: 1 })).toBe(false);
       expect(warnings).toHaveLength(3);
     } finally {
       await own.stop('SIGKILL');
     }
+  });
+  it('rejoins the store in the background after a loss; the pacer takes shared slots again', async () => {
+    const { budgets, warnings, notes } = await runners(1, { rejoinMs: 100 });
+    const budget = budgets[0]!;
+    const pacer = new RatePacer({ ratePerMinute: 600, shared: budget });
+    await pacer.acquire();
+    // Every client connection dropped by the server (a failover, a proxy restart).
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    await raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    await raw.close();
+    await expect.poll(() => budget.active).toBe(false);
+    await pacer.acquire();
+    await expect.poll(() => budget.active, { timeout: 5_000 }).toBe(true);
+    await pacer.acquire();
+    expect(pacer.baseIntervalMs).toBeCloseTo(101, 5);
+    expect(warnings).toEqual([expect.stringMatching(/ lost \(.+\); pacing locally at the full rate$/)]);
+    expect(notes).toEqual([expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ back: sharing the budget again$/)]);
+  });
+
+  it('keeps the share of a runner gone silent (it may be pacing alone without the store); a runner that leaves gets none', async () => {
+    const { budgets, clocks } = await runners(3, { activeMs: 300 });
+    const [a, b, c] = budgets as [RedisRateBudget, RedisRateBudget, RedisRateBudget];
+    for (const budget of budgets) expect(await budget.take({ limit: 600, intervalMs: 50 })).toBe(true);
+    // Silent for longer than max(activeMs, 3 spacings per runner) = 450 ms.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Only a is still taking slots: b and c keep their shares, so a's slots come 3 intervals (150 ms) apart, not 50.
+    expect(await a.take({ limit: 600, intervalMs: 50 })).toBe(true);
+    const before = clocks[0]!.sleeps.length;
+    expect(await a.take({ limit: 600, intervalMs: 50 })).toBe(true);
+    expect(clocks[0]!.sleeps.slice(before)).toEqual([expect.any(Number)]);
+    expect(clocks[0]!.sleeps.at(-1)!).toBeGreaterThan(120);
+    // b and c finish cleanly: they leave, and a has the whole budget again.
+    await b.close();
+    await c.close();
+    expect((await a.peek()).runners).toBe(1);
   });
 });

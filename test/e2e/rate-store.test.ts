@@ -58,6 +58,13 @@ describe('--rate-store: the URL', () => {
     const listJson = await runCli(['config', 'list', '--json'], { env: configEnv });
     expect(listJson.stdout).toContain('redis://:****@127.0.0.1:6379/0');
     for (const result of [set, get, list, listJson]) expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    // Unencoded, a "/" in a password breaks the URL: the message still masks it, and says how to encode it.
+    for (const unencoded of [`redis://:${PASSWORD}/x+y==@127.0.0.1:6379`, `redis://user:${PASSWORD}/0@127.0.0.1:6379`]) {
+      const broken = await runCli(['config', 'set', 'rate_store', unencoded], { env: configEnv });
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toContain('must be percent-encoded');
+      expect(broken.stderr).not.toContain(PASSWORD);
+    }
     // The file itself holds it (mode 0600, like the keys).
     expect(readFileSync(join(configEnv.SIGN_CONFIG_DIR, 'config.json'), 'utf8')).toContain(PASSWORD);
   });
@@ -113,7 +120,7 @@ describe.skipIf(NO_REDIS)('--rate-store with a real redis-server', () => {
 
   it('doctor checks the store: reachable, its version, and who shares this key\'s budget', async () => {
     const result = await runCli(['doctor'], { env: { ...env, SIGN_RATE_STORE: redis.url } });
-    expect(result.stdout).toMatch(new RegExp(`✓ rate store redis://127\\.0\\.0\\.1:${redis.port} \\(from SIGN_RATE_STORE\\): Redis \\d+\\.\\d+\\.\\d+, \\d+ ms; this key's budget: 1 request in the last minute by 1 run`));
+    expect(result.stdout).toMatch(new RegExp(`✓ rate store redis://127\\.0\\.0\\.1:${redis.port} \\(from SIGN_RATE_STORE\\): Redis \\d+\\.\\d+\\.\\d+, \\d+ ms; this key's budget: 1 request in the last minute, 0 runs sharing it now`));
     const json = await runCli(['doctor', '--json'], { env: { ...env, SIGN_RATE_STORE: redis.url } });
     const check = (JSON.parse(json.stdout) as { check: string; status: string }[]).find((c) => c.check === 'rate store');
     expect(check?.status).toBe('ok');

@@ -148,13 +148,13 @@ async function rateStoreCheck(ctx: CommandContext, baseUrl: string, apiKey: stri
     }
     const peek = await budget.peek();
     const ms = Date.now() - started;
-    const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'}`;
+    const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'} sharing it now`;
     const slots = `${peek.slotsInWindow} request${peek.slotsInWindow === 1 ? '' : 's'}`;
     const paused = peek.pausedMs > 0 ? `; paused ${Math.ceil(peek.pausedMs / 1000)} s more after a 429` : '';
     return {
       check: 'rate store',
       status: 'ok',
-      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${slots} in the last minute by ${runners}${paused}`,
+      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${slots} in the last minute, ${runners}${paused}`,
     };
   } catch (error) {
     return { check: 'rate store', status: 'fail', detail: `${where} answered, but the budget script failed: ${(error as Error).message}` };
