@@ -112,7 +112,12 @@ export class RatePacer {
       else if (this.shared?.active && this.sharedLost) this.sharedLost = false;
       const localOnly = this.shared === undefined || this.sharedLost;
       await this.acquireLocal(signal);
-      if (localOnly) return;
+      if (localOnly) {
+        // Rejoined while this caller waited: its slot was timed for the local pace, on top of
+        // the shared slots the others are taking; it takes a shared one instead.
+        if (this.shared?.active) continue;
+        return;
+      }
       // Lost while this caller waited for its local slot: that slot was timed for
       // the shared pace, so it starts over at the slower local one.
       if (!this.shared!.active) continue;

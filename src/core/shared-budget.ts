@@ -66,13 +66,12 @@ if op == 'take' then
   redis.call('ZREMRANGEBYSCORE', runners, '-inf', now - window)
   redis.call('PEXPIRE', runners, window)
   -- A runner seen lately but silent now may have lost the store and be pacing alone at its
-  -- share (1/N): that share is kept for it, so together the runners still fit the limit.
+  -- share (1/N): the others space their slots wider to keep that share for it. Only the
+  -- spacing: a lower count limit would count its earlier slots, still in the log, twice,
+  -- and push the next slot up to a window ahead.
   local recent = redis.call('ZCARD', runners)
   local active = redis.call('ZCOUNT', runners, now - math.max(tonumber(ARGV[6]), 3 * recent * interval), '+inf')
-  if active < recent then
-    limit = math.max(1, math.floor(limit * active / recent))
-    interval = interval * recent / active
-  end
+  if active < recent then interval = interval * recent / active end
   redis.call('ZREMRANGEBYSCORE', slots, '-inf', now - window)
   local slot = math.max(now, paused)
   local last = redis.call('ZRANGE', slots, -1, -1, 'WITHSCORES')

@@ -208,4 +208,25 @@ describe('RatePacer with a shared budget', () => {
     expect(resolvedAt - start).toBeGreaterThanOrEqual(101 + 3 * 101 - 1);
     expect(shared.taken).toHaveLength(1);
   });
+  it('when the budget comes back, a caller waiting for a local slot takes a shared one instead, and the pace is the full rate again', async () => {
+    const clock = new FakeClock();
+    const shared = new TestBudget(clock);
+    const pacer = new RatePacer({ ratePerMinute: 600, clock, shared });
+    await pacer.acquire();
+    shared.active = false;
+    const local = pacer.acquire();
+    await clock.runAll();
+    await local;
+    expect(pacer.baseIntervalMs).toBeCloseTo(3 * 101, 0);
+    // The next caller waits for a local slot (3 intervals on); the store comes back meanwhile.
+    let done = false;
+    const waiting = pacer.acquire().then(() => (done = true));
+    await settle();
+    shared.active = true;
+    await clock.runAll();
+    await waiting;
+    expect(done).toBe(true);
+    expect(shared.taken).toHaveLength(2);
+    expect(pacer.baseIntervalMs).toBeCloseTo(101, 0);
+  });
 });

@@ -5,9 +5,13 @@
  * - With the store: 150 envelopes, no 429, no 60-second window over 120.
  * - Without it (the control): each run paces alone and the sandbox answers 429s.
  * - Redis killed mid-run: the runs finish on local pacing with exactly 150.
+ * - One runner cut off from Redis (its connection killed): it paces alone at
+ *   its share and rejoins; the others keep its share meanwhile, so still no
+ *   window over the limit.
  * The three scenarios run at once (each with its own sandbox and Redis): each
  * takes about 75 s, the time 150 requests need at 120 a minute.
  */
+import { createClient } from '@redis/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
@@ -38,7 +42,21 @@ afterAll(async () => {
   await Promise.all(cleanup.map((stop) => stop()));
 });
 
-async function threeRuns(name: string, options: { store: boolean; killRedisAfter?: number }): Promise<Outcome> {
+/** Drops one runner's connection (CLIENT KILL), as a network blip between one runner and Redis would. */
+async function cutOneRunner(url: string): Promise<void> {
+  const raw = createClient({ url });
+  await raw.connect();
+  try {
+    const list = await raw.sendCommand<string>(['CLIENT', 'LIST', 'TYPE', 'normal']);
+    const me = Number(await raw.sendCommand<number>(['CLIENT', 'ID']));
+    const ids = list.split('\n').map((line) => Number(/\bid=(\d+)/.exec(line)?.[1])).filter((id) => id > 0 && id !== me);
+    await raw.sendCommand(['CLIENT', 'KILL', 'ID', String(ids[0])]);
+  } finally {
+    await raw.close();
+  }
+}
+
+async function threeRuns(name: string, options: { store: boolean; killRedisAfter?: number; cutOneAfter?: number }): Promise<Outcome> {
   const sandbox: SandboxProcess = await startSandboxProcess({ args: ['--rate-limit', String(LIMIT)] });
   cleanup.push(() => sandbox.stop());
   let redis: RedisProcess | undefined;
@@ -52,6 +70,7 @@ async function threeRuns(name: string, options: { store: boolean; killRedisAfter
   const onLine = () => {
     lines++;
     if (options.killRedisAfter !== undefined && lines === options.killRedisAfter) void redis?.stop('SIGKILL');
+    if (options.cutOneAfter !== undefined && lines === options.cutOneAfter) void cutOneRunner(redis!.url);
   };
   const started = Date.now();
   const runs = Array.from({ length: RUNS }, (_, i) =>
@@ -124,5 +143,15 @@ describe.skipIf(NO_REDIS)('many runners, one key: a shared rate budget in Redis'
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it/);
     }
+  });
+  it.concurrent('one runner cut off from Redis: it paces alone at its share and rejoins; still no window over the limit', async () => {
+    const outcome = await threeRuns('cut', { store: true, cutOneAfter: 45 });
+    figures('one runner cut off after 45', outcome);
+    expect(outcome.codes).toEqual([0, 0, 0]);
+    expect(outcome.created).toBe(TOTAL);
+    expect(outcome.duplicates).toBe(0);
+    expect(outcome.peakWindow).toBeLessThanOrEqual(LIMIT);
+    const warned = outcome.stderrs.filter((stderr) => /rate store .* lost/.test(stderr));
+    expect(warned).toHaveLength(1);
   });
 });
