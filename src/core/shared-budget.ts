@@ -11,7 +11,8 @@
  *   one, so the runners together send evenly instead of in bursts.
  * - `pause`: until when everyone waits, set by whoever saw a 429.
  * - `runners`: who took a slot in the last window, so that a runner that
- *   loses Redis knows what share of the rate to fall back to.
+ *   loses Redis knows what share of the rate to fall back to, and the others
+ *   know whose share to keep while it is silent.
  * Times come from Redis (TIME), never from the runners' clocks, so runners on
  * machines whose clocks disagree still agree on the window.
  *
@@ -43,7 +44,7 @@ const DEFAULT_STORE_TIMEOUT_MS = 2_000;
 const DEFAULT_REJOIN_MS = 10_000;
 
 /**
- * One script, four operations (ARGV[1]):
+ * One script, six operations (ARGV[1]):
  * - take: hand out the next slot (ARGV: limit, interval, slot id, runner id, active ms);
  *   returns {ms to wait, runners sharing}
  * - confirm: at the slot, is a pause (a 429 elsewhere) in force? if so the slot
