@@ -2,10 +2,11 @@
 import { Option, type Command } from 'commander';
 import type { EnvelopeFilter } from '../../../core/client.js';
 import type { Envelope } from '../../../core/envelope.js';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../../core/errors.js';
 import { ENVELOPE_STATUSES } from '../../../core/states.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
 import { LIST_HEAD, envelopeRow, formatRow, rowWidths } from '../../envelope-rows.js';
+import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
 import { parseSince } from '../../since.js';
 
@@ -47,8 +48,7 @@ Examples:
 
 async function listCommand(ctx: CommandContext, options: ListOptions): Promise<number> {
   const { output } = ctx;
-  if (options.all && options.limit !== undefined) throw new UsageError('--all and --limit do not go together', { hint: 'drop --limit to list every envelope, or --all to list a few' });
-  const limit = options.all ? undefined : options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
+  const limit = listLimit(options, 'envelope', DEFAULT_LIMIT);
   const filter: EnvelopeFilter = {
     ...(options.status.length > 0 ? { status: options.status } : {}),
     ...(options.contractId !== undefined ? { contractId: options.contractId } : {}),
@@ -59,21 +59,13 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
   }
   const client = await ctx.client({}, ['listEnvelopes']);
   try {
-    // One more than shown is asked for, so "there are more" is said only when there are.
-    const envelopes = client.envelopes(filter, { ...(limit !== undefined ? { limit: limit + 1 } : {}), signal: ctx.signal });
-    let count = 0;
-    let more = false;
+    const seen = { more: false };
+    const envelopes = upTo(client.envelopes(filter, { ...askFor(limit), signal: ctx.signal }), limit, seen);
     if (output.json) {
-      for await (const envelope of envelopes) {
-        if (count === limit) {
-          more = true;
-          break;
-        }
-        output.jsonLine(envelope);
-        count++;
-      }
+      for await (const envelope of envelopes) output.jsonLine(envelope);
       return ExitCode.ok;
     }
+    let count = 0;
     // Widths come from the first rows (a page's worth), then stay: every later row prints as it arrives.
     const head: Envelope[] = [];
     let widths: number[] | undefined;
@@ -84,10 +76,6 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
       head.length = 0;
     };
     for await (const envelope of envelopes) {
-      if (count === limit) {
-        more = true;
-        break;
-      }
       count++;
       if (widths) output.line(formatRow(envelopeRow(envelope), widths));
       else {
@@ -100,7 +88,7 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
       return ExitCode.ok;
     }
     if (!widths) flushHead();
-    if (more) output.info(`showing the newest ${count}; there are more: --limit <n> shows more, --all shows every one`);
+    if (seen.more) output.info(`showing the newest ${count}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {
     await client.close();

@@ -6,9 +6,10 @@
  */
 import type { Command } from 'commander';
 import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
-import { ExitCode, UsageError } from '../../../core/errors.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import { ExitCode } from '../../../core/errors.js';
+import type { CommandContext } from '../../context.js';
 import { DELIVERY_HEAD, DELIVERY_KEEP, deliveryRow } from '../../delivery-rows.js';
+import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
 import { renderTable } from '../../table.js';
 
@@ -48,26 +49,18 @@ Examples:
 
 async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions): Promise<number> {
   const { output } = ctx;
-  if (options.all && options.limit !== undefined) throw new UsageError('--all and --limit do not go together', { hint: 'drop --limit to list every delivery, or --all to list a few' });
-  const limit = options.all ? undefined : options.limit === undefined ? DEFAULT_LIMIT : parseIntegerOption('--limit', options.limit, 1);
+  const limit = listLimit(options, 'delivery', DEFAULT_LIMIT);
   const filter: DeliveryFilter = {
     ...(options.envelope !== undefined ? { envelopeId: options.envelope } : {}),
     ...(options.failed ? { status: FAILING_STATES } : {}),
   };
   const client = await ctx.client({}, ['listDeliveries']);
   try {
-    // One more than shown is asked for, so "there are more" is said only when there are.
-    const deliveries = client.deliveries(filter, { ...(limit !== undefined ? { limit: limit + 1 } : {}), signal: ctx.signal });
-    let count = 0;
-    let more = false;
+    const seen = { more: false };
+    const deliveries = upTo(client.deliveries(filter, { ...askFor(limit), signal: ctx.signal }), limit, seen);
     // --json streams each delivery as it comes; the table needs every row for its widths.
     const all: WebhookDelivery[] = [];
     for await (const delivery of deliveries) {
-      if (count === limit) {
-        more = true;
-        break;
-      }
-      count++;
       if (output.json) output.jsonLine(delivery);
       else all.push(delivery);
     }
@@ -78,7 +71,7 @@ async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions
     }
     const { out } = output;
     output.line(await renderTable(output, [...DELIVERY_HEAD], all.map((d) => deliveryRow(d, out)), { keep: DELIVERY_KEEP }));
-    if (more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
+    if (seen.more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {
     await client.close();
