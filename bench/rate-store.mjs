@@ -23,7 +23,8 @@ function redisServer() {
       return undefined;
     }
   };
-  if (find()) return find();
+  const found = find();
+  if (found) return found;
   try {
     const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
     execFileSync('sh', ['-c', `${sudo.join(' ')} apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo.join(' ')} apt-get install -y -qq redis-server`], { stdio: 'ignore' });

@@ -336,14 +336,14 @@ export class RedisRateBudget implements SharedBudget {
         this.markDown(error);
         return false;
       }
-      if (waitMs > 0) {
-        try {
-          await this.clock.sleep(waitMs, signal);
-        } catch (error) {
-          // An interrupted wait gives its slot back for the others.
-          if (this.active) this.run(['release', member]).catch((failure: unknown) => this.markDown(failure));
-          throw error instanceof InterruptedError ? error : new InterruptedError();
-        }
+      // A slot for now: take itself just checked the pause, so there is nothing to confirm.
+      if (waitMs <= 0) return true;
+      try {
+        await this.clock.sleep(waitMs, signal);
+      } catch (error) {
+        // An interrupted wait gives its slot back for the others.
+        if (this.active) this.run(['release', member]).catch((failure: unknown) => this.markDown(failure));
+        throw error instanceof InterruptedError ? error : new InterruptedError();
       }
       if (!this.active) return false;
       try {
