@@ -67,8 +67,8 @@ const confWithoutSchemaSupport = {
  * build a module facade of fs that reads every property (lazy getters included, loading
  * more modules), and `import process from 'node:process'` reads all of process (including
  * process.report, a module of its own). So each ESM import of a built-in gets the module
- * straight from process.getBuiltinModule (Node 20.16+), its plain properties as exports:
- * importing a lazy getter fails the build, on purpose.
+ * straight from process.getBuiltinModule (Node 20.16+), its properties as exports, each read
+ * only by a chunk that imports it.
  * Some built-ins a command may never use are loaded on first use instead, not at start-up:
  * our modules' crypto, os, readline and stream/promises (functions only: importing
  * anything else fails the build); child_process required by commander (for executable
@@ -95,7 +95,11 @@ const builtins = {
     build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
       const id = args.path.slice(0, args.path.indexOf('|'));
       const real = process.getBuiltinModule(id);
-      const names = Object.getOwnPropertyNames(real).filter((name) => name !== 'default' && 'value' in Object.getOwnPropertyDescriptor(real, name));
+      // Every own property, accessors included: on Node 22+ some exports (AsyncLocalStorage,
+      // which @inquirer/core imports) are lazy getters. A getter is read only when the chunk
+      // of a module that imports it is evaluated (unimported exports are dropped), so the
+      // names a build can offer do not depend on the Node that builds it.
+      const names = Object.getOwnPropertyNames(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
       // Pure calls: esbuild drops the exports nobody imports.
       return {
         contents: [
