@@ -30,6 +30,7 @@ _sign_cli() {
     --rate) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --concurrency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --journal) COMPREPLY=(); return ;;
+    --count) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --output) COMPREPLY=(); return ;;
     -o) COMPREPLY=(); return ;;
     --wait-timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -46,6 +47,7 @@ _sign_cli() {
     --forward-header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --state) COMPREPLY=(); return ;;
     --max-body) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --save-dir) COMPREPLY=(); return ;;
     --secret-file) COMPREPLY=(); return ;;
     --scheme) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'standard stripe hmac' -- "$cur")); return ;;
     --signature-header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -73,10 +75,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -86,8 +88,9 @@ _sign_cli() {
     case "$cmd" in
       '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h' ;;
       'envelopes') words=''" $globals" ;;
-      'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --rate --concurrency --journal'" $globals" ;;
-      'envelopes validate') words='--ndjson'" $globals" ;;
+      'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal'" $globals" ;;
+      'envelopes validate') words='--ndjson --allow-unknown-fields'" $globals" ;;
+      'envelopes sample') words='--count'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
       'envelopes download') words='--output -o --wait --wait-timeout'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;
@@ -95,7 +98,7 @@ _sign_cli() {
       'envelopes watch') words='--interval'" $globals" ;;
       'envelopes void') words='--reason --yes -y'" $globals" ;;
       'webhooks') words=''" $globals" ;;
-      'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
+      'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks trigger') words='--to --set --secret-file --scheme --signature-header --algorithm'" $globals" ;;
       'webhooks deliveries') words='--envelope --failed --limit --all'" $globals" ;;
@@ -113,7 +116,8 @@ _sign_cli() {
       'config list') words=''" $globals" ;;
       'config path') words=''" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --signing --accept'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --signing --accept --detach'" $globals" ;;
+      'sandbox stop') words=''" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
     esac
@@ -123,7 +127,7 @@ _sign_cli() {
   fi
   case "$cmd" in
     '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox completion' -- "$cur")) ;;
-    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate get download audit list watch void' -- "$cur")) ;;
+    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit list watch void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -131,6 +135,10 @@ _sign_cli() {
     'envelopes validate')
       case "$npos" in
         *) COMPREPLY=() ;;
+      esac ;;
+    'envelopes sample')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'envelopes get')
       case "$npos" in
@@ -211,18 +219,18 @@ _sign_cli() {
     'config') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'get set unset list path' -- "$cur")) ;;
     'config get')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config set')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         1) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config unset')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config list')
@@ -237,7 +245,8 @@ _sign_cli() {
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
-    'sandbox')
+    'sandbox') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'stop' -- "$cur")) ;;
+    'sandbox stop')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;

@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -72,6 +72,7 @@ complete -c sign-cli -n '__sign_cli_at "" 0' -a 'sandbox' -d 'run a local sandbo
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'completion' -d 'print a shell completion script'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'create' -d 'create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'validate' -d 'check envelope files against the request rules without sending anything'
+complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'sample' -d 'print a valid example envelope to start from (JSON on stdout)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'get' -d 'show one envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'download' -d 'save the signed copy (PDF) of a completed envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'audit' -d 'show the audit trail of an envelope; --verify checks its hash chain'
@@ -83,11 +84,14 @@ complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l ndjson -d 'the fil
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l idempotency-key -x -d 'Idempotency-Key to send (one input only; default: derived from the envelope, so a re-run never duplicates)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l new -d 'create again even what was already created: fresh random Idempotency-Keys'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l dry-run -d 'validate and show what would be sent, without sending'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l allow-unknown-fields -d 'send fields sign-cli does not know (a warning each) instead of refusing them (also config allow_unknown_fields)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l rate -x -d 'maximum requests per minute (default: config rate, else 600)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l concurrency -x -d 'requests in flight at once (default: 32)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal -r -F -d 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l ndjson -d 'the files hold one envelope per line'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l allow-unknown-fields -d 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate" 0+' -F
+complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l count -x -d 'print n distinct envelopes, one per line (NDJSON), for a bulk create'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l output -s o -r -F -d 'where to write the PDF; - for stdout (default: <id>-signed.pdf)'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait -d 'wait until the envelope reaches a final state first'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait-timeout -x -d 'how long --wait waits (default: 300)'
@@ -113,6 +117,7 @@ complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l forward-header -x -
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l forward-insecure -d 'accept a local HTTPS app'\''s self-signed certificate when forwarding; off unless given'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l state -r -F -d 'keep the ids already seen in this file, so duplicates are caught across restarts'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l max-body -x -d 'largest accepted body (default: 1048576)'
+complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l save-dir -r -F -d 'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l secret-file -r -F -d 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l scheme -x -a 'standard stripe hmac' -d 'signature scheme (default: config webhook_scheme, else standard)'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l signature-header -x -d 'hmac scheme: header carrying the signature (default: x-signature)'
@@ -170,7 +175,7 @@ complete -c sign-cli -n '__sign_cli_at "keys check"' -l local -d 'only local pro
 complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'get' -d 'print one setting'
 complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'set' -d 'change one setting (checked before it is stored)'
 complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'unset' -d 'remove one setting, back to its default'
-complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'list' -d 'print every setting and profile, keys masked'
+complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'list' -d 'print every setting as a run would use it now, where each value comes from (flag, env, profile, config, default), and the profiles; keys masked'
 complete -c sign-cli -n '__sign_cli_at "config" 0' -a 'path' -d 'print where the config file is'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'base_url' -d 'service base URL used when no flag, env var or profile gives one'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'default_profile' -d 'the active profile (same as `keys use`)'
@@ -179,6 +184,7 @@ complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'timeout' -d 'per-requ
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'
@@ -200,6 +206,7 @@ complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'timeout' -d 'per-requ
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'
@@ -221,6 +228,7 @@ complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'timeout' -d 'per-re
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'paths.getEnvelope' -d 'path of getEnvelope (default: /api/v1/envelopes/{id})'
@@ -242,7 +250,9 @@ complete -c sign-cli -n '__sign_cli_at "sandbox"' -l speed -x -d 'sandbox clock 
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l rate-limit -x -d 'requests per minute per key before 429 (default: 600)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l latency -x -d 'added latency per API request, to emulate a distant service (default: 0)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l signing -x -a 'hmac ed25519' -d 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify; default: hmac)'
-complete -c sign-cli -n '__sign_cli_at "sandbox"' -l accept -x -a 'signature_level= locale= channel= verification=' -d 'also accept these values of a field SPEC.md leaves open (signature_level, locale, channel, verification); repeatable; also config sandbox.accept.<field>'
+complete -c sign-cli -n '__sign_cli_at "sandbox"' -l accept -x -a 'signature_level= locale= channel= verification=' -d 'also accept these values of a field the service does not list in full (signature_level, locale, channel, verification); repeatable; also config sandbox.accept.<field>'
+complete -c sign-cli -n '__sign_cli_at "sandbox"' -l detach -d 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it'
+complete -c sign-cli -n '__sign_cli_at "sandbox" 0' -a 'stop' -d 'stop the sandbox running on the data dir (--data-dir, else the default); its state is kept'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'bash'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'zsh'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'fish'

@@ -130,7 +130,7 @@ export class CommandContext {
   }
 
   /** A stored setting (`sign-cli config`), or undefined. */
-  async setting<T = unknown>(name: 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes' | 'rate_store'): Promise<T | undefined> {
+  async setting<T = unknown>(name: 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes' | 'rate_store' | 'allow_unknown_fields'): Promise<T | undefined> {
     const settings = (await this.loadConfig()).get('settings');
     return settings?.[name] as T | undefined;
   }
@@ -295,7 +295,7 @@ export class CommandContext {
   }
 
   /** A setting given by flag, env var or config (in that order), with the name to cite if it is wrong. */
-  private async numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
+  async numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
     if (flagValue !== undefined) return { name: flag, value: flagValue };
     const fromEnv = this.env[envName];
     if (fromEnv !== undefined && fromEnv !== '') return { name: `the environment variable ${envName}`, value: fromEnv };

@@ -6,12 +6,20 @@
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '../core/deliveries.js';
 import { webhookUrlProblem } from '../core/deliveries.js';
 import { UsageError } from '../core/errors.js';
-import { oneLine } from '../core/text.js';
-import { cellText } from './table.js';
+import { cellText, type Column } from './table.js';
+import { formatTime } from './time.js';
 
-export const DELIVERY_HEAD = ['EVENT', 'TYPE', 'ENVELOPE', 'URL', 'ATTEMPTS', 'LAST RESULT', 'STATE', 'LAST ATTEMPT'] as const;
-/** Ids, the attempt count, the state and the time are never cut to fit a terminal; type, URL and result give way. */
-export const DELIVERY_KEEP: readonly number[] = [0, 2, 4, 6, 7];
+/** Ids, type, state, result (an error included) and time are read by; only the URL gives way. */
+export const DELIVERY_COLUMNS: readonly Column[] = [
+  { head: 'EVENT' },
+  { head: 'TYPE' },
+  { head: 'ENVELOPE' },
+  { head: 'STATE' },
+  { head: 'ATTEMPTS' },
+  { head: 'LAST RESULT' },
+  { head: 'LAST ATTEMPT' },
+  { head: 'URL', cut: true, min: 12 },
+];
 
 /** Colours for the state column; identity when colour is off. */
 export interface Paint {
@@ -23,13 +31,7 @@ export interface Paint {
 const plain: Paint = { green: (t) => t, red: (t) => t, yellow: (t) => t };
 
 /** Text from the service, on one line (escaping of control characters is Output's job). */
-const text = (value: unknown): string => oneLine(cellText(value));
-
-/** `2026-11-22 10:41:07` (UTC) from an ISO time: seconds matter between retries. The text as given when it is not one. */
-export function attemptTime(value: unknown): string {
-  const iso = text(value);
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : iso;
-}
+const text = cellText;
 
 const lastAttempt = (delivery: WebhookDelivery): WebhookDeliveryAttempt | undefined =>
   Array.isArray(delivery.attempts) ? delivery.attempts.at(-1) : undefined;
@@ -64,11 +66,11 @@ export function deliveryRow(delivery: WebhookDelivery, paint: Paint = plain): st
     text(delivery.event_id),
     text(delivery.event_type),
     text(delivery.envelope_id),
-    text(delivery.url),
+    stateCell(delivery, paint),
     String(attempts),
     lastResult(delivery),
-    stateCell(delivery, paint),
-    last ? attemptTime(last.started_at) : '-',
+    last ? formatTime(last.started_at) || '-' : '-',
+    text(delivery.url),
   ];
 }
 

@@ -6,6 +6,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../core/envelope.js';
 import { cellText as text } from './table.js';
+import { formatInstant, formatTime } from './time.js';
 
 interface SignerLike {
   id?: unknown;
@@ -17,7 +18,6 @@ interface SignerLike {
 }
 
 const signersOf = (envelope: Envelope): SignerLike[] => (Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : []);
-const clockTime = (iso: unknown): string => (typeof iso === 'string' && /T\d{2}:\d{2}:\d{2}/.test(iso) ? iso.slice(11, 19) : '');
 
 /** What a change is: the envelope's state and each signer's. Two snapshots with the same key look the same. */
 export function stateKey(envelope: Envelope): string {
@@ -54,17 +54,17 @@ export function liveBlock(envelope: Envelope, out: ChalkInstance, options: { che
     `  status ${out.bold(status)}, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`,
     ...signers.map((s, i) => {
       const state = text(s.status);
-      const at = state === 'signed' ? ` ${clockTime(s.signed_at)}` : '';
+      const at = state === 'signed' && s.signed_at ? ` ${formatTime(s.signed_at)}` : '';
       return `  ${icon(out, state)} ${signerLabel(s, i).padEnd(nameWidth)}  ${text(s.channel).padEnd(channelWidth)}  ${state}${at}`;
     }),
-    out.dim(`  checked ${options.checkedAt.toISOString().slice(11, 19)} UTC, every ${options.intervalS} s or slower while nothing changes; Ctrl-C stops watching`),
+    out.dim(`  checked ${formatInstant(options.checkedAt)}, every ${options.intervalS} s or slower while nothing changes; Ctrl-C stops watching`),
   ];
   return lines.map((line) => fit(line, width));
 }
 
 /** The lines a pipe gets for the change from `previous` to `next` (everything, the first time). */
 export function changeLines(previous: Envelope | undefined, next: Envelope, at: Date): string[] {
-  const time = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const time = formatInstant(at);
   const id = text(next.id);
   const lines: string[] = [];
   if (!previous) lines.push(`${time}  ${id}  ${text(next.status)}  ${JSON.stringify(text(next.title))}, ${signersOf(next).length} signer(s)`);

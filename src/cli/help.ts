@@ -73,8 +73,34 @@ function argumentDescription(argument: Argument): string {
   });
 }
 
+/**
+ * A command's own words first, as gh's help does: usage, description,
+ * arguments, then its subcommands and its own options, and the options every
+ * command inherits last ("Global options", gh's INHERITED FLAGS), so that a
+ * group's commands are on the first screen. commander's own order puts the
+ * thirteen global options before the commands.
+ */
+function formatHelp(this: Help, command: Command, helper: Help): string {
+  const termWidth = helper.padWidth(command, helper);
+  const helpWidth = helper.helpWidth ?? 80;
+  const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
+  const section = (title: string, items: string[]) => (items.length === 0 ? [] : [helper.styleTitle(title), ...items, '']);
+  const description = helper.commandDescription(command);
+  const lines = [
+    `${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(command))}`,
+    '',
+    ...(description ? [helper.boxWrap(helper.styleCommandDescription(description), helpWidth), ''] : []),
+    ...section('Arguments:', helper.visibleArguments(command).map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))))),
+    ...section('Commands:', helper.visibleCommands(command).map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))))),
+    ...section(command.parent ? 'Options:' : 'Global options:', helper.visibleOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
+    ...section('Global options:', helper.visibleGlobalOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
+  ];
+  return lines.join('\n').replace(/\n+$/, '');
+}
+
 const HELP: HelpConfiguration = {
   showGlobalOptions: true,
+  formatHelp,
   optionDescription: (option) => optionDescription(option),
   argumentDescription,
   // The program's options hold in every command; --version is the program's alone.

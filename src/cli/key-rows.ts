@@ -38,8 +38,14 @@ function latest(a: string | null | undefined, b: string | null | undefined): str
 
 export interface KeyRowsResult {
   rows: KeyRow[];
-  /** Why the service's listing is missing, when it is. */
+  /** Why the service's listing is missing, when it is (unreachable, no key): the local rows stand alone. */
   remoteProblem: string | undefined;
+  /**
+   * The service refused the key (exit 3) or answered something that is not a
+   * key listing (exit 1): the rows are the local ones only, and the command fails
+   * after showing them.
+   */
+  remoteError?: Error;
 }
 
 export async function loadKeyRows(ctx: CommandContext, options: { local: boolean; now: Date; soonDays?: number }): Promise<KeyRowsResult> {
@@ -92,16 +98,16 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
   if (options.local) return withKeyInUse({ rows, remoteProblem: undefined });
   let listed: ListedKey[];
   try {
-    const client = await ctx.client({ retry: { maxRetries: 1 } }, ['listApiKeys']);
+    const client = await ctx.client({}, ['listApiKeys']);
     try {
       listed = await client.listApiKeys(ctx.signal);
     } finally {
       await client.close();
     }
   } catch (error) {
-    // A key the service refuses (exit 3) or an answer that is not a key listing (exit 1) is a failure,
-    // not a partial listing; an unreachable service or no key at all still shows the local profiles.
-    if ((error instanceof AuthError && error.status !== undefined) || error instanceof UnexpectedResponseError) throw error;
+    // A key the service refuses (exit 3) or an answer that is not a key listing (exit 1) fails the
+    // command, after the local profiles are shown; an unreachable service or no key at all is a warning.
+    if ((error instanceof AuthError && error.status !== undefined) || error instanceof UnexpectedResponseError) return { ...withKeyInUse({ rows, remoteProblem: undefined }), remoteError: error };
     return withKeyInUse({ rows, remoteProblem: (error as Error).message });
   }
   for (const remote of listed) {

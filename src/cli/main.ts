@@ -11,6 +11,7 @@ import { Output } from './output.js';
 import { makeAction, type RunState } from './run.js';
 import { registerCreate } from './commands/envelopes/create.js';
 import { registerValidate } from './commands/envelopes/validate.js';
+import { registerSample } from './commands/envelopes/sample.js';
 import { registerGet } from './commands/envelopes/get.js';
 import { registerDownload } from './commands/envelopes/download.js';
 import { registerAudit } from './commands/envelopes/audit.js';
@@ -59,7 +60,8 @@ export function buildProgram(state: RunState): Command {
 
   addExamples(program, [
     'sign-cli sandbox &                              # a local service, no account needed',
-    'sign-cli envelopes create -f examples/envelope.json',
+    'sign-cli envelopes sample > envelope.json          # a valid envelope to start from',
+    'sign-cli envelopes create -f envelope.json',
     'sign-cli keys list --local --json',
     'sign-cli webhooks listen --json',
     'sign-cli help envelopes create                  # help for one command',
@@ -67,9 +69,11 @@ export function buildProgram(state: RunState): Command {
 
   const envelopes = program.command('envelopes').description('create, validate, list, watch and void envelopes');
   addExamples(envelopes, [
-    'sign-cli envelopes validate examples/envelope.json',
-    'sign-cli envelopes create -f examples/envelope.json',
-    'sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --json > results.ndjson',
+    'sign-cli envelopes sample > envelope.json',
+    'sign-cli envelopes validate envelope.json',
+    'sign-cli envelopes create -f envelope.json',
+    'sign-cli envelopes sample --count 100 > batch.ndjson',
+    'sign-cli envelopes create --ndjson -f batch.ndjson --json > results.ndjson',
     'sign-cli envelopes get env_8Yq2VwM4bXc1 --json',
     'sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o signed.pdf',
     'sign-cli envelopes list --status sent --since 7d',
@@ -78,6 +82,7 @@ export function buildProgram(state: RunState): Command {
   ]);
   registerCreate(envelopes, action);
   registerValidate(envelopes, action);
+  registerSample(envelopes, action);
   registerGet(envelopes, action);
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);

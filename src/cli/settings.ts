@@ -68,6 +68,15 @@ export const SETTINGS: Record<string, SettingSpec> = {
     parse: (value) => parseRateStoreUrl(value, 'rate_store'),
     show: (value) => showRateStoreUrl(String(value)),
   },
+  allow_unknown_fields: {
+    describe: 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)',
+    path: 'settings.allow_unknown_fields',
+    default: false,
+    parse: (value) => {
+      if (value !== 'true' && value !== 'false') throw new UsageError(`allow_unknown_fields must be true or false, got ${JSON.stringify(value)}`);
+      return value === 'true';
+    },
+  },
   required_scopes: {
     describe: 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)',
     path: 'settings.required_scopes',

@@ -1,60 +1,191 @@
 /**
- * Tables with cli-table3; plain borders when colour is off so output stays
- * greppable. On a terminal a table fits its width: the widest columns that may
- * be shortened are cut (with …) until it fits, while the columns a person
- * copies from (key masks, ids, dates) stay whole. Piped output is never cut.
+ * The one face of every table (as gh and kubectl draw theirs): no borders,
+ * UPPER CASE heads, two spaces between columns, one line per row so a row
+ * stays greppable. On a terminal a table fits its width: the columns of free
+ * text (titles, URLs, details; `cut: true`) give way first, cut with …; the
+ * columns a person reads by (ids, names, times, types, states, errors) are
+ * never cut. When even those do not fit, each row is shown stacked, one
+ * `label: value` line per column, rows apart by a blank line. Piped output is
+ * never cut and never stacked.
  */
-import type { Output } from './output.js';
+import stringWidth from 'string-width';
+import { escapeControl, oneLine } from '../core/text.js';
 
-/** A value as a table cell or a line shows it: nothing for null or absent, strings as they are, the rest as JSON. */
-export const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-
-export interface TableOptions {
-  /** Columns never shortened (0-based). */
-  keep?: readonly number[];
-  /** Narrowest width of a column that may be shortened, when not MIN_COLUMN (a date: 10). */
-  min?: Readonly<Record<number, number>>;
+export interface Column {
+  /** The head, written in upper case. */
+  head: string;
+  /** Free text that may be cut with … to fit a terminal. Every other column is shown whole. */
+  cut?: boolean;
+  /** The narrowest a cut column gets (default 8, so a cut value still says something). */
+  min?: number;
 }
 
-/** A column is not cut below this many characters ("sig…"). */
-const MIN_COLUMN = 4;
-/** Printable length: colour codes take no room. */
-const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
+export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
+
+/** Columns between two cells. */
+export const GAP = '  ';
+const DEFAULT_MIN = 8;
 
 /**
- * Content widths that fit `width` columns with cli-table3's borders (one
- * character per border, one space of padding on each side), cutting the widest
- * shortenable column one character at a time; undefined when it fits already.
+ * A value as a cell or a field shows it: nothing for null or absent, strings
+ * as they are, the rest as JSON; on one line, control characters escaped, so
+ * that widths are measured on what the terminal will really show.
  */
-export function fitColumns(natural: readonly number[], width: number, keep: ReadonlySet<number>, min: Readonly<Record<number, number>> = {}): number[] | undefined {
-  const widths = [...natural];
-  const total = () => widths.reduce((sum, w) => sum + w + 2, 0) + widths.length + 1;
-  if (total() <= width) return undefined;
-  while (total() > width) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) {
-      if (!keep.has(i) && widths[i]! > (min[i] ?? MIN_COLUMN) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    }
-    if (widest < 0) break; // as narrow as it goes: the terminal wraps the rest
-    widths[widest]!--;
+export const cellText = (value: unknown): string =>
+  value === undefined || value === null ? '' : oneLine(escapeControl(typeof value === 'string' ? value : JSON.stringify(value)));
+
+/** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
+export const displayWidth = (text: string): number => stringWidth(text);
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` cut to at most `width` columns, ending in … when cut (colour is dropped from a cut cell). */
+export function cutTo(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  let out = '';
+  let used = 0;
+  for (const { segment } of segmenter.segment(text.replace(ANSI, ''))) {
+    const w = displayWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
   }
-  return widths;
+  return `${out}…`;
 }
 
-export async function renderTable(output: Output, head: string[], rows: string[][], options: TableOptions = {}): Promise<string> {
-  // cli-table3 is loaded only by commands that draw tables (its own chunk in the bundle).
-  const { default: Table } = await import('cli-table3');
-  const columns = Math.max(head.length, ...rows.map((r) => r.length));
-  const natural = Array.from({ length: columns }, (_, i) => Math.max(visibleLength(head[i] ?? ''), ...rows.map((r) => visibleLength(r[i] ?? ''))));
-  const fitted = output.columns === undefined ? undefined : fitColumns(natural, output.columns, new Set(options.keep ?? []), options.min);
-  const table = new Table({
-    head: head.map((h) => output.out.bold(h)),
-    style: { head: [], border: [] },
-    // No rule between rows: easier to scan, and a row stays one line for grep.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    ...(fitted ? { colWidths: fitted.map((w) => w + 2) } : {}),
+const padTo = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+
+/**
+ * How rows are laid out in `width` columns (undefined: a pipe, nothing cut).
+ * The widest cut column loses a column at a time until the table fits; when
+ * every cut column is at its narrowest and it still does not, stacked.
+ */
+export function planLayout(columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined): Layout {
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.head), ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  if (width === undefined) return { kind: 'table', widths };
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
+  while (total() > width) {
+    let widest = -1;
+    columns.forEach((column, i) => {
+      // A cut column keeps at least `min` columns (its head is cut with it).
+      if (column.cut && widths[i]! > (column.min ?? DEFAULT_MIN) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    });
+    if (widest < 0) return { kind: 'stacked' };
+    widths[widest]!--;
+  }
+  return { kind: 'table', widths };
+}
+
+export interface Style {
+  /** How heads and labels are drawn (bold on a terminal with colour). */
+  head(text: string): string;
+}
+
+const plainStyle: Style = { head: (text) => text };
+
+/** One table line: cells padded to the widths, cut columns cut; the last column is not padded. */
+export function tableLine(columns: readonly Column[], cells: readonly string[], widths: readonly number[]): string {
+  return columns
+    .map((column, i) => {
+      const cell = cells[i] ?? '';
+      const fitted = column.cut && displayWidth(cell) > widths[i]! ? cutTo(cell, widths[i]!) : cell;
+      return i === columns.length - 1 ? fitted : padTo(fitted, widths[i]!);
+    })
+    .join(GAP)
+    .trimEnd();
+}
+
+/** The head line of a table. */
+export function headLine(columns: readonly Column[], widths: readonly number[], style: Style = plainStyle): string {
+  return columns
+    .map((column, i) => {
+      const head = displayWidth(column.head) > widths[i]! ? cutTo(column.head, widths[i]!) : column.head;
+      return style.head(i === columns.length - 1 ? head : padTo(head, widths[i]!));
+    })
+    .join(GAP)
+    .trimEnd();
+}
+
+/**
+ * One record as `label: value` lines, labels aligned (the stacked layout, and
+ * `envelopes get`). On a terminal a value marked `cut` is cut to what is left
+ * of the width; the others are shown whole.
+ */
+export function recordLines(fields: readonly { label: string; value: string; cut?: boolean }[], width: number | undefined, style: Style = plainStyle): string[] {
+  const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
+  return fields.map(({ label, value, cut }) => {
+    const room = width === undefined ? undefined : width - labelWidth - GAP.length;
+    const shown = cut && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, DEFAULT_MIN)) : value;
+    return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
   });
-  table.push(...rows);
-  return table.toString();
+}
+
+/** A row in the stacked layout: the column heads, in lower case, as labels. */
+export function stackedLines(columns: readonly Column[], cells: readonly string[], width: number | undefined, style: Style = plainStyle): string[] {
+  return recordLines(
+    columns.map((column, i) => ({ label: column.head.toLowerCase(), value: cells[i] ?? '', ...(column.cut ? { cut: true } : {}) })),
+    width,
+    style,
+  );
+}
+
+/** The lines of a whole table (head and rows) or of its stacked rows, for a terminal of `width` columns or a pipe. */
+export function tableLines(columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined, style: Style = plainStyle): string[] {
+  return linesFor(planLayout(columns, rows, width), columns, rows, width, style, true);
+}
+
+/**
+ * Lines for rows under a layout already chosen: a listing streamed page by
+ * page keeps its first page's layout. `first`: these rows start the output
+ * (a table's head goes first; a stacked record needs no blank line before it).
+ */
+export function linesFor(layout: Layout, columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined, style: Style, first: boolean): string[] {
+  if (layout.kind === 'stacked') {
+    return rows.flatMap((row, i) => [...(i === 0 && first ? [] : ['']), ...stackedLines(columns, row, width, style)]);
+  }
+  return [...(first ? [headLine(columns, layout.widths, style)] : []), ...rows.map((row) => tableLine(columns, row, layout.widths))];
+}
+
+/** What the printers need of Output (a type only: no cycle at run time). */
+interface TableOutput {
+  readonly columns: number | undefined;
+  readonly out: { bold(text: string): string };
+  line(text: string): void;
+}
+
+const styleOf = (output: TableOutput): Style => ({ head: (text) => output.out.bold(text) });
+
+/** A whole table on stdout, fitted to the terminal (or stacked), whole in a pipe. */
+export function printTable(output: TableOutput, columns: readonly Column[], rows: readonly (readonly string[])[]): void {
+  for (const line of tableLines(columns, rows, output.columns, styleOf(output))) output.line(line);
+}
+
+/** One record as `label: value` lines on stdout. */
+export function printRecord(output: TableOutput, fields: readonly { label: string; value: string; cut?: boolean }[]): void {
+  for (const line of recordLines(fields, output.columns, styleOf(output))) output.line(line);
+}
+
+/** Rows of a listing as its pages arrive: the layout is chosen on the first page and kept. */
+export class StreamedTable {
+  private layout: Layout | undefined;
+
+  constructor(
+    private readonly output: TableOutput,
+    private readonly columns: readonly Column[],
+  ) {}
+
+  write(rows: readonly (readonly string[])[]): void {
+    if (rows.length === 0) return;
+    const first = this.layout === undefined;
+    this.layout ??= planLayout(this.columns, rows, this.output.columns);
+    for (const line of linesFor(this.layout, this.columns, rows, this.output.columns, styleOf(this.output), first)) this.output.line(line);
+  }
+
+  /** Whether any row was written. */
+  get started(): boolean {
+    return this.layout !== undefined;
+  }
 }

@@ -32,6 +32,8 @@ export interface BulkSummary {
   created: number;
   /** Created before: skipped from the journal, or replayed by the service for the same key. */
   alreadyCreated: number;
+  /** Of those, the ones the journal knew: not sent at all. */
+  skipped: number;
   failed: number;
   /** Inputs never sent because the run stopped early. */
   notAttempted: boolean;
@@ -98,7 +100,7 @@ function chooseKey(options: BulkOptions, known: ReturnType<CreateJournal['lookup
 }
 
 export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
-  const summary: BulkSummary = { created: 0, alreadyCreated: 0, failed: 0, notAttempted: false, stoppedBy: undefined };
+  const summary: BulkSummary = { created: 0, alreadyCreated: 0, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined };
   const iterator = options.inputs[Symbol.asyncIterator]();
   const { journal } = options;
   const stopping = () => summary.stoppedBy !== undefined || options.stop?.aborted === true;
@@ -115,6 +117,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     const key = chooseKey(options, known, hash, copy);
     if (known?.state === 'created' && !options.fresh) {
       summary.alreadyCreated++;
+      summary.skipped++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }

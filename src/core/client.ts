@@ -25,7 +25,7 @@ import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotency
 import { maskKey, normalizeListedKeys, redactSecrets, type ListedKey } from './keys.js';
 import { RatePacer, type SharedBudget } from './pacing.js';
 import { FINAL_STATUSES } from './states.js';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, backoffDelay, type RetryPolicy, type DelaySource } from './retry.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy, type DelaySource } from './retry.js';
 import { describeNetworkError } from './network-errors.js';
 import { USER_AGENT } from './version.js';
 
@@ -128,21 +128,6 @@ export interface RequestOptions {
 /** Failures before a connection exists: the request cannot have reached the service. */
 const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-const RETRYABLE_NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
 
 const OPERATION_LABEL: Record<Operation, string> = {
   createEnvelope: 'create envelope',
@@ -481,7 +466,6 @@ export class SignClient {
     const stopped = () => stop?.aborted === true || options.signal?.aborted === true;
 
     for (let attempt = 1; ; attempt++) {
-      const retriesLeft = attempt <= this.policy.maxRetries;
       try {
         await this.pacer.acquire(waitSignal);
       } catch (error) {
@@ -509,10 +493,10 @@ export class SignClient {
         if (code === undefined || !NOT_CONNECTED_CODES.has(code)) sent = true;
         if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
         const reason = describeNetworkError(code, (error as Error).message, url);
-        if (code !== undefined && RETRYABLE_NETWORK_CODES.has(code) && retriesLeft && !stopped()) {
-          const delayMs = backoffDelay(attempt, this.policy, this.random);
-          this.onTrace({ type: 'retry', attempt, delayMs, source: 'backoff', reason });
-          await this.sleepUnlessStopped(delayMs, waitSignal, sent);
+        const decision = decideRetry({ kind: 'network', code }, attempt, this.policy, this.clock.now(), this.random);
+        if (decision.retry && !stopped()) {
+          this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason });
+          await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
           continue;
         }
         const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
@@ -528,7 +512,7 @@ export class SignClient {
           hint: operation === 'resendEvent'
             ? 'the resend may or may not have been queued; `sign-cli webhooks deliveries` shows whether it was'
             : keyed
-            ? `the envelope may or may not exist; re-running the same command (or with --idempotency-key ${options.idempotencyKey}) finishes it without a duplicate`
+            ? `the envelope may or may not exist; sending it again with Idempotency-Key ${options.idempotencyKey} finishes it without a duplicate`
             : 'check that the service is up and the base URL (--base-url, SIGN_BASE_URL) is right; `sign-cli sandbox` starts a local one',
         });
       }
@@ -543,15 +527,19 @@ export class SignClient {
 
       // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
       const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, raw);
-      if (isRetryableStatus(response.statusCode, keyed) && !finalConflict && retriesLeft && !stopped()) {
-        const delay = retryDelay(attempt, responseHeaders, this.clock.now(), this.policy, this.random);
-        if (delay.delayMs <= this.policy.maxServerDelayMs) {
-          this.onTrace({ type: 'retry', attempt, delayMs: delay.delayMs, source: delay.source, reason: `HTTP ${response.statusCode}` });
-          // A 429 is about the shared limit: the pacer holds back every request, this one included.
-          if (response.statusCode === 429) this.pacer.penalize(delay.delayMs);
-          else await this.sleepUnlessStopped(delay.delayMs, waitSignal, sent);
-          continue;
-        }
+      const decision = decideRetry(
+        { kind: 'response', status: response.statusCode, headers: responseHeaders, keyed, finalConflict },
+        attempt,
+        this.policy,
+        this.clock.now(),
+        this.random,
+      );
+      if (decision.retry && !stopped()) {
+        this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason: `HTTP ${response.statusCode}` });
+        // A 429 is about the shared limit: the pacer holds back every request, this one included.
+        if (response.statusCode === 429) this.pacer.penalize(decision.delayMs);
+        else await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
+        continue;
       }
       throw this.errorFor(operation, response.statusCode, raw.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
     }
@@ -582,7 +570,7 @@ export class SignClient {
       : Array.isArray(data) ? 'a JSON array'
       : isRecord(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
       : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
-    const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}, so re-running the same command cannot create a duplicate` : '';
+    const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate` : '';
     return new UnexpectedResponseError(
       `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`,
       response.status,
@@ -596,7 +584,7 @@ export class SignClient {
     this.notedApiSegment = true;
     this.onTrace({
       type: 'note',
-      message: `base URL ${this.baseUrl} ends in /api, so requests go to ${new URL(url).pathname} with /api twice (SPEC §4.1: sent as is)`,
+      message: `base URL ${this.baseUrl} ends in /api, so requests go to ${new URL(url).pathname} with /api twice (paths are appended to the base URL as they are)`,
     });
   }
 
@@ -654,7 +642,7 @@ export class SignClient {
         : operation === 'voidEnvelope'
         ? `the service failed${tries}; re-running the same command is safe (it sends the same Idempotency-Key)`
         : idempotencyKey
-        ? `the service failed${tries}; re-run with --idempotency-key ${idempotencyKey} to retry without a duplicate`
+        ? `the service failed${tries}; sending it again with Idempotency-Key ${idempotencyKey} cannot create a duplicate`
         : 'the service failed; try again later';
     }
     return new ApiError(`${label}: HTTP ${status}${said}${tries}`, status, info.code, info.message, {

@@ -22,6 +22,7 @@ export const SEEN_VALUES = {
 
 import { OPEN_FIELDS, type OpenField } from './open-fields.js';
 import { isRecord } from './records.js';
+import { closest } from './suggest.js';
 
 export { OPEN_FIELDS, type OpenField };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
@@ -34,6 +35,12 @@ export interface ValidateOptions {
    * The sandbox uses this: it is the server, so it has the last word.
    */
   allowedValues?: ValueLists;
+  /**
+   * Fields outside §2.1/§2.2 are errors (with the known field they most
+   * likely stand for), because a misspelt `webhookUrl` would otherwise be
+   * sent and silently ignored; with this set they are warnings and sent as is.
+   */
+  allowUnknownFields?: boolean;
   /** Appended to an error for a value outside `allowedValues`: how to widen the list (the sandbox's --accept). */
   widenHint?: (field: OpenField, value: string) => string;
 }
@@ -229,21 +236,24 @@ function checkOpenValue(
   }
 }
 
-function warnUnknownFields(value: Record<string, unknown>, known: Set<string>, prefix: string, result: ValidationResult): void {
+function checkUnknownFields(value: Record<string, unknown>, known: Set<string>, prefix: string, what: string, options: ValidateOptions, result: ValidationResult): void {
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) {
-      result.warnings.push({
-        path: prefix ? `${prefix}.${key}` : key,
-        message: 'is not a field of SPEC §2; sent as is, the service may reject or ignore it',
-      });
+    if (known.has(key)) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    const suggestion = closest(key, known);
+    const guess = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
+    if (options.allowUnknownFields) {
+      result.warnings.push({ path, message: `is not a field of ${what}${guess}; sent as is, the service may reject or ignore it`, code: 'unknown_field', ...(suggestion ? { suggestion } : {}) });
+    } else {
+      result.errors.push({ path, message: `is not a field of ${what}${guess}`, code: 'unknown_field', ...(suggestion ? { suggestion } : {}) });
     }
   }
 }
 
 /** Rules between fields, checked only where the fields involved are well-typed. */
 function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateOptions, result: ValidationResult): void {
-  warnUnknownFields(input, ENVELOPE_FIELDS, '', result);
-  if (isRecord(input.document)) warnUnknownFields(input.document, DOCUMENT_FIELDS, 'document', result);
+  checkUnknownFields(input, ENVELOPE_FIELDS, '', 'an envelope', options, result);
+  if (isRecord(input.document)) checkUnknownFields(input.document, DOCUMENT_FIELDS, 'document', 'a document', options, result);
   checkOpenValue('signature_level', input.signature_level, 'signature_level', options, result);
   checkOpenValue('locale', input.locale, 'locale', options, result);
 
@@ -254,7 +264,7 @@ function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateO
   input.signers.forEach((signer: unknown, index) => {
     if (!isRecord(signer)) return;
     const at = (field: string) => `signers[${index}].${field}`;
-    warnUnknownFields(signer, SIGNER_FIELDS, `signers[${index}]`, result);
+    checkUnknownFields(signer, SIGNER_FIELDS, `signers[${index}]`, 'a signer', options, result);
     checkOpenValue('channel', signer.channel, at('channel'), options, result);
     checkOpenValue('verification', signer.verification, at('verification'), options, result);
 

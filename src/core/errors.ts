@@ -16,6 +16,10 @@ export interface FieldIssue {
   /** JSON path such as `signers[1].phone`; empty for the whole document. */
   path: string;
   message: string;
+  /** A machine reason where a caller may act on it: `unknown_field` (the CLI offers --allow-unknown-fields). */
+  code?: 'unknown_field';
+  /** For `unknown_field`: the known field it most likely stands for. */
+  suggestion?: string;
 }
 
 export class SignError extends Error {

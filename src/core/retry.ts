@@ -113,3 +113,61 @@ export function retryDelay(
   if (rateLimit !== undefined) return { delayMs: rateLimit, source: 'ratelimit' };
   return { delayMs: backoffDelay(retry, policy, random), source: 'backoff' };
 }
+
+/**
+ * Network failures before a connection exists. Nothing reached the service.
+ * A refused connection means nothing listens there now: worth a quick second
+ * look (a service restarting), not a minute of backoff before saying so.
+ */
+export const REFUSED_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED']);
+/** A name that does not resolve will not resolve in a second either. */
+const PERMANENT_NETWORK_CODES: ReadonlySet<string> = new Set(['ENOTFOUND']);
+/** Transient network failures, retried with the same Idempotency-Key like a 5xx. */
+export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** The waits after a refused connection: 0.1 + 0.2 + 0.4 s, so a refusal is reported within about a second. */
+export const REFUSED_DELAYS_MS: readonly number[] = [100, 200, 400];
+
+/** What one attempt ended with: an HTTP status (with its headers) or a network error code. */
+export type AttemptOutcome =
+  | { kind: 'response'; status: number; headers: Record<string, string | undefined>; keyed: boolean; finalConflict: boolean }
+  | { kind: 'network'; code: string | undefined };
+
+export type RetryDecision = { retry: false } | { retry: true; delayMs: number; source: DelaySource };
+
+/**
+ * THE retry decision of every request of every command (as stripe-node's
+ * `_shouldRetry`): after attempt number `attempt` (1-based) ended with
+ * `outcome`, send again, and after how long? Pure: the caller brings the
+ * clock and the random source, and decides itself whether it was asked to stop.
+ */
+export function decideRetry(outcome: AttemptOutcome, attempt: number, policy: RetryPolicy, now: number, random: () => number): RetryDecision {
+  const no: RetryDecision = { retry: false };
+  if (outcome.kind === 'network') {
+    const code = outcome.code;
+    if (code === undefined || PERMANENT_NETWORK_CODES.has(code)) return no;
+    if (REFUSED_CODES.has(code)) {
+      const delay = REFUSED_DELAYS_MS[attempt - 1];
+      return delay !== undefined && attempt <= policy.maxRetries ? { retry: true, delayMs: delay, source: 'backoff' } : no;
+    }
+    if (!RETRYABLE_NETWORK_CODES.has(code) || attempt > policy.maxRetries) return no;
+    return { retry: true, delayMs: backoffDelay(attempt, policy, random), source: 'backoff' };
+  }
+  if (attempt > policy.maxRetries || outcome.finalConflict || !isRetryableStatus(outcome.status, outcome.keyed)) return no;
+  const delay = retryDelay(attempt, outcome.headers, now, policy, random);
+  // A server asking for a longer wait than the policy allows ends the retries instead of stalling the run.
+  return delay.delayMs <= policy.maxServerDelayMs ? { retry: true, ...delay } : no;
+}

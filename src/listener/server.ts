@@ -10,6 +10,7 @@ import { Agent, request } from 'undici';
 import { deliveryId, type HeaderBag, type WebhookVerifier } from '../core/webhooks.js';
 import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
+import type { ReceivedDelivery } from './capture.js';
 
 export const DEFAULT_LISTEN_PORT = 4020;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -38,6 +39,8 @@ export interface ListenedEvent {
   payload: unknown;
   /** The body as received (UTF-8), so output can embed it without serialising the payload again. */
   rawBody: string;
+  /** Where the delivery was kept (`--save-dir`). */
+  saved?: string;
   /** One per target the event was forwarded to (none when no target matched its type). */
   forwards?: ForwardOutcome[];
 }
@@ -77,6 +80,8 @@ export interface ListenerOptions {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   now?: () => number;
+  /** Every delivery read whole, verified or not, as it was received (`--save-dir`); returns where it was kept. */
+  onReceived?(delivery: ReceivedDelivery, verified: boolean): string | undefined;
   onEvent(event: ListenedEvent): void;
   onReject(rejection: Rejection): void;
 }
@@ -290,8 +295,16 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       return;
     }
     const result = verifier.verify(headers, body, now());
+    let saved: string | undefined;
+    if (options.onReceived) {
+      try {
+        saved = options.onReceived({ method: req.method ?? 'POST', url: req.url ?? '/', httpVersion: req.httpVersion, rawHeaders: req.rawHeaders, body, id: result.id }, result.ok);
+      } catch {
+        // The callback reports its own failure (a full disk); the delivery is still verified and answered.
+      }
+    }
     if (!result.ok) {
-      reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}`);
+      reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}${saved ? `; saved as ${saved}` : ''}`);
       return;
     }
     let payload: unknown;
@@ -316,6 +329,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       delivery,
       payload,
       rawBody: text,
+      ...(saved ? { saved } : {}),
     };
     // Outside --events: verified and answered, so the sender does not retry, but not shown or forwarded.
     if (options.events && !options.events(event.type)) {

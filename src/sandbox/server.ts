@@ -404,7 +404,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     // The body alone: records written before void existed keep matching.
     return keyed(ctx, 'create', (body) => body, async (body, remember) => {
       await faults.delay();
-      const { errors } = validateEnvelope(body, { allowedValues: allowed, widenHint });
+      // Fields the spec does not name are ignored, not refused (SPEC.md is silent; docs/assumptions.md).
+      const { errors } = validateEnvelope(body, { allowedValues: allowed, widenHint, allowUnknownFields: true });
       errors.push(...sandboxBounds(body));
       if (errors.length > 0) {
         const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
@@ -743,7 +744,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       });
     });
   } catch (error) {
-    // Port taken: release the data dir for the next attempt.
+    // Port taken: the secrets just made (a new data dir) are kept for the next start, which
+    // could not read them back from the hashes in the state; and the data dir is released.
+    const requested = `http://${host.includes(':') ? `[${host}]` : host}:${options.port ?? DEFAULT_SANDBOX_PORT}`;
+    writeCredentialsFile(options.dataDir, requested, secrets);
     scheduler.close();
     store.close();
     throw error;

@@ -2,7 +2,8 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../src/cli/envelope-view.js';
-import { LIST_HEAD, envelopeRow, formatRow, rowWidths, shortTime } from '../../src/cli/envelope-rows.js';
+import { LIST_COLUMNS, envelopeRow } from '../../src/cli/envelope-rows.js';
+import { tableLines, displayWidth } from '../../src/cli/table.js';
 import { parseSince } from '../../src/cli/since.js';
 import { compileQuery } from '../../src/cli/query.js';
 import type { Envelope } from '../../src/core/envelope.js';
@@ -22,12 +23,12 @@ describe('watch rendering', () => {
   it('the first report says what is watched; later ones only what changed', () => {
     const first = envelope('sent', [['Layla', 'notified'], ['Omar', 'pending']]);
     expect(changeLines(undefined, first, at)).toEqual([
-      '2026-11-22T10:41:05Z  env_1  sent  "Office lease", 2 signer(s)',
-      '2026-11-22T10:41:05Z  env_1  signer 1. Layla: notified',
-      '2026-11-22T10:41:05Z  env_1  signer 2. Omar: pending',
+      '2026-11-22 10:41:05Z  env_1  sent  "Office lease", 2 signer(s)',
+      '2026-11-22 10:41:05Z  env_1  signer 1. Layla: notified',
+      '2026-11-22 10:41:05Z  env_1  signer 2. Omar: pending',
     ]);
     const next = envelope('completed', [['Layla', 'signed'], ['Omar', 'pending']]);
-    expect(changeLines(first, next, at)).toEqual(['2026-11-22T10:41:05Z  env_1  signer 1. Layla: notified → signed', '2026-11-22T10:41:05Z  env_1  sent → completed']);
+    expect(changeLines(first, next, at)).toEqual(['2026-11-22 10:41:05Z  env_1  signer 1. Layla: notified → signed', '2026-11-22 10:41:05Z  env_1  sent → completed']);
     expect(changeLines(next, next, at)).toEqual([]);
   });
 
@@ -42,9 +43,9 @@ describe('watch rendering', () => {
     expect(block).toEqual([
       '• env_1  Office lease  (CTR-1)',
       '  status sent, 1 of 2 signed',
-      '  ✓ 1. Layla Haddad  email  signed 10:41:02',
+      '  ✓ 1. Layla Haddad  email  signed 2026-11-22 10:41:02Z',
       '  ◐ 2. Omar Khalil   email  viewed',
-      '  checked 10:41:05 UTC, every 2 s or slower while nothing changes; Ctrl-C stops watching',
+      '  checked 2026-11-22 10:41:05Z, every 2 s or slower while nothing changes; Ctrl-C stops watching',
     ]);
     const narrow = liveBlock(envelope('declined', [['Layla Haddad', 'declined']]), plain, { checkedAt: at, intervalS: 2, columns: 21 });
     for (const line of narrow) expect([...line].length).toBeLessThanOrEqual(20);
@@ -68,25 +69,28 @@ describe('watch rendering', () => {
 });
 
 describe('list rows', () => {
-  it('a row per envelope: id, state, signed of total, short time, contract, title', () => {
-    expect(envelopeRow(envelope('sent', [['A', 'signed'], ['B', 'viewed']]))).toEqual(['env_1', 'sent', '1/2', '2026-11-22 10:40', 'CTR-1', 'Office lease']);
-    expect(shortTime('not a time')).toBe('not a time');
+  it('a row per envelope: id, state, signed of total, time (UTC, marked), contract, title', () => {
+    expect(envelopeRow(envelope('sent', [['A', 'signed'], ['B', 'viewed']]))).toEqual(['env_1', 'sent', '1/2', '2026-11-22 10:40:00Z', 'CTR-1', 'Office lease']);
+    expect(envelopeRow({ id: 'env_2', created_at: 'not a time' })[3]).toBe('not a time');
   });
 
-  it('fits a terminal by cutting title and contract, never id, state or time', () => {
-    const rows = [['env_0123456789abcdef', 'completed', '2/2', '2026-11-22 10:40', 'CONTRACT-WITH-A-LONG-NAME', 'A title that is much too long for a narrow terminal']];
-    const widths = rowWidths(rows, 80);
-    const line = formatRow(rows[0]!, widths);
-    expect([...line].length).toBeLessThanOrEqual(80);
-    expect(line).toMatch(/^env_0123456789abcdef  completed  2\/2 +2026-11-22 10:40  CONTRACT-?[^ ]*…  A title[^…]*…$/);
+  it('fits 80 columns by cutting title and contract, never id, state or time', () => {
+    const rows = [['env_0123456789abcdefghij', 'completed', '2/2', '2026-11-22 10:40:00Z', 'CONTRACT-WITH-A-LONG-NAME', 'A title that is much too long for a narrow terminal']];
+    const [head, line] = tableLines(LIST_COLUMNS, rows, 80);
+    expect(displayWidth(line!)).toBeLessThanOrEqual(80);
+    expect(line).toMatch(/^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  CONT[^ ]*…  A ti[^ ]*…$/);
+    expect(head).toMatch(/^ID +STATUS +SIGNED +CREATED +CONT[^ ]* +TITLE$/);
     // A pipe is never cut.
-    expect(formatRow(rows[0]!, rowWidths(rows, undefined))).toContain('A title that is much too long for a narrow terminal');
-    expect(formatRow([...LIST_HEAD], rowWidths(rows, undefined))).toMatch(/^ID +STATUS +SIGNED +CREATED +CONTRACT +TITLE$/);
+    expect(tableLines(LIST_COLUMNS, rows, undefined)[1]).toContain('A title that is much too long for a narrow terminal');
   });
 
-  it('Arabic and other multi-unit characters are counted as characters', () => {
-    const rows = [['env_1', 'sent', '0/1', '2026-11-22 10:40', 'CTR', 'عقد إيجار المكتب']];
-    expect(formatRow(rows[0]!, rowWidths(rows, undefined))).toContain('عقد إيجار المكتب');
+  it('Arabic and other multi-unit characters are measured as the terminal shows them', () => {
+    const rows = [['env_1', 'sent', '0/1', '2026-11-22 10:40:00Z', 'CTR', 'عقد إيجار المكتب'], ['env_2', 'sent', '0/1', '2026-11-22 10:40:00Z', '契約', 'x']];
+    const lines = tableLines(LIST_COLUMNS, rows, undefined);
+    expect(lines[1]).toContain('عقد إيجار المكتب');
+    // Two wide characters take four columns: TITLE starts in the same column on every line.
+    const titleAt = (line: string) => displayWidth(line.slice(0, line.lastIndexOf('  ') + 2));
+    expect(new Set(lines.map(titleAt)).size).toBe(1);
   });
 });
 

@@ -24,8 +24,10 @@ describe('help (the built CLI)', () => {
     const result = await runCli(['envelopes', 'get', '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    const globals = result.stdout.slice(result.stdout.indexOf('Global Options:'));
-    expect(result.stdout).toContain('Global Options:');
+    const globals = result.stdout.slice(result.stdout.indexOf('Global options:'));
+    expect(result.stdout).toContain('Global options:');
+    // The command's own options come first, the inherited ones after (gh's INHERITED FLAGS).
+    expect(result.stdout.indexOf('Options:')).toBeLessThan(result.stdout.indexOf('Global options:'));
     for (const flag of ['--json', '--base-url <url>', '--profile <name>', '--verbose', '--timeout <seconds>']) expect(globals).toContain(flag);
     // --version is the program's alone.
     expect(globals).not.toContain('--version');
@@ -78,9 +80,22 @@ describe('help of every command', () => {
     for (const { command } of all) expect(command.helpInformation()).not.toMatch(CONTROL);
   });
 
-  it('lists the global options in every subcommand', () => {
+  it('lists the global options in every subcommand, after its own commands and options', () => {
     for (const { path, command } of all.filter((c) => c.path.length > 0)) {
-      expect(command.helpInformation(), path.join(' ')).toMatch(/Global Options:[\s\S]*--json/);
+      const text = command.helpInformation();
+      expect(text, path.join(' ')).toMatch(/Global options:[\s\S]*--json/);
+      const globalsAt = text.indexOf('Global options:');
+      if (text.includes('Commands:')) expect(text.indexOf('Commands:'), path.join(' ')).toBeLessThan(globalsAt);
+      expect(text.indexOf('\nOptions:'), path.join(' ')).toBeLessThan(globalsAt);
+    }
+  });
+
+  it("a group's commands are on the first screen (24 rows)", () => {
+    for (const { path, command } of all.filter((c) => c.command.commands.length > 0)) {
+      const lines = command.helpInformation().split('\n');
+      const commandsAt = lines.indexOf('Commands:');
+      expect(commandsAt, path.join(' ') || 'sign-cli').toBeGreaterThan(0);
+      expect(commandsAt, path.join(' ') || 'sign-cli').toBeLessThan(8);
     }
   });
 

@@ -4,7 +4,6 @@ import { expiresCell } from '../../src/cli/commands/keys/list.js';
 import type { KeyRow } from '../../src/cli/key-rows.js';
 import { Output } from '../../src/cli/output.js';
 import { Progress } from '../../src/cli/progress.js';
-import { fitColumns } from '../../src/cli/table.js';
 import { escapeControl, oneLine } from '../../src/core/text.js';
 
 /** A writable that records what is written, and claims to be (or not be) a terminal. */
@@ -104,22 +103,5 @@ describe('text from elsewhere on a terminal', () => {
     expect(JSON.parse(out.text)).toEqual({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
     expect(escapeControl('\u001b[31mred', false)).toBe('\\u001b[31mred');
     expect(oneLine('a\r\nb\nc')).toBe('a\\nb\\nc');
-  });
-});
-
-describe('tables on a narrow terminal', () => {
-  it('cut the widest columns that may give way, never the kept ones, and not below their minimum', () => {
-    // 4 columns: 3 + 40 + 16 + 60 content, plus 2 padding each and 5 borders = 132.
-    expect(fitColumns([3, 40, 16, 60], 200, new Set())).toBeUndefined();
-    const fitted = fitColumns([3, 40, 16, 60], 80, new Set([2]))!;
-    expect(fitted.reduce((sum, w) => sum + w + 2, 0) + 5).toBe(80);
-    expect(fitted[0]).toBe(3);
-    expect(fitted[2]).toBe(16);
-    expect(Math.abs(fitted[1]! - fitted[3]!)).toBeLessThanOrEqual(1);
-    // Nothing left to cut: as narrow as it goes.
-    expect(fitColumns([30, 30], 20, new Set([0, 1]))).toEqual([30, 30]);
-    expect(fitColumns([30, 30], 20, new Set())!.reduce((sum, w) => sum + w + 2, 0) + 3).toBe(20);
-    expect(fitColumns([30, 30], 12, new Set())).toEqual([4, 4]);
-    expect(fitColumns([30, 30], 20, new Set(), { 0: 10 })).toEqual([10, 4]);
   });
 });

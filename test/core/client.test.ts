@@ -273,6 +273,19 @@ describe('SignClient.createEnvelope', () => {
     expect(traces.filter((t) => t.type === 'retry')).toHaveLength(1);
   });
 
+  it('gives up on a refused connection within about a second of waits, with the default policy', async () => {
+    const { baseUrl } = await scripted([created]);
+    server!.close();
+    const { c, traces, clock } = client(baseUrl);
+    const error = (await c.getEnvelope('env_1').catch((e: unknown) => e)) as NetworkError;
+    await c.close();
+    expect(error.code).toBe('ECONNREFUSED');
+    expect(error.message).toMatch(/nothing was sent \(4 attempts\)/);
+    const waits = traces.flatMap((t) => (t.type === 'retry' ? [t.delayMs] : []));
+    expect(waits).toEqual([100, 200, 400]);
+    expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(1_000);
+  });
+
   it('says the envelope may exist when a request was cut after it went out, naming the key for a safe re-run', async () => {
     const cut: Step = (res) => res.socket!.destroy();
     const { baseUrl, seen } = await scripted([cut]);

@@ -1,3 +1,4 @@
+import { closest } from '../../src/core/suggest.js';
 import { describe, expect, it } from 'vitest';
 import { formatPath, validateEnvelope } from '../../src/core/envelope.js';
 
@@ -154,14 +155,40 @@ describe('validateEnvelope', () => {
     });
   });
 
-  it('warns about fields SPEC.md does not define, keeping them', () => {
+  it('refuses fields the service does not define, naming the one meant; with allowUnknownFields they are warnings, kept', () => {
     const envelope = mutate((e) => {
+      e.webhookUrl = 'https://example.com/hooks';
       e.titel = 'typo';
       e.signers[0]!.mobile = '+971501234567';
+      e.document.templateId = 'x';
     });
     const { errors, warnings } = validateEnvelope(envelope);
-    expect(errors).toEqual([]);
-    expect(warnings.map((w) => w.path).sort()).toEqual(['signers[0].mobile', 'titel']);
+    expect(warnings).toEqual([]);
+    expect(errors.map((e) => [e.path, e.code, e.suggestion])).toEqual([
+      ['webhookUrl', 'unknown_field', 'webhook_url'],
+      ['titel', 'unknown_field', 'title'],
+      ['document.templateId', 'unknown_field', 'template_id'],
+      ['signers[0].mobile', 'unknown_field', undefined],
+    ]);
+    expect(errors[0]!.message).toBe('is not a field of an envelope; did you mean webhook_url?');
+    expect(errors[3]!.message).toBe('is not a field of a signer');
+    const allowed = validateEnvelope(envelope, { allowUnknownFields: true });
+    expect(allowed.errors).toEqual([]);
+    expect(allowed.warnings.map((w) => w.path)).toEqual(['webhookUrl', 'titel', 'document.templateId', 'signers[0].mobile']);
+  });
+});
+
+describe('closest (did you mean)', () => {
+  it.each([
+    ['webhookUrl', 'webhook_url'],
+    ['WEBHOOK-URL', 'webhook_url'],
+    ['complete', 'completed'],
+    ['singers', 'signers'],
+    ['expires_in_day', 'expires_in_days'],
+    ['zzz', undefined],
+    ['mobile', undefined],
+  ])('%s → %s', (word, expected) => {
+    expect(closest(word, ['title', 'webhook_url', 'signers', 'expires_in_days', 'completed', 'sent', 'phone'])).toBe(expected);
   });
 });
 

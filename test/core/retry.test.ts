@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRY_POLICY,
   backoffDelay,
+  decideRetry,
   isRetryableStatus,
   parseRateLimitDelay,
   parseRetryAfter,
@@ -56,5 +57,40 @@ describe('retry policy', () => {
     expect(backoffDelay(3, policy, () => 1)).toBe(400);
     expect(backoffDelay(10, policy, () => 1)).toBe(1000);
     expect(backoffDelay(10, policy, () => 0)).toBe(500);
+  });
+});
+
+describe('decideRetry: one decision for every request', () => {
+  const policy = DEFAULT_RETRY_POLICY;
+  const half = () => 0.5;
+  const response = (status: number, headers: Record<string, string> = {}, keyed = true, finalConflict = false) => ({ kind: 'response' as const, status, headers, keyed, finalConflict });
+  const network = (code: string | undefined) => ({ kind: 'network' as const, code });
+
+  it.each([
+    ['a refused connection: three quick looks, 0.1 + 0.2 + 0.4 s', network('ECONNREFUSED'), [100, 200, 400, undefined]],
+    ['a name that does not resolve: not retried', network('ENOTFOUND'), [undefined]],
+    ['an unknown failure: not retried', network(undefined), [undefined]],
+    ['a reset: backoff, as many times as the policy allows', network('ECONNRESET'), [375, 750, 1500, 3000, 6000, undefined]],
+    ['a 503: backoff', response(503), [375, 750, 1500, 3000, 6000, undefined]],
+    ['a 429 with Retry-After: the server says', response(429, { 'retry-after': '7' }), [7000, 7000, 7000, 7000, 7000, undefined]],
+    ['a 400: final', response(400), [undefined]],
+    ['a 409 that is about the resource: final', response(409, {}, true, true), [undefined]],
+    ['a 409 without a key: final', response(409, {}, false), [undefined]],
+  ])('%s', (_name, outcome, expected) => {
+    const delays = expected.map((_, i) => {
+      const decision = decideRetry(outcome, i + 1, policy, NOW, half);
+      return decision.retry ? decision.delayMs : undefined;
+    });
+    expect(delays).toEqual(expected);
+  });
+
+  it('a server asking for longer than the policy allows ends the retries', () => {
+    expect(decideRetry(response(503, { 'retry-after': '600' }), 1, policy, NOW, half)).toEqual({ retry: false });
+  });
+
+  it('--retries 0 means no retry at all, a refusal included', () => {
+    const none = { ...policy, maxRetries: 0 };
+    expect(decideRetry(network('ECONNREFUSED'), 1, none, NOW, half)).toEqual({ retry: false });
+    expect(decideRetry(response(503), 1, none, NOW, half)).toEqual({ retry: false });
   });
 });

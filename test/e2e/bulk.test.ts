@@ -130,7 +130,7 @@ describe('envelopes create --ndjson', () => {
       const requests = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
       const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
       expect(third.code).toBe(0);
-      expect(third.stderr).toContain('created 0, already created 500, failed 0; nothing new was sent');
+      expect(third.stderr).toContain('created 0, already created 500, failed 0; nothing was sent');
       expect((await sandbox.control<{ requests: number }>('/_sandbox/state')).requests).toBe(requests + 1);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });

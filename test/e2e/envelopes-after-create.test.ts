@@ -101,7 +101,7 @@ describe('envelopes list', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+SIGNED\s+CREATED\s+CONTRACT\s+TITLE$/);
     expect(lines).toHaveLength(21);
-    expect(lines[1]).toMatch(/^env_\w+\s+(sent|completed)\s+\d\/2\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+\S+\s+Office lease renewal 2027$/);
+    expect(lines[1]).toMatch(/^env_\w+\s+(sent|completed)\s+\d\/2\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\s+\S+\s+Office lease renewal 2027$/);
     expect(result.stderr).toContain('--all shows every one');
   });
 
@@ -199,7 +199,7 @@ describe('envelopes watch', () => {
     const result = await cli(['envelopes', 'watch', id, '--interval', '0.2'], { timeoutMs: 30_000 });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z  ${id}  sent  "Office lease renewal 2027", 2 signer\\(s\\)$`));
+    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z  ${id}  sent  "Office lease renewal 2027", 2 signer\\(s\\)$`));
     // Each change is reported once, in order: signer 2 signs after signer 1 (sequential), then the envelope.
     // (A first look taken late, on a busy machine, may already find signer 1 signed.)
     const signed1 = lines.findIndex((l) => /signer 1\. Layla Haddad: (\S+ → )?signed$/.test(l));

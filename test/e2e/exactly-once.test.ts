@@ -63,7 +63,7 @@ describe('the same input is never created twice', () => {
     const requests = (await state()).requests;
     const second = await run({});
     expect(second.code).toBe(0);
-    expect(second.stderr).toContain('created 0, already created 50, failed 0; nothing new was sent (--new creates them again)');
+    expect(second.stderr).toContain('created 0, already created 50, failed 0; nothing was sent (--new creates them again)');
     const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; already_created: boolean; skipped: boolean; envelope: { id: string } });
     expect(lines).toHaveLength(50);
     expect(lines.every((l) => l.status === 'created' && l.already_created && l.skipped && /^env_/.test(l.envelope.id))).toBe(true);
@@ -77,7 +77,8 @@ describe('the same input is never created twice', () => {
     rmSync(stateDir, { recursive: true, force: true });
     const elsewhere = await run({});
     expect(elsewhere.code).toBe(0);
-    expect(elsewhere.stderr).toContain('created 0, already created 50, failed 0');
+    // Requests went out this time: the summary says nothing new was created, not that nothing was sent.
+    expect(elsewhere.stderr).toContain('created 0, already created 50, failed 0; nothing new was created (--new creates them again)');
     expect(JSON.parse(elsewhere.stdout.split('\n')[0]!)).toMatchObject({ status: 'created', already_created: true, http_status: 201 });
     expect((await state()).envelopes - before).toBe(50);
 

@@ -97,7 +97,30 @@ describe('settings and JSON', () => {
     await runCli(['config', 'set', 'rate', '120'], { env: configEnv });
     expect(JSON.parse((await runCli(['config', 'get', 'rate', '--json'], { env: configEnv })).stdout)).toEqual({ name: 'rate', value: 120, source: 'config' });
     expect(JSON.parse((await runCli(['config', 'path', '--json'], { env: configEnv })).stdout)).toEqual({ path: join(dir, 'config.json') });
-    expect((await runCli(['config', 'list'], { env: configEnv })).stdout).toMatch(/^timeout\s+30 \(default\)$/m);
+    expect((await runCli(['config', 'list'], { env: configEnv })).stdout).toMatch(/^timeout\s+30\s+default$/m);
+  });
+
+  it('config list shows where each value comes from: flag, env, profile, config, default', async () => {
+    const dir = tempDir();
+    const configEnv = { SIGN_CONFIG_DIR: dir };
+    await runCli(['keys', 'add', 'prod', '--stdin', '--offline', '--base-url', 'https://esign.example.com'], { env: configEnv, input: 'sk_live_ProfileKeyForSources0042' });
+    await runCli(['config', 'set', 'rate', '120'], { env: configEnv });
+    const source = (text: string, name: string) => new RegExp(`^${name}\\s+(.*?)\\s{2,}(\\S.*)$`, 'm').exec(text)?.slice(1);
+    const fromProfile = await runCli(['config', 'list'], { env: configEnv });
+    expect(fromProfile.code).toBe(0);
+    expect(source(fromProfile.stdout, 'base_url')).toEqual(['https://esign.example.com', 'profile prod']);
+    expect(source(fromProfile.stdout, 'api_key')).toEqual(['sk_live_****0042', 'profile prod']);
+    expect(source(fromProfile.stdout, 'profile')).toEqual(['prod', 'config']);
+    expect(source(fromProfile.stdout, 'rate')).toEqual(['120', 'config']);
+    expect(source(fromProfile.stdout, 'retries')).toEqual(['5', 'default']);
+    const fromEnv = await runCli(['config', 'list', '--timeout', '9'], { env: { ...configEnv, SIGN_BASE_URL: 'http://127.0.0.1:4999', SIGN_RETRIES: '2' } });
+    expect(source(fromEnv.stdout, 'base_url')).toEqual(['http://127.0.0.1:4999', 'env SIGN_BASE_URL']);
+    expect(source(fromEnv.stdout, 'retries')).toEqual(['2', 'env SIGN_RETRIES']);
+    expect(source(fromEnv.stdout, 'timeout')).toEqual(['9', 'flag --timeout']);
+    const json = JSON.parse((await runCli(['config', 'list', '--json'], { env: { ...configEnv, SIGN_BASE_URL: 'http://127.0.0.1:4999' } })).stdout);
+    expect(json.effective).toContainEqual({ name: 'base_url', value: 'http://127.0.0.1:4999', source: 'env SIGN_BASE_URL' });
+    expect(json.profiles.prod.api_key).toBe('sk_live_****0042');
+    expect(JSON.stringify([fromProfile, fromEnv, json])).not.toContain('ProfileKeyForSources');
   });
 
   it('writes one compact JSON document per command to a pipe, and audit --json keeps hash_algorithm', async () => {

@@ -236,34 +236,6 @@ describe('bulk progress on a terminal', () => {
   }, 45_000);
 });
 
-describe('tables on an 80-column terminal', () => {
-  it('keys list and envelopes audit fit the width, keeping key masks, times and event names whole', async () => {
-    const configDir = tempDir();
-    const env = `SIGN_CONFIG_DIR=${configDir} SIGN_STATE_DIR=${tempDir()} SIGN_BASE_URL=${sandbox.baseUrl} SIGN_API_KEY=${sandbox.apiKey} NO_COLOR=1`;
-    const created = JSON.parse(execFileSync(process.execPath, [BIN, 'envelopes', 'create', '-f', `${ROOT}/examples/envelope.json`, '--json', '--new'], { env: { ...process.env, SIGN_CONFIG_DIR: configDir, SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey }, encoding: 'utf8' }));
-    const session = `${SESSION}-narrow`;
-    const command = `cd ${ROOT} && env ${env} ${process.execPath} ${BIN} keys list; env ${env} ${process.execPath} ${BIN} envelopes audit ${created.envelope.id}; echo "EXIT=$?"; sleep 60`;
-    tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '50', command);
-    try {
-      const deadline = Date.now() + 15_000;
-      let shown = '';
-      while (!/EXIT=\d/.test((shown = tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-100')))) {
-        if (Date.now() > deadline) throw new Error(`did not finish; screen:\n${shown}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(shown).toContain('EXIT=0');
-      // -J joins wrapped lines: a row wider than the terminal would show as one long line here.
-      const lines = shown.split('\n');
-      expect(lines.filter((l) => l.length > 80)).toEqual([]);
-      expect(shown).toContain(`sk_test_****${sandbox.apiKey.slice(-4)}`);
-      expect(shown).toMatch(/│ 1\s+│ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z │ envelope\.created\s+│/);
-      expect(shown).toContain('…');
-    } finally {
-      spawnSync('tmux', ['kill-session', '-t', session]);
-    }
-  }, 30_000);
-});
-
 /** Runs `command` in its own tmux session until it prints EXIT=<code>; returns the screen. */
 async function inTerminal(name: string, command: string, options: { width?: number; onScreen?: (shown: string) => Promise<void> | void; timeoutMs?: number } = {}): Promise<string> {
   const session = `${SESSION}-${name}`;
@@ -304,9 +276,9 @@ describe('envelopes watch and void at a terminal', () => {
     expect(states.size, `states seen: ${[...states].join(', ')}`).toBeGreaterThanOrEqual(2);
     // …yet the screen holds one block: redrawn, not appended.
     expect(shown.match(/ of 2 signed/g)).toHaveLength(1);
-    expect(shown.match(/checked \d\d:\d\d:\d\d UTC/g)).toHaveLength(1);
+    expect(shown.match(/checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/g)).toHaveLength(1);
     expect(shown).toMatch(/status completed, 2 of 2 signed/);
-    expect(shown).toMatch(/✓ 1\. Layla Haddad\s+email\s+signed \d\d:\d\d:\d\d/);
+    expect(shown).toMatch(/✓ 1\. Layla Haddad\s+email\s+signed \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   }, 30_000);
 
   it('void asks first: "n" leaves the envelope alone, "y" voids it', async () => {

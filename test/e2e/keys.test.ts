@@ -135,7 +135,10 @@ describe('keys list', () => {
     for (const row of rows) expect(Object.keys(row)).toEqual(expect.arrayContaining(['name', 'environment', 'key', 'last_used', 'expires', 'scopes', 'status']));
 
     const table = await runCli(['keys', 'list'], { env });
-    expect(table.stdout).toMatch(/\*\s+│ sbx/);
+    // A pipe: one table, no borders, UPPER CASE heads; the key in use marked with *.
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ENV\s+KEY\s+LAST USED\s+EXPIRES\s+SCOPES\s+SOURCE$/);
+    expect(table.stdout).toMatch(/^sbx \*\s+test\s+sk_test_\*{4}\w{4}\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\s/m);
+    expect(table.stdout).not.toMatch(/[│┌└]/);
     expect(table.stdout).toMatch(/expired 3 days ago/);
     expect(table.stdout).toMatch(/5 days left/);
     expect(table.stdout).toContain('local+service');
@@ -148,12 +151,25 @@ describe('keys list', () => {
     expectNoKey([list, table, local], 'sk_live_LocalOnlyKey0123456789');
   });
 
-  it('exits 3 when the service refuses the key, as every other command does', async () => {
+  it('exits 3 when the service refuses the key, after showing the stored profiles and saying what is wrong', async () => {
     const { env } = withConfig();
-    const result = await runCli(['keys', 'list'], { env: { ...env, SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: 'sk_test_NotAKeyTheSandboxKnows00' } });
+    await runCli(['keys', 'add', 'old', '--stdin', '--offline', '--expires', isoDay(-1)], { env, input: 'sk_test_ExpiredProfileKey000001' });
+    const refused = { ...env, SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: 'sk_test_NotAKeyTheSandboxKnows00' };
+    const result = await runCli(['keys', 'list'], { env: refused });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
-    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('the keys above are the local profiles only');
+    // The stored profile, and the refused key in use, are still shown.
+    expect(result.stdout).toMatch(/^old\s+.*sk_test_\*{4}0001\s+never\s+\d{4}-\d{2}-\d{2} \(expired 1 day ago\)/m);
+    expect(result.stdout).toMatch(/^\(SIGN_API_KEY\) \*\s+test\s+sk_test_\*{4}ws00\s/m);
+    const json = await runCli(['keys', 'list', '--json'], { env: refused });
+    expect(json.code).toBe(3);
+    expect((JSON.parse(json.stdout) as { name: string }[]).map((r) => r.name)).toEqual(['old', '(SIGN_API_KEY)']);
+    // The active profile's own key, expired and refused: the same.
+    const expired = await runCli(['keys', 'list'], { env: { ...env, SIGN_BASE_URL: sandbox.baseUrl, SIGN_PROFILE: 'old' } });
+    expect(expired.code).toBe(3);
+    expect(expired.stdout).toMatch(/^old \*\s/m);
+    expectNoKey([result, json, expired], 'sk_test_ExpiredProfileKey000001');
   });
 
   it('still lists local profiles, with a warning, when the service cannot be reached', async () => {
@@ -250,7 +266,7 @@ describe('doctor', () => {
     await runCli(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl], { env, input: sandbox.apiKey });
     const result = await runCli(['doctor'], { env });
     expect(result.code).toBe(0);
-    for (const check of ['node', 'config', 'base url', 'reachable', 'clock', 'api key', 'accepted', 'expiry', 'scopes']) {
+    for (const check of ['node', 'config', 'base url', 'service', 'clock', 'api key', 'accepted', 'expiry', 'scopes']) {
       expect(result.stdout).toMatch(new RegExp(`^✓ ${check}\\b`, 'm'));
     }
     const verbose = await runCli(['doctor', '--json', '--verbose'], { env });

@@ -5,6 +5,7 @@ import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
 import { SETTINGS, settingSpec, type SettingSpec } from '../../settings.js';
 import type { Action } from '../../run.js';
+import { printTable, type Column } from '../../table.js';
 
 function show(value: unknown, spec?: SettingSpec): string {
   if (value === undefined) return '';
@@ -31,6 +32,9 @@ function masked(store: Record<string, unknown>): Record<string, unknown> {
     ),
   };
 }
+
+const SETTING_COLUMNS: readonly Column[] = [{ head: 'NAME' }, { head: 'VALUE', cut: true, min: 16 }, { head: 'SOURCE' }];
+const PROFILE_COLUMNS: readonly Column[] = [{ head: 'PROFILE' }, { head: 'KEY' }, { head: 'ENV' }, { head: 'BASE URL', cut: true, min: 16 }, { head: 'EXPIRES' }];
 
 export function registerConfig(program: Command, action: Action): void {
   const config = program.command('config').description('read and change settings (base URL, default profile, rate, timeouts, endpoint paths, webhook scheme)');
@@ -95,25 +99,29 @@ Examples:
 
   config
     .command('list')
-    .description('print every setting and profile, keys masked')
-    .addHelpText('after', '\nExample:\n  $ sign-cli config list --json')
+    .description('print every setting as a run would use it now, where each value comes from (flag, env, profile, config, default), and the profiles; keys masked')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli config list\n  $ SIGN_BASE_URL=https://esign.example.com sign-cli config list --json')
     .action(
       action(async (ctx: CommandContext) => {
         const store = await ctx.loadConfig();
         const view = masked(store.store);
+        const { effectiveSettings } = await import('../../effective-settings.js');
+        const effective = await effectiveSettings(ctx);
         if (ctx.output.json) {
-          ctx.output.jsonDocument(view);
+          // The stored file as before (keys masked), plus what applies now and why.
+          ctx.output.jsonDocument({ ...view, effective });
           return ExitCode.ok;
         }
-        for (const [name, spec] of Object.entries(SETTINGS)) {
-          const value = store.get(spec.path);
-          ctx.output.line(`${name.padEnd(16)} ${value === undefined ? ctx.output.out.dim(spec.default === undefined ? '(not set)' : `${show(spec.default)} (default)`) : show(value, spec)}`);
-        }
-        for (const [op, path] of Object.entries(store.get('paths') ?? {})) ctx.output.line(`${`paths.${op}`.padEnd(16)} ${path}`);
-        for (const [field, values] of Object.entries(store.get('sandbox')?.accept ?? {})) ctx.output.line(`${`sandbox.accept.${field}`.padEnd(16)} ${show(values)}`);
-        for (const [name, profile] of Object.entries(view.profiles as Record<string, Record<string, unknown>>)) {
-          const details = Object.entries(profile).map(([k, v]) => `${k}=${show(v)}`).join(' ');
-          ctx.output.line(`profile ${name}${name === store.get('active_profile') ? ' (active)' : ''}: ${details}`);
+        const { out } = ctx.output;
+        printTable(ctx.output, SETTING_COLUMNS, effective.map((e) => [e.name, e.value ?? out.dim('(not set)'), e.source]));
+        const profiles = Object.entries(view.profiles as Record<string, Record<string, unknown>>);
+        if (profiles.length > 0) {
+          ctx.output.line();
+          printTable(
+            ctx.output,
+            PROFILE_COLUMNS,
+            profiles.map(([name, p]) => [name === store.get('active_profile') ? `${name} *` : name, show(p.api_key), show(p.environment), show(p.base_url), show(p.expires)]),
+          );
         }
         return ExitCode.ok;
       }),

@@ -74,7 +74,7 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
   const { baseUrl } = connection;
   checks.push(
     baseUrlEndsInApi(baseUrl)
-      ? { check: 'base url', status: 'warn', detail: `${baseUrl} (from ${connection.sources.baseUrl}) ends in /api, so requests go to ${new URL(joinUrl(baseUrl, ENDPOINTS.createEnvelope.path)).pathname}, with /api twice (SPEC §4.1); drop the /api unless the service really lives there` }
+      ? { check: 'base url', status: 'warn', detail: `${baseUrl} (from ${connection.sources.baseUrl}) ends in /api, so requests go to ${new URL(joinUrl(baseUrl, ENDPOINTS.createEnvelope.path)).pathname}, with /api twice (the service's paths are appended as they are: docs/service.md); drop the /api unless the service really lives there` }
       : { check: 'base url', status: 'ok', detail: `${baseUrl} (from ${connection.sources.baseUrl})` },
   );
   const url = new URL(baseUrl);
@@ -84,12 +84,16 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
 
   // One unauthenticated request: reachable? TLS valid? what time does the server say it is?
   const { request } = await import('undici');
+  let answeredIn: number | undefined;
   const started = Date.now();
   try {
     const response = await request(baseUrl, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000, signal: ctx.signal });
     await response.body.dump();
     const elapsed = Date.now() - started;
-    checks.push({ check: 'reachable', status: 'ok', detail: `HTTP ${response.statusCode} in ${elapsed} ms${url.protocol === 'https:' ? '; TLS certificate valid' : ''}` });
+    // Any web server answers something: whether this is the signing service is the next check's
+    // verdict (what a made-up key gets), not the status of `GET /`.
+    answeredIn = elapsed;
+    if (url.protocol === 'https:') checks.push({ check: 'tls', status: 'ok', detail: 'certificate valid' });
     const date = response.headers.date;
     const serverTime = typeof date === 'string' ? Date.parse(date) : Number.NaN;
     if (Number.isNaN(serverTime)) {
@@ -118,7 +122,11 @@ async function doctorCommand(ctx: CommandContext): Promise<number> {
   }
 
   const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
-  if (!unreachable) checks.push(await serviceCheck(ctx, baseUrl));
+  if (!unreachable) {
+    const service = await serviceCheck(ctx, baseUrl, answeredIn);
+    // Before the clock line: what answers comes first.
+    checks.splice(checks.findIndex((c) => c.check === 'clock'), 0, service);
+  }
   checks.push(...(await keyChecks(ctx)));
   const store = await rateStoreCheck(ctx, baseUrl, connection.apiKey);
   if (store) checks.push(store);
@@ -187,7 +195,7 @@ const PROBE_KEY = 'sk_test_signclidoctorprobe0000';
  * with 401 (or 403) and a JSON error body. Anything else (a 2xx, an HTML page)
  * means the base URL points somewhere else, and every command would fail there.
  */
-async function serviceCheck(ctx: CommandContext, baseUrl: string): Promise<Check> {
+async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: number | undefined): Promise<Check> {
   const { request } = await import('undici');
   const url = joinUrl(baseUrl, resolveEndpoint('listApiKeys', await ctx.pathOverrides()).path);
   try {
@@ -203,12 +211,13 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string): Promise<Check
     const info = parseErrorBody(text, type);
     const json = /json/i.test(type);
     if ((response.statusCode === 401 || response.statusCode === 403) && json && (info.code || info.message)) {
-      return { check: 'service', status: 'ok', detail: `answers like the signing service (a made-up key gets HTTP ${response.statusCode} ${info.code ?? info.message})` };
+      const time = answeredIn === undefined ? '' : ` in ${answeredIn} ms`;
+      return { check: 'service', status: 'ok', detail: `${new URL(baseUrl).origin} answers like the signing service${time} (a made-up key gets HTTP ${response.statusCode} ${info.code ?? info.message})` };
     }
     return {
       check: 'service',
       status: 'fail',
-      detail: `${url} answered a made-up key with HTTP ${response.statusCode} (${type}), not a 401 with a JSON error: this does not look like the signing service; check --base-url, SIGN_BASE_URL or the profile's base URL`,
+      detail: `${new URL(baseUrl).origin} answers, but not like the signing service: ${url} answered a made-up key with HTTP ${response.statusCode} (${type}), not a 401 with a JSON error; check --base-url, SIGN_BASE_URL or the profile's base URL`,
     };
   } catch (error) {
     return { check: 'service', status: 'fail', detail: `no answer from ${url}: ${(error as Error).message}` };

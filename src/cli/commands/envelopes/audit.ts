@@ -3,8 +3,12 @@ import type { Command } from 'commander';
 import { verifyAuditChain } from '../../../core/audit.js';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { renderTable } from '../../table.js';
+import { cellText, printTable, type Column } from '../../table.js';
+import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
+
+/** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
+export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#' }, { head: 'TIME' }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];
 
 export function registerAudit(envelopes: Command, action: Action): void {
   envelopes
@@ -36,14 +40,10 @@ async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, 
     const verification = { valid: problem === undefined, entries: trail.entries.length, head: check.valid ? check.head : null, problem: problem ?? null };
     output.jsonDocument(options.verify ? { ...trail, verification } : trail);
   } else {
-    output.line(
-      await renderTable(
-        output,
-        ['#', 'time', 'event', 'actor', 'detail'],
-        trail.entries.map((e) => [String(e.seq), e.at, e.type, e.actor, e.detail]),
-        // Sequence, time and event stay whole; actor and detail give way on a narrow terminal.
-        { keep: [0, 1, 2] },
-      ),
+    printTable(
+      output,
+      AUDIT_COLUMNS,
+      trail.entries.map((e) => [cellText(e.seq), formatTime(e.at), cellText(e.type), cellText(e.actor), cellText(e.detail)]),
     );
   }
   if (!options.verify) return ExitCode.ok;

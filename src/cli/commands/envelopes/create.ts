@@ -17,7 +17,7 @@ import { openInputs, type InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../run.js';
-import { checkInput, loadValidator } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
 interface CreateOptions {
   file?: string[];
@@ -28,6 +28,7 @@ interface CreateOptions {
   rate?: string;
   concurrency?: string;
   journal?: string;
+  allowUnknownFields?: boolean;
 }
 
 /** Requests in flight at once. Measured (bench/bulk.mjs): 32 reaches 6,000/min against a 200 ms service. */
@@ -58,6 +59,7 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
     .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')
     .option('--dry-run', 'validate and show what would be sent, without sending')
+    .option('--allow-unknown-fields', 'send fields sign-cli does not know (a warning each) instead of refusing them (also config allow_unknown_fields)')
     .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
     .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
     .option('--journal <file>', 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)')
@@ -69,10 +71,11 @@ Running the same command again reports "already created" and sends nothing new;
 --new creates the envelopes again, deliberately.
 
 Examples:
-  $ sign-cli envelopes create -f examples/envelope.json
-  $ cat examples/envelope.json | sign-cli envelopes create -f - --json
-  $ sign-cli envelopes create -f examples/ --dry-run
-  $ sign-cli envelopes create --ndjson -f examples/envelopes.ndjson --rate 600 --json > results.ndjson`,
+  $ sign-cli envelopes sample > envelope.json        # a valid envelope to start from
+  $ sign-cli envelopes create -f envelope.json
+  $ sign-cli envelopes sample | sign-cli envelopes create -f - --json
+  $ sign-cli envelopes create -f contracts/ --dry-run
+  $ sign-cli envelopes create --ndjson -f batch.ndjson --rate 600 --json > results.ndjson`,
     )
     .action(action(createCommand));
 }
@@ -96,8 +99,10 @@ async function pace(ctx: CommandContext, options: CreateOptions): Promise<{ rate
   };
 }
 
-async function createCommand(ctx: CommandContext, options: CreateOptions): Promise<number> {
-  const files = options.file ?? [];
+async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise<number> {
+  const files = flags.file ?? [];
+  // The flag or the setting, settled once: the validation pass and the client's own check agree.
+  const options: CreateOptions = { ...flags, allowUnknownFields: await allowUnknownFields(ctx, flags.allowUnknownFields) };
   const pacing = await pace(ctx, options);
   if (files.length === 0) {
     if (!ctx.canPrompt) {
@@ -116,7 +121,7 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
     // A human dry run shows at most MAX_SHOWN_PROBLEMS inputs by name: noted during the
     // validation pass, so the inputs are read once. --json prints every envelope: a second pass.
     const shown = options.dryRun && !ctx.output.json ? [] : undefined;
-    const count = await validateAll(ctx, inputs, shown);
+    const count = await validateAll(ctx, inputs, options.allowUnknownFields === true, shown);
     if (count.invalid > 0) return ExitCode.usage;
     if (options.idempotencyKey !== undefined && count.total > 1) {
       throw new UsageError(`--idempotency-key applies to one envelope, but ${count.total} inputs were given`, {
@@ -134,9 +139,9 @@ async function createCommand(ctx: CommandContext, options: CreateOptions): Promi
  * The validation pass: every input, streamed; every problem reported; nothing sent.
  * With `shown`, the names of the first MAX_SHOWN_PROBLEMS valid inputs are noted in it.
  */
-async function validateAll(ctx: CommandContext, inputs: InputSet, shown?: string[]): Promise<{ total: number; invalid: number }> {
+async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: boolean, shown?: string[]): Promise<{ total: number; invalid: number }> {
   const { output } = ctx;
-  const validate = await loadValidator();
+  const validate = await loadValidator({ allowUnknownFields: allowUnknown });
   let total = 0;
   let invalid = 0;
   let shownErrors = 0;
@@ -194,7 +199,7 @@ type Source = { inputs: InputSet; total: number } | { prompted: unknown };
 async function send(ctx: CommandContext, options: CreateOptions, { rate, concurrency }: { rate: number; concurrency: number }, source: Source): Promise<number> {
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
-  const client = await ctx.client({ ratePerMinute: rate }, ['createEnvelope']);
+  const client = await ctx.client({ ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } }, ['createEnvelope']);
   // Loaded by the sending pass only: a dry run or a validation error never needs them.
   const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }] = await Promise.all([
     import('../../../core/bulk.js'),
@@ -214,8 +219,10 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const progress = new Progress(output, total);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
   const stop = ctx.signal;
+  let failedKey: string | undefined;
   const onOutcome = (outcome: BulkOutcome) => {
     progress.count(outcome.status === 'created' && outcome.result.replayed ? 'skipped' : outcome.status);
+    if (outcome.status === 'failed') failedKey = outcome.key;
     report(ctx, outcome, total > 1);
   };
   let summary: BulkSummary;
@@ -241,17 +248,32 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   // Kept either way: a re-run after success reports "already created" instead of sending again.
   journal?.close();
   const complete = summary.failed === 0 && !summary.notAttempted;
-  if (total > 1 || summary.alreadyCreated > 0 || summary.stoppedBy === 'interrupt') {
+  if (total > 1 || summary.alreadyCreated > 0 || !complete) {
     output.info(
       `created ${summary.created}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
         (summary.notAttempted ? ', the rest not sent' : '') +
-        (!complete ? '; re-run the same command to finish without duplicates' : '') +
-        (summary.alreadyCreated > 0 && summary.created === 0 && complete ? '; nothing new was sent (--new creates them again)' : ''),
+        (!complete ? `; ${finishHint(options, journal !== undefined, failedKey)}` : '') +
+        // Found in the journal, nothing went out; replayed by the service, a request went out but created nothing.
+        (summary.alreadyCreated > 0 && summary.created === 0 && complete
+          ? `; ${summary.skipped === summary.alreadyCreated ? 'nothing was sent' : 'nothing new was created'} (--new creates them again)`
+          : ''),
     );
   }
   if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
   if (summary.stoppedBy === 'auth') return ExitCode.auth;
   return summary.failed > 0 ? ExitCode.failed : ExitCode.ok;
+}
+
+/**
+ * What finishes an incomplete run without a duplicate. With a journal, a re-run
+ * sends what is in doubt again under the key it went out with; but --new would
+ * draw fresh keys, so the re-run must leave it out. A prompted envelope has no
+ * journal: its own key, given back, is what finishes it.
+ */
+function finishHint(options: CreateOptions, journaled: boolean, failedKey: string | undefined): string {
+  if (journaled) return options.new ? 're-run the same command without --new to finish without duplicates' : 're-run the same command to finish without duplicates';
+  if (options.new || options.idempotencyKey !== undefined) return failedKey ? `run it again with --idempotency-key ${failedKey} to finish without a duplicate` : 'nothing was sent';
+  return 'run it again with the same answers to finish without a duplicate (the key derives from the envelope)';
 }
 
 async function* adapt(reads: AsyncIterable<{ source: string; value?: unknown }>) {

@@ -2,8 +2,19 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { cellText as text, renderTable } from '../../table.js';
+import { cellText as text, printRecord, printTable, type Column } from '../../table.js';
+import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
+
+/** The contact (an address) gives way on a narrow terminal; the rest is read by. */
+export const SIGNER_COLUMNS: readonly Column[] = [
+  { head: 'ORDER' },
+  { head: 'NAME' },
+  { head: 'CHANNEL' },
+  { head: 'CONTACT', cut: true, min: 12 },
+  { head: 'VERIFICATION' },
+  { head: 'STATUS' },
+];
 
 export function registerGet(envelopes: Command, action: Action): void {
   envelopes
@@ -24,29 +35,27 @@ async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]
       return ExitCode.ok;
     }
     const document = (envelope.document ?? {}) as Record<string, unknown>;
-    const fields: [string, unknown][] = [
-      ['id', envelope.id],
-      ['status', envelope.status],
-      ['title', envelope.title],
-      ['contract_id', envelope.contract_id],
-      ['document', document.template_id === undefined ? undefined : `${text(document.template_id)} v${text(document.version)}`],
-      ['sequential', envelope.sequential],
-      ['signature_level', envelope.signature_level],
-      ['locale', envelope.locale],
-      ['webhook_url', envelope.webhook_url],
-      ['created_at', envelope.created_at],
-      ['expires_at', envelope.expires_at],
+    const fields: [string, string][] = [
+      ['id', text(envelope.id)],
+      ['status', text(envelope.status)],
+      ['title', text(envelope.title)],
+      ['contract_id', text(envelope.contract_id)],
+      ['document', document.template_id === undefined ? '' : `${text(document.template_id)} v${text(document.version)}`],
+      ['sequential', text(envelope.sequential)],
+      ['signature_level', text(envelope.signature_level)],
+      ['locale', text(envelope.locale)],
+      ['webhook_url', text(envelope.webhook_url)],
+      ['created_at', formatTime(envelope.created_at)],
+      ['expires_at', formatTime(envelope.expires_at)],
     ];
-    output.line(await renderTable(output, [], fields.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, text(v)]), { keep: [0] }));
+    printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value })));
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {
-      output.line(
-        await renderTable(
-          output,
-          ['order', 'name', 'channel', 'contact', 'verification', 'status'],
-          signers.map((s) => [text(s.order), text(s.name), text(s.channel), text(s.email ?? s.phone), text(s.verification), text(s.status)]),
-          { keep: [0, 2, 5] },
-        ),
+      output.line();
+      printTable(
+        output,
+        SIGNER_COLUMNS,
+        signers.map((s) => [text(s.order), text(s.name), text(s.channel), text(s.email ?? s.phone), text(s.verification), text(s.status)]),
       );
     }
     return ExitCode.ok;

@@ -1,11 +1,12 @@
 /** `sign-cli envelopes list`: envelopes newest first, filtered; `--all` follows the cursor and streams. */
 import { Option, type Command } from 'commander';
 import type { EnvelopeFilter } from '../../../core/client.js';
-import type { Envelope } from '../../../core/envelope.js';
 import { ExitCode } from '../../../core/errors.js';
 import { ENVELOPE_STATUSES } from '../../../core/states.js';
 import type { CommandContext } from '../../context.js';
-import { LIST_HEAD, envelopeRow, formatRow, rowWidths } from '../../envelope-rows.js';
+import { LIST_COLUMNS, envelopeRow } from '../../envelope-rows.js';
+import { StreamedTable } from '../../table.js';
+import { checkChoices } from '../../choices.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
 import { parseSince } from '../../since.js';
@@ -54,9 +55,8 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
     ...(options.contractId !== undefined ? { contractId: options.contractId } : {}),
     ...(options.since !== undefined ? { createdAfter: parseSince(options.since, Date.now()) } : {}),
   };
-  for (const status of options.status) {
-    if (!(ENVELOPE_STATUSES as readonly string[]).includes(status)) output.warn(`--status ${status}: not a state the sandbox knows (${ENVELOPE_STATUSES.join(', ')}); sent as is, the service decides`);
-  }
+  // Checked here: a misspelt state would otherwise be a 400 from the service (or an empty listing).
+  checkChoices('--status', options.status, ENVELOPE_STATUSES);
   const client = await ctx.client({}, ['listEnvelopes']);
   try {
     const seen = { more: false };
@@ -66,28 +66,22 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
       return ExitCode.ok;
     }
     let count = 0;
-    // Widths come from the first rows (a page's worth), then stay: every later row prints as it arrives.
-    const head: Envelope[] = [];
-    let widths: number[] | undefined;
-    const flushHead = () => {
-      widths = rowWidths(head.map(envelopeRow), output.columns);
-      output.line(output.out.bold(formatRow([...LIST_HEAD], widths)));
-      for (const envelope of head) output.line(formatRow(envelopeRow(envelope), widths));
-      head.length = 0;
-    };
+    // The layout comes from the first rows (a page's worth), then stays: every later row prints as it arrives.
+    const table = new StreamedTable(output, LIST_COLUMNS);
+    const head: string[][] = [];
     for await (const envelope of envelopes) {
       count++;
-      if (widths) output.line(formatRow(envelopeRow(envelope), widths));
+      if (table.started) table.write([envelopeRow(envelope)]);
       else {
-        head.push(envelope);
-        if (head.length === 100) flushHead();
+        head.push(envelopeRow(envelope));
+        if (head.length === 100) table.write(head.splice(0));
       }
     }
+    table.write(head);
     if (count === 0) {
       output.info('no envelopes match');
       return ExitCode.ok;
     }
-    if (!widths) flushHead();
     if (seen.more) output.info(`showing the newest ${count}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {

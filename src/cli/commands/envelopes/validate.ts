@@ -4,7 +4,7 @@ import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { openInputs } from '../../input.js';
 import type { Action } from '../../run.js';
-import { checkInput, loadValidator } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
 export function registerValidate(envelopes: Command, action: Action): void {
   envelopes
@@ -12,13 +12,14 @@ export function registerValidate(envelopes: Command, action: Action): void {
     .description('check envelope files against the request rules without sending anything')
     .argument('<path...>', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes validate examples/envelope.json\n  $ sign-cli envelopes validate --ndjson examples/envelopes.ndjson')
+    .option('--allow-unknown-fields', 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes sample > envelope.json && sign-cli envelopes validate envelope.json\n  $ sign-cli envelopes validate --ndjson batch.ndjson\n  $ sign-cli envelopes validate contracts/')
     .action(action(validateCommand));
 }
 
-async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean }, paths: string[]): Promise<number> {
+async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean; allowUnknownFields?: boolean }, paths: string[]): Promise<number> {
   const { output } = ctx;
-  const validate = await loadValidator();
+  const validate = await loadValidator({ allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields) });
   const inputs = await openInputs(paths, options.ndjson === true, ctx.signal);
   let invalid = 0;
   let total = 0;

@@ -48,7 +48,9 @@ export function keyProblems(rows: KeyRow[]): KeyProblem[] {
 async function checkCommand(ctx: CommandContext, flags: CheckFlags): Promise<number> {
   const { output } = ctx;
   const soonDays = parseIntegerOption('--expiring-within', flags.expiringWithin, 0, 3650);
-  const { rows, remoteProblem } = await loadKeyRows(ctx, { local: flags.local === true, now: new Date(), soonDays });
+  const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now: new Date(), soonDays });
+  // A key the service refuses is the problem a scheduled check is for: exit 3, not a verdict on dates.
+  if (remoteError) throw remoteError;
   if (remoteProblem) output.warn(`could not read the service's key listing (${remoteProblem}); checking local profiles only`);
   const problems = keyProblems(rows);
   if (output.json) output.jsonDocument({ checked: rows.length, expiring_within_days: soonDays, problems });

@@ -1,11 +1,11 @@
 /** `sign-cli keys list`: every key, masked, with environment, scopes, last use and expiry. */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
-import { relativeTime } from '../../../core/keys.js';
+import { ExitCode, exitCodeOf } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { loadKeyRows, type KeyRow } from '../../key-rows.js';
 import type { Output } from '../../output.js';
-import { renderTable } from '../../table.js';
+import { printTable, type Column } from '../../table.js';
+import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
 
 export function registerList(keys: Command, action: Action): void {
@@ -16,6 +16,17 @@ export function registerList(keys: Command, action: Action): void {
     .addHelpText('after', '\nExamples:\n  $ sign-cli keys list\n  $ sign-cli keys list --local --json')
     .action(action(listCommand));
 }
+
+/** Every column is read by: too narrow a terminal shows each key stacked rather than a cut scope or date. */
+export const KEY_COLUMNS: readonly Column[] = [
+  { head: 'NAME' },
+  { head: 'ENV' },
+  { head: 'KEY' },
+  { head: 'LAST USED' },
+  { head: 'EXPIRES' },
+  { head: 'SCOPES' },
+  { head: 'SOURCE' },
+];
 
 /** "2027-06-30 (221 days)", yellow within 14 days, red once expired. */
 export function expiresCell(output: Output, row: KeyRow): string {
@@ -29,8 +40,15 @@ export function expiresCell(output: Output, row: KeyRow): string {
 async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Promise<number> {
   const { output } = ctx;
   const now = new Date();
-  const { rows, remoteProblem } = await loadKeyRows(ctx, { local: flags.local === true, now });
+  const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now });
   if (remoteProblem) output.warn(`could not read the service's key listing (${remoteProblem}); showing local profiles only`);
+  // A refused key still shows what is stored (the refused one among it), then says what is wrong.
+  const done = (): number => {
+    if (!remoteError) return ExitCode.ok;
+    output.error(remoteError);
+    output.info(`the service's listing is missing: ${rows.length === 0 ? 'no local profiles to show' : 'the keys above are the local profiles only'}`);
+    return exitCodeOf(remoteError);
+  };
   if (output.json) {
     output.jsonDocument(
       rows.map((r) => ({
@@ -46,30 +64,25 @@ async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Pro
         active: r.active,
       })),
     );
-    return ExitCode.ok;
+    return done();
   }
   if (rows.length === 0) {
-    output.info('no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service\'s listing');
-    return ExitCode.ok;
+    if (!remoteError) output.info('no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service\'s listing');
+    return done();
   }
-  output.line(
-    await renderTable(
-      output,
-      ['', 'name', 'environment', 'key', 'last used', 'expires', 'scopes', 'source'],
-      rows.map((r) => [
-        r.active ? output.out.green('*') : '',
-        r.name,
-        r.environment ?? '',
-        r.key,
-        relativeTime(r.last_used, now),
-        expiresCell(output, r),
-        r.scopes ? r.scopes.join(' ') : output.out.dim('unknown'),
-        r.source,
-      ]),
-      // The marker and the key mask stay whole, the expiry keeps its date; the rest gives way.
-      { keep: [0, 3], min: { 5: 10 } },
-    ),
+  printTable(
+    output,
+    KEY_COLUMNS,
+    rows.map((r) => [
+      r.active ? `${r.name} *` : r.name,
+      r.environment ?? '',
+      r.key,
+      r.last_used ? formatTime(r.last_used) : 'never',
+      expiresCell(output, r),
+      r.scopes ? r.scopes.join(' ') : output.out.dim('unknown'),
+      r.source,
+    ]),
   );
   if (rows.some((r) => r.active)) output.info('* the key sign-cli uses now');
-  return ExitCode.ok;
+  return done();
 }

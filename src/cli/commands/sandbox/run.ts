@@ -8,6 +8,8 @@ import { maskKey } from '../../../core/keys.js';
 import { collect, parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
 import { isOpenField, parseValueList } from '../../settings.js';
+import { formatInstant } from '../../time.js';
+import { DETACHED_ENV, reportReady, runningSandboxPid, startDetached, stopSandbox } from './detach.js';
 
 interface SandboxFlags {
   port: string;
@@ -18,6 +20,7 @@ interface SandboxFlags {
   latency: string;
   accept: string[];
   signing: 'hmac' | 'ed25519';
+  detach?: boolean;
 }
 
 /**
@@ -49,7 +52,7 @@ export function defaultSandboxDir(env: NodeJS.ProcessEnv = process.env): string 
 }
 
 export function registerSandbox(program: Command, action: Action): void {
-  program
+  const sandbox = program
     .command('sandbox')
     .description('run a local sandbox of the service (no account needed)')
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
@@ -60,23 +63,31 @@ export function registerSandbox(program: Command, action: Action): void {
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
     .addOption(new Option('--signing <kind>', 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify)').choices(['hmac', 'ed25519']).default('hmac'))
     .addOption(
-      new Option('--accept <field=values>', `also accept these values of a field SPEC.md leaves open (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
+      new Option('--accept <field=values>', `also accept these values of a field the service does not list in full (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
         .argParser(collect)
         .default([]),
     )
+    .option('--detach', 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it')
     .addHelpText(
       'after',
       `
 With --json the first stdout line is {"base_url","api_key","webhook_secret"}
-(plus "webhook_public_key" with --signing ed25519).
+(plus "webhook_public_key" with --signing ed25519; plus "pid" with --detach).
 Credentials are also written to <data-dir>/credentials.env (mode 0600).
 
 Examples:
   $ sign-cli sandbox
+  $ sign-cli sandbox --detach && . "\${XDG_DATA_HOME:-$HOME/.local/share}/sign-cli/sandbox/credentials.env"
+  $ sign-cli sandbox stop
   $ sign-cli sandbox --port 0 --json --data-dir /tmp/sbx
   $ sign-cli sandbox --accept verification=national_id,bank_id --accept locale=id`,
     )
     .action(action(sandboxCommand));
+  sandbox
+    .command('stop')
+    .description('stop the sandbox running on the data dir (--data-dir, else the default); its state is kept')
+    .addHelpText('after', '\nExamples:\n  $ sign-cli sandbox stop\n  $ sign-cli sandbox stop --data-dir /tmp/sbx')
+    .action(action(stopCommand));
 }
 
 async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
@@ -87,6 +98,7 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const accept = acceptOptions(flags.accept, ((await ctx.loadConfig()).get('sandbox')?.accept ?? {}) as Record<string, unknown>);
+  if (flags.detach) return detachedStart(ctx, dataDir);
   const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
   let sandbox;
   try {
@@ -100,7 +112,22 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
     throw error;
   }
   for (const notice of sandbox.notices) output.warn(notice);
-  if (output.json) {
+  if (ctx.env[DETACHED_ENV] === '1') {
+    // Started by --detach: the parent prints the summary; this process's output goes to sandbox.log.
+    reportReady({
+      ready: true,
+      pid: process.pid,
+      base_url: sandbox.baseUrl,
+      api_key: sandbox.apiKey,
+      webhook_secret: sandbox.webhookSecret,
+      ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
+      data_dir: dataDir,
+      notices: sandbox.notices,
+    });
+    output.protect(sandbox.apiKey);
+    output.protect(sandbox.webhookSecret);
+    output.info(`${formatInstant(new Date())} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`);
+  } else if (output.json) {
     // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
     output.jsonLine({
       base_url: sandbox.baseUrl,
@@ -123,6 +150,50 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   }
   await ctx.untilInterrupted();
   await sandbox.close();
-  if (!output.json) output.info('sandbox stopped');
+  if (!output.json) output.info(ctx.env[DETACHED_ENV] === '1' ? `${formatInstant(new Date())} sandbox (pid ${process.pid}) stopped` : 'sandbox stopped');
+  return ExitCode.ok;
+}
+
+/** The same command, minus --detach and --json, in the background; prints what the foreground start prints. */
+async function detachedStart(ctx: CommandContext, dataDir: string): Promise<number> {
+  const { output } = ctx;
+  const running = runningSandboxPid(dataDir);
+  if (running !== undefined) throw new SignError(`another sandbox (pid ${running}) is using ${dataDir}`, { hint: 'stop it with `sign-cli sandbox stop`, or give this one another --data-dir' });
+  // process.argv[1] is this CLI's launcher; the child gets the same arguments, run in the foreground.
+  // --json and --query are this process's: the child's output is a log, which must not hold the key.
+  const args: string[] = [];
+  for (let i = 2; i < process.argv.length; i++) {
+    const arg = process.argv[i]!;
+    if (arg === '--query') i++;
+    else if (arg !== '--detach' && arg !== '--json' && !arg.startsWith('--query=')) args.push(arg);
+  }
+  const ready = await startDetached([process.argv[1]!, ...args], dataDir, ctx.env);
+  for (const notice of ready.notices) output.warn(notice);
+  if (output.json) {
+    output.jsonLine({
+      base_url: ready.base_url,
+      api_key: ready.api_key,
+      webhook_secret: ready.webhook_secret,
+      ...(ready.webhook_public_key ? { webhook_public_key: ready.webhook_public_key } : {}),
+      pid: ready.pid,
+    });
+    return ExitCode.ok;
+  }
+  output.protect(ready.api_key);
+  output.protect(ready.webhook_secret);
+  output.line(`sandbox listening on ${output.out.bold(ready.base_url)} in the background (pid ${ready.pid})`);
+  output.line(`  API key         ${maskKey(ready.api_key)} (environment test, all scopes)`);
+  output.line(`  webhook secret  ${maskKey(ready.webhook_secret)}`);
+  output.line(`  data dir        ${dataDir} (log: sandbox.log)`);
+  output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
+  output.info('`sign-cli sandbox stop` stops it; state is kept for the next start.');
+  return ExitCode.ok;
+}
+
+async function stopCommand(ctx: CommandContext, flags: { dataDir?: string }): Promise<number> {
+  const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
+  const pid = await stopSandbox(dataDir, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  if (ctx.output.json) ctx.output.jsonDocument({ stopped: pid !== undefined, pid: pid ?? null, data_dir: dataDir });
+  else ctx.output.info(pid === undefined ? `no sandbox is running on ${dataDir}; nothing to stop` : `sandbox (pid ${pid}) stopped; its state is kept in ${dataDir}`);
   return ExitCode.ok;
 }

@@ -8,10 +8,10 @@ import type { Command } from 'commander';
 import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { DELIVERY_HEAD, DELIVERY_KEEP, deliveryRow } from '../../delivery-rows.js';
+import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
-import { renderTable } from '../../table.js';
+import { printTable } from '../../table.js';
 
 interface DeliveriesOptions {
   envelope?: string;
@@ -70,7 +70,7 @@ async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions
       return ExitCode.ok;
     }
     const { out } = output;
-    output.line(await renderTable(output, [...DELIVERY_HEAD], all.map((d) => deliveryRow(d, out)), { keep: DELIVERY_KEEP }));
+    printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
     if (seen.more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {

@@ -6,6 +6,7 @@ import { maskKey } from '../../../core/keys.js';
 import { collect, parseIntegerOption, type CommandContext } from '../../context.js';
 import type { Output } from '../../output.js';
 import type { Action } from '../../run.js';
+import { formatInstant } from '../../time.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
 
@@ -18,6 +19,7 @@ interface ListenFlags extends SchemeFlags {
   events?: string;
   state?: string;
   maxBody: string;
+  saveDir?: string;
 }
 
 export function registerListen(webhooks: Command, action: Action): void {
@@ -35,7 +37,8 @@ export function registerListen(webhooks: Command, action: Action): void {
     .addOption(new Option('--forward-header <header>', "add this header to every forward, written 'name: value'; repeatable").argParser(collect).default([]))
     .option('--forward-insecure', "accept a local HTTPS app's self-signed certificate when forwarding; off unless given")
     .option('--state <file>', 'keep the ids already seen in this file, so duplicates are caught across restarts')
-    .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024));
+    .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024))
+    .option('--save-dir <dir>', 'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`');
   addSchemeOptions(command)
     .addHelpText(
       'after',
@@ -44,13 +47,16 @@ Examples:
   $ SIGN_WEBHOOK_SECRET=whsec_... sign-cli webhooks listen
   $ sign-cli webhooks listen --port 4020 --secret-file secret.txt --forward-to http://localhost:3000/hooks
   $ sign-cli webhooks listen --events 'signer.*,envelope.completed' --forward-to 'signer.*=http://localhost:3000/signers' --forward-to http://localhost:3000/all
-  $ sign-cli webhooks listen --scheme stripe --secret-file stripe.txt --json | jq .type`,
+  $ sign-cli webhooks listen --scheme stripe --secret-file stripe.txt --json | jq .type
+  $ sign-cli webhooks listen --save-dir deliveries/
+  $ sign-cli webhooks verify --request-file deliveries/<file>.http --tolerance 0   # later, offline`,
     )
     .action(action(listenCommand));
 }
 
+/** When the delivery arrived, in the one time format (UTC, marked): the same text on every machine. */
 function clock(): string {
-  return new Date().toTimeString().slice(0, 8);
+  return formatInstant(new Date());
 }
 
 /**
@@ -113,6 +119,16 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   if (targets.length === 0 && (flags.forwardHeader.length > 0 || flags.forwardInsecure)) {
     throw new UsageError(`${flags.forwardInsecure ? '--forward-insecure' : '--forward-header'} needs --forward-to`);
   }
+  let capture: import('../../../listener/capture.js').DeliveryCapture | undefined;
+  if (flags.saveDir !== undefined) {
+    const { DeliveryCapture } = await import('../../../listener/capture.js');
+    try {
+      capture = new DeliveryCapture(flags.saveDir);
+    } catch (error) {
+      throw new UsageError(`--save-dir ${flags.saveDir}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : (error as Error).message}`);
+    }
+  }
+  let saveFailures = 0;
   output.batchStdout();
   let listener;
   try {
@@ -126,6 +142,19 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
       forwardHeaders,
       forwardInsecure: flags.forwardInsecure === true,
       ...(events ? { events } : {}),
+      ...(capture
+        ? {
+            onReceived: (delivery) => {
+              try {
+                return capture.save(delivery);
+              } catch (error) {
+                // Said once, then counted: a full disk must not flood the screen or stop the listener.
+                if (saveFailures++ === 0) output.warn(`could not save a delivery in ${capture.dir}: ${(error as Error).message}; deliveries are still verified and answered`);
+                return undefined;
+              }
+            },
+          }
+        : {}),
       onEvent: (event) => {
         if (!output.json) {
           output.line(eventLine(output, event));
@@ -156,12 +185,16 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
   output.info(
     `listening on ${output.err.bold(listener.url)} (${verifier.scheme} signatures, ${secrets.length} secret${secrets.length === 1 ? '' : 's'} ${shown}, ` +
       `tolerance ${verifier.toleranceSeconds} s)${flags.events ? `, only ${flags.events}` : ''}` +
-      `${targets.length > 0 ? `, forwarding ${targets.map((t) => (t.pattern ? `${t.pattern} to ${t.url}` : `to ${t.url}`)).join(', ')}` : ''}; Ctrl-C to stop`,
+      `${targets.length > 0 ? `, forwarding ${targets.map((t) => (t.pattern ? `${t.pattern} to ${t.url}` : `to ${t.url}`)).join(', ')}` : ''}` +
+      `${capture ? `, saving each delivery in ${capture.dir}` : ''}; Ctrl-C to stop`,
   );
   await ctx.untilInterrupted();
   await listener.close();
   output.flush();
   const { received, verified, rejected, duplicates, filtered } = listener.stats;
-  output.info(`received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}${events ? `, not shown (outside --events) ${filtered}` : ''}`);
+  output.info(
+    `received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}${events ? `, not shown (outside --events) ${filtered}` : ''}` +
+      (capture ? `; saved in ${capture.dir}${saveFailures > 0 ? ` (${saveFailures} could not be saved)` : ''}` : ''),
+  );
   return ExitCode.ok;
 }

@@ -1,0 +1,65 @@
+/**
+ * `sign-cli envelopes sample`: a valid envelope to start from, on stdout, so
+ * that an installed user (who has no examples/ directory) can try every
+ * command at once: `sign-cli envelopes sample > envelope.json`. `--count n`
+ * prints n distinct envelopes as NDJSON, for trying a bulk create.
+ */
+import type { Command } from 'commander';
+import { ExitCode } from '../../../core/errors.js';
+import { parseIntegerOption, type CommandContext } from '../../context.js';
+import type { Action } from '../../run.js';
+
+/**
+ * Two signers, one per channel, in order; its events go to a `webhooks listen`
+ * on this machine (127.0.0.1:4020, the listener's default). The same envelope
+ * as examples/envelope.json (a test keeps them equal).
+ */
+export const SAMPLE_ENVELOPE = {
+  title: 'Office lease renewal 2027',
+  contract_id: 'CTR-2027-0042',
+  document: { template_id: 'tpl_lease_renewal', version: 3 },
+  signers: [
+    { name: 'Layla Haddad', email: 'layla.haddad@example.com', channel: 'email', order: 1, verification: 'uae_pass' },
+    { name: 'Omar Khalil', phone: '+971501234567', channel: 'whatsapp', order: 2 },
+  ],
+  sequential: true,
+  signature_level: 'advanced',
+  expires_in_days: 14,
+  locale: 'ar',
+  webhook_url: 'http://127.0.0.1:4020/webhooks',
+} as const;
+
+/** The n-th of a batch: its own contract id and title, so each is an envelope of its own. */
+export function sampleEnvelope(n?: number): Record<string, unknown> {
+  if (n === undefined) return structuredClone(SAMPLE_ENVELOPE) as unknown as Record<string, unknown>;
+  const number = String(n).padStart(4, '0');
+  return { ...structuredClone(SAMPLE_ENVELOPE), title: `${SAMPLE_ENVELOPE.title} #${n}`, contract_id: `CTR-2027-${number}` };
+}
+
+export function registerSample(envelopes: Command, action: Action): void {
+  envelopes
+    .command('sample')
+    .description('print a valid example envelope to start from (JSON on stdout)')
+    .option('--count <n>', 'print n distinct envelopes, one per line (NDJSON), for a bulk create')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ sign-cli envelopes sample > envelope.json
+  $ sign-cli envelopes sample | sign-cli envelopes create -f -
+  $ sign-cli envelopes sample --count 100 > batch.ndjson`,
+    )
+    .action(action(sampleCommand));
+}
+
+export async function sampleCommand(ctx: CommandContext, options: { count?: string }): Promise<number> {
+  const { output } = ctx;
+  if (options.count === undefined) {
+    // Indented on a terminal and in a file alike: it is a file to edit.
+    output.line(JSON.stringify(sampleEnvelope(), null, 2));
+    return ExitCode.ok;
+  }
+  const count = parseIntegerOption('--count', options.count, 1, 100_000);
+  for (let n = 1; n <= count; n++) output.jsonLine(sampleEnvelope(n));
+  return ExitCode.ok;
+}

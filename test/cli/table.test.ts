@@ -1,0 +1,72 @@
+/** The one face of every table, and the one time format, without spawning. */
+import { describe, expect, it } from 'vitest';
+import { cutTo, displayWidth, planLayout, recordLines, tableLines, type Column } from '../../src/cli/table.js';
+import { formatInstant, formatTime } from '../../src/cli/time.js';
+
+const columns: Column[] = [{ head: 'ID' }, { head: 'STATE' }, { head: 'TITLE', cut: true, min: 6 }, { head: 'URL', cut: true, min: 8 }];
+const rows = [
+  ['env_0123456789', 'completed', 'A title that is much too long', 'https://hooks.example.com/a/very/long/path'],
+  ['env_abc', 'sent', 'Short', 'http://x'],
+];
+
+describe('tables', () => {
+  it('no borders, UPPER CASE heads, two spaces between columns; the last column is not padded', () => {
+    expect(tableLines(columns, rows, undefined)).toEqual([
+      'ID              STATE      TITLE                          URL',
+      'env_0123456789  completed  A title that is much too long  https://hooks.example.com/a/very/long/path',
+      'env_abc         sent       Short                          http://x',
+    ]);
+  });
+
+  it('on a terminal, cuts the widest free-text column first, never a read-by column, down to its minimum', () => {
+    for (const width of [60, 50, 43]) {
+      const lines = tableLines(columns, rows, width);
+      for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      expect(lines[1]).toMatch(/^env_0123456789  completed  /);
+      expect(lines[1]).toContain('…');
+    }
+    const layout = planLayout(columns, rows, 60);
+    expect(layout).toEqual({ kind: 'table', widths: [14, 9, expect.any(Number), expect.any(Number)] });
+    // The two cut columns shrink together: the widest gives way first.
+    if (layout.kind === 'table') expect(Math.abs(layout.widths[2]! - layout.widths[3]!)).toBeLessThanOrEqual(1);
+  });
+
+  it('stacks each row as label: value lines when even the read-by columns do not fit', () => {
+    expect(planLayout(columns, rows, 40)).toEqual({ kind: 'stacked' });
+    const lines = tableLines(columns, rows, 40);
+    expect(lines.slice(0, 3)).toEqual(['id:     env_0123456789', 'state:  completed', 'title:  A title that is much too long']);
+    // A free-text value still gives way to the width; a blank line between rows.
+    expect(lines[3]).toBe('url:    https://hooks.example.com/a/ver…');
+    expect(lines[4]).toBe('');
+    expect(lines[5]).toBe('id:     env_abc');
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+  });
+
+  it('a record (envelopes get) keeps read-by values whole and cuts only the ones marked', () => {
+    expect(recordLines([{ label: 'id', value: 'env_1' }, { label: 'webhook_url', value: 'https://example.com/' + 'x'.repeat(60), cut: true }], 40)).toEqual([
+      'id:           env_1',
+      'webhook_url:  https://example.com/xxxxx…',
+    ]);
+  });
+
+  it('measures what the terminal shows: wide characters, combining marks and colour codes', () => {
+    expect(displayWidth('契約')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+    expect(displayWidth('\u001b[32mok\u001b[39m')).toBe(2);
+    expect(cutTo('契約書の題名', 7)).toBe('契約書…');
+    expect(cutTo('short', 10)).toBe('short');
+  });
+});
+
+describe('the one time format', () => {
+  it('is UTC, marked Z, to the second, the same text in every time zone', () => {
+    expect(formatInstant(new Date('2026-11-23T07:44:36.517Z'))).toBe('2026-11-23 07:44:36Z');
+    expect(formatTime('2026-11-23T07:44:36.517Z')).toBe('2026-11-23 07:44:36Z');
+    expect(formatTime('2026-11-23T11:44:36+04:00')).toBe('2026-11-23 07:44:36Z');
+    // A time without an offset from the service is read as UTC, as the sandbox writes them.
+    expect(formatTime('2026-11-23T07:44:36')).toBe('2026-11-23 07:44:36Z');
+    expect(formatTime(1763883876)).toBe('2025-11-23 07:44:36Z');
+    expect(formatTime('soon')).toBe('soon');
+    expect(formatTime(null)).toBe('');
+  });
+});
