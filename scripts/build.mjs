@@ -4,7 +4,7 @@
 //   .d.ts, with source maps that embed their sources (src/ is not in the package). tsc
 //   type-checks all of src/ on the way; what it emits outside dist/core is removed.
 // - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
-//   parts (undici, zod, conf, inquirer, cli-table3, the sandbox, the listener), reached
+//   parts (undici, zod, conf, inquirer, the table renderer, the sandbox, the listener), reached
 //   through dynamic import(), land in their own chunks and load only when a command needs
 //   them: start-up cost is the modules a command loads (bench/startup.mjs). pdfkit and
 //   fontkit stay outside it (EXTERNAL_PACKAGES).
@@ -141,7 +141,7 @@ const builtins = {
  * dynamic imports of CommonJS packages go through a stand-in ESM module that names every
  * export, as Node would.
  */
-const DYNAMIC_CJS = ['undici', 'cli-table3'];
+const DYNAMIC_CJS = ['undici'];
 const dynamicCommonJs = {
   name: 'dynamic-commonjs-named-exports',
   setup(build) {

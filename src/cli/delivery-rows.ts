@@ -6,7 +6,7 @@
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '../core/deliveries.js';
 import { webhookUrlProblem } from '../core/deliveries.js';
 import { UsageError } from '../core/errors.js';
-import { cellText, type Column } from './table.js';
+import { cellText, type Column } from './cell.js';
 import { formatTime } from './time.js';
 
 /** Ids, type, state, result (an error included) and time are read by; only the URL gives way. */

@@ -5,7 +5,7 @@
  * narrow terminal. Pure functions, tested without spawning.
  */
 import type { Envelope } from '../core/envelope.js';
-import { cellText as text, type Column } from './table.js';
+import { cellText as text, type Column } from './cell.js';
 import { formatTime } from './time.js';
 
 /** At 80 columns the read-by columns take 65; the contract id and title share the rest. */

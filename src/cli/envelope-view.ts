@@ -5,7 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../core/envelope.js';
-import { cellText as text } from './table.js';
+import { cellText as text } from './cell.js';
 import { formatInstant, formatTime } from './time.js';
 
 interface SignerLike {

@@ -9,30 +9,15 @@
  * never cut and never stacked.
  */
 import stringWidth from 'string-width';
-import { escapeControl, oneLine } from '../core/text.js';
+import type { Column } from './cell.js';
 
-export interface Column {
-  /** The head, written in upper case. */
-  head: string;
-  /** Free text that may be cut with … to fit a terminal. Every other column is shown whole. */
-  cut?: boolean;
-  /** The narrowest a cut column gets (default 8, so a cut value still says something). */
-  min?: number;
-}
+export { cellText, type Column } from './cell.js';
 
 export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
 
 /** Columns between two cells. */
 export const GAP = '  ';
 const DEFAULT_MIN = 8;
-
-/**
- * A value as a cell or a field shows it: nothing for null or absent, strings
- * as they are, the rest as JSON; on one line, control characters escaped, so
- * that widths are measured on what the terminal will really show.
- */
-export const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : oneLine(escapeControl(typeof value === 'string' ? value : JSON.stringify(value)));
 
 /** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
 export const displayWidth = (text: string): number => stringWidth(text);

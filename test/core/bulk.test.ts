@@ -60,7 +60,7 @@ describe('runBulk', () => {
     const svc = service();
     const outcomes: BulkOutcome[] = [];
     const summary = await runBulk({ inputs: inputs(50), create: svc.create, concurrency: 8, onOutcome: (o) => outcomes.push(o) });
-    expect(summary).toEqual({ created: 50, alreadyCreated: 0, failed: 0, notAttempted: false, stoppedBy: undefined });
+    expect(summary).toEqual({ created: 50, alreadyCreated: 0, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined });
     expect(svc.created).toHaveLength(50);
     expect(svc.maxInFlight).toBeLessThanOrEqual(8);
     expect(svc.maxInFlight).toBeGreaterThan(1);

@@ -8,16 +8,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatFigures, readFigures, recordFigure } from './figures.js';
+import { usePrivateTmpdir } from '../helpers/private-tmpdir.js';
 
 export default function setup(): () => void {
   const started = Date.now();
-  const dir = process.env.RELIABILITY_FIGURES_DIR || mkdtempSync(join(tmpdir(), 'sign-cli-reliability-figures-'));
+  // The run's own TMPDIR (removed at the end); the figures live in it unless the caller keeps them elsewhere.
+  const removeTmpdir = usePrivateTmpdir();
+  const given = process.env.RELIABILITY_FIGURES_DIR;
+  const dir = given || mkdtempSync(join(tmpdir(), 'sign-cli-reliability-figures-'));
   // Workers are started after this runs, so they inherit it.
   process.env.RELIABILITY_FIGURES_DIR = dir;
   return () => {
     recordFigure('suite', 'wall time (s)', Math.round((Date.now() - started) / 100) / 10);
     const table = formatFigures(readFigures(dir));
     writeFileSync(join(dir, 'figures.txt'), `${table}\n`);
-    process.stdout.write(`\nReliability figures (${join(dir, 'figures.txt')}):\n${table}\n\n`);
+    process.stdout.write(`\nReliability figures${given ? ` (${join(dir, 'figures.txt')})` : ''}:\n${table}\n\n`);
+    removeTmpdir();
   };
 }

@@ -5,7 +5,7 @@ import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
 import { SETTINGS, settingSpec, type SettingSpec } from '../../settings.js';
 import type { Action } from '../../run.js';
-import { printTable, type Column } from '../../table.js';
+import type { Column } from '../../cell.js';
 
 function show(value: unknown, spec?: SettingSpec): string {
   if (value === undefined) return '';
@@ -113,6 +113,8 @@ Examples:
           return ExitCode.ok;
         }
         const { out } = ctx.output;
+        // The table code (and its width measuring) loads only when a table is drawn.
+        const { printTable } = await import('../../table.js');
         printTable(ctx.output, SETTING_COLUMNS, effective.map((e) => [e.name, e.value ?? out.dim('(not set)'), e.source]));
         const profiles = Object.entries(view.profiles as Record<string, Record<string, unknown>>);
         if (profiles.length > 0) {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { verifyAuditChain } from '../../../core/audit.js';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { cellText, printTable, type Column } from '../../table.js';
+import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
 
@@ -40,6 +40,7 @@ async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, 
     const verification = { valid: problem === undefined, entries: trail.entries.length, head: check.valid ? check.head : null, problem: problem ?? null };
     output.jsonDocument(options.verify ? { ...trail, verification } : trail);
   } else {
+    const { printTable } = await import('../../table.js');
     printTable(
       output,
       AUDIT_COLUMNS,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { cellText as text, printRecord, printTable, type Column } from '../../table.js';
+import { cellText as text, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
 
@@ -48,6 +48,7 @@ async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]
       ['created_at', formatTime(envelope.created_at)],
       ['expires_at', formatTime(envelope.expires_at)],
     ];
+    const { printRecord, printTable } = await import('../../table.js');
     printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value })));
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {

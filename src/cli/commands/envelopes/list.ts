@@ -5,7 +5,6 @@ import { ExitCode } from '../../../core/errors.js';
 import { ENVELOPE_STATUSES } from '../../../core/states.js';
 import type { CommandContext } from '../../context.js';
 import { LIST_COLUMNS, envelopeRow } from '../../envelope-rows.js';
-import { StreamedTable } from '../../table.js';
 import { checkChoices } from '../../choices.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
@@ -67,6 +66,7 @@ async function listCommand(ctx: CommandContext, options: ListOptions): Promise<n
     }
     let count = 0;
     // The layout comes from the first rows (a page's worth), then stays: every later row prints as it arrives.
+    const { StreamedTable } = await import('../../table.js');
     const table = new StreamedTable(output, LIST_COLUMNS);
     const head: string[][] = [];
     for await (const envelope of envelopes) {

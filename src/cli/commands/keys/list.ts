@@ -4,7 +4,7 @@ import { ExitCode, exitCodeOf } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { loadKeyRows, type KeyRow } from '../../key-rows.js';
 import type { Output } from '../../output.js';
-import { printTable, type Column } from '../../table.js';
+import type { Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
 
@@ -70,6 +70,7 @@ async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Pro
     if (!remoteError) output.info('no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service\'s listing');
     return done();
   }
+  const { printTable } = await import('../../table.js');
   printTable(
     output,
     KEY_COLUMNS,

@@ -130,3 +130,16 @@ export async function stopSandbox(dataDir: string, sleep: (ms: number) => Promis
   }
   throw new SignError(`the sandbox (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`, { hint: `kill ${pid}` });
 }
+
+/** What a sandbox wrote to its credentials.env, in the names of the `--json` line; undefined when unreadable. */
+export function readCredentials(dataDir: string): { base_url: string; api_key: string; webhook_secret: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
+  const [baseUrl, apiKey, secret] = [value('SIGN_BASE_URL'), value('SIGN_API_KEY'), value('SIGN_WEBHOOK_SECRET')?.split(',')[0]];
+  return baseUrl && apiKey && secret ? { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } : undefined;
+}

@@ -9,7 +9,7 @@ import { collect, parseIntegerOption, parsePositiveNumberOption, type CommandCon
 import type { Action } from '../../run.js';
 import { isOpenField, parseValueList } from '../../settings.js';
 import { formatInstant } from '../../time.js';
-import { DETACHED_ENV, reportReady, runningSandboxPid, startDetached, stopSandbox } from './detach.js';
+import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached, stopSandbox } from './detach.js';
 
 interface SandboxFlags {
   port: string;
@@ -158,7 +158,13 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
 async function detachedStart(ctx: CommandContext, dataDir: string): Promise<number> {
   const { output } = ctx;
   const running = runningSandboxPid(dataDir);
-  if (running !== undefined) throw new SignError(`another sandbox (pid ${running}) is using ${dataDir}`, { hint: 'stop it with `sign-cli sandbox stop`, or give this one another --data-dir' });
+  if (running !== undefined) {
+    // A block pasted twice (docker start, supabase start): the sandbox asked for is there; say so.
+    const credentials = readCredentials(dataDir);
+    if (output.json && credentials) output.jsonLine({ ...credentials, pid: running });
+    output.info(`a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``);
+    return ExitCode.ok;
+  }
   // process.argv[1] is this CLI's launcher; the child gets the same arguments, run in the foreground.
   // --json and --query are this process's: the child's output is a log, which must not hold the key.
   const args: string[] = [];

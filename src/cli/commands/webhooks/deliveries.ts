@@ -11,7 +11,6 @@ import type { CommandContext } from '../../context.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../run.js';
-import { printTable } from '../../table.js';
 
 interface DeliveriesOptions {
   envelope?: string;
@@ -70,6 +69,7 @@ async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions
       return ExitCode.ok;
     }
     const { out } = output;
+    const { printTable } = await import('../../table.js');
     printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
     if (seen.more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
