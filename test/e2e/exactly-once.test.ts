@@ -175,7 +175,15 @@ describe('no false success against a server that is not the service', () => {
     expect(create.stdout).toBe('');
     expect(create.stderr).toMatch(/HTTP 200 \(text\/html; charset=utf-8\) with "<!doctype html>.*not an envelope/);
     expect(create.stderr).toContain('check --base-url');
-    expect(create.stderr).toMatch(/Idempotency-Key sc1-[0-9a-f]{48}/);
+    expect(create.stderr).toMatch(/Idempotency-Key sc1-[0-9a-f]{48}: sending it again with that key cannot create a duplicate/);
+    expect(create.stderr).toContain('re-run the same command to finish without duplicates');
+    // Under --new a re-run of the same command draws fresh keys: the hints say so and name no re-run that would duplicate.
+    const fresh = await runCli(['envelopes', 'create', '-f', jsonFile('html-new'), '--new'], { env: htmlEnv });
+    expect(fresh.code).toBe(1);
+    const key = /Idempotency-Key ([0-9a-f-]{36}): sending it again with that key cannot create a duplicate/.exec(fresh.stderr)?.[1];
+    expect(key, fresh.stderr).toBeDefined();
+    expect(fresh.stderr).toContain('re-run the same command without --new to finish without duplicates');
+    expect(fresh.stderr).not.toMatch(/re-running the same command cannot/);
 
     const get = await runCli(['envelopes', 'get', 'env_1'], { env: htmlEnv });
     expect(get.code).toBe(1);

@@ -17,7 +17,7 @@ const SESSION = `sign-cli-readme-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const section = readme.slice(readme.indexOf('### By hand, against the local sandbox'), readme.indexOf('## Commands'));
-const [terminal1, terminal2] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const [terminal1 = '', terminal2 = ''] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 const home = tempDir('sign-cli-readme-home-');
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
@@ -61,7 +61,7 @@ function paste(target: string, text: string, after: string): void {
 
 const screen = (target: string) => tmux('capture-pane', '-p', '-J', '-t', target, '-S', '-300');
 
-async function until<T>(what: string, check: () => T | undefined | false, timeoutMs: number, target: string): Promise<T> {
+async function until<T>(what: string, check: () => T | undefined | null | false, timeoutMs: number, target: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();

@@ -1,0 +1,46 @@
+/** docs/service.md, the page messages and the README cite, says what the code does. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ENDPOINTS, SCOPES } from '../../src/core/endpoints.js';
+import { envelopeSchema, signerSchema } from '../../src/core/envelope.js';
+import { ENVELOPE_STATUSES } from '../../src/core/states.js';
+import { ROOT } from '../helpers/cli.js';
+
+const page = readFileSync(join(ROOT, 'docs', 'service.md'), 'utf8');
+
+describe('docs/service.md', () => {
+  it('lists every endpoint with its method, path and scope, as src/core/endpoints.ts has them', () => {
+    for (const [operation, endpoint] of Object.entries(ENDPOINTS)) {
+      const row = page.split('\n').find((line) => line.startsWith(`| \`${operation}\` |`));
+      expect(row, operation).toBeDefined();
+      expect(row).toContain(`\`${endpoint.method} ${endpoint.path}\``);
+      expect(row).toContain(endpoint.scope ? `\`${endpoint.scope}\`` : 'any valid key');
+    }
+  });
+
+  it('names every field of an envelope and a signer, every scope and every state', () => {
+    for (const field of [...Object.keys(envelopeSchema.shape), ...Object.keys(signerSchema.shape)]) expect(page, field).toContain(`\`${field}\``);
+    for (const scope of SCOPES) expect(page).toContain(`\`${scope}\``);
+    for (const state of ENVELOPE_STATUSES) expect(page).toContain(`\`${state}\``);
+  });
+
+  it('is what the user-facing text cites: no message of src/ names SPEC', () => {
+    const sources = execSources();
+    expect(sources.filter(({ text }) => /['"`][^'"`\n]*\bSPEC\b/.test(text)).map(({ file }) => file)).toEqual([]);
+  });
+});
+
+function execSources(): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      // Comments may cite the specification for the developers; strings are what users see.
+      else if (path.endsWith('.ts')) out.push({ file: path, text: readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '') });
+    }
+  };
+  walk(join(ROOT, 'src'));
+  return out;
+}
