@@ -7,6 +7,7 @@ import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
 import { ENDPOINTS, isOperation, parseBaseUrl, type Operation, type PathOverrides } from '../core/endpoints.js';
 import { expiryStatus, maskKey } from '../core/keys.js';
+import { environmentOfKey } from '../core/service-identity.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import type { SharedBudget } from '../core/pacing.js';
 import { parseRateStoreUrl, rateStorePassword } from '../core/rate-store-url.js';
@@ -175,6 +176,16 @@ export class CommandContext {
     };
     this.output.trace(`base URL ${baseUrl} (from ${baseSource}); API key from ${keySource}`);
     return this.connection;
+  }
+
+  /**
+   * The environment the connection's key belongs to (`live`, `test`): the
+   * profile's stored metadata (from the service's listing), else the key's
+   * prefix (`sk_live_…`); null when neither says.
+   */
+  environmentOf(connection: Connection): string | null {
+    if (!connection.apiKey) return null;
+    return connection.keyProfile?.environment ?? environmentOfKey(connection.apiKey) ?? null;
   }
 
   /** How errors and warnings name the key: its profile when it has one, always masked. */

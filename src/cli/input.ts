@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
+import { normalizeEnvelope } from '../core/normalize.js';
 import { readStdinChunks } from './io.js';
 
 export interface EnvelopeInput {
@@ -75,7 +76,8 @@ function looksLikeNdjson(source: string, text: string): boolean {
 
 function parse(text: string, source: string, lineOffset = 0, ndjson = true): ReadInput {
   try {
-    return { source, value: parseJsonText(text, source, lineOffset) };
+    // As it will be validated, keyed and sent: NFC, trimmed, e-mail domains in lower case.
+    return { source, value: normalizeEnvelope(parseJsonText(text, source, lineOffset)) };
   } catch (error) {
     if (!(error instanceof InputParseError)) throw error;
     if (!ndjson && looksLikeNdjson(source, text)) {

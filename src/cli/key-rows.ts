@@ -7,6 +7,7 @@
 import { AuthError, UnexpectedResponseError, UsageError } from '../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
 import type { CommandContext } from './context.js';
+import { environmentOfKey } from '../core/service-identity.js';
 
 /** `env`: the key in use came from SIGN_API_KEY or --api-key-file and matches no profile or listed key. */
 export type KeySource = 'local' | 'service' | 'local+service' | 'env';
@@ -81,7 +82,7 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     if (!inUse || result.rows.some((r) => r.active)) return result;
     result.rows.push({
       name: `(${connection.sources.apiKey})`,
-      environment: /^[a-z]+_([a-z]+)_/.exec(inUse)?.[1] ?? null,
+      environment: environmentOfKey(inUse) ?? null,
       key: maskKey(inUse),
       last_used: null,
       expires: null,

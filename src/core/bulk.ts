@@ -11,7 +11,8 @@
 import type { CreateEnvelopeResult } from './client.js';
 import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeOf } from './errors.js';
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { inDoubt, type CreateJournal, type JournalState } from './journal.js';
+import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
+import { normalizeEnvelope } from './normalize.js';
 import { isRetryableStatus } from './retry.js';
 
 export { contentHash } from './idempotency.js';
@@ -61,6 +62,16 @@ export interface BulkOptions {
   fresh?: boolean | undefined;
   /** Aborting stops sending at once: queued inputs are not sent; requests on the wire are awaited. */
   stop?: AbortSignal | undefined;
+  /**
+   * Asks the service whether an envelope an earlier run created under another
+   * key is visible to this run's key: `mine` (the same account and
+   * environment, e.g. a rotated key), `other` (not found: another account or
+   * environment, so this run creates its own). Throws what the service
+   * answered otherwise (a refused key: the run stops, exit 3). Asked at most
+   * once per other key per run. Without it such entries are not trusted and
+   * the input is sent (its derived key lets the service recognise it).
+   */
+  confirm?(entry: JournalEntry): Promise<'mine' | 'other'>;
   onOutcome(outcome: BulkOutcome): void;
 }
 
@@ -78,7 +89,7 @@ export function mayHaveCreated(error: unknown): boolean {
 }
 
 /** Which key to send an input with, given what the journal knows; throws when the caller's key would risk a duplicate. */
-function chooseKey(options: BulkOptions, known: ReturnType<CreateJournal['lookup']>, hash: string, copy: number): string {
+function chooseKey(options: BulkOptions, known: JournalEntry | undefined, hash: string, copy: number): string {
   const { fixedKey } = options;
   if (fixedKey !== undefined && known && fixedKey !== known.key && !options.fresh) {
     if (known.state === 'created') {
@@ -108,14 +119,52 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   /** Inputs of each content seen so far: the n-th copy of a content is its own envelope. */
   const copies = new Map<string, number>();
 
-  async function handle(input: BulkInput): Promise<void> {
+  /** The service's answer for each other key, asked once per run (a rotated key: one question, not one per envelope). */
+  const verdicts = new Map<string, Promise<'mine' | 'other'>>();
+  async function createdUnderAnotherKey(others: readonly JournalEntry[]): Promise<JournalEntry | undefined> {
+    const { confirm } = options;
+    if (!confirm) return undefined;
+    for (const entry of others) {
+      if (entry.state !== 'created' || !entry.envelope_id) continue;
+      const fp = entry.fp ?? '';
+      let verdict = verdicts.get(fp);
+      if (!verdict) {
+        verdict = confirm(entry);
+        verdicts.set(fp, verdict);
+        // Asked again by the next input if it failed (a network fault is not a verdict).
+        verdict.catch(() => verdicts.delete(fp));
+      }
+      if ((await verdict) === 'mine') return entry;
+    }
+    return undefined;
+  }
+
+  async function handle(raw: BulkInput): Promise<void> {
+    // Keyed and sent as a person means it (normalize.ts); the CLI's inputs are normalised already.
+    const input = { ...raw, value: normalizeEnvelope(raw.value) };
     const hash = contentHash(input.value);
     const copy = (copies.get(hash) ?? 0) + 1;
     copies.set(hash, copy);
     const id = `${hash}#${copy}`;
-    const known = journal?.lookup(id);
+    const { own, others } = journal?.lookup(id) ?? { own: undefined, others: [] };
+    // Created by an earlier run under another key: it counts only if the service shows it to this key.
+    let mine: JournalEntry | undefined;
+    if (!options.fresh && own?.state !== 'created' && !inDoubt(own)) {
+      try {
+        mine = await createdUnderAnotherKey(others);
+      } catch (error) {
+        summary.failed++;
+        if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
+        options.onOutcome({ ref: input.ref, status: 'failed', key: others[0]?.key ?? '', error });
+        return;
+      }
+    }
+    // The key under which it may already exist: this key's entry, one the service confirmed, or one in doubt under another key.
+    const known = own ?? mine ?? others.find(inDoubt);
     const key = chooseKey(options, known, hash, copy);
     if (known?.state === 'created' && !options.fresh) {
+      // Under this key from now on: the next run needs no question.
+      if (known !== own) journal?.record({ id, ref: input.ref, key: known.key, state: 'created', ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}) });
       summary.alreadyCreated++;
       summary.skipped++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
@@ -135,7 +184,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       });
       const envelopeId = result.envelope.id;
       record('created', envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) });
-      if (result.replayed) summary.alreadyCreated++;
+      // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
+      if (result.existed) summary.alreadyCreated++;
       else summary.created++;
       options.onOutcome({ ref: input.ref, status: 'created', key, result });
     } catch (error) {

@@ -11,6 +11,7 @@ import { isWebhookDelivery, webhookUrlProblem, type DeliveryFilter, type Deliver
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
 import { isRecord, validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
+import { normalizeEnvelope } from './normalize.js';
 import {
   ApiError,
   AuthError,
@@ -63,14 +64,26 @@ export interface ApiResponse<T = unknown> {
   headers: Record<string, string | undefined>;
   data: T;
   attempts: number;
+  /**
+   * Whether an earlier attempt of this call may have acted on the service: it
+   * went out and no answer says it did nothing (a lost answer, a 5xx). A
+   * replay after such an attempt may be of this call's own work.
+   */
+  earlierAttemptMayHaveActed: boolean;
 }
 
 export interface CreateEnvelopeResult<T = Envelope> {
   envelope: T;
   status: number;
   idempotencyKey: string;
-  /** True when the service answered with the stored response of an earlier attempt. */
+  /** True when the service answered with the stored response of an earlier request with this key. */
   replayed: boolean;
+  /**
+   * True when the envelope existed before this call: a replay that no attempt
+   * of this call can have caused (another run's request, or a re-run's). A
+   * replay after this call's own lost answer is this call's creation.
+   */
+  existed: boolean;
   attempts: number;
 }
 
@@ -220,6 +233,8 @@ export class SignClient {
       source?: string;
     } = {},
   ): Promise<CreateEnvelopeResult<T>> {
+    // As a person means it: NFC, trimmed, e-mail domains in lower case (normalize.ts).
+    envelope = normalizeEnvelope(envelope);
     const { errors } = validateEnvelope(envelope, this.validation);
     if (errors.length > 0) throw new ValidationError(options.source ?? 'envelope', errors);
     const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
@@ -240,11 +255,13 @@ export class SignClient {
       throw this.unexpected('createEnvelope', response, 'an envelope (a JSON object with an id, or a Location header)', idempotencyKey);
     }
     const created = body ? (id === undefined ? { ...body, id: location } : body) : { id: location };
+    const replayed = response.headers['idempotent-replayed'] === 'true';
     return {
       envelope: created as T,
       status: response.status,
       idempotencyKey,
-      replayed: response.headers['idempotent-replayed'] === 'true',
+      replayed,
+      existed: replayed && !response.earlierAttemptMayHaveActed,
       attempts: response.attempts,
     };
   }
@@ -463,6 +480,7 @@ export class SignClient {
     const waitSignal = stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
     /** Whether any attempt may have reached the service (anything but a failure to connect). */
     let sent = false;
+    let mayHaveActed = false;
     const stopped = () => stop?.aborted === true || options.signal?.aborted === true;
 
     for (let attempt = 1; ; attempt++) {
@@ -490,7 +508,11 @@ export class SignClient {
         raw = Buffer.from(await response.body.arrayBuffer());
       } catch (error) {
         const code = errorCode(error);
-        if (code === undefined || !NOT_CONNECTED_CODES.has(code)) sent = true;
+        if (code === undefined || !NOT_CONNECTED_CODES.has(code)) {
+          sent = true;
+          // It went out and no answer came back: it may have done its work.
+          mayHaveActed = true;
+        }
         if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
         const reason = describeNetworkError(code, (error as Error).message, url);
         const decision = decideRetry({ kind: 'network', code }, attempt, this.policy, this.clock.now(), this.random);
@@ -522,11 +544,19 @@ export class SignClient {
       this.pacer.observe(responseHeaders);
 
       if (response.statusCode >= 200 && response.statusCode < 300) {
-        return { status: response.statusCode, headers: responseHeaders, data: decodeBody(raw, responseHeaders, options.binary) as T, attempts: attempt };
+        return {
+          status: response.statusCode,
+          headers: responseHeaders,
+          data: decodeBody(raw, responseHeaders, options.binary) as T,
+          attempts: attempt,
+          earlierAttemptMayHaveActed: mayHaveActed,
+        };
       }
 
       // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
       const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, raw);
+      // A 5xx (or 408, 425) says nothing of what was done; a 429 or an in-flight 409 says nothing was.
+      if (response.statusCode >= 500 || response.statusCode === 408 || response.statusCode === 425) mayHaveActed = true;
       const decision = decideRetry(
         { kind: 'response', status: response.statusCode, headers: responseHeaders, keyed, finalConflict },
         attempt,

@@ -12,12 +12,17 @@
  * later reports what it already created instead of notifying the signers
  * twice; `--new` is the deliberate way to create again.
  *
+ * One journal serves one service and environment (its file name says which),
+ * and each entry names the key it was sent with by a fingerprint: an envelope
+ * created under another key (a rotated one, another account's) counts only
+ * once the service shows it to this run's key (bulk.ts asks, once per key).
+ *
  * Lines are appended with write(2) and no fsync: the page cache survives the
  * death of the process; after a machine crash, the keys (derived from the
  * body) still protect every request that was sent, within the service's key
  * retention (see docs/assumptions.md).
  */
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readLog, writeAll } from './append-log.js';
 import { takePidLock } from './pid-lock.js';
@@ -52,10 +57,26 @@ export interface JournalEntry {
   state: JournalState;
   envelope_id?: string;
   error?: string;
+  /**
+   * keyFingerprint() of the API key it was sent with: what an earlier run
+   * created counts for this run only if this run's key sees it (the same
+   * account and environment). Absent in journals written before keys were told apart.
+   */
+  fp?: string;
+}
+
+/** What the journal knows of one input: under this run's key, and under other keys. */
+export interface JournalLookup {
+  own: JournalEntry | undefined;
+  /** The latest entry under each other key (or none recorded), oldest key first. */
+  others: JournalEntry[];
 }
 
 export class CreateJournal {
+  /** Entries written under this run's key. */
   private readonly entries = new Map<string, JournalEntry>();
+  /** Entries written under other keys (a rotated key, another account's, a key from before fingerprints), by input, then by key. */
+  private readonly foreign = new Map<string, Map<string, JournalEntry>>();
   private fd: number | undefined;
   /** Entries found when the journal was opened: this command ran before. */
   readonly resumed: number;
@@ -63,32 +84,50 @@ export class CreateJournal {
   readonly unfinished: number;
   private readonly unlock: () => void;
 
-  /** Throws LockedError while another run of the same command holds the journal. */
-  constructor(readonly path: string) {
+  /**
+   * `fingerprint`: keyFingerprint() of the key this run sends with.
+   * Throws LockedError while another run of the same command holds the journal.
+   */
+  constructor(
+    readonly path: string,
+    readonly fingerprint = '',
+    /** A journal of the same command from before journals were kept per environment: read, never written. */
+    legacyPath?: string,
+  ) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.unlock = takePidLock(`${path}.lock`, (pid) => `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`);
-    for (const line of readLog(path).split('\n')) {
+    const legacy = legacyPath !== undefined && legacyPath !== path && existsSync(legacyPath) ? readFileSync(legacyPath, 'utf8') : '';
+    for (const line of `${legacy}\n${readLog(path)}`.split('\n')) {
       if (!line.trim()) continue;
       try {
         const entry = JSON.parse(line) as JournalEntry;
-        if (typeof entry.id === 'string' && typeof entry.key === 'string') this.entries.set(entry.id, entry);
+        if (typeof entry.id !== 'string' || typeof entry.key !== 'string') continue;
+        const fp = typeof entry.fp === 'string' ? entry.fp : '';
+        if (fp === this.fingerprint) this.entries.set(entry.id, entry);
+        else {
+          const byKey = this.foreign.get(entry.id) ?? new Map<string, JournalEntry>();
+          byKey.set(fp, entry);
+          this.foreign.set(entry.id, byKey);
+        }
       } catch {
         // Not a journal line (a hand edit?): skipped; the entries around it still stand.
       }
     }
-    this.resumed = this.entries.size;
-    this.unfinished = [...this.entries.values()].filter(inDoubt).length;
+    this.resumed = this.entries.size + this.foreign.size;
+    this.unfinished = [...this.entries.values(), ...[...this.foreign.values()].flatMap((byKey) => [...byKey.values()])].filter(inDoubt).length;
   }
 
-  /** What the journal knows of an input. */
-  lookup(id: string): JournalEntry | undefined {
-    return this.entries.get(id);
+  /** What the journal knows of an input, under this run's key and under others. */
+  lookup(id: string): JournalLookup {
+    return { own: this.entries.get(id), others: [...(this.foreign.get(id)?.values() ?? [])] };
   }
 
+  /** Records an entry under this run's key. */
   record(entry: JournalEntry): void {
+    const line = { ...entry, fp: this.fingerprint };
     this.fd ??= openSync(this.path, 'a', 0o600);
-    writeAll(this.fd, `${JSON.stringify(entry)}\n`);
-    this.entries.set(entry.id, entry);
+    writeAll(this.fd, `${JSON.stringify(line)}\n`);
+    this.entries.set(entry.id, line);
   }
 
   close(): void {

@@ -27,6 +27,7 @@
  * the budget, so no share is kept for a run that is done.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { serviceIdentity } from './service-identity.js';
 import { createClient, defineScript } from '@redis/client';
 import type { CommandParser } from '@redis/client/dist/lib/client/parser.js';
 import { systemClock, type Clock } from './clock.js';
@@ -120,7 +121,8 @@ const budgetScript = defineScript({
 
 /** The Redis key prefix of the budget for this key at this service: a hash, never the key. */
 export function budgetName(baseUrl: string, apiKey: string): string {
-  const digest = createHash('sha256').update(`sign-cli rate budget\n${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
+  // One budget per service, whatever the spelling of its URL (`localhost` or 127.0.0.1, a default port).
+  const digest = createHash('sha256').update(`sign-cli rate budget\n${serviceIdentity(baseUrl)}\n${apiKey}`).digest('hex').slice(0, 32);
   // The hash tag ({…}) keeps the three keys in one Cluster slot, as one script needs.
   return `sign-cli:rate:{${digest}}`;
 }

@@ -26,6 +26,7 @@ import { JourneyEngine, TERMINAL } from './journey.js';
 import { listPage, parseListQuery } from './listing.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { signedCopyPdf } from './signed-copy.js';
+import { SANDBOX_ACCOUNT, accountOf, envelopeRealm, keyRealm, sameRealm } from './realm.js';
 import {
   SandboxStore,
   hashSecret,
@@ -250,13 +251,14 @@ function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: numbe
   );
   const days = typeof body.expires_in_days === 'number' ? body.expires_in_days : undefined;
   // Fields the service owns are never taken from the request.
-  const { id: _id, object: _object, status: _status, owner: _owner, ...fields } = body;
+  const { id: _id, object: _object, status: _status, owner: _owner, account: _account, environment: _environment, ...fields } = body;
   return {
     id: newId('env'),
     object: 'envelope',
     status: 'sent',
     ...fields,
     environment: key.environment,
+    account: accountOf(key),
     signers,
     sequential: body.sequential === true,
     created_at: created,
@@ -268,7 +270,7 @@ function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: numbe
 
 /** The envelope as the API shows it: bookkeeping fields left out. */
 function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown> {
-  const { owner: _owner, ...rest } = envelope;
+  const { owner: _owner, account: _account, ...rest } = envelope;
   return { ...rest, signers: envelope.signers.map(({ next_at: _next, ...signer }) => signer) };
 }
 
@@ -325,6 +327,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     return key;
   }
 
+  /** A delivery belongs to its envelope's realm. */
+  function deliveryVisible(delivery: DeliveryRecord, key: StoredKey): boolean {
+    const envelope = store.envelopes.get(delivery.envelope_id);
+    return envelope !== undefined && sameRealm(envelope, key);
+  }
+
   function rateLimit(key: StoredKey, res: ServerResponse): boolean {
     const decision = limiter.take(key.id, Date.now());
     res.setHeader('ratelimit-policy', `"default";q=${decision.limit};w=60`);
@@ -337,9 +345,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     return false;
   }
 
-  function findEnvelope(res: ServerResponse, id: string): EnvelopeRecord | undefined {
+  /** The envelope, if the key's account and environment may see it; else 404 (another realm's envelope does not exist for it). */
+  function findEnvelope(res: ServerResponse, id: string, key: StoredKey): EnvelopeRecord | undefined {
     const envelope = store.envelopes.get(id);
-    if (!envelope) sendError(res, 404, 'envelope_not_found', `no envelope with id ${id}`);
+    if (!envelope || !sameRealm(envelope, key)) {
+      sendError(res, 404, 'envelope_not_found', `no envelope with id ${id}`);
+      return undefined;
+    }
     return envelope;
   }
 
@@ -376,7 +388,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       return;
     }
     const fingerprint = createHash('sha256').update(canonicalJson(fingerprintOf(body))).digest('hex');
-    const recordId = idempotencyId(key.id, idempotencyKey);
+    // Per account and environment: a rotated key replays; another environment's key has keys of its own.
+    const realm = keyRealm(key);
+    const recordId = idempotencyId(realm, idempotencyKey);
     if (inFlight.has(recordId)) {
       sendError(res, 409, 'idempotency_key_in_flight', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
       return;
@@ -393,7 +407,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
     inFlight.add(recordId);
     try {
-      await perform(body, (response) => ({ scope: key.id, key: idempotencyKey, fingerprint, created_at: Date.now(), response }));
+      await perform(body, (response) => ({ scope: realm, key: idempotencyKey, fingerprint, created_at: Date.now(), response }));
     } finally {
       inFlight.delete(recordId);
     }
@@ -440,7 +454,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         });
         return;
       }
-      const envelope = findEnvelope(res, id);
+      const envelope = findEnvelope(res, id, key);
       if (!envelope) return;
       if (TERMINAL.has(envelope.status)) {
         sendError(res, 409, 'envelope_final', `the envelope is already ${envelope.status}; only an envelope still under way can be voided`, { envelope_status: envelope.status });
@@ -455,25 +469,25 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   }
 
   /** GET /api/v1/envelopes: newest first, filtered, one page at a time (listing.ts). */
-  function listEnvelopes({ req, res }: RequestContext): void {
+  function listEnvelopes({ req, res, key }: RequestContext): void {
     const query = parseListQuery(new URL(req.url ?? '/', 'http://sandbox').searchParams);
     if (typeof query === 'string') {
       sendError(res, 400, 'invalid_query', query);
       return;
     }
-    const page = listPage([...store.envelopes.values()], query);
+    const page = listPage([...store.envelopes.values()].filter((envelope) => sameRealm(envelope, key)), query);
     if (!page) sendError(res, 400, 'invalid_query', 'cursor names no envelope of this service; start again without it');
     else sendJson(res, 200, { ...page, data: page.data.map(publicEnvelope) });
   }
 
   /** GET /api/v1/webhook-deliveries: every delivery with its attempts, newest first (delivery-listing.ts). */
-  function listDeliveries({ req, res }: RequestContext): void {
+  function listDeliveries({ req, res, key }: RequestContext): void {
     const query = parseDeliveryQuery(new URL(req.url ?? '/', 'http://sandbox').searchParams);
     if (typeof query === 'string') {
       sendError(res, 400, 'invalid_query', query);
       return;
     }
-    const page = deliveryPage(store.deliveries.values(), query);
+    const page = deliveryPage([...store.deliveries.values()].filter((delivery) => deliveryVisible(delivery, key)), query);
     if (!page) sendError(res, 400, 'invalid_query', 'cursor names no delivery of this service; start again without it');
     else sendJson(res, 200, page);
   }
@@ -486,7 +500,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
    * it retries like any delivery. An Idempotency-Key as for create and void.
    */
   function resendEvent(ctx: RequestContext): Promise<void> {
-    const { res, params } = ctx;
+    const { res, params, key } = ctx;
     const eventId = params[0]!;
     return keyed(ctx, 'resend', (body) => ({ resend: eventId, body }), (body, remember) => {
       if (!isRecord(body)) {
@@ -504,7 +518,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         return;
       }
       const original = store.deliveriesOfEvent(eventId)[0];
-      if (!original) {
+      if (!original || !deliveryVisible(original, key)) {
         sendError(res, 404, 'event_not_found', `no webhook delivery of event ${eventId}; only events sent to a webhook_url can be resent`);
         return;
       }
@@ -544,9 +558,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       operation: 'getEnvelope',
       method: 'GET',
       pattern: pathPattern(ENDPOINTS.getEnvelope.path),
-      handle: async ({ res, params }) => {
+      handle: async ({ res, params, key }) => {
         await faults.delay();
-        const envelope = findEnvelope(res, params[0]!);
+        const envelope = findEnvelope(res, params[0]!, key);
         if (envelope) sendJson(res, 200, publicEnvelope(envelope));
       },
     },
@@ -554,8 +568,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       operation: 'downloadSignedCopy',
       method: 'GET',
       pattern: pathPattern(ENDPOINTS.downloadSignedCopy.path),
-      handle: async ({ res, params }) => {
-        const envelope = findEnvelope(res, params[0]!);
+      handle: async ({ res, params, key }) => {
+        const envelope = findEnvelope(res, params[0]!, key);
         if (!envelope) return;
         if (envelope.status !== 'completed') {
           sendError(res, 409, 'envelope_not_completed', `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`, { envelope_status: envelope.status });
@@ -574,8 +588,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       operation: 'getAuditTrail',
       method: 'GET',
       pattern: pathPattern(ENDPOINTS.getAuditTrail.path),
-      handle: ({ res, params }) => {
-        const envelope = findEnvelope(res, params[0]!);
+      handle: ({ res, params, key }) => {
+        const envelope = findEnvelope(res, params[0]!, key);
         if (!envelope) return;
         const entries = store.audits.get(envelope.id) ?? [];
         sendJson(res, 200, { envelope_id: envelope.id, hash_algorithm: 'sha256', head_hash: entries.at(-1)?.hash ?? null, entries });
@@ -585,7 +599,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       operation: 'listApiKeys',
       method: 'GET',
       pattern: pathPattern(ENDPOINTS.listApiKeys.path),
-      handle: ({ res }) => sendJson(res, 200, { object: 'list', data: [...store.keys.values()].map(listedKey) }),
+      // The account's keys, of every environment (a dashboard shows test and live keys side by side).
+      handle: ({ res, key }) => sendJson(res, 200, { object: 'list', data: [...store.keys.values()].filter((k) => accountOf(k) === accountOf(key)).map(listedKey) }),
     },
   ];
 
@@ -627,7 +642,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       });
     } else if (path === '/_sandbox/envelopes' && req.method === 'GET') {
       // For tests and benchmarks that count envelopes by content (duplicates show as repeated contract ids).
-      const list = [...store.envelopes.values()].map((e) => ({ id: e.id, contract_id: e.contract_id ?? null, title: e.title, status: e.status, created_at: e.created_at }));
+      const list = [...store.envelopes.values()].map((e) => ({ id: e.id, contract_id: e.contract_id ?? null, title: e.title, status: e.status, created_at: e.created_at, realm: envelopeRealm(e) }));
       sendJson(res, 200, { object: 'list', data: list });
     } else if (path === '/_sandbox/deliveries' && req.method === 'GET') {
       const envelopeId = url.searchParams.get('envelope_id');
@@ -669,6 +684,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (input.name !== undefined && (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 64)) {
       return 'name must be a string of 1 to 64 characters';
     }
+    if (input.account !== undefined && (typeof input.account !== 'string' || !/^acct_[A-Za-z0-9_]{1,40}$/.test(input.account))) {
+      return 'account must be acct_ and 1 to 40 letters, digits or _, such as acct_second';
+    }
     const environment = (input.environment as string | undefined) ?? 'test';
     const secret = `sk_${environment}_${randomBase62(32)}`;
     const key: StoredKey = {
@@ -676,6 +694,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       name: (input.name as string | undefined) ?? 'key',
       ...keyFields(secret),
       environment,
+      account: (input.account as string | undefined) ?? SANDBOX_ACCOUNT,
       scopes: scopes as string[],
       expires,
       created_at: new Date().toISOString(),

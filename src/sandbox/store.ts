@@ -33,6 +33,8 @@ export interface StoredKey {
   /** The masked key (`sk_test_****abcd`), for listings. */
   key_hint: string;
   environment: string;
+  /** The account the key belongs to (realm.ts); absent for keys made before accounts, which are the sandbox's own. */
+  account?: string;
   scopes: string[];
   /** YYYY-MM-DD; the key stops working at the end of that day (UTC). */
   expires: string;
@@ -73,6 +75,9 @@ export interface SignerRecord extends Record<string, unknown> {
 export interface EnvelopeRecord extends Record<string, unknown> {
   id: string;
   owner: string;
+  /** The account and environment of the key that made it (realm.ts); absent in older logs. */
+  account?: string;
+  environment?: string;
   status: EnvelopeStatus;
   sequential: boolean;
   signers: SignerRecord[];
@@ -445,6 +450,7 @@ function checkEntry(entry: unknown): string | undefined {
     case 'key': {
       const key = entry.key;
       if (!isRecord(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key))) return 'key without id or hash';
+      if (key.account !== undefined && !isString(key.account)) return 'key with a malformed account';
       return Array.isArray(key.scopes) && key.scopes.every(isString) && isString(key.expires) ? undefined : 'key without scopes or expiry';
     }
     case 'key_used':

@@ -46,7 +46,7 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
         byKey.set(idempotencyKey, id);
         created.push((value as { title: string }).title);
       }
-      return { envelope: { id }, status: 201, idempotencyKey, replayed, attempts: 1 };
+      return { envelope: { id }, status: 201, idempotencyKey, replayed, existed: replayed, attempts: 1 };
     },
   };
 }
@@ -208,7 +208,7 @@ describe('runBulk', () => {
     await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal, onOutcome: () => {} });
     journal.close();
     const states = new CreateJournal(path);
-    expect([1, 2, 3].map((i) => states.lookup(`${contentHash({ title: `T${i}` })}#1`)?.state)).toEqual(['failed', 'unknown', 'failed']);
+    expect([1, 2, 3].map((i) => states.lookup(`${contentHash({ title: `T${i}` })}#1`).own?.state)).toEqual(['failed', 'unknown', 'failed']);
     states.close();
     expect(mayHaveCreated(new ApiError('HTTP 503', 503, undefined, undefined))).toBe(true);
     expect(mayHaveCreated(new ApiError('HTTP 409', 409, undefined, undefined))).toBe(true);
@@ -251,11 +251,126 @@ describe('runBulk', () => {
     const { appendFileSync } = await import('node:fs');
     appendFileSync(path, '{"id":"g#1","ref":"b","ke');
     const reopened = new CreateJournal(path);
-    expect(reopened.lookup('h#1')?.state).toBe('created');
-    expect(reopened.lookup('g#1')).toBeUndefined();
+    expect(reopened.lookup('h#1').own?.state).toBe('created');
+    expect(reopened.lookup('g#1')).toEqual({ own: undefined, others: [] });
     // The torn tail is cut off, so the next entry starts on a line of its own.
     reopened.record({ id: 'g#1', ref: 'b', key: 'k2', state: 'created' });
     reopened.close();
-    expect(new CreateJournal(path).lookup('g#1')?.key).toBe('k2');
+    expect(new CreateJournal(path).lookup('g#1').own?.key).toBe('k2');
+  });
+});
+
+describe('runBulk across keys: what an earlier run created counts for this key only if the service shows it', () => {
+  const withEntries = async (fingerprint: string, n: number, svc = service()) => {
+    const path = journalFile();
+    const journal = new CreateJournal(path, fingerprint);
+    await runBulk({ inputs: inputs(n), create: svc.create, concurrency: 4, journal, onOutcome: () => {} });
+    journal.close();
+    return { path, svc };
+  };
+
+  it('a rotated key of the same account: one question to the service, nothing created; the next run asks nothing', async () => {
+    const { path, svc } = await withEntries('fp-old', 10);
+    const asked: string[] = [];
+    const journal = new CreateJournal(path, 'fp-new');
+    const summary = await runBulk({
+      inputs: inputs(10),
+      create: svc.create,
+      concurrency: 4,
+      journal,
+      confirm: async (entry) => {
+        asked.push(entry.envelope_id!);
+        return 'mine';
+      },
+      onOutcome: () => {},
+    });
+    journal.close();
+    expect(summary).toMatchObject({ created: 0, alreadyCreated: 10, skipped: 10, failed: 0 });
+    expect(asked).toHaveLength(1);
+    expect(svc.created).toHaveLength(10);
+    // Recorded under the new key: the next run needs no question at all.
+    const again = new CreateJournal(path, 'fp-new');
+    const confirm = async () => {
+      throw new Error('asked again');
+    };
+    expect(await runBulk({ inputs: inputs(10), create: svc.create, concurrency: 4, journal: again, confirm, onOutcome: () => {} })).toMatchObject({ alreadyCreated: 10, skipped: 10 });
+    again.close();
+    expect(readFileSync(path, 'utf8')).not.toMatch(/sk_/);
+  });
+
+  it("another account's key (the service says not found): every input is created for it", async () => {
+    const { path } = await withEntries('fp-a', 5);
+    const other = service();
+    const journal = new CreateJournal(path, 'fp-b');
+    let asked = 0;
+    const summary = await runBulk({
+      inputs: inputs(5),
+      create: other.create,
+      concurrency: 2,
+      journal,
+      confirm: async () => {
+        asked++;
+        return 'other';
+      },
+      onOutcome: () => {},
+    });
+    journal.close();
+    expect(summary).toMatchObject({ created: 5, alreadyCreated: 0 });
+    expect(other.created).toHaveLength(5);
+    expect(asked).toBe(1);
+  });
+
+  it('a refused key gets the service\'s answer (the run stops, exit 3), never "already created"', async () => {
+    const { path, svc } = await withEntries('fp-a', 5);
+    const journal = new CreateJournal(path, 'fp-bad');
+    const outcomes: BulkOutcome[] = [];
+    const summary = await runBulk({
+      inputs: inputs(5),
+      create: svc.create,
+      concurrency: 1,
+      journal,
+      confirm: async () => {
+        throw new AuthError('HTTP 401 invalid_api_key', 401);
+      },
+      onOutcome: (o) => outcomes.push(o),
+    });
+    journal.close();
+    expect(summary).toMatchObject({ alreadyCreated: 0, failed: 1, stoppedBy: 'auth' });
+    expect(outcomes.filter((o) => o.status !== 'failed')).toEqual([]);
+    expect(svc.calls).toBe(5);
+  });
+
+  it('an input in doubt under another key is sent again under that key (the only one it may exist under)', async () => {
+    const path = journalFile();
+    const first = new CreateJournal(path, 'fp-a');
+    first.record({ id: `${contentHash({ title: 'T1' })}#1`, ref: 'x', key: 'k-in-doubt', state: 'unknown' });
+    first.close();
+    const svc = service();
+    const journal = new CreateJournal(path, 'fp-b');
+    await runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, confirm: async () => 'mine', onOutcome: () => {} });
+    journal.close();
+    expect(svc.keys).toEqual(['k-in-doubt']);
+  });
+
+  it('one envelope for a person: NFD or NFC, spaces around, an e-mail domain in capitals are one envelope across runs', async () => {
+    const svc = service();
+    const person = (title: string, name: string, email: string) => ({ title, signers: [{ name, email }] });
+    const runs = [
+      person('Lease renewal', 'Amal Ḥaddād', 'Amal@example.com'),
+      person('  Lease renewal ', 'Amal Ḥaddād ', 'Amal@Example.COM'),
+      person('Lease renewal', 'Amal Ḥaddād'.normalize('NFD'), 'Amal@example.com'),
+      // The part before the @ is kept as given: another address.
+      person('Lease renewal', 'Amal Ḥaddād', 'amal@example.com'),
+    ];
+    const keys: string[] = [];
+    for (const value of runs) {
+      async function* one(): AsyncGenerator<BulkInput> {
+        yield { ref: 'x', value };
+      }
+      await runBulk({ inputs: one(), create: svc.create, concurrency: 1, onOutcome: (o) => keys.push(o.key) });
+    }
+    expect(new Set(keys.slice(0, 3)).size).toBe(1);
+    expect(keys[3]).not.toBe(keys[0]);
+    expect(svc.created).toHaveLength(2);
   });
 });

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const SESSION = `sign-cli-test-${process.pid}`;
@@ -306,5 +306,42 @@ describe('envelopes watch and void at a terminal', () => {
     expect(yes).toContain('EXIT=0');
     expect(yes).toContain(`✓ voided ${id}: sent by mistake`);
     expect(status()).toBe('voided');
+  }, 40_000);
+});
+
+describe('a live run at a terminal', () => {
+  it('says how many envelopes, in live, and asks once: "n" sends nothing; --yes does not ask; a pipe is never asked', async () => {
+    const live = (await sandbox.control<{ key: string }>('/_sandbox/keys', { environment: 'live' })).key;
+    const dir = tempDir();
+    const sample = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    for (const n of [1, 2]) writeFileSync(`${dir}/${n}.json`, JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }));
+    const env = { SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: live, NO_COLOR: '1' };
+    const vars = `env -u CI ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+    const count = async () => (await sandbox.control<{ data: { contract_id: string }[] }>('/_sandbox/envelopes')).data.filter((e) => e.contract_id?.startsWith(`LIVE-ASK-${process.pid}`)).length;
+    let answered = false;
+    const declined = await inTerminal('live-no', `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir}`, {
+      onScreen: (screen) => {
+        if (!answered && /Create 2 envelopes in live with sk_live_\*{4}\w{4}\? Their signers will be notified\./.test(screen)) {
+          answered = true;
+          tmux('send-keys', '-t', `${SESSION}-live-no`, '-l', 'n');
+          tmux('send-keys', '-t', `${SESSION}-live-no`, 'Enter');
+        }
+      },
+    });
+    expect(answered).toBe(true);
+    expect(declined).toContain('EXIT=0');
+    expect(declined).toContain('nothing was sent (2 envelopes not created in live)');
+    expect(await count()).toBe(0);
+    const yes = await inTerminal('live-yes', `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir} --yes`);
+    expect(yes).toContain('EXIT=0');
+    expect(yes).not.toContain('Their signers will be notified');
+    expect(yes).toContain('created 2 in live, already created 0, failed 0');
+    expect(await count()).toBe(2);
+    // In a pipe nobody can answer: not asked, and sent.
+    for (const n of [3, 4]) writeFileSync(`${dir}/${n}.json`, JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }));
+    const piped = await runCli(['envelopes', 'create', '-f', `${dir}/3.json`, '-f', `${dir}/4.json`], { env });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('Their signers will be notified');
+    expect(await count()).toBe(4);
   }, 40_000);
 });

@@ -229,7 +229,10 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   if (!connection.apiKey) {
     return [{ check: 'api key', status: 'fail', detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`' }];
   }
-  const checks: Check[] = [{ check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}` }];
+  const environment = ctx.environmentOf(connection);
+  const checks: Check[] = [
+    { check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}, environment ${environment ?? 'unknown (the key names none)'}` },
+  ];
   let expires = connection.keyProfile?.expires ?? null;
   let scopes = connection.keyProfile?.scopes ?? null;
   let refused = false;

@@ -8,7 +8,10 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
+import { ApiError, ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
+import type { SignClient } from '../../../core/client.js';
+import type { JournalEntry } from '../../../core/journal.js';
+import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
@@ -29,6 +32,7 @@ interface CreateOptions {
   concurrency?: string;
   journal?: string;
   allowUnknownFields?: boolean;
+  yes?: boolean;
 }
 
 /** Requests in flight at once. Measured (bench/bulk.mjs): 32 reaches 6,000/min against a 200 ms service. */
@@ -48,6 +52,8 @@ export interface CreateReport {
   already_created?: boolean;
   /** True when the journal said an earlier run created it, so nothing was sent. */
   skipped?: boolean;
+  /** The key's environment (`live`, `test`; from the profile or the key's prefix), or null when unknown. */
+  environment: string | null;
 }
 
 export function registerCreate(envelopes: Command, action: Action): void {
@@ -63,6 +69,7 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
     .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
     .option('--journal <file>', 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)')
+    .option('-y, --yes', 'do not ask before creating more than one envelope in live (it is asked only on a terminal)')
     .addHelpText(
       'after',
       `
@@ -129,6 +136,7 @@ async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise
       });
     }
     if (options.dryRun) return await dryRun(ctx, inputs, count.total, shown);
+    if (!(await confirmLive(ctx, options, count.total))) return ExitCode.ok;
     return await send(ctx, options, pacing, { inputs, total: count.total });
   } finally {
     inputs.close();
@@ -170,7 +178,9 @@ async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: 
 /** After a clean validation pass; `shown` (human output): the inputs that pass noted, so nothing is read again. */
 async function dryRun(ctx: CommandContext, inputs: InputSet, total: number, shown?: string[]): Promise<number> {
   const { output } = ctx;
-  const { baseUrl } = await ctx.resolveConnection();
+  const connection = await ctx.resolveConnection();
+  const { baseUrl } = connection;
+  const environment = ctx.environmentOf(connection);
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   if (shown) {
     if (total <= MAX_SHOWN_PROBLEMS) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
@@ -178,19 +188,45 @@ async function dryRun(ctx: CommandContext, inputs: InputSet, total: number, show
     // --json: every envelope as it would be sent, read again rather than held in memory.
     for await (const read of inputs.read()) {
       if ('error' in read) continue; // cannot happen after a clean validation pass
-      output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null } satisfies CreateReport);
+      output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null, environment } satisfies CreateReport);
     }
   }
   output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_SHOWN_PROBLEMS && !output.json ? ` (would POST to ${url})` : ''}`);
   return ExitCode.ok;
 }
 
-function journalPath(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string, pruneJournals: (dir: string, now: number) => void): string {
-  if (options.journal) return options.journal;
-  const name = createHash('sha256').update(`${baseUrl}\n${identity}`).digest('hex').slice(0, 24);
+/**
+ * The journal of this command for this service and environment: a test run
+ * and a live run of the same files keep separate journals, and any spelling
+ * of the base URL finds the same one. `legacy`: where a version that kept one
+ * journal per base URL (all environments) put it; read, never written.
+ */
+function journalPaths(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
+  if (options.journal) return { path: options.journal };
+  const name = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
   const dir = join(stateDir(ctx.env), 'journals');
   pruneJournals(dir, Date.now());
-  return join(dir, `create-${name}.jsonl`);
+  return {
+    path: join(dir, `create-${name(`${serviceIdentity(baseUrl)}\n${environment ?? '?'}\n${identity}`)}.jsonl`),
+    legacy: join(dir, `create-${name(`${baseUrl}\n${identity}`)}.jsonl`),
+  };
+}
+
+/**
+ * Whether an envelope an earlier run created under another key is this key's
+ * to see (bulk.ts asks once per key): a rotated key of the same account and
+ * environment sees it; another account's or environment's key gets 404.
+ */
+function confirmWith(client: SignClient, signal: AbortSignal): (entry: JournalEntry) => Promise<'mine' | 'other'> {
+  return async (entry) => {
+    try {
+      await client.getEnvelope(entry.envelope_id!, signal);
+      return 'mine';
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return 'other';
+      throw error;
+    }
+  };
 }
 
 type Source = { inputs: InputSet; total: number } | { prompted: unknown };
@@ -200,6 +236,8 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
   const client = await ctx.client({ ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } }, ['createEnvelope']);
+  const connection = await ctx.resolveConnection();
+  const environment = ctx.environmentOf(connection);
   // Loaded by the sending pass only: a dry run or a validation error never needs them.
   const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }] = await Promise.all([
     import('../../../core/bulk.js'),
@@ -209,7 +247,10 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
   let journal: InstanceType<typeof CreateJournal> | undefined;
   try {
-    journal = 'inputs' in source ? new CreateJournal(journalPath(ctx, options, source.inputs.identity, client.baseUrl, pruneJournals)) : undefined;
+    if ('inputs' in source) {
+      const paths = journalPaths(ctx, options, source.inputs.identity, client.baseUrl, environment, pruneJournals);
+      journal = new CreateJournal(paths.path, keyFingerprint(connection.apiKey ?? ''), paths.legacy);
+    }
   } catch (error) {
     await client.close();
     if (error instanceof LockedError) throw new UsageError(error.message, { hint: 'wait for it to finish, or stop it; then run this again to finish what is left' });
@@ -221,9 +262,9 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const stop = ctx.signal;
   let failedKey: string | undefined;
   const onOutcome = (outcome: BulkOutcome) => {
-    progress.count(outcome.status === 'created' && outcome.result.replayed ? 'skipped' : outcome.status);
+    progress.count(outcome.status === 'created' && outcome.result.existed ? 'skipped' : outcome.status);
     if (outcome.status === 'failed') failedKey = outcome.key;
-    report(ctx, outcome, total > 1);
+    report(ctx, outcome, total > 1, environment);
   };
   let summary: BulkSummary;
   try {
@@ -236,6 +277,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
       fixedKey: options.idempotencyKey,
       fresh: options.new === true,
       stop,
+      confirm: confirmWith(client, ctx.signal),
       onOutcome,
     });
   } catch (error) {
@@ -250,7 +292,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const complete = summary.failed === 0 && !summary.notAttempted;
   if (total > 1 || summary.alreadyCreated > 0 || !complete) {
     output.info(
-      `created ${summary.created}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
+      `created ${summary.created}${environment ? ` in ${environment}` : ''}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
         (summary.notAttempted ? ', the rest not sent' : '') +
         (!complete ? `; ${finishHint(options, journal !== undefined, failedKey)}` : '') +
         // Found in the journal, nothing went out; replayed by the service, a request went out but created nothing.
@@ -262,6 +304,27 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
   if (summary.stoppedBy === 'auth') return ExitCode.auth;
   return summary.failed > 0 ? ExitCode.failed : ExitCode.ok;
+}
+
+/**
+ * Real people are notified in live: on a terminal, a live run of more than
+ * one envelope says how many and asks once (as `stripe` asks before live
+ * changes). `--yes` skips it; where nobody can answer (a pipe, CI,
+ * --no-input) it is not asked.
+ */
+async function confirmLive(ctx: CommandContext, options: CreateOptions, total: number): Promise<boolean> {
+  if (options.yes || total < 2 || !ctx.canPrompt) return true;
+  const connection = await ctx.resolveConnection();
+  if (ctx.environmentOf(connection) !== 'live') return true;
+  const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
+  const go = await confirm(
+    { message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`, default: false },
+    { signal: ctx.signal },
+  ).catch((error: unknown) => {
+    throw promptExit(error);
+  });
+  if (!go) ctx.output.info(`nothing was sent (${total} envelopes not created in live)`);
+  return go;
 }
 
 /**
@@ -284,30 +347,32 @@ async function* single(value: unknown) {
   yield { ref: 'prompt', value };
 }
 
-function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean): void {
+function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, environment: string | null): void {
   const { output } = ctx;
+  const where = environment ? ` in ${environment}` : '';
   if (outcome.status === 'created') {
     const { result } = outcome;
     const envelope = result.envelope;
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.replayed && result.attempts === 1 } satisfies CreateReport);
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.existed, environment } satisfies CreateReport);
       return;
     }
     const id = String(envelope.id);
-    if (result.replayed && result.attempts === 1) {
+    if (result.existed) {
       // The service knew this Idempotency-Key: the envelope existed before this run.
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);
+      output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}${where}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);
       return;
     }
-    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', first response replayed' : ''}`) : '';
-    output.line(`${output.out.green('✓')} created ${output.out.bold(id)} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
+    // Replayed after this run's own lost answer: this run created it, and the service gave its answer again.
+    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`) : '';
+    output.line(`${output.out.green('✓')} created ${output.out.bold(id)}${where} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
     return;
   }
   if (outcome.status === 'skipped') {
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true } satisfies CreateReport);
+      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true, environment } satisfies CreateReport);
     } else {
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created${outcome.envelopeId ? ` ${output.out.bold(outcome.envelopeId)}` : ''} by an earlier run; not sent again (--new creates another)`);
+      output.line(`${output.out.dim('=')} ${outcome.ref}: already created${outcome.envelopeId ? ` ${output.out.bold(outcome.envelopeId)}` : ''}${where} by an earlier run; not sent again (--new creates another)`);
     }
     return;
   }
@@ -321,6 +386,7 @@ function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean): 
       idempotency_key: outcome.key,
       envelope: null,
       error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: error instanceof SignError ? error.hint : undefined },
+      environment,
     } satisfies CreateReport);
   }
   output.error(nameInput ? named(outcome.ref, error) : error);
