@@ -88,7 +88,7 @@ _sign_cli() {
     case "$cmd" in
       '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h' ;;
       'envelopes') words=''" $globals" ;;
-      'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal'" $globals" ;;
+      'envelopes create') words='--file -f --ndjson --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --yes -y'" $globals" ;;
       'envelopes validate') words='--ndjson --allow-unknown-fields'" $globals" ;;
       'envelopes sample') words='--count'" $globals" ;;
       'envelopes get') words=''" $globals" ;;

@@ -88,6 +88,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l allow-unknown-fiel
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l rate -x -d 'maximum requests per minute (default: config rate, else 600)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l concurrency -x -d 'requests in flight at once (default: 32)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal -r -F -d 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l yes -s y -d 'do not ask before creating more than one envelope in live (it is asked only on a terminal)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l ndjson -d 'the files hold one envelope per line'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l allow-unknown-fields -d 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate" 0+' -F
