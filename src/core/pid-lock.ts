@@ -25,7 +25,7 @@ export class LockedError extends Error {
 /** Locks this process holds, so a second take in the same process is refused too. */
 const held = new Set<string>();
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,6 +44,14 @@ function read(path: string): string | undefined {
 }
 
 const ownerOf = (content: string) => Number(content.split(' ')[0]);
+
+/** The pid holding the lock at `path`, when that process is alive; undefined for no lock or a stale one. */
+export function lockHolder(path: string): number | undefined {
+  const content = read(path);
+  if (content === undefined) return undefined;
+  const owner = ownerOf(content);
+  return Number.isInteger(owner) && owner > 0 && isAlive(owner) ? owner : undefined;
+}
 
 /** Takes the lock at `path` or throws LockedError naming the live owner; returns the release. */
 export function takePidLock(path: string, what: (ownerPid: number) => string): () => void {

@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
@@ -26,6 +25,7 @@ import { JourneyEngine, TERMINAL } from './journey.js';
 import { listPage, parseListQuery } from './listing.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { signedCopyPdf } from './signed-copy.js';
+import { CREDENTIALS_FILE, readCredentialsFile, writeCredentialsFile, type Credentials } from './credentials-file.js';
 import { SANDBOX_ACCOUNT, accountOf, envelopeRealm, keyRealm, sameRealm } from './realm.js';
 import {
   SandboxStore,
@@ -144,28 +144,6 @@ function pathPattern(template: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-interface Credentials {
-  apiKey: string;
-  webhookSecret: string;
-  /** With `--signing ed25519`: the sandbox's `whsk_` signing key, kept in credentials.env only. */
-  signingKey?: string | undefined;
-}
-
-const CREDENTIALS_FILE = 'credentials.env';
-
-/** SIGN_API_KEY and SIGN_WEBHOOK_SECRET from a credentials.env this sandbox wrote, when there is one. */
-function readCredentialsFile(dataDir: string): Partial<Credentials> {
-  let text: string;
-  try {
-    text = readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8');
-  } catch {
-    return {};
-  }
-  const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
-  // With --signing ed25519, SIGN_WEBHOOK_SECRET also lists the public key (for `webhooks listen`).
-  const webhookSecret = value('SIGN_WEBHOOK_SECRET')?.split(',').find((s) => s.startsWith('whsec_'));
-  return { apiKey: value('SIGN_API_KEY'), webhookSecret, signingKey: value('SIGN_SANDBOX_SIGNING_KEY') };
-}
 
 /**
  * The sandbox's own key and webhook secret. The log holds only their hashes,
@@ -228,19 +206,6 @@ function ed25519SigningKey(dataDir: string, isNew: boolean, notices: string[]): 
   }
   if (!isNew) notices.push(`${CREDENTIALS_FILE} held no Ed25519 signing key: a new key pair was made (give receivers the new webhook_public_key)`);
   return newEd25519KeyPair().secretKey;
-}
-
-/** Writes shell exports for the sandbox's credentials, readable by the owner only, on every start. */
-function writeCredentialsFile(dataDir: string, baseUrl: string, { apiKey, webhookSecret, signingKey }: Credentials): void {
-  const path = join(dataDir, CREDENTIALS_FILE);
-  const publicKey = signingKey ? ed25519PublicKeyOf(signingKey) : undefined;
-  // With Ed25519 signing, SIGN_WEBHOOK_SECRET lists the public key too, so `. credentials.env; sign-cli webhooks listen` verifies v1a.
-  const text =
-    `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${webhookSecret}${publicKey ? `,${publicKey}` : ''}'\n` +
-    (publicKey ? `export SIGN_WEBHOOK_PUBLIC_KEY='${publicKey}'\nexport SIGN_SANDBOX_SIGNING_KEY='${signingKey}'\n` : '');
-  writeFileSync(path, text, { mode: 0o600 });
-  // writeFileSync's mode applies only when it creates the file: an existing one is made private too.
-  chmodSync(path, 0o600);
 }
 
 function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {

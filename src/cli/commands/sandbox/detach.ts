@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignError } from '../../../core/errors.js';
+import { isAlive, lockHolder } from '../../../core/pid-lock.js';
 
 /** Set in the child's environment: it reports readiness over IPC instead of staying attached. */
 export const DETACHED_ENV = 'SIGN_SANDBOX_DETACHED';
@@ -94,25 +95,10 @@ export function reportReady(message: ReadyMessage): void {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pid in a data dir's lock, when a live process holds it. */
+/** The pid of the sandbox holding a data dir's lock, when one runs there (not this process). */
 export function runningSandboxPid(dataDir: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(dataDir, 'sandbox.lock'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const pid = Number(text.split(' ')[0]);
-  return Number.isInteger(pid) && pid > 1 && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  const pid = lockHolder(join(dataDir, 'sandbox.lock'));
+  return pid === process.pid ? undefined : pid;
 }
 
 /**
@@ -131,15 +117,9 @@ export async function stopSandbox(dataDir: string, sleep: (ms: number) => Promis
   throw new SignError(`the sandbox (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`, { hint: `kill ${pid}` });
 }
 
-/** What a sandbox wrote to its credentials.env, in the names of the `--json` line; undefined when unreadable. */
-export function readCredentials(dataDir: string): { base_url: string; api_key: string; webhook_secret: string } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
-  const [baseUrl, apiKey, secret] = [value('SIGN_BASE_URL'), value('SIGN_API_KEY'), value('SIGN_WEBHOOK_SECRET')?.split(',')[0]];
-  return baseUrl && apiKey && secret ? { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } : undefined;
+/** What a running sandbox wrote to its credentials.env, in the names of the `--json` line; undefined when unreadable. */
+export async function readCredentials(dataDir: string): Promise<{ base_url: string; api_key: string; webhook_secret: string } | undefined> {
+  const { readCredentialsFile } = await import('../../../sandbox/credentials-file.js');
+  const { baseUrl, apiKey, webhookSecret } = readCredentialsFile(dataDir);
+  return baseUrl && apiKey && webhookSecret ? { base_url: baseUrl, api_key: apiKey, webhook_secret: webhookSecret } : undefined;
 }

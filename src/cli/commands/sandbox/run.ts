@@ -160,7 +160,7 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
   const running = runningSandboxPid(dataDir);
   if (running !== undefined) {
     // A block pasted twice (docker start, supabase start): the sandbox asked for is there; say so.
-    const credentials = readCredentials(dataDir);
+    const credentials = await readCredentials(dataDir);
     if (output.json && credentials) output.jsonLine({ ...credentials, pid: running });
     output.info(`a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``);
     return ExitCode.ok;
