@@ -3,7 +3,7 @@
  * apart from table.ts so that commands can build their rows and columns
  * without loading the width measuring (string-width) at start-up.
  */
-import { escapeControl, oneLine } from '../core/text.js';
+import { untrusted } from '../core/text.js';
 
 export interface Column {
   /** The head, written in upper case. */
@@ -16,8 +16,9 @@ export interface Column {
 
 /**
  * A value as a cell or a field shows it: nothing for null or absent, strings
- * as they are, the rest as JSON; on one line, control characters escaped, so
- * that widths are measured on what the terminal will really show.
+ * as they are, the rest as JSON; on one line, every control and bidi
+ * character escaped (text from input or a server cannot fake a line, hide
+ * text or recolour the terminal), so widths are measured on what is shown.
  */
 export const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : oneLine(escapeControl(typeof value === 'string' ? value : JSON.stringify(value)));
+  value === undefined || value === null ? '' : untrusted(typeof value === 'string' ? value : JSON.stringify(value));

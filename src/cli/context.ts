@@ -2,6 +2,7 @@
  * What every command needs: output, the interrupt signal, and the connection
  * (base URL, API key, profile) resolved with the precedence of DESIGN.md §2.
  */
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type Conf from 'conf';
 import { AuthError, UsageError } from '../core/errors.js';
@@ -113,7 +114,14 @@ export class CommandContext {
 
   async loadConfig(): Promise<Conf<ConfigShape>> {
     // conf is loaded only by commands that read the config file.
-    this.config ??= await (await import('./config.js')).openConfig(this.env);
+    if (!this.config) {
+      const config = await (await import('./config.js')).openConfig(this.env);
+      // Settings and keys another user could have written are refused (their base URL would get our key).
+      const { checkPrivateDirectory, checkPrivateFile } = await import('../core/ownership.js');
+      checkPrivateDirectory(dirname(config.path));
+      checkPrivateFile(config.path);
+      this.config = config;
+    }
     return this.config;
   }
 
@@ -157,6 +165,11 @@ export class CommandContext {
     if (!apiKey && profile?.api_key) {
       [apiKey, keySource] = [profile.api_key, `profile ${profileName}`];
       keyProfile = profile;
+      // Said by every command that takes its key from the file, not only by doctor.
+      const path = (await this.loadConfig()).path;
+      const { readableByOthers } = await import('../core/ownership.js');
+      const mode = readableByOthers(path);
+      if (mode) this.output.warn(`${path} holds API keys and other users can read it (mode ${mode}): chmod 600 ${path}`);
     }
     const configured = await this.setting<string>('base_url');
     if (!baseUrl && configured) [baseUrl, baseSource] = [configured, 'config base_url'];

@@ -150,12 +150,18 @@ export async function main(argv: string[]): Promise<number> {
     if (signal === 'SIGINT' && !state.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
     controller.abort();
   };
+  // Ctrl-C, a CI timeout's SIGTERM and a closed terminal's (or dropped SSH session's) SIGHUP all
+  // mean "stop": nothing new is sent, what is in flight gets at most its --timeout, then a summary.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(state.exitCode);
   });
+  // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes and
+  // journals what it sent; there is nobody left to tell.
+  process.stderr.on('error', () => {});
 
   const program = buildProgram(state);
   try {
@@ -175,5 +181,6 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }

@@ -7,7 +7,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { SignError, ValidationError, type FieldIssue } from '../core/errors.js';
 import { redactSecrets } from '../core/keys.js';
-import { escapeControl, oneLine } from '../core/text.js';
+import { escapeControl, oneLine, untrusted } from '../core/text.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -200,8 +200,9 @@ export class Output {
     this.info(`${this.err.green('✓')} ${text}`);
   }
 
+  /** A warning: its text may quote input or a server, so none of its escape sequences reach the terminal. */
   warn(text: string): void {
-    this.info(`${this.err.yellow('warning:')} ${oneLine(text)}`);
+    this.info(`${this.err.yellow('warning:')} ${untrusted(text)}`);
   }
 
   warnIssues(source: string, issues: FieldIssue[]): void {
@@ -216,12 +217,13 @@ export class Output {
   error(error: unknown): void {
     const label = this.err.red('error:');
     if (error instanceof ValidationError) {
-      for (const issue of error.issues) this.info(`${label} ${formatIssue(error.source, issue)}`);
+      for (const issue of error.issues) this.info(`${label} ${untrusted(formatIssue(error.source, issue))}`);
       return;
     }
-    // One line, whatever the message carries (a server's multi-line body, a path with a newline).
-    const message = oneLine(error instanceof Error ? error.message : String(error));
-    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${oneLine(error.hint)})`)}` : '';
+    // One line, whatever the message carries (a server's multi-line body, a path with a newline), and
+    // none of its escape sequences: it may quote the server.
+    const message = untrusted(error instanceof Error ? error.message : String(error));
+    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${untrusted(error.hint)})`)}` : '';
     this.info(`${label} ${message}${hint}`);
     if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack) this.trace(error.stack);
   }

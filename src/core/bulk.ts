@@ -9,7 +9,7 @@
  * "already created" without sending at all.
  */
 import type { CreateEnvelopeResult } from './client.js';
-import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeOf } from './errors.js';
+import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, StorageError, UsageError, exitCodeOf } from './errors.js';
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
@@ -38,8 +38,14 @@ export interface BulkSummary {
   failed: number;
   /** Inputs never sent because the run stopped early. */
   notAttempted: boolean;
-  /** Set when the run stopped early: interrupted, or every request would fail the same way. */
-  stoppedBy: 'interrupt' | 'auth' | undefined;
+  /**
+   * Set when the run stopped early: interrupted, every request would fail the
+   * same way (auth), or the journal could not be written (storage): nothing
+   * more is sent unrecorded.
+   */
+  stoppedBy: 'interrupt' | 'auth' | 'storage' | undefined;
+  /** With `stoppedBy: 'storage'`: what could not be written, and where. */
+  storageError?: StorageError;
 }
 
 export interface CreateCall {
@@ -119,6 +125,24 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   /** Inputs of each content seen so far: the n-th copy of a content is its own envelope. */
   const copies = new Map<string, number>();
 
+  /**
+   * A journal that cannot be written stops the run: what is on the wire is
+   * awaited and reported, nothing new is sent (it could not be recorded).
+   */
+  function storageFailed(error: StorageError): void {
+    summary.storageError ??= error;
+    summary.stoppedBy ??= 'storage';
+  }
+  /** Records, or stops the run when the journal cannot be written; the outcome is reported either way. */
+  const tryRecord = (write: () => void): void => {
+    try {
+      write();
+    } catch (error) {
+      if (error instanceof StorageError) storageFailed(error);
+      else throw error;
+    }
+  };
+
   /** The service's answer for each other key, asked once per run (a rotated key: one question, not one per envelope). */
   const verdicts = new Map<string, Promise<'mine' | 'other'>>();
   async function createdUnderAnotherKey(others: readonly JournalEntry[]): Promise<JournalEntry | undefined> {
@@ -164,7 +188,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     const key = chooseKey(options, known, hash, copy);
     if (known?.state === 'created' && !options.fresh) {
       // Under this key from now on: the next run needs no question.
-      if (known !== own) journal?.record({ id, ref: input.ref, key: known.key, state: 'created', ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}) });
+      if (known !== own) tryRecord(() => journal?.record({ id, ref: input.ref, key: known.key, state: 'created', ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}) }));
       summary.alreadyCreated++;
       summary.skipped++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
@@ -183,19 +207,26 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         },
       });
       const envelopeId = result.envelope.id;
-      record('created', envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) });
+      // Acknowledged by the service: reported whatever the journal can take.
+      tryRecord(() => record('created', envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) }));
       // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
       if (result.existed) summary.alreadyCreated++;
       else summary.created++;
       options.onOutcome({ ref: input.ref, status: 'created', key, result });
     } catch (error) {
-      if (error instanceof InterruptedError && !error.sent) {
-        // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
-        if (onWire && !inDoubt(known)) record('failed', { error: 'interrupted before the request was sent' });
+      if (error instanceof StorageError && !onWire) {
+        // The journal could not take "sending": the request was not sent, and nothing more will be.
+        storageFailed(error);
         summary.notAttempted = true;
         return;
       }
-      if (onWire) record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', { error: (error as Error).message });
+      if (error instanceof InterruptedError && !error.sent) {
+        // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
+        if (onWire && !inDoubt(known)) tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
+        summary.notAttempted = true;
+        return;
+      }
+      if (onWire) tryRecord(() => record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', { error: (error as Error).message }));
       summary.failed++;
       if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });

@@ -5,6 +5,7 @@
  * into the error hierarchy of errors.ts. No terminal I/O: callers observe it
  * through `onTrace`.
  */
+import { rmSync } from 'node:fs';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { AuditEntry } from './audit.js';
 import { isWebhookDelivery, webhookUrlProblem, type DeliveryFilter, type DeliveryPage, type WebhookDelivery } from './deliveries.js';
@@ -12,11 +13,13 @@ import { systemClock, type Clock } from './clock.js';
 import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
 import { isRecord, validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
 import { normalizeEnvelope } from './normalize.js';
+import { AnswerTooLargeError, MAX_FILE_BYTES, MAX_JSON_ANSWER_BYTES, readBounded, writeBounded, type FileAnswer } from './answer-body.js';
 import {
   ApiError,
   AuthError,
   InterruptedError,
   NetworkError,
+  StorageError,
   UnexpectedResponseError,
   UsageError,
   ValidationError,
@@ -135,6 +138,11 @@ export interface RequestOptions {
   beforeAttempt?: (attempt: number) => void;
   /** Read the body as bytes rather than JSON/text. */
   binary?: boolean;
+  /**
+   * Stream a 2xx body into this file (bounded, MAX_FILE_BYTES) instead of
+   * memory; the answer's data is then a FileAnswer. Each attempt rewrites it.
+   */
+  toFile?: string;
   accept?: string;
 }
 
@@ -442,6 +450,22 @@ export class SignClient {
     return pdf;
   }
 
+  /**
+   * Streams the signed copy into `path` (never held in memory; refused past
+   * MAX_FILE_BYTES), then checks it is a PDF; a file that is not one is
+   * removed. The caller renames it into place.
+   */
+  async downloadSignedCopyTo(id: string, path: string, signal?: AbortSignal): Promise<FileAnswer> {
+    this.checkId(id);
+    const response = await this.send<FileAnswer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf', toFile: path });
+    const file = response.data;
+    if (file.head.indexOf('%PDF-') < 0 || !file.tail.includes('%%EOF')) {
+      rmSync(path, { force: true });
+      throw this.unexpected('downloadSignedCopy', { ...response, data: file.head.subarray(0, 200).toString('utf8') }, 'a PDF');
+    }
+    return file;
+  }
+
   /** The audit trail of an envelope; check it with verifyAuditChain(). */
   async getAuditTrail(id: string, signal?: AbortSignal): Promise<AuditTrail> {
     this.checkId(id);
@@ -493,28 +517,42 @@ export class SignClient {
       options.beforeAttempt?.(attempt);
       this.onTrace({ type: 'request', attempt, method: endpoint.method, url, headers: this.redacted(headers) });
       const started = this.clock.now();
+      // --timeout bounds the attempt whole: connect, headers and the body, however slowly it trickles.
+      const deadline = AbortSignal.timeout(this.timeoutMs);
+      const attemptSignal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
       let response: Dispatcher.ResponseData;
-      let raw: Buffer;
+      let raw: Buffer | undefined;
+      let file: FileAnswer | undefined;
       try {
         response = await request(url, {
           method: endpoint.method,
           headers,
           body,
           dispatcher: this.dispatcher,
-          signal: options.signal,
+          signal: attemptSignal,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
         });
-        raw = Buffer.from(await response.body.arrayBuffer());
+        const length = response.headers['content-length'];
+        if (options.toFile && response.statusCode >= 200 && response.statusCode < 300) file = await writeBounded(response.body, length, options.toFile);
+        else raw = await readBounded(response.body, length, options.binary && response.statusCode < 300 ? MAX_FILE_BYTES : MAX_JSON_ANSWER_BYTES);
       } catch (error) {
-        const code = errorCode(error);
+        // An answer past the bound is not an answer to wait for again: refused, whatever its status.
+        if (error instanceof AnswerTooLargeError) {
+          throw new UnexpectedResponseError(`${label}: ${error.message}, far more than it can be`, 0, undefined, {
+            hint: `is ${this.baseUrl} the signing service? check --base-url, SIGN_BASE_URL or the profile's base URL`,
+          });
+        }
+        if (error instanceof StorageError) throw error;
+        const timedOut = deadline.aborted && options.signal?.aborted !== true;
+        const code = timedOut ? 'ETIMEDOUT' : errorCode(error);
         if (code === undefined || !NOT_CONNECTED_CODES.has(code)) {
           sent = true;
           // It went out and no answer came back: it may have done its work.
           mayHaveActed = true;
         }
         if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
-        const reason = describeNetworkError(code, (error as Error).message, url);
+        const reason = timedOut ? `no complete answer within ${this.timeoutMs / 1000} s` : describeNetworkError(code, (error as Error).message, url);
         const decision = decideRetry({ kind: 'network', code }, attempt, this.policy, this.clock.now(), this.random);
         if (decision.retry && !stopped()) {
           this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason });
@@ -547,14 +585,16 @@ export class SignClient {
         return {
           status: response.statusCode,
           headers: responseHeaders,
-          data: decodeBody(raw, responseHeaders, options.binary) as T,
+          data: (file ?? decodeBody(raw!, responseHeaders, options.binary)) as T,
           attempts: attempt,
           earlierAttemptMayHaveActed: mayHaveActed,
         };
       }
 
+      // Not a 2xx: the body was read into memory (only a 2xx goes to a file).
+      const errorBody = raw ?? Buffer.alloc(0);
       // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
-      const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, raw);
+      const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, errorBody);
       // A 5xx (or 408, 425) says nothing of what was done; a 429 or an in-flight 409 says nothing was.
       if (response.statusCode >= 500 || response.statusCode === 408 || response.statusCode === 425) mayHaveActed = true;
       const decision = decideRetry(
@@ -571,7 +611,7 @@ export class SignClient {
         else await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
         continue;
       }
-      throw this.errorFor(operation, response.statusCode, raw.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
+      throw this.errorFor(operation, response.statusCode, errorBody.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
     }
   }
 

@@ -196,3 +196,19 @@ export function parseErrorBody(text: string, contentType = ''): ServerErrorInfo 
   const message = (htmlTitle ?? firstLine).trim().slice(0, 200);
   return message ? { message } : {};
 }
+
+/**
+ * A file sign-cli keeps (a journal, a state log, a saved delivery) could not
+ * be written or opened: the disk is full or read-only, a permission, too many
+ * open files, a symlink where a file was expected. Names the path and a fix.
+ */
+export class StorageError extends SignError {
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    message: string,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}

@@ -22,10 +22,13 @@
  * body) still protect every request that was sent, within the service's key
  * retention (see docs/assumptions.md).
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readLog, writeAll } from './append-log.js';
-import { takePidLock } from './pid-lock.js';
+import { AppendLog, readLog } from './append-log.js';
+import { StorageError } from './errors.js';
+import { storageError } from './fs-errors.js';
+import { checkPrivateDirectory, checkPrivateFile } from './ownership.js';
+import { LockedError, takePidLock } from './pid-lock.js';
 
 /**
  * `sending`: on the wire, outcome unknown (a crash left it); `unknown`: the
@@ -77,7 +80,7 @@ export class CreateJournal {
   private readonly entries = new Map<string, JournalEntry>();
   /** Entries written under other keys (a rotated key, another account's, a key from before fingerprints), by input, then by key. */
   private readonly foreign = new Map<string, Map<string, JournalEntry>>();
-  private fd: number | undefined;
+  private readonly log: AppendLog;
   /** Entries found when the journal was opened: this command ran before. */
   readonly resumed: number;
   /** Of those, the ones whose outcome is in doubt: this run finishes an interrupted one. */
@@ -93,11 +96,37 @@ export class CreateJournal {
     readonly fingerprint = '',
     /** A journal of the same command from before journals were kept per environment: read, never written. */
     legacyPath?: string,
+    /** A fix the caller knows of, added to storage errors (the CLI: `--journal <file>`). */
+    extraFix?: string,
   ) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.unlock = takePidLock(`${path}.lock`, (pid) => `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`);
-    const legacy = legacyPath !== undefined && legacyPath !== path && existsSync(legacyPath) ? readFileSync(legacyPath, 'utf8') : '';
-    for (const line of `${legacy}\n${readLog(path)}`.split('\n')) {
+    const dir = dirname(path);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw storageError(error, dir, 'make the directory of the journal', extraFix);
+    }
+    // Nothing another user can write is trusted: their lines would decide what is "already created".
+    checkPrivateDirectory(dir);
+    checkPrivateFile(path);
+    this.log = new AppendLog(path, { sync: false, what: 'the journal', ...(extraFix ? { extraFix } : {}) });
+    try {
+      this.unlock = takePidLock(`${path}.lock`, (pid) => `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`);
+    } catch (error) {
+      if (error instanceof LockedError) throw error;
+      throw storageError(error, `${path}.lock`, 'take the lock of the journal', extraFix);
+    }
+    let text: string;
+    try {
+      const legacy = legacyPath !== undefined && legacyPath !== path && existsSync(legacyPath) ? readLog(legacyPath, { noFollow: true }) : '';
+      text = `${legacy}\n${readLog(path, { noFollow: true })}`;
+      // Before anything is sent: a journal that cannot be written is found now, not mid-run.
+      this.log.open();
+      this.log.probe();
+    } catch (error) {
+      this.unlock();
+      throw error instanceof StorageError ? error : storageError(error, path, 'open the journal', extraFix);
+    }
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       try {
         const entry = JSON.parse(line) as JournalEntry;
@@ -122,17 +151,15 @@ export class CreateJournal {
     return { own: this.entries.get(id), others: [...(this.foreign.get(id)?.values() ?? [])] };
   }
 
-  /** Records an entry under this run's key. */
+  /** Records an entry under this run's key; throws a StorageError (the disk is full…) with nothing half-written. */
   record(entry: JournalEntry): void {
     const line = { ...entry, fp: this.fingerprint };
-    this.fd ??= openSync(this.path, 'a', 0o600);
-    writeAll(this.fd, `${JSON.stringify(line)}\n`);
+    this.log.append(`${JSON.stringify(line)}\n`);
     this.entries.set(entry.id, line);
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.log.close();
     this.unlock();
   }
 }

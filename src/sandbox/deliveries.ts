@@ -14,6 +14,8 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { VERSION } from '../core/version.js';
+import { StorageError } from '../core/errors.js';
+import { STORAGE_RETRY_REAL_MS } from './journey.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import { deliveryEventId, type DeliveryRecord, type SandboxStore } from './store.js';
 
@@ -35,6 +37,8 @@ export class Deliverer {
     private readonly scheduler: Scheduler,
     /** The signature headers of one attempt (Standard Webhooks: HMAC `v1`, or Ed25519 `v1a`). */
     private readonly sign: (id: string, timestampSeconds: number, body: string) => Record<string, string>,
+    /** An attempt whose outcome could not be stored (it is made again): for the sandbox's log. */
+    private readonly onStorageError: (error: StorageError) => void = () => {},
   ) {}
 
   enqueue(deliveries: DeliveryRecord[]): void {
@@ -65,6 +69,7 @@ export class Deliverer {
 
   private async attempt(delivery: DeliveryRecord): Promise<void> {
     if (this.closed) return;
+    const stored = structuredClone(delivery);
     const startedAt = new Date(this.clock.now()).toISOString();
     const started = performance.now();
     const outcome = await this.post(delivery);
@@ -89,7 +94,17 @@ export class Deliverer {
     } else {
       delivery.next_at = now + RETRY_SCHEDULE_MS[delivery.attempts - 1]!;
     }
-    this.store.saveDelivery(delivery);
+    try {
+      this.store.saveDelivery(delivery);
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      // Not stored: back to what is on disk, and the attempt is made again a little later
+      // (deliveries are at least once; the receiver sees the same webhook-id).
+      Object.assign(delivery, stored);
+      this.onStorageError(error);
+      this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () => void this.attempt(delivery));
+      return;
+    }
     if (delivery.status === 'pending') {
       this.scheduler.at(delivery.next_at, () => void this.attempt(delivery));
       return;

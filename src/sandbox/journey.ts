@@ -13,6 +13,7 @@
  * Every step is one fsync'd log line (envelope state, audit entries, webhook
  * deliveries together), so a restart resumes exactly where it stopped.
  */
+import { StorageError } from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/states.js';
 import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
 import { newEventId, type EventPayload, type EventType } from '../core/events.js';
@@ -22,6 +23,9 @@ import { magicBehaviour } from './magic.js';
 import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, SignerRecord, StoredKey } from './store.js';
 
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
+/** How long (real time) a step that could not be stored waits before it is tried again. */
+export const STORAGE_RETRY_REAL_MS = 2_000;
+
 export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
 
 /** Final states: nothing more happens (core/states.ts). */
@@ -39,6 +43,8 @@ export class JourneyEngine {
     private readonly clock: SandboxClock,
     private readonly scheduler: Scheduler,
     private readonly onDeliveries: (deliveries: DeliveryRecord[]) => void,
+    /** A step that could not be stored (it is tried again): for the sandbox's log. */
+    private readonly onStorageError: (error: StorageError) => void = () => {},
   ) {}
 
   /** The initial state of a new envelope: created, sent, first signers queued. Not yet persisted. */
@@ -92,10 +98,29 @@ export class JourneyEngine {
     this.scheduler.at(Math.min(...times), () => this.tick(envelopeId));
   }
 
-  /** Performs every step that is due, in time order, then persists them as one line. */
+  /**
+   * Performs every step that is due, in time order, then persists them as one
+   * line. When the line cannot be written (a full disk), the envelope goes back
+   * to what is on disk and the steps are tried again a little later: the
+   * sandbox does not crash, and nothing is delivered that was not stored.
+   */
   private tick(envelopeId: string): void {
     const envelope = this.store.envelopes.get(envelopeId);
     if (!envelope || TERMINAL.has(envelope.status)) return;
+    const stored = structuredClone(envelope);
+    try {
+      this.stepAndStore(envelope);
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      Object.assign(envelope, stored);
+      this.onStorageError(error);
+      this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () => this.tick(envelopeId));
+      return;
+    }
+    this.schedule(envelopeId);
+  }
+
+  private stepAndStore(envelope: EnvelopeRecord): void {
     const now = this.clock.now();
     const step: Step = { audit: [], deliveries: [] };
     for (;;) {
@@ -116,7 +141,6 @@ export class JourneyEngine {
       this.store.saveJourney(envelope, step.audit, step.deliveries);
       this.onDeliveries(step.deliveries);
     }
-    this.schedule(envelopeId);
   }
 
   /** One step of one signer. */

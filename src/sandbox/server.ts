@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ENDPOINTS, SCOPES, type Operation, type Scope } from '../core/endpoints.js';
 import { isRecord, validateEnvelope, type ValueLists } from '../core/envelope.js';
-import type { FieldIssue } from '../core/errors.js';
+import { StorageError, type FieldIssue } from '../core/errors.js';
 import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret, safeEqual, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock, type SandboxClock } from './clock.js';
 import { webhookUrlProblem } from '../core/deliveries.js';
@@ -69,6 +69,8 @@ export interface SandboxOptions {
   speed?: number;
   /** Fault injection and limits at start-up; `faults.rate_limit` defaults to 600/min. */
   faults?: FaultSettings;
+  /** Told when the state cannot be written (a full disk): at most once a minute, and when writing works again. */
+  onWarning?: (message: string) => void;
 }
 
 export interface RunningSandbox {
@@ -261,8 +263,20 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const limiter = new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT);
   const faults = new FaultPlan(options.faults);
   const scheduler = new Scheduler(clock);
-  const deliverer = new Deliverer(store, clock, scheduler, (id, timestamp, body) => ({ ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body) }));
-  const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries));
+  /**
+   * The state cannot be written (a full disk): requests get 503 with
+   * Retry-After, timers try again later; said at most once a minute.
+   */
+  let storageFailures = 0;
+  let lastStorageWarning = 0;
+  const storageTrouble = (error: StorageError): void => {
+    storageFailures++;
+    if (Date.now() - lastStorageWarning < 60_000) return;
+    lastStorageWarning = Date.now();
+    options.onWarning?.(`${error.message}; answering 503 and trying again until it can write (${error.hint ?? ''})`);
+  };
+  const deliverer = new Deliverer(store, clock, scheduler, (id, timestamp, body) => ({ ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body) }), storageTrouble);
+  const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries), storageTrouble);
   const inFlight = new Set<string>();
   const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {} };
 
@@ -283,8 +297,15 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       return undefined;
     }
     const previous = key.last_used ? Date.parse(key.last_used) : 0;
-    if (at - previous >= LAST_USED_PERSIST_MS) store.markKeyUsed(key.id, new Date(at).toISOString());
-    else key.last_used = new Date(at).toISOString();
+    try {
+      if (at - previous >= LAST_USED_PERSIST_MS) store.markKeyUsed(key.id, new Date(at).toISOString());
+      else key.last_used = new Date(at).toISOString();
+    } catch (error) {
+      // A key's last use is bookkeeping: a disk that cannot take it must not refuse the request.
+      if (!(error instanceof StorageError)) throw error;
+      key.last_used = new Date(at).toISOString();
+      storageTrouble(error);
+    }
     if (scope && !key.scopes.includes(scope)) {
       sendError(res, 403, 'insufficient_scope', `the API key lacks the scope ${scope}`, { required_scope: scope });
       return undefined;
@@ -425,9 +446,16 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         sendError(res, 409, 'envelope_final', `the envelope is already ${envelope.status}; only an envelope still under way can be voided`, { envelope_status: envelope.status });
         return;
       }
+      const stored = structuredClone(envelope);
       const step = journey.void(envelope, reason, key);
       const shown = publicEnvelope(envelope);
-      store.saveVoided(envelope, remember({ status: 200, body: shown, headers: {} }), step.audit, step.deliveries);
+      try {
+        store.saveVoided(envelope, remember({ status: 200, body: shown, headers: {} }), step.audit, step.deliveries);
+      } catch (error) {
+        // Not on disk, so not voided: the envelope is as it was, and the client is told to retry (503).
+        Object.assign(envelope, stored);
+        throw error;
+      }
       journey.delivered(step);
       sendJson(res, 200, shown);
     });
@@ -601,6 +629,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         keys: store.keys.size,
         ...counters,
         rate_window_peak: limiter.peakOffered,
+        storage_failures: storageFailures,
         sandbox_time: new Date(clock.now()).toISOString(),
         speed: clock.speed,
         faults: faults.settings(),
@@ -709,8 +738,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const server = createServer((req, res) => {
     res.setHeader('x-request-id', newId('req'));
     route(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendError(res, 500, 'internal_error', `sandbox error: ${(error as Error).message}`);
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (error instanceof StorageError) {
+        // Nothing was acknowledged, nothing changed: the same request later (same Idempotency-Key) is safe.
+        storageTrouble(error);
+        sendError(res, 503, 'storage_unavailable', `the sandbox cannot write its state: ${error.message}; retry later`, {}, { 'retry-after': '5' });
+      } else sendError(res, 500, 'internal_error', `sandbox error: ${(error as Error).message}`);
     });
   });
   // Slow or half-open clients must not hold sockets forever.

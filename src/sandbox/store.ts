@@ -11,10 +11,11 @@
  * durability with no dependency. See docs/assumptions.md.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLog, writeAll } from '../core/append-log.js';
+import { AppendLog, readLog, writeAll } from '../core/append-log.js';
 import { takePidLock } from '../core/pid-lock.js';
+import { checkPrivateDirectory, checkPrivateFile } from '../core/ownership.js';
 import type { AuditEntry } from '../core/audit.js';
 import { isRecord } from '../core/records.js';
 import { maskKey } from '../core/keys.js';
@@ -179,7 +180,8 @@ export class SandboxStore {
   /** Delivery ids per event id: a resend finds its event without a scan. */
   private readonly deliveriesByEvent = new Map<string, string[]>();
   private lastDeliverySeq = 0;
-  private fd: number | undefined;
+  private readonly log: AppendLog;
+  private closed = false;
   private readonly path: string;
   private readonly unlock: () => void;
 
@@ -188,18 +190,22 @@ export class SandboxStore {
     options: { compactMinLines?: number } = {},
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Another user's directory is refused with the fix (its state could be planted), before touching it.
+    checkPrivateDirectory(dataDir, { modeIsFixed: true });
     // The mode given to mkdir only applies to a new directory: an existing one is made private on every start.
     chmodSync(dataDir, 0o700);
     // One sandbox per data dir: two would both append to the log, run the same journeys and send every webhook twice.
     this.unlock = takePidLock(join(dataDir, 'sandbox.lock'), (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`);
     this.path = join(dataDir, 'state.jsonl');
-    const lines = this.replay(readLog(this.path));
+    checkPrivateFile(this.path, { modeIsFixed: true });
+    const lines = this.replay(readLog(this.path, { noFollow: true }));
     // Every journey step rewrites its envelope, so the log grows much faster than the state.
     const live = 1 + this.keys.size + this.envelopes.size + this.idempotency.size + this.deliveries.size;
     const hasClearSecrets = this.clearSecrets.keys.size > 0 || this.clearSecrets.webhookSecret !== undefined;
     // A log that still holds secrets in clear is rewritten at once without them.
     if (hasClearSecrets || (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live)) this.compact();
-    this.fd = openSync(this.path, 'a', 0o600);
+    this.log = new AppendLog(this.path, { sync: true, what: 'the sandbox state' });
+    this.log.open();
     chmodSync(this.path, 0o600);
   }
 
@@ -348,11 +354,14 @@ export class SandboxStore {
     return (this.deliveriesByEvent.get(eventId) ?? []).map((id) => this.deliveries.get(id)!).sort((a, b) => a.seq - b.seq);
   }
 
-  /** Durably records one change, then applies it. */
+  /**
+   * Durably records one change, then applies it. A write that fails (a full
+   * disk) throws a StorageError and changes nothing: its bytes are taken back
+   * from the log (append-log.ts), and the change is not applied.
+   */
   private write(entry: LogEntry): void {
-    if (this.fd === undefined) throw new Error('sandbox store is closed');
-    writeAll(this.fd, `${JSON.stringify(entry)}\n`);
-    fdatasyncSync(this.fd);
+    if (this.closed) throw new Error('sandbox store is closed');
+    this.log.append(`${JSON.stringify(entry)}\n`);
     this.apply(entry);
   }
 
@@ -394,8 +403,8 @@ export class SandboxStore {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.closed = true;
+    this.log.close();
     this.unlock();
   }
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LockedError, takePidLock } from '../../src/core/pid-lock.js';
+import { LockedError, lockHolder, takePidLock } from '../../src/core/pid-lock.js';
 import { ROOT } from '../helpers/cli.js';
 
 const what = (pid: number) => `held by ${pid}`;
@@ -13,7 +13,7 @@ describe('takePidLock', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'lock-')), 'x.lock');
     const release = takePidLock(path, what);
     expect(() => takePidLock(path, what)).toThrow(LockedError);
-    expect(readFileSync(path, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{16}$`));
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid, token: expect.stringMatching(/^[0-9a-f]{16}$/) });
     release();
     release();
     const again = takePidLock(path, what);
@@ -24,8 +24,30 @@ describe('takePidLock', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'lock-')), 'x.lock');
     writeFileSync(path, '999999999 deadbeefdeadbeef');
     const release = takePidLock(path, what);
-    expect(readFileSync(path, 'utf8').startsWith(`${process.pid} `)).toBe(true);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
     release();
+  });
+
+  it('takes over a lock whose pid is alive but is another process now (another start time)', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'lock-')), 'x.lock');
+    // Pid 1 always exists; a lock naming it with a start time it does not have is stale (a killed container's PID 1).
+    writeFileSync(path, JSON.stringify({ pid: 1, token: 'deadbeefdeadbeef', start: '1' }));
+    expect(lockHolder(path)).toBeUndefined();
+    const release = takePidLock(path, what);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
+    release();
+  });
+
+  it('takes over a lock from a pid namespace with no process left, or from another boot; keeps a live one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+    const path = join(dir, 'x.lock');
+    writeFileSync(path, JSON.stringify({ pid: 1, token: 'deadbeefdeadbeef', pidns: 'pid:[1]' }));
+    expect(lockHolder(path)).toBeUndefined();
+    writeFileSync(path, JSON.stringify({ pid: process.pid, token: 'deadbeefdeadbeef', boot: '00000000-0000-0000-0000-000000000000' }));
+    expect(lockHolder(path)).toBeUndefined();
+    // An older lock (`<pid> <token>`) of a live process holds.
+    writeFileSync(path, `${process.pid} deadbeefdeadbeef`);
+    expect(lockHolder(path)).toBe(process.pid);
   });
 
   it('lets exactly one of many processes racing for it win', async () => {

@@ -57,7 +57,7 @@ describe('envelopes create --ndjson', () => {
     const after = await state();
     expect(after.envelopes - before.envelopes).toBe(500);
     expect(after.rate_limited - before.rate_limited).toBe(0);
-    expect(result.stderr).toContain('created 500, already created 0, failed 0');
+    expect(result.stderr).toContain('created 500 in test, already created 0, failed 0');
     expect(result.stderr).not.toContain('Warning');
   }, 60_000);
 
@@ -130,7 +130,7 @@ describe('envelopes create --ndjson', () => {
       const requests = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
       const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
       expect(third.code).toBe(0);
-      expect(third.stderr).toContain('created 0, already created 500, failed 0; nothing was sent');
+      expect(third.stderr).toContain('created 0 in test, already created 500, failed 0; nothing was sent');
       expect((await sandbox.control<{ requests: number }>('/_sandbox/state')).requests).toBe(requests + 1);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });

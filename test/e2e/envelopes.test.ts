@@ -193,7 +193,7 @@ describe('envelopes create', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]);
     expect(result.stderr).toContain('replayed by the service');
-    expect(result.stdout).toMatch(/after 2 attempts, first response replayed/);
+    expect(result.stdout).toMatch(/after 2 attempts, its answer replayed/);
   });
 
   it('retries through injected 503s and still creates exactly one', async () => {
@@ -273,7 +273,7 @@ describe('envelopes create', () => {
       // Once it is done, the command runs again, and reports the envelope as already created.
       const again = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, ...state } });
       expect(again.code).toBe(0);
-      expect(again.stdout).toMatch(/already created env_\w+ by an earlier run; not sent again/);
+      expect(again.stdout).toMatch(/already created env_\w+ in test by an earlier run; not sent again/);
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
     }

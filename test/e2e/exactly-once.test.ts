@@ -56,14 +56,14 @@ describe('the same input is never created twice', () => {
 
     const first = await run({});
     expect(first.code).toBe(0);
-    expect(first.stderr).toContain('created 50, already created 0, failed 0');
+    expect(first.stderr).toContain('created 50 in test, already created 0, failed 0');
     expect((await state()).envelopes - before).toBe(50);
 
     // The same command again: the journal answers, nothing is sent.
     const requests = (await state()).requests;
     const second = await run({});
     expect(second.code).toBe(0);
-    expect(second.stderr).toContain('created 0, already created 50, failed 0; nothing was sent (--new creates them again)');
+    expect(second.stderr).toContain('created 0 in test, already created 50, failed 0; nothing was sent (--new creates them again)');
     const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; already_created: boolean; skipped: boolean; envelope: { id: string } });
     expect(lines).toHaveLength(50);
     expect(lines.every((l) => l.status === 'created' && l.already_created && l.skipped && /^env_/.test(l.envelope.id))).toBe(true);
@@ -73,19 +73,19 @@ describe('the same input is never created twice', () => {
     // the keys are derived from the bodies, so the service replays its first answers.
     const localhost = await run({ SIGN_BASE_URL: sandbox.baseUrl.replace('127.0.0.1', 'localhost') });
     expect(localhost.code).toBe(0);
-    expect(localhost.stderr).toContain('created 0, already created 50, failed 0');
+    expect(localhost.stderr).toContain('created 0 in test, already created 50, failed 0');
     rmSync(stateDir, { recursive: true, force: true });
     const elsewhere = await run({});
     expect(elsewhere.code).toBe(0);
     // Requests went out this time: the summary says nothing new was created, not that nothing was sent.
-    expect(elsewhere.stderr).toContain('created 0, already created 50, failed 0; nothing new was created (--new creates them again)');
+    expect(elsewhere.stderr).toContain('created 0 in test, already created 50, failed 0; nothing new was created (--new creates them again)');
     expect(JSON.parse(elsewhere.stdout.split('\n')[0]!)).toMatchObject({ status: 'created', already_created: true, http_status: 201 });
     expect((await state()).envelopes - before).toBe(50);
 
     // Deliberately again: fresh keys, 50 more.
     const again = await run({}, '--new');
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain('created 50, already created 0, failed 0');
+    expect(again.stderr).toContain('created 50 in test, already created 0, failed 0');
     expect((await state()).envelopes - before).toBe(100);
   }, 120_000);
 
@@ -98,11 +98,11 @@ describe('the same input is never created twice', () => {
     const id = /created (env_\w+)/.exec(first.stdout)?.[1];
     const second = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_STATE_DIR: stateDir } });
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`already created ${id} by an earlier run; not sent again (--new creates another)`);
+    expect(second.stdout).toContain(`already created ${id} in test by an earlier run; not sent again (--new creates another)`);
     // From a machine that never saw the journal, the service itself recognises the body.
     const elsewhere = await runCli(['envelopes', 'create', '-f', file], { env });
     expect(elsewhere.code).toBe(0);
-    expect(elsewhere.stdout).toMatch(new RegExp(`already created ${id}: .*the service recognised it.*--new creates another`));
+    expect(elsewhere.stdout).toMatch(new RegExp(`already created ${id} in test: .*the service recognised it.*--new creates another`));
     expect((await state()).envelopes - before).toBe(1);
     const fresh = await runCli(['envelopes', 'create', '-f', file, '--new'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
     expect(fresh.code).toBe(0);

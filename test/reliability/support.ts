@@ -54,7 +54,7 @@ export function parseLines(stdout: string): CreateLine[] {
 
 /** The `created N, already created M, failed K` summary of a run's stderr. */
 export function summary(stderr: string): { created: number; already: number; failed: number } | undefined {
-  const match = /created ([\d,]+), already created ([\d,]+), failed ([\d,]+)/.exec(stderr);
+  const match = /created ([\d,]+)(?: in [a-z?]+)?, already created ([\d,]+), failed ([\d,]+)/.exec(stderr);
   if (!match) return undefined;
   const n = (s: string) => Number(s.replace(/,/g, ''));
   return { created: n(match[1]!), already: n(match[2]!), failed: n(match[3]!) };

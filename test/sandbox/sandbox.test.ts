@@ -142,11 +142,16 @@ describe('sandbox', () => {
       }
     });
 
-    it('keys are scoped per API key', async () => {
-      const other = await sandbox.control<{ key: string }>('/_sandbox/keys', {});
+    it('keys are scoped per account and environment: a rotated key replays, a live key or another account creates its own', async () => {
+      const rotated = await sandbox.control<{ key: string }>('/_sandbox/keys', {});
+      const live = await sandbox.control<{ key: string }>('/_sandbox/keys', { environment: 'live' });
+      const second = await sandbox.control<{ key: string }>('/_sandbox/keys', { account: 'acct_scope' });
       const a = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope' })).json()) as { id: string };
-      const b = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: other.key })).json()) as { id: string };
-      expect(a.id).not.toBe(b.id);
+      const b = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: rotated.key })).json()) as { id: string };
+      const c = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: live.key })).json()) as { id: string };
+      const d = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: second.key })).json()) as { id: string };
+      expect(b.id).toBe(a.id);
+      expect(new Set([a.id, c.id, d.id]).size).toBe(3);
     });
   });
 

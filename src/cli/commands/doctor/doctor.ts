@@ -10,6 +10,7 @@ import { VERSION } from '../../../core/version.js';
 import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
+import { untrusted } from '../../../core/text.js';
 
 type Mark = 'ok' | 'warn' | 'fail';
 
@@ -182,7 +183,8 @@ function render(ctx: CommandContext, checks: Check[]): number {
   if (output.json) output.jsonDocument(checks);
   else {
     const marks: Record<Mark, string> = { ok: output.out.green('✓'), warn: output.out.yellow('!'), fail: output.out.red('✗') };
-    for (const check of checks) output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${check.detail}`);
+    // A detail may quote the service (its error message): escaped before the mark is coloured.
+    for (const check of checks) output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${untrusted(check.detail)}`);
   }
   return checks.some((c) => c.status === 'fail') ? ExitCode.failed : ExitCode.ok;
 }

@@ -20,6 +20,8 @@ import { openInputs, type InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../run.js';
+import { cellText } from '../../cell.js';
+import { untrusted } from '../../../core/text.js';
 import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
 interface CreateOptions {
@@ -94,8 +96,9 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
 
 function describeEnvelope(envelope: Record<string, unknown>): string {
   const signers = Array.isArray(envelope.signers) ? envelope.signers.length : 0;
-  const status = typeof envelope.status === 'string' ? `, status ${envelope.status}` : '';
-  return `${JSON.stringify(envelope.title ?? '')} (${signers} signer${signers === 1 ? '' : 's'}${status})`;
+  const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}` : '';
+  // The title as JSON (quoted), then escaped: JSON leaves DEL, C1 and bidi controls raw.
+  return `${untrusted(JSON.stringify(envelope.title ?? ''))} (${signers} signer${signers === 1 ? '' : 's'}${status})`;
 }
 
 /** Rate and concurrency, checked before any input is read. */
@@ -249,7 +252,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   try {
     if ('inputs' in source) {
       const paths = journalPaths(ctx, options, source.inputs.identity, client.baseUrl, environment, pruneJournals);
-      journal = new CreateJournal(paths.path, keyFingerprint(connection.apiKey ?? ''), paths.legacy);
+      journal = new CreateJournal(paths.path, keyFingerprint(connection.apiKey ?? ''), paths.legacy, 'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR');
     }
   } catch (error) {
     await client.close();
@@ -300,6 +303,11 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
           ? `; ${summary.skipped === summary.alreadyCreated ? 'nothing was sent' : 'nothing new was created'} (--new creates them again)`
           : ''),
     );
+  }
+  if (summary.stoppedBy === 'storage' && summary.storageError) {
+    // Every envelope the service acknowledged was reported above; the rest was not sent.
+    output.error(summary.storageError);
+    return ExitCode.failed;
   }
   if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
   if (summary.stoppedBy === 'auth') return ExitCode.auth;
@@ -357,7 +365,7 @@ function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, e
       output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.existed, environment } satisfies CreateReport);
       return;
     }
-    const id = String(envelope.id);
+    const id = cellText(envelope.id);
     if (result.existed) {
       // The service knew this Idempotency-Key: the envelope existed before this run.
       output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}${where}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);

@@ -1,6 +1,8 @@
 /** `sign-cli envelopes download <id> -o <file>`: the signed copy (PDF) of a completed envelope. */
-import { createHash } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { ExitCode, SignError } from '../../../core/errors.js';
 import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
@@ -34,19 +36,30 @@ async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [i
       const { envelope, reached } = await client.waitForEnvelope(id!, { timeoutMs: waitMs, signal: ctx.signal });
       if (!reached) throw new SignError(`${id} is still ${String(envelope.status)} after ${waitMs / 1000} s`, { hint: 'raise --wait-timeout, or try again later' });
     }
-    const pdf = await client.downloadSignedCopy(id!, ctx.signal);
     const file = options.output ?? `${id}-signed.pdf`;
     if (file === '-') {
-      process.stdout.write(pdf);
+      // Streamed to a private file first: a retried or refused answer must not reach stdout half-written.
+      const dir = mkdtempSync(join(tmpdir(), 'sign-cli-download-'));
+      try {
+        const pdf = await client.downloadSignedCopyTo(id!, join(dir, 'signed.pdf'), ctx.signal);
+        await pipeline(createReadStream(pdf.path), process.stdout, { end: false });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
       return ExitCode.ok;
     }
-    // Write beside the target and rename, so an interrupted download never leaves half a PDF under its name.
+    // Written beside the target and renamed, so an interrupted download never leaves half a PDF under its name.
     const partial = `${file}.part`;
-    writeFileSync(partial, pdf);
-    renameSync(partial, file);
-    const sha256 = createHash('sha256').update(pdf).digest('hex');
-    if (output.json) output.jsonLine({ id, file, bytes: pdf.length, sha256 });
-    else output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.length} bytes, sha256 ${sha256.slice(0, 16)}…)`);
+    let pdf;
+    try {
+      pdf = await client.downloadSignedCopyTo(id!, partial, ctx.signal);
+      renameSync(partial, file);
+    } catch (error) {
+      rmSync(partial, { force: true });
+      throw error;
+    }
+    if (output.json) output.jsonLine({ id, file, bytes: pdf.bytes, sha256: pdf.sha256 });
+    else output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.bytes} bytes, sha256 ${pdf.sha256.slice(0, 16)}…)`);
     return ExitCode.ok;
   } finally {
     await client.close();

@@ -4,7 +4,7 @@ import { ExitCode, exitCodeOf } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { loadKeyRows, type KeyRow } from '../../key-rows.js';
 import type { Output } from '../../output.js';
-import type { Column } from '../../cell.js';
+import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../run.js';
 
@@ -32,8 +32,9 @@ export const KEY_COLUMNS: readonly Column[] = [
 export function expiresCell(output: Output, row: KeyRow): string {
   if (!row.expires) return output.out.dim('unknown');
   const days = row.days_left ?? 0;
-  if (row.status === 'expired') return output.out.red(`${row.expires} (expired ${-days} day${days === -1 ? '' : 's'} ago)`);
-  const text = `${row.expires} (${days === 0 ? 'last day' : `${days} day${days === 1 ? '' : 's'} left`})`;
+  const expires = cellText(row.expires);
+  if (row.status === 'expired') return output.out.red(`${expires} (expired ${-days} day${days === -1 ? '' : 's'} ago)`);
+  const text = `${expires} (${days === 0 ? 'last day' : `${days} day${days === 1 ? '' : 's'} left`})`;
   return row.status === 'expiring' ? output.out.yellow(text) : text;
 }
 
@@ -75,12 +76,13 @@ async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Pro
     output,
     KEY_COLUMNS,
     rows.map((r) => [
-      r.active ? `${r.name} *` : r.name,
-      r.environment ?? '',
-      r.key,
+      // Names, environments and scopes come from the service: escaped like any of its text.
+      r.active ? `${cellText(r.name)} *` : cellText(r.name),
+      cellText(r.environment),
+      cellText(r.key),
       r.last_used ? formatTime(r.last_used) : 'never',
       expiresCell(output, r),
-      r.scopes ? r.scopes.join(' ') : output.out.dim('unknown'),
+      r.scopes ? cellText(r.scopes.join(' ')) : output.out.dim('unknown'),
       r.source,
     ]),
   );

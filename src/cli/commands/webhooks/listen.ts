@@ -7,6 +7,8 @@ import { collect, parseIntegerOption, type CommandContext } from '../../context.
 import type { Output } from '../../output.js';
 import type { Action } from '../../run.js';
 import { formatInstant } from '../../time.js';
+import { cellText } from '../../cell.js';
+import { untrusted } from '../../../core/text.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
 
@@ -70,15 +72,21 @@ function jsonEventLine(event: ListenedEvent): string {
   return `${head}${payload}}`;
 }
 
-function eventLine(output: Output, event: ListenedEvent): string {
+/**
+ * One line per event, always: every value comes from a delivery, so each is
+ * escaped (a signer named `Omar\n06:43:00  envelope.completed …` shows as
+ * one name, not a second event) before sign-cli colours it.
+ */
+export function eventLine(output: Pick<Output, 'out'>, event: ListenedEvent, at: string = clock()): string {
   const { out } = output;
-  const data = (event.payload as { data?: Record<string, unknown> } | null)?.data ?? {};
-  const signer = (data.signer ?? {}) as { name?: string; status?: string };
-  const envelope = typeof data.envelope_id === 'string' ? data.envelope_id : '';
-  const status = signer.status ?? (typeof data.envelope_status === 'string' ? data.envelope_status : '');
-  const colour = /completed|signed/.test(event.type) ? out.green : /declined|failed|expired/.test(event.type) ? out.red : out.cyan;
-  let line = `${out.dim(clock())}  ${colour(event.type.padEnd(26))} ${envelope.padEnd(24)} ${(signer.name ?? '').padEnd(18)} ${status}`.trimEnd();
-  if (event.duplicate) line = `${out.dim(clock())}  ${out.yellow(`duplicate #${event.delivery}`)} of ${event.id} (${event.type}), not a new event`;
+  const payload = event.payload as { data?: unknown } | null;
+  const data = (payload && typeof payload.data === 'object' && payload.data !== null ? payload.data : {}) as Record<string, unknown>;
+  const signer = (typeof data.signer === 'object' && data.signer !== null ? data.signer : {}) as Record<string, unknown>;
+  const type = cellText(event.type);
+  const status = cellText(signer.status ?? data.envelope_status);
+  const colour = /completed|signed/.test(type) ? out.green : /declined|failed|expired/.test(type) ? out.red : out.cyan;
+  let line = `${out.dim(at)}  ${colour(type.padEnd(26))} ${cellText(data.envelope_id).padEnd(24)} ${cellText(signer.name).padEnd(18)} ${status}`.trimEnd();
+  if (event.duplicate) line = `${out.dim(at)}  ${out.yellow(`duplicate #${event.delivery}`)} of ${cellText(event.id)} (${type}), not a new event`;
   if (event.forwards) line += `  ${event.forwards.map((f) => forwardText(out, f, event.forwards!.length > 1)).join('  ')}`;
   return line;
 }
@@ -87,14 +95,14 @@ function eventLine(output: Output, event: ListenedEvent): string {
 function forwardText(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): string {
   const where = withUrl ? ` ${forward.url}` : '';
   // A failed forward is never silent: red, and marked ✗ for a terminal without colour.
-  if (!('status' in forward)) return `${colour.dim('→')}${where} ${colour.red(`forward failed: ${forward.error} ✗`)}`;
+  if (!('status' in forward)) return `${colour.dim('→')}${where} ${colour.red(`forward failed: ${untrusted(forward.error)} ✗`)}`;
   const ok = forward.status >= 200 && forward.status < 300;
   return `${colour.dim('→')}${where} ${ok ? colour.green(String(forward.status)) : colour.red(`${forward.status} ✗`)} ${colour.dim(`${forward.durationMs} ms`)}`;
 }
 
 /** --verbose: what each app answered, one line each. */
 function forwardBodies(event: ListenedEvent): string[] {
-  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [`  ← ${f.url}: ${f.body.replace(/\s+/g, ' ').trim().slice(0, 200) || '(empty body)'}`] : []));
+  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [`  ← ${f.url}: ${untrusted(f.body.replace(/\s+/g, ' ').trim().slice(0, 200)) || '(empty body)'}`] : []));
 }
 
 async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -166,13 +174,14 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
             output.error(error);
           }
           // The JSON line keeps its contract shape; what the apps answered goes to stderr.
-          if (event.forwards) output.info(`${event.id} ${event.forwards.map((f) => forwardText(output.err, f, event.forwards!.length > 1)).join('  ')}`);
+          if (event.forwards) output.info(`${cellText(event.id)} ${event.forwards.map((f) => forwardText(output.err, f, event.forwards!.length > 1)).join('  ')}`);
         }
         if (output.verbose) for (const line of forwardBodies(event)) output.info(line);
       },
       onReject: (rejection: Rejection) => {
-        const request = rejection.method === undefined ? '' : ` ${rejection.method} ${rejection.path ?? '/'}`;
-        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${rejection.reason}`);
+        // The method, the path and parts of the reason are the sender's: escaped before the ✗ is coloured.
+        const request = rejection.method === undefined ? '' : ` ${untrusted(rejection.method)} ${untrusted(rejection.path ?? '/')}`;
+        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${untrusted(rejection.reason)}`);
       },
     });
   } catch (error) {

@@ -4,6 +4,8 @@ import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { HeaderBag } from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../run.js';
+import { cellText } from '../../cell.js';
+import { untrusted } from '../../../core/text.js';
 import { readFlagFile, readStdin } from '../../io.js';
 import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
 
@@ -83,9 +85,9 @@ async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<n
   }
   if (result.ok) {
     const when = result.timestampSeconds === undefined ? '' : `, signed ${Math.round(Date.now() / 1000 - result.timestampSeconds)} s ago`;
-    if (!output.json) output.line(`${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${result.id}` : ''}${when}, by secret #${result.secretIndex + 1}`);
+    if (!output.json) output.line(`${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${cellText(result.id)}` : ''}${when}, by secret #${result.secretIndex + 1}`);
     return ExitCode.ok;
   }
-  output.info(`${output.err.red('✗')} invalid: ${result.reason}`);
+  output.info(`${output.err.red('✗')} invalid: ${untrusted(result.reason)}`);
   return ExitCode.failed;
 }

@@ -1,0 +1,77 @@
+/**
+ * Nothing another user can write is trusted (as ssh refuses a config file
+ * others can write): a state or config directory, or a file in it, that
+ * belongs to another user or that the group or others may write is refused,
+ * naming the path and the command that fixes it. Lines planted in a journal
+ * would otherwise decide what is "already created", and a planted symlink
+ * where a file goes would make sign-cli write someone else's file.
+ */
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { UsageError } from './errors.js';
+
+/** Refused: the path and the fix, exit 2 (nothing was sent). */
+export class UnsafePermissionsError extends UsageError {
+  constructor(
+    readonly path: string,
+    message: string,
+    hint: string,
+  ) {
+    super(message, { hint });
+  }
+}
+
+const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+
+interface CheckOptions {
+  /** The caller makes the mode private itself (the sandbox chmods its data dir): only the owner matters. */
+  modeIsFixed?: boolean;
+}
+
+function check(path: string, stats: Stats, what: string, options: CheckOptions = {}): void {
+  const uid = myUid();
+  // Windows has no uid or mode bits to compare: nothing to check there.
+  if (uid === undefined) return;
+  if (stats.uid !== uid) {
+    throw new UnsafePermissionsError(path, `${path} belongs to another user (uid ${stats.uid}), so ${what} cannot be trusted`, `use a directory of your own (SIGN_STATE_DIR, SIGN_CONFIG_DIR), or, if it should be yours: chown -R ${uid} ${path}`);
+  }
+  if (!options.modeIsFixed && (stats.mode & 0o022) !== 0) {
+    const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
+    throw new UnsafePermissionsError(path, `${path} can be written by other users (mode ${mode}), so ${what} cannot be trusted`, `chmod go-w ${path}`);
+  }
+}
+
+/** A directory sign-cli keeps state in: the user's own, not writable by others. Missing: nothing to check. */
+export function checkPrivateDirectory(path: string, options: CheckOptions = {}): void {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  // A directory reached through the user's own link (~/.local -> /data/me) is judged by where it leads.
+  check(path, stats.isSymbolicLink() ? statSync(path) : stats, 'what is in it', options);
+}
+
+/** A file sign-cli reads its own state from: a regular file of the user's, not writable by others. Missing: nothing to check. */
+export function checkPrivateFile(path: string, options: CheckOptions = {}): void {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (stats.isSymbolicLink()) {
+    throw new UnsafePermissionsError(path, `${path} is a symbolic link; sign-cli does not follow links to its own files`, `replace it with a file of your own: rm ${path}`);
+  }
+  check(path, stats, 'its content', options);
+}
+
+/** Whether others may read a file (a config holding keys): the mode to suggest, or undefined when private. */
+export function readableByOthers(path: string): string | undefined {
+  try {
+    const stats = lstatSync(path);
+    return (stats.mode & 0o077) !== 0 ? (stats.mode & 0o777).toString(8).padStart(4, '0') : undefined;
+  } catch {
+    return undefined;
+  }
+}
