@@ -4,7 +4,7 @@ import { expiresCell } from '../../src/cli/commands/keys/list.js';
 import type { KeyRow } from '../../src/cli/key-rows.js';
 import { Output } from '../../src/cli/output.js';
 import { Progress } from '../../src/cli/progress.js';
-import { escapeControl, oneLine } from '../../src/core/text.js';
+import { escapeControl, oneLine, untrusted } from '../../src/core/text.js';
 
 /** A writable that records what is written, and claims to be (or not be) a terminal. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
@@ -103,5 +103,30 @@ describe('text from elsewhere on a terminal', () => {
     expect(JSON.parse(out.text)).toEqual({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
     expect(escapeControl('\u001b[31mred', false)).toBe('\\u001b[31mred');
     expect(oneLine('a\r\nb\nc')).toBe('a\\nb\\nc');
+  });
+});
+
+describe('text that tries to look like output', () => {
+  it("passes only sign-cli's own colours: conceal, black on black and a bidi override from elsewhere are shown escaped", () => {
+    const out = stream(true);
+    const output = new Output({ json: false, verbose: false, color: true, stdout: out, stderr: stream(true), env: {} });
+    output.line(`${output.out.green('ok')} \u001b[8mhidden\u001b[30;40m dark \u202eesrever \u001b[31m`);
+    expect(out.text).toBe('\u001b[32mok\u001b[39m \\u001b[8mhidden\\u001b[30;40m dark \\u202eesrever \u001b[31m\n');
+  });
+
+  it('a warning or an error quoting a server cannot colour the terminal, even with our own codes', () => {
+    const err = stream(true);
+    const output = new Output({ json: false, verbose: false, color: true, stdout: stream(true), stderr: err, env: {} });
+    output.warn('the service said \u001b[32mgreen\u001b[39m\tand\nmore');
+    output.error(new Error('HTTP 500 \u001b[2Jcleared'));
+    expect(err.text).not.toMatch(/\u001b\[32mgreen|\u001b\[2J/);
+    expect(err.text).toContain('the service said \\u001b[32mgreen\\u001b[39m\\tand\\nmore');
+    expect(err.text.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it('untrusted(): one line, every control and bidi character escaped', () => {
+    expect(untrusted('Omar\n06:43:00  envelope.completed')).toBe('Omar\\n06:43:00  envelope.completed');
+    expect(untrusted('a\tb\u2066c\u0085')).toBe('a\\tb\\u2066c\\u0085');
+    expect(untrusted('عقد إيجار')).toBe('عقد إيجار');
   });
 });

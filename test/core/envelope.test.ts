@@ -178,6 +178,25 @@ describe('validateEnvelope', () => {
   });
 });
 
+describe('plain text: no control or bidi character in any string', () => {
+  it.each([
+    ['a line break in a name', (e: Loose) => (e.signers[0]!.name = 'Omar\n06:43:00  envelope.completed'), 'signers[0].name', 'a line break (U+000A) at character 5'],
+    ['a tab in the title', (e: Loose) => (e.title = 'Lease\trenewal'), 'title', 'a tab (U+0009)'],
+    ['an escape in the contract id', (e: Loose) => (e.contract_id = 'CTR\u001b[8m'), 'contract_id', 'an escape character (U+001B)'],
+    ['DEL', (e: Loose) => (e.title = 'a\u007fb'), 'title', 'a control character (U+007F)'],
+    ['a C1 control', (e: Loose) => (e.title = 'a\u0085b'), 'title', 'a control character (U+0085)'],
+    ['a right-to-left override', (e: Loose) => (e.signers[0]!.name = 'Omar\u202eramO'), 'signers[0].name', 'a right-to-left override (U+202E)'],
+    ['a bidi isolate in an unknown field', (e: Loose) => (e.note = '\u2066x'), 'note', 'a bidi control (U+2066)'],
+  ])('%s is an error naming the field', (_name, change, path, what) => {
+    const { errors } = validateEnvelope(mutate(change as (e: Loose) => void), { allowUnknownFields: true });
+    expect(errors).toContainEqual({ path, message: expect.stringContaining(`contains ${what}`) });
+  });
+
+  it('Arabic, accents and marks that are not controls stay valid', () => {
+    expect(validateEnvelope(mutate((e) => (e.signers[0]!.name = 'ليلى حداد \u200f Amāl'))).errors).toEqual([]);
+  });
+});
+
 describe('closest (did you mean)', () => {
   it.each([
     ['webhookUrl', 'webhook_url'],

@@ -25,7 +25,8 @@ export async function startListenerProcess(args: string[], env: Record<string, s
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 15_000);
     errLines.on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
+      // The URL is bold when colour is on: read the line without its colour codes.
+      const match = /listening on (http:\/\/[^\s\u001b]+)/.exec(line.replace(/\u001b\[[0-9;]*m/g, ''));
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);

@@ -20,7 +20,7 @@ export interface FigureRecord {
 export const FIGURES_FILE = 'figures.jsonl';
 
 /** Sections in this order first (stable table), any other after them, alphabetically. */
-export const SECTION_ORDER = ['faults', 'sigkill', 'sandbox-crash', 'listener-hostile', 'sandbox-hostile', 'corpus', 'secrets', 'suite'];
+export const SECTION_ORDER = ['faults', 'sigkill', 'sandbox-crash', 'listener-hostile', 'sandbox-hostile', 'hostile', 'corpus', 'secrets', 'suite'];
 
 export function figuresDir(): string | undefined {
   return process.env.RELIABILITY_FIGURES_DIR || undefined;

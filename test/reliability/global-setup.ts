@@ -2,7 +2,8 @@
  * globalSetup of `npm run test:reliability`: gives the run one directory for
  * figures (RELIABILITY_FIGURES_DIR, unless the caller set one), and at the end
  * prints every recorded figure as one table on stdout (also written to
- * `<dir>/figures.txt`).
+ * `<dir>/figures.txt` when the caller gave the directory), with what the run
+ * left in the machine's TMPDIR.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,9 +21,13 @@ export default function setup(): () => void {
   process.env.RELIABILITY_FIGURES_DIR = dir;
   return () => {
     recordFigure('suite', 'wall time (s)', Math.round((Date.now() - started) / 100) / 10);
-    const table = formatFigures(readFigures(dir));
-    writeFileSync(join(dir, 'figures.txt'), `${table}\n`);
+    const records = readFigures(dir);
+    // Counted once the run's own TMPDIR is gone: what the run left in the machine's (CI fails on any).
+    const left = removeTmpdir().filter((name) => !given || !join(tmpdir(), name).startsWith(dir));
+    records.push({ section: 'suite', label: 'left in TMPDIR', value: left.length, at: Date.now() });
+    const table = formatFigures(records);
+    if (given) writeFileSync(join(dir, 'figures.txt'), `${table}\n`);
     process.stdout.write(`\nReliability figures${given ? ` (${join(dir, 'figures.txt')})` : ''}:\n${table}\n\n`);
-    removeTmpdir();
+    if (left.length > 0) process.stderr.write(`left in TMPDIR by the run: ${left.join(', ')}\n`);
   };
 }

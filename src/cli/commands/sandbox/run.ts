@@ -102,7 +102,16 @@ async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise
   const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
   let sandbox;
   try {
-    sandbox = await startSandbox({ dataDir, host: flags.host, port, speed, accept, signing: flags.signing, faults: { rate_limit: rateLimit, latency_ms: latency } });
+    sandbox = await startSandbox({
+      dataDir,
+      host: flags.host,
+      port,
+      speed,
+      accept,
+      signing: flags.signing,
+      faults: { rate_limit: rateLimit, latency_ms: latency },
+      onWarning: (message) => output.warn(message),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
