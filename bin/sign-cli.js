@@ -14,6 +14,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (major > 22 || (major === 22 && minor >= 1)) process.getBuiltinModule('node:module').enableCompileCache?.();
   // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
   if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
-  const { main } = await import('../dist/cli/main.js');
-  process.exitCode = await main(process.argv);
+  const { runProcess } = await import('../dist/cli/main.js');
+  process.exitCode = await runProcess(process.argv);
 }

@@ -14,7 +14,8 @@ import type { SharedBudget } from '../core/pacing.js';
 import { parseRateStoreUrl, rateStorePassword } from '../core/rate-store-url.js';
 import type { ConfigShape, Profile } from './config.js';
 import { Output } from './output.js';
-import { readFlagFile } from './io.js';
+import { systemIo, type Io } from './io.js';
+import { readFlagFile } from './stdin.js';
 
 import { DEFAULT_BASE_URL } from './settings.js';
 
@@ -75,13 +76,26 @@ export class CommandContext {
   private config: Conf<ConfigShape> | undefined;
   private connection: Connection | undefined;
 
+  /** The environment the command runs in (the Io's). */
+  readonly env: NodeJS.ProcessEnv;
+
   constructor(
     readonly globals: GlobalOptions,
     readonly signal: AbortSignal,
-    readonly env: NodeJS.ProcessEnv = process.env,
+    readonly io: Io = systemIo(),
+    /** The command line after the program's name. */
+    readonly argv: readonly string[] = [],
   ) {
+    this.env = io.env;
     // --query filters JSON, so it asks for JSON (as in the AWS and Azure CLIs).
-    this.output = new Output({ json: globals.json === true || globals.query !== undefined, verbose: globals.verbose === true, color: globals.color });
+    this.output = new Output({
+      json: globals.json === true || globals.query !== undefined,
+      verbose: globals.verbose === true,
+      color: globals.color,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env,
+    });
     if (globals.apiKey !== undefined) {
       // Do not echo the value: it is probably a real key.
       throw new UsageError('--api-key is not accepted: a key in a flag stays in shell history and process lists', {
@@ -106,10 +120,15 @@ export class CommandContext {
     this.output.setQuery(await compileQuery(this.globals.query), this.globals.raw !== false);
   }
 
+  /** What inquirer prompts need: the command's terminal streams and its stop signal. */
+  promptContext(): { signal: AbortSignal; input: NodeJS.ReadableStream; output: NodeJS.WritableStream } {
+    return { signal: this.signal, input: this.io.stdin, output: this.io.stdout as unknown as NodeJS.WritableStream };
+  }
+
   /** Prompts are allowed only on a real terminal, outside CI, without --no-input. */
   get canPrompt(): boolean {
     const ci = this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false' && this.env.CI !== '0';
-    return this.globals.input && !ci && process.stdin.isTTY === true && process.stdout.isTTY === true;
+    return this.globals.input && !ci && this.io.stdin.isTTY === true && this.io.stdout.isTTY === true;
   }
 
   async loadConfig(): Promise<Conf<ConfigShape>> {
@@ -306,8 +325,8 @@ export class CommandContext {
    * Logs and CI get the final error only; --verbose shows every attempt.
    */
   private showRetry(event: TraceEvent & { type: 'retry' }): void {
-    if (process.stderr.isTTY !== true) return;
-    const now = Date.now();
+    if (this.io.stderr.isTTY !== true) return;
+    const now = this.io.clock.now();
     if (now - this.lastRetryShown < 1000) {
       this.retriesHidden++;
       return;

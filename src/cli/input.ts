@@ -13,7 +13,8 @@ import { finished } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
-import { readStdinChunks } from './io.js';
+import { readStdinChunks } from './stdin.js';
+import type { Io } from './io.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
@@ -99,14 +100,14 @@ async function* readNdjson(path: string, name: string): AsyncGenerator<ReadInput
 }
 
 /** Copies stdin to a private temporary file, hashing it on the way (its identity). */
-async function spoolStdin(signal: AbortSignal, ndjson: boolean): Promise<{ path: string; dir: string; hash: string }> {
+async function spoolStdin(io: Io, signal: AbortSignal, ndjson: boolean): Promise<{ path: string; dir: string; hash: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash('sha256');
   try {
     const hint = `reading envelope ${ndjson ? 'NDJSON (one per line)' : 'JSON'} from stdin; Ctrl-D to end, Ctrl-C to cancel`;
-    for await (const chunk of readStdinChunks({ signal, hint })) {
+    for await (const chunk of readStdinChunks({ signal, hint, stdin: io.stdin, stderr: io.stderr })) {
       hash.update(chunk);
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     }
@@ -120,9 +121,9 @@ async function spoolStdin(signal: AbortSignal, ndjson: boolean): Promise<{ path:
   return { path, dir, hash: hash.digest('hex') };
 }
 
-export async function openInputs(paths: string[], ndjson: boolean, signal: AbortSignal): Promise<InputSet> {
+export async function openInputs(paths: string[], ndjson: boolean, signal: AbortSignal, io: Io): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
-  const stdin = files.includes('-') ? await spoolStdin(signal, ndjson) : undefined;
+  const stdin = files.includes('-') ? await spoolStdin(io, signal, ndjson) : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
   let identity: string | undefined;

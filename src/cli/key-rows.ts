@@ -4,7 +4,7 @@
  * masked key, each row marked with where it came from. Never holds a full key
  * beyond the local profile it was read from; rows carry masked keys only.
  */
-import { AuthError, UnexpectedResponseError, UsageError } from '../core/errors.js';
+import { AuthError, UnexpectedResponseError } from '../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
 import type { CommandContext } from './context.js';
 import { environmentOfKey } from '../core/service-identity.js';
@@ -20,15 +20,6 @@ export interface KeyRow extends ListedKey {
   active: boolean;
   /** Scopes this key is required to have (profile `requires`, else config required_scopes). */
   required_scopes: string[];
-}
-
-export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME_RE.test(name)) {
-    throw new UsageError(`profile name ${JSON.stringify(name)} is not valid: use letters, digits, - and _ (up to 64), starting with a letter or digit`);
-  }
-  return name;
 }
 
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {

@@ -8,7 +8,8 @@ import { ExitCode, exitCodeOf } from '../core/errors.js';
 import { escapeControl } from '../core/text.js';
 import { VERSION } from '../core/version.js';
 import { Output } from './output.js';
-import { makeAction, type RunState } from './run.js';
+import { systemIo, type Io } from './io.js';
+import { makeAction, type RunState } from './action.js';
 import { registerCreate } from './commands/envelopes/create.js';
 import { registerValidate } from './commands/envelopes/validate.js';
 import { registerSample } from './commands/envelopes/sample.js';
@@ -18,14 +19,15 @@ import { registerAudit } from './commands/envelopes/audit.js';
 import { registerEnvelopesList } from './commands/envelopes/list.js';
 import { registerWatch } from './commands/envelopes/watch.js';
 import { registerVoid } from './commands/envelopes/void.js';
-import { registerSandbox } from './commands/sandbox/run.js';
+import { registerSandbox } from './commands/sandbox/sandbox.js';
 import { registerListen } from './commands/webhooks/listen.js';
 import { registerVerify } from './commands/webhooks/verify.js';
 import { registerTrigger } from './commands/webhooks/trigger.js';
 import { registerDeliveries } from './commands/webhooks/deliveries.js';
 import { registerResend } from './commands/webhooks/resend.js';
 import { registerAdd } from './commands/keys/add.js';
-import { registerRemove, registerUse } from './commands/keys/remove.js';
+import { registerRemove } from './commands/keys/remove.js';
+import { registerUse } from './commands/keys/use.js';
 import { registerList } from './commands/keys/list.js';
 import { registerCheck } from './commands/keys/check.js';
 import { registerConfig } from './commands/config/config.js';
@@ -54,8 +56,17 @@ export function buildProgram(state: RunState): Command {
     .option('--timeout <seconds>', 'per-request timeout (env SIGN_TIMEOUT; default 30)')
     .option('--rate-store <redis-url>', 'share the rate limit with every run using the same key, through Redis (env SIGN_RATE_STORE)')
     .showSuggestionAfterError()
-    // commander echoes unknown options and arguments: escaped like everything else shown.
-    .configureOutput({ outputError: (text, write) => write(escapeControl(text)) })
+    // Help and commander's own messages go to the command's IO; what commander echoes of unknown
+    // options and arguments is escaped like everything else shown.
+    .configureOutput({
+      writeOut: (text) => state.io.stdout.write(text),
+      writeErr: (text) => state.io.stderr.write(text),
+      outputError: (text, write) => write(escapeControl(text)),
+      getOutHelpWidth: () => state.io.stdout.columns ?? 80,
+      getErrHelpWidth: () => state.io.stderr.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
     .exitOverride();
 
   addExamples(program, [
@@ -136,33 +147,14 @@ export function buildProgram(state: RunState): Command {
   return program;
 }
 
-/** Runs the CLI and resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const controller = new AbortController();
+/**
+ * Runs the CLI with its IO and its stop signal; resolves to the exit code.
+ * No process globals: tests run it in process with in-memory streams.
+ */
+export async function main(argv: string[], io: Io = systemIo(), signal: AbortSignal = new AbortController().signal): Promise<number> {
   // Every request waiting for a pacer slot listens to it: a bulk create has many at once.
-  setMaxListeners(0, controller.signal);
-  const state: RunState = { signal: controller.signal, exitCode: ExitCode.ok };
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    // A second Ctrl-C means "now": stop without waiting for cleanup.
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
-    if (signal === 'SIGINT' && !state.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
-    controller.abort();
-  };
-  // Ctrl-C, a CI timeout's SIGTERM and a closed terminal's (or dropped SSH session's) SIGHUP all
-  // mean "stop": nothing new is sent, what is in flight gets at most its --timeout, then a summary.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
-  // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(state.exitCode);
-  });
-  // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes and
-  // journals what it sent; there is nobody left to tell.
-  process.stderr.on('error', () => {});
-
+  setMaxListeners(0, signal);
+  const state: RunState = { signal, io, argv: argv.slice(2), exitCode: ExitCode.ok };
   const program = buildProgram(state);
   try {
     await program.parseAsync(argv);
@@ -175,9 +167,46 @@ export async function main(argv: string[]): Promise<number> {
       // commander already printed its one-line message.
       return error.code === 'commander.executeSubCommandAsync' ? ExitCode.failed : ExitCode.usage;
     }
-    const output = state.context?.output ?? new Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color') });
+    const output = state.context?.output ?? new Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
     output.error(error);
     return exitCodeOf(error);
+  } finally {
+    lastState = state;
+  }
+}
+
+/** The state of the last run (a serving command knows a signal is its normal end). */
+let lastState: RunState | undefined;
+
+/**
+ * The CLI as a process (bin/sign-cli.js): signals stop it, a closed pipe ends
+ * it quietly. Ctrl-C, a CI timeout's SIGTERM and a closed terminal's (or
+ * dropped SSH session's) SIGHUP all mean "stop": nothing new is sent, what is
+ * in flight gets at most its --timeout, then a summary; a second one quits at once.
+ */
+export async function runProcess(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  let exitCode: number = ExitCode.ok;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    if (signal === 'SIGINT' && !lastState?.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(exitCode);
+  });
+  // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes and
+  // journals what it sent; there is nobody left to tell.
+  process.stderr.on('error', () => {});
+  try {
+    exitCode = await main(argv, systemIo(), controller.signal);
+    return exitCode;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -8,18 +8,20 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { SignError, ValidationError, type FieldIssue } from '../core/errors.js';
 import { redactSecrets } from '../core/keys.js';
 import { escapeControl, oneLine, untrusted } from '../core/text.js';
+import type { OutStream } from './io.js';
+import { hintOf } from './hints.js';
 
 export interface OutputOptions {
   json: boolean;
   verbose: boolean;
   /** false when --no-color was given. */
   color: boolean;
-  stdout?: NodeJS.WriteStream;
-  stderr?: NodeJS.WriteStream;
+  stdout?: OutStream;
+  stderr?: OutStream;
   env?: NodeJS.ProcessEnv;
 }
 
-function colourWanted(flag: boolean, stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+function colourWanted(flag: boolean, stream: OutStream, env: NodeJS.ProcessEnv): boolean {
   if (!flag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
@@ -32,8 +34,8 @@ export class Output {
   /** Colours for stdout and stderr, decided separately: one may be a TTY and not the other. */
   readonly out: ChalkInstance;
   readonly err: ChalkInstance;
-  private readonly stdout: NodeJS.WriteStream;
-  private readonly stderr: NodeJS.WriteStream;
+  private readonly stdout: OutStream;
+  private readonly stderr: OutStream;
   private readonly secrets: string[] = [];
 
   constructor(options: OutputOptions) {
@@ -44,6 +46,11 @@ export class Output {
     this.stderr = options.stderr ?? process.stderr;
     this.out = new Chalk({ level: colourWanted(options.color, this.stdout, env) ? 1 : 0 });
     this.err = new Chalk({ level: colourWanted(options.color, this.stderr, env) ? 1 : 0 });
+  }
+
+  /** Whether stderr is a terminal (progress and retry lines are drawn only there). */
+  get stderrIsTTY(): boolean {
+    return this.stderr.isTTY === true;
   }
 
   /** The terminal's width when stdout is one (tables fit it); undefined for a pipe or a file. */
@@ -223,7 +230,8 @@ export class Output {
     // One line, whatever the message carries (a server's multi-line body, a path with a newline), and
     // none of its escape sequences: it may quote the server.
     const message = untrusted(error instanceof Error ? error.message : String(error));
-    const hint = error instanceof SignError && error.hint ? ` ${this.err.dim(`(hint: ${untrusted(error.hint)})`)}` : '';
+    const advice = hintOf(error);
+    const hint = advice ? ` ${this.err.dim(`(hint: ${untrusted(advice)})`)}` : '';
     this.info(`${label} ${message}${hint}`);
     if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack) this.trace(error.stack);
   }

@@ -18,9 +18,8 @@ export class Progress {
   constructor(
     private readonly output: Output,
     private readonly total: number,
-    stream: NodeJS.WriteStream = process.stderr,
   ) {
-    this.enabled = stream.isTTY === true && total > 1;
+    this.enabled = output.stderrIsTTY && total > 1;
     if (this.enabled) {
       this.timer = setInterval(() => this.draw(), REDRAW_MS);
       this.timer.unref();

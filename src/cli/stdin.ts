@@ -1,14 +1,15 @@
 /** Reading what the user hands over: stdin, and files named by a flag. */
 import { readFileSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../core/errors.js';
+import type { InStream, OutStream } from './io.js';
 
 export interface StdinOptions {
   /** Ctrl-C: the read ends at once with InterruptedError (nothing was sent). */
   signal: AbortSignal;
   /** Shown on stderr when stdin is a terminal, so a waiting prompt-less read is not mistaken for a hang. */
   hint: string;
-  stdin?: NodeJS.ReadStream;
-  stderr?: NodeJS.WriteStream;
+  stdin: InStream;
+  stderr: OutStream;
 }
 
 /**
@@ -18,8 +19,8 @@ export interface StdinOptions {
  * when the reader stops early, so lines typed afterwards go back to the shell.
  */
 export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Buffer> {
-  const stdin = options.stdin ?? process.stdin;
-  if (stdin.isTTY) (options.stderr ?? process.stderr).write(`${options.hint}\n`);
+  const { stdin } = options;
+  if (stdin.isTTY) options.stderr.write(`${options.hint}\n`);
   const { signal } = options;
   let onAbort: (() => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
@@ -44,7 +45,7 @@ export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Bu
     // Stopped early (one line read, or interrupted): close stdin, so a pending read of a terminal
     // cannot hold the process open and what is typed next goes back to the shell. The iterator's own
     // return() would wait behind that pending read.
-    if (!ended) stdin.destroy();
+    if (!ended) stdin.destroy?.();
   }
 }
 

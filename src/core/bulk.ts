@@ -99,13 +99,17 @@ function chooseKey(options: BulkOptions, known: JournalEntry | undefined, hash: 
   const { fixedKey } = options;
   if (fixedKey !== undefined && known && fixedKey !== known.key && !options.fresh) {
     if (known.state === 'created') {
-      throw new UsageError(`${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; --idempotency-key ${fixedKey} would create it again`, {
-        hint: `drop --idempotency-key to see it reported as already created, or add --new to create another envelope with key ${fixedKey}`,
+      throw new UsageError(`${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; the key given, ${fixedKey}, would create it again`, {
+        hint: `leave the key out to have it reported as already created, or create another envelope deliberately (fresh keys)`,
+        reason: 'key_conflict_created',
+        reasonData: { given: fixedKey, known: known.key },
       });
     }
     if (inDoubt(known)) {
       throw new UsageError(`${known.ref} was sent by an earlier run with Idempotency-Key ${known.key} and may exist; sending it with ${fixedKey} could create it twice`, {
-        hint: `pass --idempotency-key ${known.key} (or drop --idempotency-key) to finish it safely; --new creates another envelope regardless`,
+        hint: `send it with ${known.key} (or leave the key out) to finish it safely`,
+        reason: 'key_conflict_in_doubt',
+        reasonData: { given: fixedKey, known: known.key },
       });
     }
   }

@@ -22,15 +22,52 @@ export interface FieldIssue {
   suggestion?: string;
 }
 
+/**
+ * Why an error happened, for a caller that words its own advice (the CLI
+ * names its flags; a library user has none): the core's own hint stays
+ * neutral. Data the advice needs travels in `reasonData`.
+ */
+export type ErrorReason =
+  | 'connect_failed'
+  | 'maybe_sent'
+  | 'maybe_resent'
+  | 'not_the_service'
+  | 'key_refused'
+  | 'scope_missing'
+  | 'not_completed'
+  | 'not_voidable'
+  | 'rate_limited'
+  | 'server_failed'
+  | 'reason_required'
+  | 'bad_resend_target'
+  | 'empty_event_id'
+  | 'bad_idempotency_key'
+  | 'key_conflict_created'
+  | 'key_conflict_in_doubt'
+  | 'not_found'
+  | 'event_not_found';
+
+export interface SignErrorOptions {
+  hint?: string;
+  cause?: unknown;
+  reason?: ErrorReason;
+  reasonData?: Record<string, string | undefined>;
+}
+
 export class SignError extends Error {
   readonly exitCode: ExitCode = ExitCode.failed;
   /** A short suggestion of what to do next, shown after the message. */
   readonly hint: string | undefined;
+  /** Why, for a caller that words its own advice; see ErrorReason. */
+  readonly reason: ErrorReason | undefined;
+  readonly reasonData: Record<string, string | undefined>;
 
-  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(message: string, options: SignErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.hint = options.hint;
+    this.reason = options.reason;
+    this.reasonData = options.reasonData ?? {};
   }
 }
 
@@ -62,7 +99,7 @@ export class ValidationError extends UsageError {
     super(
       `${source}: ${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ` +
         issues.map((i) => `${i.path || '(document)'}: ${i.message}`).join('; '),
-      { hint: 'fix the fields named above; `sign-cli envelopes validate <file>` checks without sending' },
+      { hint: 'fix the fields named above; validateEnvelope() checks without sending' },
     );
   }
 }
@@ -73,7 +110,7 @@ export class AuthError extends SignError {
   constructor(
     message: string,
     readonly status?: number,
-    options: { hint?: string; cause?: unknown } = {},
+    options: SignErrorOptions = {},
   ) {
     super(message, options);
   }
@@ -86,7 +123,7 @@ export class ApiError extends SignError {
     readonly status: number,
     readonly code: string | undefined,
     readonly serverMessage: string | undefined,
-    options: { hint?: string; cause?: unknown; details?: unknown } = {},
+    options: SignErrorOptions & { details?: unknown } = {},
   ) {
     super(message, options);
     this.details = options.details;
@@ -99,7 +136,7 @@ export class NetworkError extends SignError {
   constructor(
     message: string,
     readonly code: string | undefined,
-    options: { hint?: string; cause?: unknown; nothingSent?: boolean } = {},
+    options: SignErrorOptions & { nothingSent?: boolean } = {},
   ) {
     super(message, options);
     this.nothingSent = options.nothingSent === true;
@@ -117,7 +154,7 @@ export class UnexpectedResponseError extends SignError {
     message: string,
     readonly status: number,
     readonly contentType: string | undefined,
-    options: { hint?: string } = {},
+    options: SignErrorOptions = {},
   ) {
     super(message, options);
   }

@@ -32,7 +32,7 @@ function check(path: string, stats: Stats, what: string, options: CheckOptions =
   // Windows has no uid or mode bits to compare: nothing to check there.
   if (uid === undefined) return;
   if (stats.uid !== uid) {
-    throw new UnsafePermissionsError(path, `${path} belongs to another user (uid ${stats.uid}), so ${what} cannot be trusted`, `use a directory of your own (SIGN_STATE_DIR, SIGN_CONFIG_DIR), or, if it should be yours: chown -R ${uid} ${path}`);
+    throw new UnsafePermissionsError(path, `${path} belongs to another user (uid ${stats.uid}), so ${what} cannot be trusted`, `use a directory of your own, or, if it should be yours: chown -R ${uid} ${path}`);
   }
   if (!options.modeIsFixed && (stats.mode & 0o022) !== 0) {
     const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');

@@ -144,7 +144,21 @@ export type VerifyFailureCode =
 
 export type VerifyResult =
   | { ok: true; id: string | undefined; timestampSeconds: number | undefined; secretIndex: number }
-  | { ok: false; status: 400 | 401; code: VerifyFailureCode; reason: string; id: string | undefined };
+  | {
+      ok: false;
+      status: 400 | 401;
+      code: VerifyFailureCode;
+      reason: string;
+      id: string | undefined;
+      /** With `other_scheme`: the scheme (and signature header) the delivery verifies with. */
+      suggestion?: SchemeSuggestion;
+    };
+
+/** The scheme a delivery signed another way verifies with. */
+export interface SchemeSuggestion {
+  scheme: WebhookScheme;
+  signatureHeader?: string;
+}
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -195,7 +209,7 @@ export class WebhookVerifier {
         throw new Error(
           asymmetric
             ? `webhook secret #${i + 1}: ${(error as Error).message}`
-            : `webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" or "whpk_" followed by base64); use --scheme stripe or hmac for other secrets`,
+            : `webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" or "whpk_" followed by base64); other secrets need the stripe or the hmac scheme`,
         );
       }
     });
@@ -212,6 +226,10 @@ export class WebhookVerifier {
       case 'hmac':
         return this.verifyHmac(headers, body);
     }
+  }
+
+  private otherScheme(other: { reason: string; suggestion: SchemeSuggestion }): VerifyResult {
+    return { ...this.fail(401, 'other_scheme', other.reason), suggestion: other.suggestion } as VerifyResult;
   }
 
   private fail(status: 400 | 401, code: VerifyFailureCode, reason: string, id?: string): VerifyResult {
@@ -251,7 +269,7 @@ export class WebhookVerifier {
     const signatures = header(headers, 'webhook-signature', 'svix-signature');
     if (!id && !timestampText && !signatures) {
       const other = otherScheme(headers, 'standard');
-      if (other) return this.fail(401, 'other_scheme', other);
+      if (other) return this.otherScheme(other);
     }
     if (!id) return this.fail(401, 'missing_header', 'missing header webhook-id');
     if (!timestampText) return this.fail(401, 'missing_header', 'missing header webhook-timestamp', id);
@@ -331,7 +349,7 @@ export class WebhookVerifier {
     const value = header(headers, 'stripe-signature');
     if (value === undefined || value.trim() === '') {
       const other = otherScheme(headers, 'stripe');
-      return other ? this.fail(401, 'other_scheme', other) : this.fail(401, 'missing_header', 'missing header stripe-signature');
+      return other ? this.otherScheme(other) : this.fail(401, 'missing_header', 'missing header stripe-signature');
     }
     let timestampText: string | undefined;
     const v1: string[] = [];
@@ -357,7 +375,7 @@ export class WebhookVerifier {
     const value = header(headers, this.signatureHeader);
     if (value === undefined || value.trim() === '') {
       const other = otherScheme(headers, 'hmac');
-      return other ? this.fail(401, 'other_scheme', other) : this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
+      return other ? this.otherScheme(other) : this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
     }
     // GitHub-style "sha256=<hex>" prefixes are accepted.
     const candidate = value.trim().replace(/^(sha256|sha512)=/i, '');
@@ -371,15 +389,15 @@ export class WebhookVerifier {
   }
 }
 
-/** When a delivery carries another scheme's signature headers: which, and the option that verifies it. */
-function otherScheme(headers: HeaderBag, current: WebhookScheme): string | undefined {
+/** When a delivery carries another scheme's signature headers: what it is, and the scheme that verifies it. */
+function otherScheme(headers: HeaderBag, current: WebhookScheme): { reason: string; suggestion: SchemeSuggestion } | undefined {
   if (current !== 'standard' && (headers['webhook-signature'] !== undefined || headers['svix-signature'] !== undefined)) {
-    return `signed the Standard Webhooks way (webhook-signature), not ${current}: use --scheme standard`;
+    return { reason: `signed the Standard Webhooks way (webhook-signature), not ${current}`, suggestion: { scheme: 'standard' } };
   }
-  if (current !== 'stripe' && headers['stripe-signature'] !== undefined) return `signed the Stripe way (stripe-signature), not ${current}: use --scheme stripe`;
+  if (current !== 'stripe' && headers['stripe-signature'] !== undefined) return { reason: `signed the Stripe way (stripe-signature), not ${current}`, suggestion: { scheme: 'stripe' } };
   if (current === 'standard') {
     const named = ['x-hub-signature-256', 'x-signature', 'x-docusign-signature-1'].find((name) => headers[name] !== undefined);
-    if (named) return `signed with a plain HMAC in ${named}, not the Standard Webhooks way: use --scheme hmac --signature-header ${named}`;
+    if (named) return { reason: `signed with a plain HMAC in ${named}, not the Standard Webhooks way`, suggestion: { scheme: 'hmac', signatureHeader: named } };
   }
   return undefined;
 }

@@ -7,7 +7,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
-import { deliveryId, type HeaderBag, type WebhookVerifier } from '../core/webhooks.js';
+import { deliveryId, type HeaderBag, type SchemeSuggestion, type WebhookVerifier } from '../core/webhooks.js';
 import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
 import type { ReceivedDelivery } from './capture.js';
@@ -48,6 +48,8 @@ export interface ListenedEvent {
 export interface Rejection {
   status: number;
   reason: string;
+  /** A delivery signed another way: the scheme (and header) that verifies it. */
+  suggestion?: SchemeSuggestion;
   /** Absent when the request could not be parsed, or never arrived in time. */
   method?: string;
   path?: string;
@@ -175,12 +177,12 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       ? new Agent({ headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS, ...(options.forwardInsecure ? { connect: { rejectUnauthorized: false } } : {}) })
       : undefined;
 
-  function reject(req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
+  function reject(req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}, suggestion?: SchemeSuggestion): void {
     stats.rejected++;
     const body = JSON.stringify({ error: reason });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
     res.end(body);
-    options.onReject({ status, reason, method: req.method, path: req.url });
+    options.onReject({ status, reason, method: req.method, path: req.url, ...(suggestion ? { suggestion } : {}) });
   }
 
   /** Posts the delivery as received (body and signature headers, plus --forward-header) to one target. */
@@ -304,7 +306,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       }
     }
     if (!result.ok) {
-      reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}${saved ? `; saved as ${saved}` : ''}`);
+      reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}${saved ? `; saved as ${saved}` : ''}`, {}, result.suggestion);
       return;
     }
     let payload: unknown;

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { describeWithDefault } from '../../src/cli/help.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { runCli } from '../helpers/cli.js';
+import { testIo } from '../helpers/in-process.js';
 
 const GROUPS = ['envelopes', 'webhooks', 'keys', 'config'];
 
 /** Every command of the tree (the program first), as built by the CLI. */
 function commands(): { path: string[]; command: Command }[] {
-  const program = buildProgram({ signal: new AbortController().signal, exitCode: 0 });
+  const program = buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
   const walk = (command: Command, path: string[]): { path: string[]; command: Command }[] => [
     { path, command },
     ...command.commands.flatMap((c) => walk(c, [...path, c.name()])),

@@ -56,7 +56,7 @@ describe('terminal output', () => {
   it('shows progress with count, rate and ETA only on a terminal, and clears it before other output', () => {
     const tty = stream(true);
     const output = new Output({ json: false, verbose: false, color: false, stdout: stream(true), stderr: tty, env: {} });
-    const progress = new Progress(output, 1000, tty);
+    const progress = new Progress(output, 1000);
     for (let i = 0; i < 250; i++) progress.count(i % 50 === 0 ? 'failed' : 'created');
     const line = progress.line(Date.now() + 25_000);
     expect(line).toMatch(/^250\/1,000 · created 245 · failed 5 · (9\.\d|10\.0)\/s · ETA 1m 1[45]s$/);
@@ -69,14 +69,14 @@ describe('terminal output', () => {
     expect(tty.text.endsWith('\r\u001b[2K')).toBe(true);
 
     // Inputs already created take no time: they are counted, but not in the rate or the ETA.
-    const resumed = new Progress(output, 1000, tty);
+    const resumed = new Progress(output, 1000);
     for (let i = 0; i < 500; i++) resumed.count('skipped');
     for (let i = 0; i < 100; i++) resumed.count('created');
     expect(resumed.line(Date.now() + 10_000)).toMatch(/^600\/1,000 · created 100 · already 500 · failed 0 · (9\.\d|10\.0)\/s · ETA 4[01]s$/);
     resumed.done();
 
     const pipe = stream(false);
-    const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000, pipe);
+    const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000);
     quiet.done();
     expect(pipe.text).toBe('');
   });

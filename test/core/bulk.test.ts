@@ -187,7 +187,8 @@ describe('runBulk', () => {
     const refused = await run('other-key').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as UsageError).message).toContain('first-key');
-    expect((refused as UsageError).hint).toContain('--idempotency-key first-key');
+    expect((refused as UsageError).reason).toBe('key_conflict_in_doubt');
+    expect((refused as UsageError).reasonData.known).toBe('first-key');
     expect(svc.calls).toBe(0);
     // The key it names resumes safely; the caller's key is always the one sent.
     expect(await run('first-key')).toMatchObject({ created: 1 });

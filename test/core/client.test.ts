@@ -96,7 +96,8 @@ describe('SignClient.createEnvelope', () => {
     expect(array).toBeInstanceOf(UnexpectedResponseError);
     expect(array.exitCode).toBe(1);
     expect(array.message).toBe('create envelope: HTTP 202 (application/json) with a JSON array, not an envelope (a JSON object with an id, or a Location header)');
-    expect(array.hint).toContain('check --base-url');
+    expect(array.hint).toContain('check the base URL');
+    expect(array.reason).toBe('not_the_service');
     expect(array.hint).toContain('Idempotency-Key k-array');
     const page = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as UnexpectedResponseError;
     expect(page.message).toMatch(/^create envelope: HTTP 200 \(text\/html\) with "<!doctype html>/);
@@ -384,7 +385,8 @@ describe('SignClient webhook deliveries', () => {
     const missing = (await c.resendEvent('evt_x').catch((e: unknown) => e)) as ApiError;
     expect(missing).toBeInstanceOf(ApiError);
     expect(missing.exitCode).toBe(1);
-    expect(missing.hint).toContain('sign-cli webhooks deliveries');
+    expect(missing.hint).toContain('only events sent to a webhook_url can be resent');
+    expect(missing.reason).toBe('event_not_found');
     await c.close();
   });
 });

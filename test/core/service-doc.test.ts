@@ -25,6 +25,12 @@ describe('docs/service.md', () => {
     for (const state of ENVELOPE_STATUSES) expect(page).toContain(`\`${state}\``);
   });
 
+  it("the library's messages name no flag of the CLI: its advice is the CLI's to word (src/cli/hints.ts)", () => {
+    const core = execSources().filter(({ file }) => file.includes(`${join('src', 'core')}`));
+    const flagged = core.flatMap(({ file, text }) => [...text.matchAll(/(['"`])[^'"`\n]*?(?<![\w-])--[a-z][\w-]+[^'"`\n]*\1/g)].map((m) => `${file}: ${m[0]}`));
+    expect(flagged).toEqual([]);
+  });
+
   it('is what the user-facing text cites: no message of src/ names SPEC', () => {
     const sources = execSources();
     expect(sources.filter(({ text }) => /['"`][^'"`\n]*\bSPEC\b/.test(text)).map(({ file }) => file)).toEqual([]);

@@ -137,15 +137,15 @@ async function flow(ctx: CommandContext, api: PromptApi): Promise<Record<string,
     for (const issue of errors) output.info(`error: ${issue.path}: ${issue.message}`);
     return undefined;
   }
-  const path = (await api.input({ message: 'Save this JSON to a file? (path, or blank to skip)' }, { signal: ctx.signal })).trim();
+  const path = (await api.input({ message: 'Save this JSON to a file? (path, or blank to skip)' }, ctx.promptContext())).trim();
   if (path) {
-    const overwrite = !existsSync(path) || (await api.confirm({ message: `${path} exists. Overwrite?`, default: false }, { signal: ctx.signal }));
+    const overwrite = !existsSync(path) || (await api.confirm({ message: `${path} exists. Overwrite?`, default: false }, ctx.promptContext()));
     if (overwrite) {
       writeFileSync(path, `${JSON.stringify(envelope, null, 2)}\n`);
       output.success(`saved to ${path} (send it again with: sign-cli envelopes create -f ${path})`);
     }
   }
-  if (!(await api.confirm({ message: 'Send it now?', default: true }, { signal: ctx.signal }))) {
+  if (!(await api.confirm({ message: 'Send it now?', default: true }, ctx.promptContext()))) {
     output.info('not sent.');
     return undefined;
   }

@@ -13,7 +13,7 @@ import { Argument, type Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import { completionOf, DYNAMIC_SOURCES, type Candidate, type Completion, type DynamicSource } from '../../completion-hints.js';
 import { optionDescription } from '../../help.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -391,15 +391,15 @@ export function completionScript(program: Command, shell: Shell): string {
 }
 
 /** What `sign-cli __complete <source>` prints: names only, nothing on any error. */
-async function dynamicCandidates(source: string): Promise<string[]> {
+async function dynamicCandidates(source: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   if (!(DYNAMIC_SOURCES as readonly string[]).includes(source)) return [];
   switch (source as DynamicSource) {
     case 'profiles': {
       // conf creates a missing config dir when it reads: a Tab must not.
-      const dir = process.env.SIGN_CONFIG_DIR;
+      const dir = env.SIGN_CONFIG_DIR;
       if (dir && !existsSync(dir)) return [];
-      const [{ openConfig }, { PROFILE_NAME_RE }] = await Promise.all([import('../../config.js'), import('../../key-rows.js')]);
-      const profiles = (await openConfig()).store.profiles ?? {};
+      const [{ openConfig }, { PROFILE_NAME_RE }] = await Promise.all([import('../../config.js'), import('../../profiles.js')]);
+      const profiles = (await openConfig(env)).store.profiles ?? {};
       return Object.keys(profiles)
         .filter((name) => PROFILE_NAME_RE.test(name))
         .sort();
@@ -424,7 +424,7 @@ Examples:
       action(async (ctx, _flags, [shell]) => {
         let root: Command = ctx.command!;
         while (root.parent) root = root.parent;
-        process.stdout.write(completionScript(root, shell as Shell));
+        ctx.io.stdout.write(completionScript(root, shell as Shell));
         return ExitCode.ok;
       }),
     );
@@ -434,12 +434,15 @@ Examples:
     .description('list names for shell completion')
     .argument('[source]')
     .allowExcessArguments()
-    .action(async (source: string | undefined) => {
-      try {
-        const names = await dynamicCandidates(source ?? '');
-        if (names.length) process.stdout.write(`${names.join('\n')}\n`);
-      } catch {
-        // Completion must never print an error into the user's command line.
-      }
-    });
+    .action(
+      action(async (ctx, _flags, [source]) => {
+        try {
+          const names = await dynamicCandidates(source ?? '', ctx.env);
+          if (names.length) ctx.io.stdout.write(`${names.join('\n')}\n`);
+        } catch {
+          // Completion must never print an error into the user's command line.
+        }
+        return ExitCode.ok;
+      }),
+    );
 }

@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
 import { SETTINGS, settingSpec, type SettingSpec } from '../../settings.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import type { Column } from '../../cell.js';
 
 function show(value: unknown, spec?: SettingSpec): string {

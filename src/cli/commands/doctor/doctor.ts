@@ -9,7 +9,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { untrusted } from '../../../core/text.js';
 
 type Mark = 'ok' | 'warn' | 'fail';

@@ -5,7 +5,7 @@ import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 /** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
 export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#' }, { head: 'TIME' }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];

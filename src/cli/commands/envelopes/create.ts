@@ -19,8 +19,9 @@ import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } fr
 import { openInputs, type InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { cellText } from '../../cell.js';
+import { hintOf } from '../../hints.js';
 import { untrusted } from '../../../core/text.js';
 import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
@@ -125,8 +126,15 @@ async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise
     if (prompted === undefined) return ExitCode.ok;
     return send(ctx, options, pacing, { prompted });
   }
-  if (options.idempotencyKey !== undefined) (await import('../../../core/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
-  const inputs = await openInputs(files, options.ndjson === true, ctx.signal);
+  if (options.idempotencyKey !== undefined) {
+    try {
+      (await import('../../../core/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
+    } catch (error) {
+      // The core speaks of an Idempotency-Key; here it came from a flag.
+      throw new UsageError(`--idempotency-key: ${(error as Error).message}`, { hint: hintOf(error) });
+    }
+  }
+  const inputs = await openInputs(files, options.ndjson === true, ctx.signal, ctx.io);
   try {
     // A human dry run shows at most MAX_SHOWN_PROBLEMS inputs by name: noted during the
     // validation pass, so the inputs are read once. --json prints every envelope: a second pass.
@@ -327,7 +335,7 @@ async function confirmLive(ctx: CommandContext, options: CreateOptions, total: n
   const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
   const go = await confirm(
     { message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`, default: false },
-    { signal: ctx.signal },
+    ctx.promptContext(),
   ).catch((error: unknown) => {
     throw promptExit(error);
   });
@@ -393,7 +401,7 @@ function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, e
       http_status: typeof status === 'number' ? status : null,
       idempotency_key: outcome.key,
       envelope: null,
-      error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: error instanceof SignError ? error.hint : undefined },
+      error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: hintOf(error) },
       environment,
     } satisfies CreateReport);
   }
@@ -403,5 +411,8 @@ function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, e
 /** The same error, its message prefixed with the input it is about (for display only). */
 function named(ref: string, error: unknown): unknown {
   if (!(error instanceof SignError) || error instanceof ValidationError) return error;
-  return new SignError(`${ref}: ${error.message}`, error.hint ? { hint: error.hint } : {});
+  return new SignError(`${ref}: ${error.message}`, {
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.reason ? { reason: error.reason, reasonData: error.reasonData } : {}),
+  });
 }

@@ -2,11 +2,10 @@
 import { createReadStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { ExitCode, SignError } from '../../../core/errors.js';
 import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 interface DownloadOptions {
   output?: string;
@@ -42,7 +41,9 @@ async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [i
       const dir = mkdtempSync(join(tmpdir(), 'sign-cli-download-'));
       try {
         const pdf = await client.downloadSignedCopyTo(id!, join(dir, 'signed.pdf'), ctx.signal);
-        await pipeline(createReadStream(pdf.path), process.stdout, { end: false });
+        for await (const chunk of createReadStream(pdf.path)) {
+          if (!ctx.io.stdout.write(chunk as Buffer)) await new Promise<void>((resolve) => ctx.io.stdout.on?.('drain', resolve) ?? resolve());
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -4,7 +4,7 @@ import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { cellText as text, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 /** The contact (an address) gives way on a narrow terminal; the rest is read by. */
 export const SIGNER_COLUMNS: readonly Column[] = [

@@ -7,7 +7,7 @@ import type { CommandContext } from '../../context.js';
 import { LIST_COLUMNS, envelopeRow } from '../../envelope-rows.js';
 import { checkChoices } from '../../choices.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { parseSince } from '../../since.js';
 
 interface ListOptions {

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 /**
  * Two signers, one per channel, in order; its events go to a `webhooks listen`

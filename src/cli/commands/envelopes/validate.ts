@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { openInputs } from '../../input.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
 export function registerValidate(envelopes: Command, action: Action): void {
@@ -20,7 +20,7 @@ export function registerValidate(envelopes: Command, action: Action): void {
 async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean; allowUnknownFields?: boolean }, paths: string[]): Promise<number> {
   const { output } = ctx;
   const validate = await loadValidator({ allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields) });
-  const inputs = await openInputs(paths, options.ndjson === true, ctx.signal);
+  const inputs = await openInputs(paths, options.ndjson === true, ctx.signal, ctx.io);
   let invalid = 0;
   let total = 0;
   try {

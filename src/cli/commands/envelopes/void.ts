@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 interface VoidOptions {
   reason?: string;
@@ -34,7 +34,7 @@ async function voidCommand(ctx: CommandContext, options: VoidOptions, [id]: stri
       throw new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to void it without asking' });
     }
     const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
-    const go = await confirm({ message: `Void ${id}? Its signers will no longer be able to sign.`, default: false }, { signal: ctx.signal }).catch((error: unknown) => {
+    const go = await confirm({ message: `Void ${id}? Its signers will no longer be able to sign.`, default: false }, ctx.promptContext()).catch((error: unknown) => {
       throw promptExit(error);
     });
     if (!go) {

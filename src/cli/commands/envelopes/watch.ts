@@ -5,12 +5,11 @@
  */
 import type { Command } from 'commander';
 import { FINAL_STATUSES } from '../../../core/states.js';
-import { systemClock } from '../../../core/clock.js';
 import type { Envelope } from '../../../core/envelope.js';
 import { ExitCode, SignError } from '../../../core/errors.js';
 import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
 import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../envelope-view.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 export function registerWatch(envelopes: Command, action: Action): void {
   envelopes
@@ -34,7 +33,7 @@ async function watchCommand(ctx: CommandContext, options: { interval: string }, 
     for (;;) {
       // Through the client: paced under the rate limit, 429 and 5xx retried with backoff.
       envelope = await client.getEnvelope(id!, ctx.signal);
-      const at = new Date();
+      const at = new Date(ctx.io.clock.now());
       const changed = previous === undefined || stateKey(previous) !== stateKey(envelope);
       quiet = changed ? 0 : quiet + 1;
       if (live) output.redraw(liveBlock(envelope, output.out, { checkedAt: at, columns: output.columns, intervalS }));
@@ -42,7 +41,7 @@ async function watchCommand(ctx: CommandContext, options: { interval: string }, 
       else if (changed) for (const line of changeLines(previous, envelope, at)) output.line(line);
       previous = envelope;
       if ((FINAL_STATUSES as readonly unknown[]).includes(envelope.status)) break;
-      await systemClock.sleep(pollDelay(intervalS * 1000, quiet), ctx.signal);
+      await ctx.io.clock.sleep(pollDelay(intervalS * 1000, quiet), ctx.signal);
     }
   } finally {
     await client.close();

@@ -5,10 +5,10 @@ import { parseBaseUrl } from '../../../core/endpoints.js';
 import { maskKey, maskedKeyMatches, type ListedKey } from '../../../core/keys.js';
 import type { Profile } from '../../config.js';
 import { collect, type CommandContext } from '../../context.js';
-import { checkProfileName } from '../../key-rows.js';
+import { checkProfileName } from '../../profiles.js';
 import { parseScopes } from '../../settings.js';
-import type { Action } from '../../run.js';
-import { readStdinLine } from '../../io.js';
+import type { Action } from '../../action.js';
+import { readStdinLine } from '../../stdin.js';
 
 interface AddFlags {
   stdin?: boolean;
@@ -47,7 +47,7 @@ Examples:
 }
 
 async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Promise<string> {
-  if (flags.stdin) return readStdinLine({ signal: ctx.signal, hint: `reading the API key for profile ${name} from stdin (one line); Ctrl-C to cancel` });
+  if (flags.stdin) return readStdinLine({ signal: ctx.signal, hint: `reading the API key for profile ${name} from stdin (one line); Ctrl-C to cancel`, stdin: ctx.io.stdin, stderr: ctx.io.stderr });
   if (!ctx.canPrompt) {
     throw new UsageError('no key given: pipe it in with --stdin (a key is never accepted as a flag value)', {
       hint: `printenv MY_KEY | sign-cli keys add ${name} --stdin`,
@@ -55,7 +55,7 @@ async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Prom
   }
   const [{ password }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
   try {
-    return await password({ message: `API key for profile ${name}:`, mask: '*' }, { signal: ctx.signal });
+    return await password({ message: `API key for profile ${name}:`, mask: '*' }, ctx.promptContext());
   } catch (error) {
     throw promptExit(error);
   }

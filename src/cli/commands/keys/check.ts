@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
 import { loadKeyRows, type KeyRow } from '../../key-rows.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 interface CheckFlags {
   expiringWithin: string;

@@ -6,7 +6,7 @@ import { loadKeyRows, type KeyRow } from '../../key-rows.js';
 import type { Output } from '../../output.js';
 import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 export function registerList(keys: Command, action: Action): void {
   keys

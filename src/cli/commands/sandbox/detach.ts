@@ -48,10 +48,10 @@ function lastLogLine(dataDir: string): string {
  * with the child's ready message. The child's stdout and stderr append to the
  * data dir's sandbox.log (0600).
  */
-export function startDetached(argv: readonly string[], dataDir: string, env: NodeJS.ProcessEnv): Promise<ReadyMessage> {
+export function startDetached(launch: { command: string; args: readonly string[] }, argv: readonly string[], dataDir: string, env: NodeJS.ProcessEnv): Promise<ReadyMessage> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const log = openSync(logPath(dataDir), 'a', 0o600);
-  const child = spawn(process.execPath, [...process.execArgv, ...argv], {
+  const child = spawn(launch.command, [...launch.args, ...argv], {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],
     env: { ...env, [DETACHED_ENV]: '1' },

@@ -10,7 +10,7 @@ import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 interface DeliveriesOptions {
   envelope?: string;

@@ -5,11 +5,11 @@ import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
 import { collect, parseIntegerOption, type CommandContext } from '../../context.js';
 import type { Output } from '../../output.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { formatInstant } from '../../time.js';
 import { cellText } from '../../cell.js';
 import { untrusted } from '../../../core/text.js';
-import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
+import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
 
 interface ListenFlags extends SchemeFlags {
@@ -181,7 +181,7 @@ async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<n
       onReject: (rejection: Rejection) => {
         // The method, the path and parts of the reason are the sender's: escaped before the ✗ is coloured.
         const request = rejection.method === undefined ? '' : ` ${untrusted(rejection.method)} ${untrusted(rejection.path ?? '/')}`;
-        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${untrusted(rejection.reason)}`);
+        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${untrusted(rejection.reason)}${schemeAdvice(rejection.suggestion)}`);
       },
     });
   } catch (error) {

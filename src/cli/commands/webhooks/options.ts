@@ -4,9 +4,9 @@
  */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
-import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type WebhookScheme } from '../../../core/webhooks.js';
+import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type SchemeSuggestion, type WebhookScheme } from '../../../core/webhooks.js';
 import { parseIntegerOption, type CommandContext } from '../../context.js';
-import { readFlagFile } from '../../io.js';
+import { readFlagFile } from '../../stdin.js';
 
 export interface SchemeFlags {
   secretFile?: string;
@@ -14,6 +14,12 @@ export interface SchemeFlags {
   tolerance: string;
   signatureHeader: string;
   algorithm: HmacAlgorithm;
+}
+
+/** How the CLI says which scheme verifies a delivery signed another way. */
+export function schemeAdvice(suggestion: SchemeSuggestion | undefined): string {
+  if (!suggestion) return '';
+  return `: use --scheme ${suggestion.scheme}${suggestion.signatureHeader ? ` --signature-header ${suggestion.signatureHeader}` : ''}`;
 }
 
 export function addSchemeOptions(command: Command, withTolerance = true): Command {
@@ -70,6 +76,6 @@ export async function buildVerifier(ctx: CommandContext, flags: SchemeFlags): Pr
     return { verifier, secrets };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message);
+    throw new UsageError((error as Error).message, /other secrets need/.test((error as Error).message) ? { hint: 'pass --scheme stripe or --scheme hmac for such secrets' } : {});
   }
 }

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { parseResendTarget, resendLine } from '../../delivery-rows.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 
 interface ResendOptions {
   to?: string;

@@ -5,7 +5,7 @@ import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import { collect, type CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from './options.js';
 
 interface TriggerFlags extends SchemeFlags {

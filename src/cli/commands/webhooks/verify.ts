@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { HeaderBag } from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { cellText } from '../../cell.js';
 import { untrusted } from '../../../core/text.js';
-import { readFlagFile, readStdin } from '../../io.js';
-import { addSchemeOptions, buildVerifier, type SchemeFlags } from './options.js';
+import { readFlagFile, readStdin } from '../../stdin.js';
+import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 
 interface VerifyFlags extends SchemeFlags {
   bodyFile?: string;
@@ -73,14 +73,14 @@ async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<n
     const bag: Record<string, string> = {};
     parseHeaderLines(flags.header ?? [], bag, '--header');
     headers = bag;
-    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin({ signal: ctx.signal, hint: 'reading the delivery body from stdin; Ctrl-D to end, Ctrl-C to cancel' });
+    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin({ signal: ctx.signal, hint: 'reading the delivery body from stdin; Ctrl-D to end, Ctrl-C to cancel', stdin: ctx.io.stdin, stderr: ctx.io.stderr });
   }
   const result = verifier.verify(headers, body);
   if (output.json) {
     output.jsonLine(
       result.ok
         ? { valid: true, scheme: verifier.scheme, id: result.id ?? null, timestamp: result.timestampSeconds ?? null, secret: result.secretIndex + 1 }
-        : { valid: false, scheme: verifier.scheme, id: result.id ?? null, code: result.code, reason: result.reason },
+        : { valid: false, scheme: verifier.scheme, id: result.id ?? null, code: result.code, reason: `${result.reason}${schemeAdvice(result.suggestion)}` },
     );
   }
   if (result.ok) {
@@ -88,6 +88,6 @@ async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<n
     if (!output.json) output.line(`${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${cellText(result.id)}` : ''}${when}, by secret #${result.secretIndex + 1}`);
     return ExitCode.ok;
   }
-  output.info(`${output.err.red('✗')} invalid: ${untrusted(result.reason)}`);
+  output.info(`${output.err.red('✗')} invalid: ${untrusted(result.reason)}${schemeAdvice(result.suggestion)}`);
   return ExitCode.failed;
 }

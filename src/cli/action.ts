@@ -4,9 +4,13 @@
  */
 import type { Command } from 'commander';
 import { CommandContext, type GlobalOptions } from './context.js';
+import type { Io } from './io.js';
 
 export interface RunState {
   signal: AbortSignal;
+  io: Io;
+  /** The command line after the program's name, as given (for a command that starts itself again). */
+  argv: string[];
   exitCode: number;
   context?: CommandContext;
 }
@@ -20,7 +24,7 @@ export function makeAction(state: RunState): Action {
       const command = args[args.length - 1] as Command;
       const options = command.optsWithGlobals() as O & GlobalOptions;
       const positional = args.slice(0, -2).flat() as string[];
-      const ctx = new CommandContext(options, state.signal);
+      const ctx = new CommandContext(options, state.signal, state.io, state.argv);
       ctx.command = command;
       state.context = ctx;
       try {

@@ -6,7 +6,7 @@ import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
 import { collect, parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
-import type { Action } from '../../run.js';
+import type { Action } from '../../action.js';
 import { isOpenField, parseValueList } from '../../settings.js';
 import { formatInstant } from '../../time.js';
 import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached, stopSandbox } from './detach.js';
@@ -174,15 +174,15 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
     output.info(`a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``);
     return ExitCode.ok;
   }
-  // process.argv[1] is this CLI's launcher; the child gets the same arguments, run in the foreground.
-  // --json and --query are this process's: the child's output is a log, which must not hold the key.
+  // The same command line, run in the foreground. --json and --query are this process's: the
+  // child's output is a log, which must not hold the key.
   const args: string[] = [];
-  for (let i = 2; i < process.argv.length; i++) {
-    const arg = process.argv[i]!;
+  for (let i = 0; i < ctx.argv.length; i++) {
+    const arg = ctx.argv[i]!;
     if (arg === '--query') i++;
     else if (arg !== '--detach' && arg !== '--json' && !arg.startsWith('--query=')) args.push(arg);
   }
-  const ready = await startDetached([process.argv[1]!, ...args], dataDir, ctx.env);
+  const ready = await startDetached(ctx.io.relaunch, args, dataDir, ctx.env);
   for (const notice of ready.notices) output.warn(notice);
   if (output.json) {
     output.jsonLine({

@@ -1,0 +1,330 @@
+/**
+ * The transport under SignClient: one operation on the wire with the key, the
+ * Idempotency-Key, pacing under the rate limit, retries decided by
+ * retry.ts's one decision (always with the same Idempotency-Key), a deadline
+ * for each attempt whole, bounded answers, and traces for the caller to show.
+ * Errors come from answer-errors.ts.
+ */
+import { request, type Dispatcher } from 'undici';
+import { AnswerTooLargeError, MAX_FILE_BYTES, MAX_JSON_ANSWER_BYTES, readBounded, writeBounded, type FileAnswer } from './answer-body.js';
+import { OPERATION_LABEL, errorForStatus, isInFlightConflict, type AnswerContext } from './answer-errors.js';
+import type { Clock } from './clock.js';
+import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
+import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError } from './errors.js';
+import { maskKey, redactSecrets } from './keys.js';
+import { describeNetworkError } from './network-errors.js';
+import type { RatePacer } from './pacing.js';
+import { decideRetry, type DelaySource, type RetryPolicy } from './retry.js';
+
+export type TraceEvent =
+  | { type: 'note'; message: string }
+  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string> }
+  | { type: 'response'; attempt: number; status: number; durationMs: number; headers: Record<string, string | undefined> }
+  | { type: 'retry'; attempt: number; delayMs: number; source: DelaySource; reason: string };
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | undefined>;
+  data: T;
+  attempts: number;
+  /**
+   * Whether an earlier attempt of this call may have acted on the service: it
+   * went out and no answer says it did nothing (a lost answer, a 5xx). A
+   * replay after such an attempt may be of this call's own work.
+   */
+  earlierAttemptMayHaveActed: boolean;
+}
+
+export interface RequestOptions {
+  params?: Record<string, string>;
+  /** Query string parameters; an array repeats the name, undefined leaves it out. */
+  query?: Record<string, string | readonly string[] | undefined>;
+  body?: unknown;
+  idempotencyKey?: string;
+  /** Aborts everything, the request on the wire included. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Stops sending: no new attempt starts once it aborts (a wait for a pacer
+   * slot or a retry ends at once), but an attempt already on the wire is
+   * awaited, so its outcome is known. Ctrl-C during a create.
+   */
+  stop?: AbortSignal | undefined;
+  /** Called just before each attempt goes on the wire (the create journal records "sending" here). */
+  beforeAttempt?: (attempt: number) => void;
+  /** Read the body as bytes rather than JSON/text. */
+  binary?: boolean;
+  /**
+   * Stream a 2xx body into this file (bounded, MAX_FILE_BYTES) instead of
+   * memory; the answer's data is then a FileAnswer. Each attempt rewrites it.
+   */
+  toFile?: string;
+  accept?: string;
+}
+
+/** Failures before a connection exists: the request cannot have reached the service. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  // undici wraps socket errors; the useful code may sit on the cause.
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Ctrl-C (or a caller's abort) during a request: says whether anything had gone on the wire. */
+function interrupted(sent: boolean): InterruptedError {
+  return new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string | undefined;
+  keyLabel: string;
+  timeoutMs: number;
+  policy: RetryPolicy;
+  pacer: RatePacer;
+  clock: Clock;
+  random: () => number;
+  paths: PathOverrides;
+  userAgent: string;
+  dispatcher: Dispatcher;
+  onTrace: (event: TraceEvent) => void;
+}
+
+export class Transport {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly pacer: RatePacer;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly paths: PathOverrides;
+  private readonly userAgent: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly onTrace: (event: TraceEvent) => void;
+  /** What the errors of this client say about it. */
+  readonly answers: AnswerContext;
+  private notedApiSegment = false;
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl;
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs;
+    this.policy = options.policy;
+    this.pacer = options.pacer;
+    this.clock = options.clock;
+    this.random = options.random;
+    this.paths = options.paths;
+    this.userAgent = options.userAgent;
+    this.dispatcher = options.dispatcher;
+    this.onTrace = options.onTrace;
+    this.answers = {
+      baseUrl: options.baseUrl,
+      keyLabel: options.keyLabel,
+      scopeOf: (operation) => resolveEndpoint(operation, this.paths).scope,
+      scrub: (text) => this.scrub(text),
+      apiTwice: baseUrlEndsInApi(options.baseUrl),
+    };
+  }
+
+  /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws. */
+  async send<T = unknown>(operation: Operation, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const endpoint = resolveEndpoint(operation, this.paths);
+    const url = withQuery(joinUrl(this.baseUrl, fillPath(endpoint.path, options.params)), options.query);
+    this.noteApiSegment(url);
+    const headers: Record<string, string> = {
+      accept: options.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+    };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const label = OPERATION_LABEL[operation];
+    const keyed = options.idempotencyKey !== undefined;
+
+    const stop = options.stop;
+    const waitSignal = stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
+    /** Whether any attempt may have reached the service (anything but a failure to connect). */
+    let sent = false;
+    let mayHaveActed = false;
+    const stopped = () => stop?.aborted === true || options.signal?.aborted === true;
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.pacer.acquire(waitSignal);
+      } catch (error) {
+        throw stopped() ? interrupted(sent) : error;
+      }
+      if (stopped()) throw interrupted(sent);
+      options.beforeAttempt?.(attempt);
+      this.onTrace({ type: 'request', attempt, method: endpoint.method, url, headers: this.redacted(headers) });
+      const started = this.clock.now();
+      // --timeout bounds the attempt whole: connect, headers and the body, however slowly it trickles.
+      const deadline = AbortSignal.timeout(this.timeoutMs);
+      const attemptSignal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+      let response: Dispatcher.ResponseData;
+      let raw: Buffer | undefined;
+      let file: FileAnswer | undefined;
+      try {
+        response = await request(url, {
+          method: endpoint.method,
+          headers,
+          body,
+          dispatcher: this.dispatcher,
+          signal: attemptSignal,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        });
+        const length = response.headers['content-length'];
+        if (options.toFile && response.statusCode >= 200 && response.statusCode < 300) file = await writeBounded(response.body, length, options.toFile);
+        else raw = await readBounded(response.body, length, options.binary && response.statusCode < 300 ? MAX_FILE_BYTES : MAX_JSON_ANSWER_BYTES);
+      } catch (error) {
+        // An answer past the bound is not an answer to wait for again: refused, whatever its status.
+        if (error instanceof AnswerTooLargeError) {
+          throw new UnexpectedResponseError(`${label}: ${error.message}, far more than it can be`, 0, undefined, {
+            hint: `is ${this.baseUrl} the signing service? check the base URL`,
+            reason: 'not_the_service',
+            reasonData: { baseUrl: this.baseUrl },
+          });
+        }
+        if (error instanceof StorageError) throw error;
+        const timedOut = deadline.aborted && options.signal?.aborted !== true;
+        const code = timedOut ? 'ETIMEDOUT' : errorCode(error);
+        if (code === undefined || !NOT_CONNECTED_CODES.has(code)) {
+          sent = true;
+          // It went out and no answer came back: it may have done its work.
+          mayHaveActed = true;
+        }
+        if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
+        const reason = timedOut ? `no complete answer within ${this.timeoutMs / 1000} s` : describeNetworkError(code, (error as Error).message, url);
+        const decision = decideRetry({ kind: 'network', code }, attempt, this.policy, this.clock.now(), this.random);
+        if (decision.retry && !stopped()) {
+          this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason });
+          await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
+          continue;
+        }
+        const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
+        if (!sent) {
+          throw new NetworkError(`${label}: could not connect to ${new URL(url).origin} (${reason}); nothing was sent (${tries})`, code, {
+            cause: error,
+            nothingSent: true,
+            hint: 'check that the service is up and the base URL is right',
+            reason: 'connect_failed',
+          });
+        }
+        throw new NetworkError(`${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${tries}`, code, {
+          cause: error,
+          hint: operation === 'resendEvent'
+            ? 'the resend may or may not have been queued; the deliveries listing shows whether it was'
+            : keyed
+            ? `the envelope may or may not exist; sending it again with Idempotency-Key ${options.idempotencyKey} finishes it without a duplicate`
+            : 'check that the service is up and the base URL is right',
+          reason: operation === 'resendEvent' ? 'maybe_resent' : keyed ? 'maybe_sent' : 'connect_failed',
+          reasonData: { idempotencyKey: options.idempotencyKey },
+        });
+      }
+      sent = true;
+      const responseHeaders = flattenHeaders(response.headers);
+      this.onTrace({ type: 'response', attempt, status: response.statusCode, durationMs: this.clock.now() - started, headers: responseHeaders });
+      this.pacer.observe(responseHeaders);
+
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        return {
+          status: response.statusCode,
+          headers: responseHeaders,
+          data: (file ?? decodeBody(raw!, responseHeaders, options.binary)) as T,
+          attempts: attempt,
+          earlierAttemptMayHaveActed: mayHaveActed,
+        };
+      }
+
+      // Not a 2xx: the body was read into memory (only a 2xx goes to a file).
+      const errorBody = raw ?? Buffer.alloc(0);
+      // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
+      const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, errorBody);
+      // A 5xx (or 408, 425) says nothing of what was done; a 429 or an in-flight 409 says nothing was.
+      if (response.statusCode >= 500 || response.statusCode === 408 || response.statusCode === 425) mayHaveActed = true;
+      const decision = decideRetry(
+        { kind: 'response', status: response.statusCode, headers: responseHeaders, keyed, finalConflict },
+        attempt,
+        this.policy,
+        this.clock.now(),
+        this.random,
+      );
+      if (decision.retry && !stopped()) {
+        this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason: `HTTP ${response.statusCode}` });
+        // A 429 is about the shared limit: the pacer holds back every request, this one included.
+        if (response.statusCode === 429) this.pacer.penalize(decision.delayMs);
+        else await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
+        continue;
+      }
+      throw errorForStatus(this.answers, operation, response.statusCode, errorBody.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
+    }
+  }
+
+  /** A wait between attempts; an interrupt ends it and the request (nothing new is sent). */
+  private async sleepUnlessStopped(ms: number, signal: AbortSignal | undefined, sent: boolean): Promise<void> {
+    try {
+      await this.clock.sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted) throw interrupted(sent);
+      throw error;
+    }
+  }
+
+  /** Text from the server with the API key masked, whole or without its prefix. */
+  scrub(text: string): string {
+    return this.apiKey ? redactSecrets(text, [this.apiKey]) : text;
+  }
+
+  private noteApiSegment(url: string): void {
+    if (this.notedApiSegment || !baseUrlEndsInApi(this.baseUrl)) return;
+    this.notedApiSegment = true;
+    this.onTrace({
+      type: 'note',
+      message: `base URL ${this.baseUrl} ends in /api, so requests go to ${new URL(url).pathname} with /api twice (paths are appended to the base URL as they are)`,
+    });
+  }
+
+  private redacted(headers: Record<string, string>): Record<string, string> {
+    if (!this.apiKey || headers.authorization === undefined) return { ...headers };
+    return { ...headers, authorization: `Bearer ${maskKey(this.apiKey)}` };
+  }
+}
+
+function withQuery(url: string, query: RequestOptions['query']): string {
+  if (!query) return url;
+  const parsed = new URL(url);
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) parsed.searchParams.append(name, item);
+  }
+  return parsed.toString();
+}
+
+function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {
+  if (binary) return raw;
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  if (/json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(text.trim())) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
