@@ -1,5 +1,10 @@
 // `npm run bench`: every benchmark, each compared with a baseline measured in
-// the same run. Prints ratios; never fails a build on timing.
+// the same run. Prints ratios; never fails a build on timing. Each benchmark's
+// figures are also written to docs/figures/benchmarks.md (its section only),
+// so the docs quote what a run measured, not what someone typed.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { figureTable, measuredOn, updateFigures } from '../scripts/figures-file.mjs';
 import { benchBulk } from './bulk.mjs';
 import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
@@ -7,8 +12,13 @@ import { benchRateStore } from './rate-store.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
 
+const FIGURES = join(fileURLToPath(new URL('..', import.meta.url)), 'docs', 'figures', 'benchmarks.md');
 const only = process.argv[2];
 const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore };
+if (only && !(only in benches)) {
+  console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);
+  process.exit(2);
+}
 
 for (const [name, run] of Object.entries(benches)) {
   if (only && only !== name) continue;
@@ -17,4 +27,15 @@ for (const [name, run] of Object.entries(benches)) {
   const width = Math.max(...result.rows.map(([label]) => label.length));
   for (const [label, value] of result.rows) console.log(`  ${label.padEnd(width)}  ${value}`);
   console.log(`  ${'targets met'.padEnd(width)}  ${result.ok ? 'yes' : 'NO'}`);
+  updateFigures(
+    FIGURES,
+    {
+      title: 'Benchmark figures',
+      writer: 'npm run bench',
+      intro: 'What each benchmark measures and its targets: [../benchmarks.md](../benchmarks.md).',
+      order: Object.keys(benches),
+    },
+    { [name]: `## ${result.name}\n\n${measuredOn()}\n\n${figureTable([...result.rows, ['targets met', result.ok ? 'yes' : 'NO']], ['Measure', 'Figure'])}` },
+  );
 }
+console.log(`\nwritten to ${FIGURES}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix.
-# The installed command must answer --version and --help, run the sandbox, create an
+# The installed command must answer --version and --help, have its man pages, run the sandbox, create an
 # envelope against it and download a completed envelope's signed copy (pdfkit, fontkit and the
 # DejaVu fonts load from the installed package's node_modules), and a project that installs
 # the tarball must import the library by name.
@@ -22,6 +22,12 @@ bin="$work/prefix/bin/sign-cli"
 
 "$bin" --version
 "$bin" --help > /dev/null
+
+# The man pages, installed by npm from package.json "man" into the prefix's share/man.
+page="$(MANPATH="$work/prefix/share/man" man -w sign-cli-envelopes-create)"
+manual="$(MANPATH="$work/prefix/share/man" MANWIDTH=80 MANPAGER=cat man sign-cli-envelopes-create 2>/dev/null || true)"
+[[ "$manual" == *Idempotency-Key* ]] || { echo "man sign-cli-envelopes-create: not readable after a global install ($page)"; exit 1; }
+echo "man sign-cli-envelopes-create: $page"
 
 # Speed 20: a journey completes in well under a second.
 "$bin" sandbox --port 0 --json --speed 20 --data-dir "$work/sandbox" > "$work/sandbox.out" 2> "$work/sandbox.err" &

@@ -1,15 +1,14 @@
 /**
- * What a shell should offer for an argument or an option value, kept beside
- * the command tree (commander has no place for it). The completion scripts
- * are generated from the tree plus these hints; values that live in the
- * user's config (profile names) are asked of `sign-cli __complete <source>`
- * at completion time.
+ * What a shell should offer for an argument or an option value. Commands
+ * attach their hints where they define the argument or option
+ * (`completes(new Argument(…), PROFILES)`), so a renamed command keeps its
+ * completions. The completion scripts are generated from the tree plus these
+ * hints; values that live in the user's config (profile names) are asked of
+ * `sign-cli __complete <source>` at completion time.
  */
-import type { Argument, Command, Option } from 'commander';
+import type { Argument, Option } from 'commander';
 import { ENDPOINTS } from '../core/endpoints.js';
-import { EVENT_TYPES } from '../core/events.js';
 import { OPEN_FIELDS } from '../core/open-fields.js';
-import { ENVELOPE_STATUSES } from '../core/states.js';
 import { describeWithDefault } from './help.js';
 import { SETTINGS } from './settings.js';
 
@@ -45,21 +44,19 @@ export function completionOf(target: Argument | Option): Completion {
   return FILE_LIKE.test(name) ? { kind: 'files' } : { kind: 'none' };
 }
 
-function findCommand(program: Command, path: string[]): Command | undefined {
-  let command: Command | undefined = program;
-  for (const name of path) command = command?.commands.find((c) => c.name() === name);
-  return command;
+/** Attaches a completion to an argument or option; returns it, for commander's addArgument/addOption. */
+export function completes<T extends Argument | Option>(target: T, completion: Completion): T {
+  hints.set(target, completion);
+  return target;
 }
 
-function hintArgument(program: Command, path: string[], index: number, completion: Completion): void {
-  const argument = findCommand(program, path)?.registeredArguments[index];
-  if (argument) hints.set(argument, completion);
+/** A fixed list of values. */
+export function valuesOf(values: readonly string[]): Completion {
+  return { kind: 'values', values: values.map((name) => ({ name })) };
 }
 
-function hintOption(program: Command, path: string[], long: string, completion: Completion): void {
-  const option = findCommand(program, path)?.options.find((o) => o.long === long);
-  if (option) hints.set(option, completion);
-}
+/** The user's profile names, asked of `sign-cli __complete profiles` when Tab is pressed. */
+export const PROFILES: Completion = { kind: 'dynamic', source: 'profiles' };
 
 /** The setting names `config get|set|unset` take, with what each is. */
 export function settingCandidates(): Candidate[] {
@@ -68,17 +65,4 @@ export function settingCandidates(): Candidate[] {
     ...Object.entries(ENDPOINTS).map(([op, endpoint]) => ({ name: `paths.${op}`, description: `path of ${op} (default: ${endpoint.path})` })),
     ...OPEN_FIELDS.map((field) => ({ name: `sandbox.accept.${field}`, description: `values of ${field} the local sandbox accepts beyond its own list` })),
   ];
-}
-
-/** Attaches the hints to the finished command tree; a command that is not there is skipped. */
-export function annotateCompletions(program: Command): void {
-  const profiles: Completion = { kind: 'dynamic', source: 'profiles' };
-  hintOption(program, [], '--profile', profiles);
-  hintArgument(program, ['keys', 'use'], 0, profiles);
-  hintArgument(program, ['keys', 'remove'], 0, profiles);
-  hintArgument(program, ['webhooks', 'trigger'], 0, { kind: 'values', values: EVENT_TYPES.map((name) => ({ name })) });
-  const settings: Completion = { kind: 'values', values: settingCandidates() };
-  for (const verb of ['get', 'set', 'unset']) hintArgument(program, ['config', verb], 0, settings);
-  hintOption(program, ['envelopes', 'list'], '--status', { kind: 'values', values: ENVELOPE_STATUSES.map((name) => ({ name })) });
-  hintOption(program, ['sandbox'], '--accept', { kind: 'values', values: OPEN_FIELDS.map((field) => ({ name: `${field}=`, description: `more values of ${field}, comma-separated` })) });
 }

@@ -48,7 +48,7 @@ async function importConfQuietly(): Promise<typeof import('conf').default> {
   return ConfClass;
 }
 
-export async function openConfig(env: NodeJS.ProcessEnv = process.env): Promise<Conf<ConfigShape>> {
+export async function openConfig(env: NodeJS.ProcessEnv): Promise<Conf<ConfigShape>> {
   const ConfClass = await importConfQuietly();
   const dir = env.SIGN_CONFIG_DIR;
   try {

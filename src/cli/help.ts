@@ -6,6 +6,8 @@
  */
 import { Command, type Argument, type Help, type HelpConfiguration, type Option } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { blocks, docOf, plainInline } from './command-doc.js';
+import { TOPICS, topicNamed } from './topics.js';
 
 /** Every command of the tree, the program first. */
 export function allCommands(command: Command): Command[] {
@@ -73,12 +75,22 @@ function argumentDescription(argument: Argument): string {
   });
 }
 
+/** Paragraphs of command-doc markup, wrapped to the help's width. */
+export function formatBlocks(paragraphs: readonly string[], helper: Help, width: number): string[] {
+  const wrap = (text: string, indent: number) => helper.boxWrap(plainInline(text), width - indent).replace(/\n/g, `\n${' '.repeat(indent)}`);
+  return blocks(paragraphs).flatMap((block) => {
+    if (block.kind === 'list') return [...block.items.map((item) => `  - ${wrap(item, 4)}`), ''];
+    if (block.kind === 'verbatim') return [...block.lines.map((line) => (line ? `  ${line}` : '')), ''];
+    return [wrap(block.text, 0), ''];
+  });
+}
+
 /**
- * A command's own words first, as gh's help does: usage, description,
+ * A command's own words first, as gh's help does: usage, summary and details,
  * arguments, then its subcommands and its own options, and the options every
  * command inherits last ("Global options", gh's INHERITED FLAGS), so that a
- * group's commands are on the first screen. commander's own order puts the
- * thirteen global options before the commands.
+ * group's commands are on the first screen; then its examples. commander's
+ * own order puts the thirteen global options before the commands.
  */
 function formatHelp(this: Help, command: Command, helper: Help): string {
   const termWidth = helper.padWidth(command, helper);
@@ -86,14 +98,22 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
   const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
   const section = (title: string, items: string[]) => (items.length === 0 ? [] : [helper.styleTitle(title), ...items, '']);
   const description = helper.commandDescription(command);
+  const doc = docOf(command);
+  const details = formatBlocks(doc?.details ?? [], helper, helpWidth);
+  const grouped = helper.visibleCommands(command).some((c) => c.name() !== 'help');
   const lines = [
     `${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(command))}`,
     '',
     ...(description ? [helper.boxWrap(helper.styleCommandDescription(description), helpWidth), ''] : []),
+    // A group's commands come first, on the first screen; its details after them.
+    ...(grouped ? [] : details),
     ...section('Arguments:', helper.visibleArguments(command).map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))))),
     ...section('Commands:', helper.visibleCommands(command).map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))))),
+    ...(grouped ? details : []),
+    ...section('Help topics:', command.parent ? [] : TOPICS.map((topic) => item(`help ${topic.name}`, topic.summary))),
     ...section(command.parent ? 'Options:' : 'Global options:', helper.visibleOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
     ...section('Global options:', helper.visibleGlobalOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
+    ...section('Examples:', (doc?.examples ?? []).map((example) => `  $ ${example}`)),
   ];
   return lines.join('\n').replace(/\n+$/, '');
 }
@@ -113,11 +133,6 @@ const HELP: HelpConfiguration = {
   },
 };
 
-/** Adds an Examples section after a command's own help. */
-export function addExamples(command: Command, examples: string[]): Command {
-  return command.addHelpText('after', `\nExamples:\n${examples.map((line) => `  $ ${line}`).join('\n')}`);
-}
-
 /**
  * `help [command...]` on the program and every group, as a real command: it
  * walks the whole path, so `sign-cli help envelopes create` is exactly
@@ -129,8 +144,17 @@ function addHelpCommand(group: Command): void {
   group
     .command('help')
     .description('show help for a command')
-    .argument('[command...]', `the command, e.g. ${group.parent ? group.commands[0]?.name() ?? '' : 'envelopes create'}`.trimEnd())
+    .argument('[command...]', `the command, e.g. ${group.parent ? group.commands[0]?.name() ?? '' : 'envelopes create; or a topic: environment, exit-codes, formatting'}`.trimEnd())
     .action((words: string[]) => {
+      const topic = group.parent || words.length !== 1 ? undefined : topicNamed(words[0]!);
+      if (topic) {
+        const helper = group.createHelp();
+        const width = group.configureOutput().getOutHelpWidth?.() ?? 80;
+        helper.helpWidth = width;
+        const text = [`${topic.summary[0]!.toUpperCase()}${topic.summary.slice(1)}`, '', ...formatBlocks(topic.details, helper, width)].join('\n').replace(/\n+$/, '\n');
+        group.configureOutput().writeOut?.(text);
+        return;
+      }
       let target = group;
       for (const [i, word] of words.entries()) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));

@@ -1,10 +1,11 @@
 /**
- * The injected IO of a command: its streams, environment, terminal facts and
- * time, the one place src/cli gets them from (gh's iostreams). `systemIo()`
- * is the process's; `testIo()` (test/helpers) gives in-memory streams that
- * can pretend to be a terminal of any width, so a command is tested from src,
- * in process, with no build and no spawn.
+ * The injected IO of a command: its streams, environment, terminal facts
+ * (isTTY, columns) and time (clock and sleep), the one place src/cli gets them
+ * from (gh's iostreams). `systemIo()` is the process's; `testIo()` gives
+ * in-memory streams that can claim to be a terminal of any width, so a
+ * command is tested from src, in process, with no build and no spawn.
  */
+import { PassThrough, Writable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 
@@ -24,6 +25,7 @@ export interface Io {
   stdout: OutStream;
   stderr: OutStream;
   env: NodeJS.ProcessEnv;
+  /** Now and sleep: watch's polling, retry lines, sandbox stop's wait. */
   clock: Clock;
   /**
    * How to start this CLI again as a process of its own (`sandbox --detach`):
@@ -40,5 +42,53 @@ export function systemIo(): Io {
     env: process.env,
     clock: systemClock,
     relaunch: { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''] },
+  };
+}
+
+/** An in-memory output stream: what was written is in `text`. */
+export interface MemoryStream extends Writable {
+  text: string;
+  isTTY: boolean;
+  columns: number | undefined;
+}
+
+function memoryStream(tty: boolean, columns: number | undefined): MemoryStream {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      stream.text += String(chunk);
+      done();
+    },
+  }) as MemoryStream;
+  stream.text = '';
+  stream.isTTY = tty;
+  stream.columns = tty ? (columns ?? 80) : undefined;
+  return stream;
+}
+
+export interface TestIoOptions {
+  /** What stdin holds (ended at once); default empty. */
+  stdin?: string;
+  /** stdin, stdout and stderr a terminal (`columns` wide, default 80); default: pipes. */
+  tty?: boolean;
+  columns?: number;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  relaunch?: Io['relaunch'];
+}
+
+export type TestIo = Io & { stdout: MemoryStream; stderr: MemoryStream };
+
+/** gh's `iostreams.Test()`: in-memory streams, an environment of the caller's, the system clock unless given. */
+export function testIo(options: TestIoOptions = {}): TestIo {
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.isTTY = options.tty === true;
+  stdin.end(options.stdin ?? '');
+  return {
+    stdin,
+    stdout: memoryStream(options.tty === true, options.columns),
+    stderr: memoryStream(options.tty === true, options.columns),
+    env: options.env ?? {},
+    clock: options.clock ?? systemClock,
+    relaunch: options.relaunch ?? { command: process.execPath, args: [] },
   };
 }

@@ -4,7 +4,7 @@
  * shown is asked of the service, so "there are more" is said only when there are.
  */
 import { UsageError } from '../core/errors.js';
-import { parseIntegerOption } from './context.js';
+import { parseIntegerOption } from './flags.js';
 
 /** How many to show: undefined with --all; a usage error when both are given. */
 export function listLimit(options: { all?: boolean; limit?: string }, noun: string, defaultLimit: number): number | undefined {

@@ -10,41 +10,39 @@ import { VERSION } from '../core/version.js';
 import { Output } from './output.js';
 import { systemIo, type Io } from './io.js';
 import { makeAction, type RunState } from './action.js';
-import { registerCreate } from './commands/envelopes/create.js';
-import { registerValidate } from './commands/envelopes/validate.js';
-import { registerSample } from './commands/envelopes/sample.js';
-import { registerGet } from './commands/envelopes/get.js';
-import { registerDownload } from './commands/envelopes/download.js';
-import { registerAudit } from './commands/envelopes/audit.js';
-import { registerEnvelopesList } from './commands/envelopes/list.js';
-import { registerWatch } from './commands/envelopes/watch.js';
-import { registerVoid } from './commands/envelopes/void.js';
-import { registerSandbox } from './commands/sandbox/sandbox.js';
-import { registerListen } from './commands/webhooks/listen.js';
-import { registerVerify } from './commands/webhooks/verify.js';
-import { registerTrigger } from './commands/webhooks/trigger.js';
-import { registerDeliveries } from './commands/webhooks/deliveries.js';
-import { registerResend } from './commands/webhooks/resend.js';
-import { registerAdd } from './commands/keys/add.js';
-import { registerRemove } from './commands/keys/remove.js';
-import { registerUse } from './commands/keys/use.js';
-import { registerList } from './commands/keys/list.js';
-import { registerCheck } from './commands/keys/check.js';
+import { registerEnvelopes } from './commands/envelopes/envelopes.js';
+import { registerWebhooks } from './commands/webhooks/webhooks.js';
+import { registerKeys } from './commands/keys/keys.js';
 import { registerConfig } from './commands/config/config.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
+import { registerSandbox } from './commands/sandbox/sandbox.js';
 import { registerCompletion } from './commands/completion/completion.js';
-import { annotateCompletions } from './completion-hints.js';
-import { addExamples, allCommands, finishHelp } from './help.js';
+import { document, type CommandDoc } from './command-doc.js';
+import { completes, PROFILES } from './completion-hints.js';
+import { allCommands, finishHelp } from './help.js';
+
+export const doc: CommandDoc = {
+  summary: 'Create signature envelopes, inspect API keys, and verify webhooks; with a local sandbox of the service.',
+  more: [
+    'Data goes to stdout; progress, warnings and errors to stderr. Exit codes: 0 success, 1 the operation failed, 2 usage error or invalid input (nothing sent), 3 authentication or authorisation, 130 interrupted (`sign-cli help exit-codes`).',
+  ],
+  examples: [
+    'sign-cli sandbox --detach                        # a local service, no account needed',
+    'sign-cli envelopes sample > envelope.json        # a valid envelope to start from',
+    'sign-cli envelopes create -f envelope.json',
+    'sign-cli keys list --local --json',
+    'sign-cli help envelopes create                   # help for one command',
+  ],
+};
 
 export function buildProgram(state: RunState): Command {
   const action = makeAction(state);
-  const program = new Command('sign-cli')
-    .description('Create signature envelopes, inspect API keys, and verify webhooks; with a local sandbox of the service.')
+  const program = document(new Command('sign-cli'), doc)
     .version(VERSION, '-V, --version')
     .option('--base-url <url>', 'service base URL (env SIGN_BASE_URL; default http://127.0.0.1:4010, the local sandbox)')
     .option('--api-key-file <path>', 'read the API key from this file (env SIGN_API_KEY takes precedence)')
     .addOption(new Option('--api-key <key>').hideHelp())
-    .option('--profile <name>', 'use this stored profile (env SIGN_PROFILE)')
+    .addOption(completes(new Option('--profile <name>', 'use this stored profile (env SIGN_PROFILE)'), PROFILES))
     .option('--json', 'print machine-readable JSON on stdout')
     .option('--query <jmespath>', 'print only this part of the JSON output, e.g. envelope.id (JMESPath; implies --json)')
     .option('--raw', 'with --query, print a string result without quotes, like jq -r (default: on)')
@@ -69,79 +67,16 @@ export function buildProgram(state: RunState): Command {
     })
     .exitOverride();
 
-  addExamples(program, [
-    'sign-cli sandbox &                              # a local service, no account needed',
-    'sign-cli envelopes sample > envelope.json          # a valid envelope to start from',
-    'sign-cli envelopes create -f envelope.json',
-    'sign-cli keys list --local --json',
-    'sign-cli webhooks listen --json',
-    'sign-cli help envelopes create                  # help for one command',
-  ]);
-
-  const envelopes = program.command('envelopes').description('create, validate, list, watch and void envelopes');
-  addExamples(envelopes, [
-    'sign-cli envelopes sample > envelope.json',
-    'sign-cli envelopes validate envelope.json',
-    'sign-cli envelopes create -f envelope.json',
-    'sign-cli envelopes sample --count 100 > batch.ndjson',
-    'sign-cli envelopes create --ndjson -f batch.ndjson --json > results.ndjson',
-    'sign-cli envelopes get env_8Yq2VwM4bXc1 --json',
-    'sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o signed.pdf',
-    'sign-cli envelopes list --status sent --since 7d',
-    'sign-cli envelopes watch env_8Yq2VwM4bXc1',
-    'sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "sent to the wrong signer"',
-  ]);
-  registerCreate(envelopes, action);
-  registerValidate(envelopes, action);
-  registerSample(envelopes, action);
-  registerGet(envelopes, action);
-  registerDownload(envelopes, action);
-  registerAudit(envelopes, action);
-  registerEnvelopesList(envelopes, action);
-  registerWatch(envelopes, action);
-  registerVoid(envelopes, action);
-  const webhooks = program.command('webhooks').description('receive, verify and send signed webhook events; see and resend deliveries');
-  addExamples(webhooks, [
-    'sign-cli webhooks listen --forward-to http://localhost:3000/hooks',
-    'sign-cli webhooks verify --request-file delivery.http --secret-file secret.txt',
-    'sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt',
-    'sign-cli webhooks deliveries --failed',
-    'sign-cli webhooks resend evt_3f9c0a1b2c3d4e5f60718293a4b5c6d7 --to http://localhost:3000/hooks',
-  ]);
-  registerListen(webhooks, action);
-  registerVerify(webhooks, action);
-  registerTrigger(webhooks, action);
-  registerDeliveries(webhooks, action);
-  registerResend(webhooks, action);
-  const keys = program.command('keys').description('API keys: stored profiles and the service\'s listing, always masked');
-  addExamples(keys, [
-    'printenv PROD_KEY | sign-cli keys add prod --stdin',
-    'sign-cli keys use prod',
-    'sign-cli keys list --local --json',
-    'sign-cli keys check --expiring-within 30',
-  ]);
-  registerList(keys, action);
-  registerAdd(keys, action);
-  registerRemove(keys, action);
-  registerUse(keys, action);
-  registerCheck(keys, action);
+  registerEnvelopes(program, action);
+  registerWebhooks(program, action);
+  registerKeys(program, action);
   registerConfig(program, action);
   registerDoctor(program, action);
   registerSandbox(program, action);
   registerCompletion(program, action);
-  const config = program.commands.find((c) => c.name() === 'config');
-  if (config) {
-    addExamples(config, [
-      'sign-cli config list',
-      'sign-cli config set base_url https://esign.example.com',
-      'sign-cli config get rate',
-      'sign-cli config unset rate',
-    ]);
-  }
 
   // Global options in every command's help, `help <command...>` at any depth, one style for defaults.
   finishHelp(program);
-  annotateCompletions(program);
   // Every command inherits exit handling so usage errors anywhere map to exit 2.
   for (const command of allCommands(program)) command.exitOverride();
   return program;

@@ -16,9 +16,9 @@ export interface OutputOptions {
   verbose: boolean;
   /** false when --no-color was given. */
   color: boolean;
-  stdout?: OutStream;
-  stderr?: OutStream;
-  env?: NodeJS.ProcessEnv;
+  stdout: OutStream;
+  stderr: OutStream;
+  env: NodeJS.ProcessEnv;
 }
 
 function colourWanted(flag: boolean, stream: OutStream, env: NodeJS.ProcessEnv): boolean {
@@ -39,11 +39,11 @@ export class Output {
   private readonly secrets: string[] = [];
 
   constructor(options: OutputOptions) {
-    const env = options.env ?? process.env;
+    const { env } = options;
     this.json = options.json;
     this.verbose = options.verbose;
-    this.stdout = options.stdout ?? process.stdout;
-    this.stderr = options.stderr ?? process.stderr;
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
     this.out = new Chalk({ level: colourWanted(options.color, this.stdout, env) ? 1 : 0 });
     this.err = new Chalk({ level: colourWanted(options.color, this.stderr, env) ? 1 : 0 });
   }

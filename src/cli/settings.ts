@@ -8,6 +8,7 @@ import { OPEN_FIELDS, type OpenField } from '../core/open-fields.js';
 import { isScope } from '../core/keys.js';
 import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
 import { parseRateStoreUrl, showRateStoreUrl } from '../core/rate-store-url.js';
+import { parseIntegerOption, parsePositiveNumberOption } from './flags.js';
 
 /** The local sandbox: what the CLI talks to when nothing else is configured (DESIGN.md §2). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -24,12 +25,6 @@ export interface SettingSpec {
   show?(value: unknown): string;
 }
 
-function positiveNumber(name: string, value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a number greater than 0, got ${JSON.stringify(value)}`);
-  return n;
-}
-
 export const SETTINGS: Record<string, SettingSpec> = {
   base_url: {
     describe: 'service base URL used when no flag, env var or profile gives one',
@@ -42,16 +37,13 @@ export const SETTINGS: Record<string, SettingSpec> = {
     path: 'active_profile',
     parse: (value) => value,
   },
-  rate: { describe: 'requests per minute for envelopes create (default: 600)', path: 'settings.rate', parse: (v) => positiveNumber('rate', v), default: 600 },
-  timeout: { describe: 'per-request timeout in seconds (default: 30)', path: 'settings.timeout', parse: (v) => positiveNumber('timeout', v), default: 30 },
+  rate: { describe: 'requests per minute for envelopes create (default: 600)', path: 'settings.rate', parse: (v) => parsePositiveNumberOption('rate', v), default: 600 },
+  timeout: { describe: 'per-request timeout in seconds (default: 30)', path: 'settings.timeout', parse: (v) => parsePositiveNumberOption('timeout', v), default: 30 },
   retries: {
     describe: 'retries per request (default: 5)',
     path: 'settings.retries',
     default: 5,
-    parse: (value) => {
-      if (!/^\d+$/.test(value.trim()) || Number(value) > 100) throw new UsageError(`retries must be a whole number from 0 to 100, got ${JSON.stringify(value)}`);
-      return Number(value);
-    },
+    parse: (value) => parseIntegerOption('retries', value, 0, 100),
   },
   webhook_scheme: {
     describe: `default webhook signature scheme (${WEBHOOK_SCHEMES.join(', ')}; default: standard)`,
@@ -111,7 +103,7 @@ export function settingSpec(name: string): SettingSpec {
   if (known) return known;
   const field = /^sandbox\.accept\.(\w+)$/.exec(name)?.[1];
   if (field !== undefined) {
-    if (!isOpenField(field)) throw new UsageError(`unknown field in ${name}`, { hint: `use sandbox.accept.<${OPEN_FIELDS.join('|')}>` });
+    if (!isOpenField(field)) throw new UsageError(`${name}: unknown field`, { hint: `use sandbox.accept.<${OPEN_FIELDS.join('|')}>` });
     return {
       describe: `values of ${field} the local sandbox accepts beyond its own list (comma-separated)`,
       path: `sandbox.accept.${field}`,
@@ -120,7 +112,7 @@ export function settingSpec(name: string): SettingSpec {
   }
   const op = /^paths\.(\w+)$/.exec(name)?.[1];
   if (op !== undefined) {
-    if (!isOperation(op)) throw new UsageError(`unknown operation in ${name}`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
+    if (!isOperation(op)) throw new UsageError(`${name}: unknown operation`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
     return {
       describe: `path of ${op} (default: ${ENDPOINTS[op].path})`,
       default: ENDPOINTS[op].path,

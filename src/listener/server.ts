@@ -7,10 +7,12 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
-import { deliveryId, type HeaderBag, type SchemeSuggestion, type WebhookVerifier } from '../core/webhooks.js';
+import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhooks.js';
+import { ANSWER_DUPLICATE, ANSWER_NEW, AnswerBatch, clientErrorRefusal, sent } from './answers.js';
 import type { ForwardTarget } from './routes.js';
-import type { SeenIds } from './seen-ids.js';
-import type { ReceivedDelivery } from './capture.js';
+import type { ForwardOutcome, ListenedEvent, ListenerOptions, ListenerStats, RunningListener } from './types.js';
+
+export type { ForwardOutcome, ListenedEvent, ListenerOptions, ListenerStats, Rejection, RunningListener } from './types.js';
 
 export const DEFAULT_LISTEN_PORT = 4020;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -24,137 +26,6 @@ const CLOSE_GRACE_MS = 1_000;
 export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 /** How much of an app's answer is kept for --verbose. */
 const ANSWER_SAMPLE_BYTES = 500;
-
-/** What one target answered a forwarded delivery, or why it could not be reached. */
-export type ForwardOutcome = { url: string; status: number; durationMs: number; body: string } | { url: string; error: string };
-
-export interface ListenedEvent {
-  id: string;
-  type: string;
-  /** The event's own timestamp when the payload has one, else the signed time. */
-  timestamp: string | null;
-  duplicate: boolean;
-  /** 1 for the first delivery of this id, 2 for the first redelivery… */
-  delivery: number;
-  payload: unknown;
-  /** The body as received (UTF-8), so output can embed it without serialising the payload again. */
-  rawBody: string;
-  /** Where the delivery was kept (`--save-dir`). */
-  saved?: string;
-  /** One per target the event was forwarded to (none when no target matched its type). */
-  forwards?: ForwardOutcome[];
-}
-
-export interface Rejection {
-  status: number;
-  reason: string;
-  /** A delivery signed another way: the scheme (and header) that verifies it. */
-  suggestion?: SchemeSuggestion;
-  /** Absent when the request could not be parsed, or never arrived in time. */
-  method?: string;
-  path?: string;
-}
-
-export interface ListenerStats {
-  received: number;
-  verified: number;
-  rejected: number;
-  duplicates: number;
-  /** Verified and answered 2xx, but outside --events: neither printed nor forwarded. */
-  filtered: number;
-}
-
-export interface ListenerOptions {
-  host: string;
-  port: number;
-  verifier: WebhookVerifier;
-  seen: SeenIds;
-  maxBodyBytes?: number;
-  /** Where verified events go, each to every target whose glob matches its type. */
-  forwardTo?: readonly ForwardTarget[];
-  /** Added to every forward (`--forward-header`). */
-  forwardHeaders?: Readonly<Record<string, string>>;
-  /** Accept a local HTTPS app's self-signed certificate (`--forward-insecure`; never the default). */
-  forwardInsecure?: boolean;
-  /** Only events whose type passes are printed and forwarded (`--events`); the rest are still verified and answered. */
-  events?: (type: string) => boolean;
-  /** How long a client may take to send its headers, and its whole request (default 5 s and 10 s). */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  now?: () => number;
-  /** Every delivery read whole, verified or not, as it was received (`--save-dir`); returns where it was kept. */
-  onReceived?(delivery: ReceivedDelivery, verified: boolean): string | undefined;
-  onEvent(event: ListenedEvent): void;
-  onReject(rejection: Rejection): void;
-}
-
-export interface RunningListener {
-  url: string;
-  stats: ListenerStats;
-  close(): Promise<void>;
-}
-
-// Strings, not Buffers: node writes headers and a string body in one syscall, a Buffer body in two.
-const ANSWER_NEW = JSON.stringify({ received: true, duplicate: false });
-const ANSWER_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
-
-/** Responses queued during one event-loop turn, written in order by a single setImmediate. */
-class AnswerBatch {
-  private queue: (ServerResponse | string)[] = [];
-
-  push(res: ServerResponse, body: string): void {
-    if (this.queue.length === 0) setImmediate(this.flush);
-    this.queue.push(res, body);
-  }
-
-  /** Writes every queued answer now; returns the responses written. */
-  readonly flush = (): ServerResponse[] => {
-    const queue = this.queue;
-    this.queue = [];
-    const written: ServerResponse[] = [];
-    for (let i = 0; i < queue.length; i += 2) {
-      const res = queue[i] as ServerResponse;
-      const body = queue[i + 1] as string;
-      // The answers are ASCII, so their length in characters is their length in bytes.
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-      res.end(body);
-      written.push(res);
-    }
-    return written;
-  };
-}
-
-/** Resolves when a response has been handed to the OS (or its connection is gone). */
-function sent(res: ServerResponse): Promise<void> {
-  if (res.writableFinished || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
-}
-
-/**
- * Why node:http refused a connection before any request reached the handler,
- * or undefined when the client simply went away.
- */
-function clientErrorRefusal(error: NodeJS.ErrnoException, headersTimeoutMs: number, requestTimeoutMs: number): { status: number; reason: string } | undefined {
-  switch (error.code) {
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return undefined;
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return {
-        status: 408,
-        reason: `request not received in time (headers within ${headersTimeoutMs / 1000} s, whole request within ${requestTimeoutMs / 1000} s): a slow or half-open client; connection closed`,
-      };
-    case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'request headers too large; connection closed' };
-    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, reason: 'chunk extensions too large; connection closed' };
-    default:
-      return { status: 400, reason: `malformed HTTP request (${error.code ?? 'parse error'}: ${error.message}); connection closed` };
-  }
-}
 
 function field(payload: unknown, ...path: string[]): unknown {
   let value = payload;

@@ -17,7 +17,8 @@ import { VERSION } from '../core/version.js';
 import { StorageError } from '../core/errors.js';
 import { STORAGE_RETRY_REAL_MS } from './journey.js';
 import type { SandboxClock, Scheduler } from './clock.js';
-import { deliveryEventId, type DeliveryRecord, type SandboxStore } from './store.js';
+import { type SandboxStore } from './store.js';
+import { deliveryEventId, type DeliveryRecord } from './records.js';
 
 /** Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside SPEC's 24 hours. */
 export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000] as const;

@@ -7,7 +7,7 @@
  */
 import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../core/deliveries.js';
 import { encodeCursor, parsePaging } from './listing.js';
-import { deliveryEventId, type DeliveryRecord } from './store.js';
+import { deliveryEventId, type DeliveryRecord } from './records.js';
 
 export interface DeliveryQuery {
   envelopeId: string | undefined;

@@ -20,7 +20,8 @@ import { newEventId, type EventPayload, type EventType } from '../core/events.js
 import type { SandboxClock, Scheduler } from './clock.js';
 import { newId } from './ids.js';
 import { magicBehaviour } from './magic.js';
-import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SandboxStore, SignerRecord, StoredKey } from './store.js';
+import type { SandboxStore } from './store.js';
+import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord, StoredKey } from './records.js';
 
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
 /** How long (real time) a step that could not be stored waits before it is tried again. */

@@ -6,7 +6,7 @@
  * pages through never shift or repeat what it sees.
  */
 import { ENVELOPE_STATUSES } from '../core/states.js';
-import type { EnvelopeRecord } from './store.js';
+import type { EnvelopeRecord } from './records.js';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;

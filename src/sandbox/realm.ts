@@ -5,7 +5,7 @@
  * realm is told such things do not exist (404, as Stripe answers for the
  * other mode's objects: their existence is not disclosed).
  */
-import type { EnvelopeRecord, StoredKey } from './store.js';
+import type { EnvelopeRecord, StoredKey } from './records.js';
 
 /** The sandbox's own account: its first key's, and every key's made without one. */
 export const SANDBOX_ACCOUNT = 'acct_sandbox';

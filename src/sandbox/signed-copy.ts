@@ -6,7 +6,7 @@
  */
 import type { AuditEntry } from '../core/audit.js';
 import { CONTENT_WIDTH, renderPdf, type PdfRow } from './pdf.js';
-import type { EnvelopeRecord, SignerRecord } from './store.js';
+import type { EnvelopeRecord, SignerRecord } from './records.js';
 
 /** Values start here (points from the left margin); labels fit before it. */
 const VALUE_AT = 150;

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { describeWithDefault } from '../../src/cli/help.js';
 import { buildProgram } from '../../src/cli/main.js';
-import { runCli } from '../helpers/cli.js';
-import { testIo } from '../helpers/in-process.js';
+import { runCommand, testIo } from '../helpers/in-process.js';
 
 const GROUPS = ['envelopes', 'webhooks', 'keys', 'config'];
 
@@ -20,9 +19,9 @@ function commands(): { path: string[]; command: Command }[] {
 /** Raw control characters (but line feed). */
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
-describe('help (the built CLI)', () => {
+describe('help', () => {
   it('a subcommand lists the global options it inherits, --json among them', async () => {
-    const result = await runCli(['envelopes', 'get', '--help']);
+    const result = await runCommand(['envelopes', 'get', '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const globals = result.stdout.slice(result.stdout.indexOf('Global options:'));
@@ -36,9 +35,9 @@ describe('help (the built CLI)', () => {
 
   it('`help envelopes create` is `envelopes create --help`, at any depth', async () => {
     const [viaHelp, viaFlag, viaGroup] = await Promise.all([
-      runCli(['help', 'envelopes', 'create']),
-      runCli(['envelopes', 'create', '--help']),
-      runCli(['envelopes', 'help', 'create']),
+      runCommand(['help', 'envelopes', 'create']),
+      runCommand(['envelopes', 'create', '--help']),
+      runCommand(['envelopes', 'help', 'create']),
     ]);
     expect(viaFlag.code).toBe(0);
     expect(viaFlag.stdout).toMatch(/^Usage: sign-cli envelopes create /);
@@ -50,7 +49,7 @@ describe('help (the built CLI)', () => {
   });
 
   it('the program and every group have Examples, on stdout with exit 0', async () => {
-    const results = await Promise.all([[], ...GROUPS.map((g) => [g])].map((path) => runCli([...path, '--help'])));
+    const results = await Promise.all([[], ...GROUPS.map((g) => [g])].map((path) => runCommand([...path, '--help'])));
     for (const result of results) {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
@@ -59,14 +58,14 @@ describe('help (the built CLI)', () => {
   });
 
   it('a group alone shows its help on stdout, exit 0', async () => {
-    const [alone, flag] = await Promise.all([runCli(['keys']), runCli(['keys', '--help'])]);
+    const [alone, flag] = await Promise.all([runCommand(['keys']), runCommand(['keys', '--help'])]);
     expect(alone.code).toBe(0);
     expect(alone.stderr).toBe('');
     expect(alone.stdout).toBe(flag.stdout);
   });
 
   it('help for a command that does not exist is a usage error naming it', async () => {
-    const result = await runCli(['help', 'envelopes', 'crate']);
+    const result = await runCommand(['help', 'envelopes', 'crate']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain("unknown command 'sign-cli envelopes crate'");

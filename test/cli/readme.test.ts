@@ -1,15 +1,21 @@
 /**
- * The README is the front door: the files its examples name exist, and every
- * `sign-cli …` command it shows is a real command of the built CLI, with
- * options that command accepts.
+ * The README is the front door, and the guides under docs/ its rooms: the
+ * files they name exist, their links lead somewhere, and every `sign-cli …`
+ * command they show is a real command, with options that command accepts.
+ * (That the examples also run is test/e2e/readme-by-hand.test.ts.)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { runCommand } from '../helpers/in-process.js';
+import { ROOT } from '../helpers/paths.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const guides = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => ({ name: `docs/${f}`, text: readFileSync(join(ROOT, 'docs', f), 'utf8') }));
+const pages = [{ name: 'README.md', text: readme }, ...guides];
+const blocks = pages.flatMap((page) => [...page.text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!));
 const commandLines = blocks
   .flatMap((block) => block.split('\n'))
   .map((line) => line.replace(/#.*$/, '').trim())
@@ -22,8 +28,24 @@ describe('README', () => {
     expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
 
+  it('links only to files that exist, from the README and every guide', () => {
+    const broken: string[] = [];
+    for (const page of pages) {
+      const base = page.name === 'README.md' ? ROOT : join(ROOT, 'docs');
+      for (const [, target] of page.text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        if (!existsSync(join(base, target!))) broken.push(`${page.name}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('is a front door, not the manual: under 250 lines', () => {
+    expect(readme.split('\n').length).toBeLessThan(250);
+  });
+
   it('shows only commands and options the CLI has', async () => {
-    expect(commandLines.length).toBeGreaterThan(40);
+    expect(commandLines.length).toBeGreaterThan(25);
     const problems: string[] = [];
     const helpCache = new Map<string, string>();
     for (const line of commandLines) {
@@ -39,7 +61,7 @@ describe('README', () => {
       for (let n = path.length; n >= 1 && help === undefined; n--) {
         const key = path.slice(0, n).join(' ');
         if (!helpCache.has(key)) {
-          const result = await runCli([...path.slice(0, n), '--help']);
+          const result = await runCommand([...path.slice(0, n), '--help']);
           helpCache.set(key, result.code === 0 ? result.stdout : '');
         }
         if (helpCache.get(key)) help = helpCache.get(key);

@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/paths.js';
+import { ensureFreshBuild } from '../helpers/fresh-build.js';
+
+// These run the built dist/ (the package as installed): build it when src/ is newer.
+ensureFreshBuild();
 
 describe('sign-cli as a library', () => {
   it("is importable by its package name, from the built dist (the package's exports)", () => {

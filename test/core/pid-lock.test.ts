@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LockedError, lockHolder, takePidLock } from '../../src/core/pid-lock.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/paths.js';
+import { ensureFreshBuild } from '../helpers/fresh-build.js';
+
+// These run the built dist/ (the package as installed): build it when src/ is newer.
+ensureFreshBuild();
 
 const what = (pid: number) => `held by ${pid}`;
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, SCOPES } from '../../src/core/endpoints.js';
 import { envelopeSchema, signerSchema } from '../../src/core/envelope.js';
 import { ENVELOPE_STATUSES } from '../../src/core/states.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/paths.js';
 
 const page = readFileSync(join(ROOT, 'docs', 'service.md'), 'utf8');
 

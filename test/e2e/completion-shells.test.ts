@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 /** bash-completion's loader (Debian, Ubuntu, Fedora); without it the script is sourced from ~/.bashrc. */
@@ -196,4 +196,26 @@ describe.each(['bash', 'zsh', 'fish'] as const)('completion in a real %s', (shel
       term.stop();
     }
   }, 90_000);
+});
+
+/** What bash would offer after typing `words`, with the committed script (the last word being completed). */
+function bashComplete(words: string[], env: NodeJS.ProcessEnv): string[] {
+  const script = `source ${join(ROOT, 'completions', 'sign-cli.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _sign_cli; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  return spawnSync('bash', ['-c', script], { encoding: 'utf8', env }).stdout.split('\n').filter(Boolean);
+}
+
+describe('completion that asks the built CLI', () => {
+  it('asks the CLI for profile names: keys use, keys remove, --profile', async () => {
+    const dir = tempDir('sign-cli-completion-');
+    for (const [name, key] of [['prod', 'sk_live_completion0000prod'], ['staging', 'sk_test_completion000staging']] as const) {
+      const add = await runCli(['keys', 'add', name, '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: dir }, input: `${key}\n` });
+      expect(add.code, add.stderr).toBe(0);
+    }
+    const env = { ...process.env, SIGN_CONFIG_DIR: dir };
+    // COMP_WORDS[0] is the command as typed: the script runs that one.
+    expect(bashComplete([BIN, 'keys', 'use', ''], env)).toEqual(['prod', 'staging']);
+    expect(bashComplete([BIN, 'keys', 'remove', 'st'], env)).toEqual(['staging']);
+    expect(bashComplete([BIN, '--profile', 'p'], env)).toEqual(['prod']);
+    expect(bashComplete([BIN, 'envelopes', 'get', 'x', '--profile', ''], env)).toEqual(['prod', 'staging']);
+  });
 });

@@ -5,6 +5,10 @@
  * up before its credentials are read, an envelope created, watched to the end,
  * its signed copy saved), the second (the listener, in its own terminal) must
  * print the envelope's events, and nothing may land in the repository.
+ *
+ * Then, in that session (its sandbox, its listener, its scratch directory and
+ * `$id`), every other example of the README and of docs/commands runs as
+ * written (examples.ts): the examples say they run after the by-hand block.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -12,11 +16,13 @@ import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { examplePages, runExamplePages } from '../helpers/examples.js';
 
 const SESSION = `sign-cli-readme-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('### By hand, against the local sandbox'), readme.indexOf('## Commands'));
+const byHand = readme.indexOf('### By hand, against the local sandbox');
+const section = readme.slice(byHand, readme.indexOf('\n## ', byHand));
 const [terminal1 = '', terminal2 = ''] = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 const home = tempDir('sign-cli-readme-home-');
@@ -82,6 +88,9 @@ describe('README: by hand, against the local sandbox', () => {
     expect(terminal2).toContain('sign-cli webhooks listen');
   });
 
+  let session: { scratch: string; id: string } | undefined;
+  const gitBefore = gitStatus();
+
   it('runs pasted as one block right after npm ci, and writes nothing into the repository', async (context) => {
     if ((await taken(4010)) || (await taken(4020))) {
       const note = 'port 4010 or 4020 is in use on this machine (a sandbox or listener of yours?): the README block needs them';
@@ -116,5 +125,18 @@ describe('README: by hand, against the local sandbox', () => {
     expect(listened).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  signer\.signed\s+env_\w+\s+Layla Haddad\s+signed$/m);
 
     expect(gitStatus()).toBe(before);
+    tmux('send-keys', '-t', one, '-l', 'echo "THE-ID $id"');
+    tmux('send-keys', '-t', one, 'Enter');
+    const id = await until('$id', () => /THE-ID (env_\w+)/.exec(screen(one))?.[1], 10_000, one);
+    session = { scratch, id };
+  }, 240_000);
+
+  it('then every example of the README and docs/commands runs as written, in that session', async (context) => {
+    if (!session) context.skip();
+    const pages = examplePages();
+    expect(pages.length).toBeGreaterThan(30);
+    const failures = await runExamplePages(pages, { scratch: session!.scratch, id: session!.id, home, credentials: join(home, '.local', 'share', 'sign-cli', 'sandbox', 'credentials.env') });
+    expect(failures).toEqual([]);
+    expect(gitStatus()).toBe(gitBefore);
   }, 240_000);
 });

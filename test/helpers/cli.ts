@@ -1,22 +1,15 @@
+/**
+ * The built binary, spawned as a user runs it. Importing this builds dist/
+ * first when src/ is newer (fresh-build.ts); in-process tests use
+ * in-process.ts and paths.ts instead, and never wait for a build.
+ */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ensureFreshBuild } from './fresh-build.js';
+import { BIN, ROOT, tempDir, type CliResult } from './paths.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const BIN = join(ROOT, 'bin', 'sign-cli.js');
+export { BIN, ROOT, tempDir, type CliResult } from './paths.js';
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-export function tempDir(prefix = 'sign-cli-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+ensureFreshBuild();
 
 /** The environment a user's shell would give, minus anything of ours that could leak in. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {

@@ -9,6 +9,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { figureTable, measuredOn, updateFigures } from '../../scripts/figures-file.mjs';
 
 export interface FigureRecord {
   section: string;
@@ -20,7 +22,7 @@ export interface FigureRecord {
 export const FIGURES_FILE = 'figures.jsonl';
 
 /** Sections in this order first (stable table), any other after them, alphabetically. */
-export const SECTION_ORDER = ['faults', 'sigkill', 'sandbox-crash', 'listener-hostile', 'sandbox-hostile', 'hostile', 'corpus', 'secrets', 'suite'];
+export const SECTION_ORDER = ['faults', 'sigkill', 'sandbox-crash', 'listener-hostile', 'sandbox-hostile', 'corpus', 'shared-budget', 'hostile', 'secrets', 'suite'];
 
 export function figuresDir(): string | undefined {
   return process.env.RELIABILITY_FIGURES_DIR || undefined;
@@ -91,4 +93,28 @@ export function formatFigures(records: FigureRecord[]): string {
     previous = row.section;
   }
   return out.join('\n');
+}
+
+/** docs/figures/reliability.md: one table per section that ran, replacing that section's last figures. */
+export function writeFiguresPage(records: FigureRecord[]): void {
+  const bySection = new Map<string, Map<string, string | number>>();
+  for (const record of records) {
+    if (!bySection.has(record.section)) bySection.set(record.section, new Map());
+    bySection.get(record.section)!.set(record.label, record.value);
+  }
+  const text = (value: string | number) => (typeof value === 'number' ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : value);
+  const sections: Record<string, string> = {};
+  for (const [section, figures] of bySection) {
+    sections[section] = `## ${section}\n\n${measuredOn()}\n\n${figureTable([...figures].map(([label, value]) => [label, text(value)]))}`;
+  }
+  updateFigures(
+    join(fileURLToPath(new URL('../..', import.meta.url)), 'docs', 'figures', 'reliability.md'),
+    {
+      title: 'Reliability figures',
+      writer: 'npm run test:reliability',
+      intro: 'What each section does to sign-cli and what it proves: [../reliability.md](../reliability.md).',
+      order: SECTION_ORDER,
+    },
+    sections,
+  );
 }

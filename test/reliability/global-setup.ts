@@ -3,12 +3,13 @@
  * figures (RELIABILITY_FIGURES_DIR, unless the caller set one), and at the end
  * prints every recorded figure as one table on stdout (also written to
  * `<dir>/figures.txt` when the caller gave the directory), with what the run
- * left in the machine's TMPDIR.
+ * left in the machine's TMPDIR. The figures of each section that ran replace
+ * that section of docs/figures/reliability.md: the docs quote the last run.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatFigures, readFigures, recordFigure } from './figures.js';
+import { formatFigures, readFigures, recordFigure, writeFiguresPage } from './figures.js';
 import { usePrivateTmpdir } from '../helpers/private-tmpdir.js';
 
 export default function setup(): () => void {
@@ -27,6 +28,7 @@ export default function setup(): () => void {
     records.push({ section: 'suite', label: 'left in TMPDIR', value: left.length, at: Date.now() });
     const table = formatFigures(records);
     if (given) writeFileSync(join(dir, 'figures.txt'), `${table}\n`);
+    writeFiguresPage(records);
     process.stdout.write(`\nReliability figures${given ? ` (${join(dir, 'figures.txt')})` : ''}:\n${table}\n\n`);
     if (left.length > 0) process.stderr.write(`left in TMPDIR by the run: ${left.join(', ')}\n`);
   };

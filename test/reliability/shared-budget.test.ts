@@ -13,7 +13,7 @@
  */
 import { createClient } from '@redis/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/paths.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { recordFigures } from './figures.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryPage, deliveryState, parseDeliveryQuery, publicDelivery } from '../../src/sandbox/delivery-listing.js';
 import { encodeCursor } from '../../src/sandbox/listing.js';
-import type { DeliveryRecord } from '../../src/sandbox/store.js';
+import type { DeliveryRecord } from '../../src/sandbox/records.js';
 
 const record = (seq: number, fields: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
   id: `dlv_${seq}`,

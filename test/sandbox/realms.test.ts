@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/paths.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainAuditEntry, type AuditEntry, type AuditFields } from '../../src/core/audit.js';
 import { signedCopyPdf } from '../../src/sandbox/signed-copy.js';
-import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/store.js';
-import { ROOT } from '../helpers/cli.js';
+import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/records.js';
+import { ROOT } from '../helpers/paths.js';
 import { readPdf, type PdfContent } from '../helpers/pdf.js';
 
 type Body = Record<string, unknown> & { signers: Record<string, unknown>[] };

@@ -11,6 +11,7 @@ import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import { untrusted } from '../../../core/text.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 type Mark = 'ok' | 'warn' | 'fail';
 
@@ -26,12 +27,29 @@ const SKEW_WARN_SECONDS = 5;
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME|ALTNAME/;
 
+export const doc: CommandDoc = {
+  summary: 'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong',
+  details: [
+    'One line per check (`✓`, `!` warning, `✗` failure); exit 1 when any check fails (a broken config file or an unknown profile is a `✗` line too, never a usage error). `--json` prints an array of `{check, status, detail}`.',
+  ],
+  more: [
+    [
+      '  ✓ node       Node.js 24.11.1',
+      '  ✓ config     /home/me/.config/sign-cli/config.json (mode 0600)',
+      '  ! base url   https://esign.example.com/api (from profile prod) ends in /api, so requests go to /api/api/v1/envelopes, …',
+      '  ✓ service    https://esign.example.com answers like the signing service in 31 ms (a made-up key gets HTTP 401 invalid_api_key)',
+      '  ✓ clock      in step with the server',
+      '  ✓ api key    sk_live_****abcd from profile prod, environment live',
+      '  ! expiry     expires 2026-12-01 (10 days left)',
+      '  ✓ rate store rediss://:****@redis.example.com:6380 (from SIGN_RATE_STORE): Redis 7.0.15, 4 ms; this key\'s budget: 212 requests in the last minute, 3 runs sharing it now',
+    ].join('\n'),
+    'Whether the service is there is judged by what it answers, not by any HTTP status: the service check sends a made-up key to the key listing; the signing service answers 401 (or 403) with a JSON error, while any other web server at a wrong base URL answers something else (`✗ service  http://… answers, but not like the signing service: … HTTP 404 (text/html)`); a host that does not answer at all is `✗ reachable`. The key is accepted only if the service returns a real key list. The clock check compares with the server\'s Date header: webhook signatures older than the 300 s tolerance are rejected, so a skewed clock breaks verification. The rate store line appears only when one is configured; one that cannot be reached is a `✗` (each run would then pace alone).',
+  ],
+  examples: ['sign-cli doctor', 'sign-cli doctor --json'],
+};
+
 export function registerDoctor(program: Command, action: Action): void {
-  program
-    .command('doctor')
-    .description('check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli doctor\n  $ sign-cli doctor --json')
-    .action(action(doctorCommand));
+  defineCommand(program, 'doctor', doc).action(action(doctorCommand));
 }
 
 function nodeCheck(): Check {
@@ -56,7 +74,7 @@ function configCheck(path: string): Check {
   }
 }
 
-async function doctorCommand(ctx: CommandContext): Promise<number> {
+export async function doctorCommand(ctx: CommandContext): Promise<number> {
   const checks: Check[] = [nodeCheck()];
   // A broken config or an unknown profile is what doctor is for: a ✗ line, not a usage error.
   try {

@@ -6,21 +6,30 @@ import type { CommandContext } from '../../context.js';
 import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 /** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
 export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#' }, { head: 'TIME' }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];
 
+export const doc: CommandDoc = {
+  summary: 'show the audit trail of an envelope; --verify checks its hash chain',
+  details: [
+    '`--verify` exits 1 if any entry was changed, removed, inserted or reordered, or if the trail does not end at the head hash the service reports; an empty trail, or one without a head hash, does not verify either.',
+  ],
+  more: [
+    'Format: `{"envelope_id", "hash_algorithm": "sha256", "head_hash", "entries": [...]}`; each entry is `{"seq", "at", "type", "actor", "detail", "event_id", "prev_hash", "hash"}` where `actor` is `api_key:<id> (<name>)`, `signer:<id> (<name>)` or `system`, `prev_hash` is the previous entry\'s `hash` (64 zeros for the first), and `hash` is the SHA-256 (hex) of the entry\'s canonical JSON (keys sorted, no spaces) without its `hash` field. Anyone holding the last hash can check the whole trail (`verifyAuditChain()` in the library). An answer that is not an audit trail is exit 1.',
+  ],
+  examples: ['sign-cli envelopes audit "$id"', 'sign-cli envelopes audit "$id" --verify --json'],
+};
+
 export function registerAudit(envelopes: Command, action: Action): void {
-  envelopes
-    .command('audit')
-    .description('show the audit trail of an envelope; --verify checks its hash chain')
+  defineCommand(envelopes, 'audit', doc)
     .argument('<id>', 'envelope id')
     .option('--verify', 'check that no entry was changed, removed, added or reordered (exit 1 if one was)')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes audit env_8Yq2VwM4bXc1\n  $ sign-cli envelopes audit env_8Yq2VwM4bXc1 --verify --json')
     .action(action(auditCommand));
 }
 
-async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, [id]: string[]): Promise<number> {
+export async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const client = await ctx.client({}, ['getAuditTrail']);
   let trail;

@@ -7,22 +7,24 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { ApiError, ExitCode, SignError, UsageError, ValidationError } from '../../../core/errors.js';
+import type { Command } from 'commander';
+import { ApiError, ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { SignClient } from '../../../core/client.js';
 import type { JournalEntry } from '../../../core/journal.js';
 import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
-import { parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags.js';
+import { defineCommand } from '../../command-doc.js';
+import { doc } from './create-doc.js';
+import { report, type CreateReport } from './create-report.js';
 import { openInputs, type InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
-import { cellText } from '../../cell.js';
 import { hintOf } from '../../hints.js';
-import { untrusted } from '../../../core/text.js';
 import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
 
 interface CreateOptions {
@@ -43,27 +45,9 @@ export const DEFAULT_CONCURRENCY = 32;
 /** Beyond this many, further problems are counted rather than printed. */
 const MAX_SHOWN_PROBLEMS = 50;
 
-/** One line of `--json` output per envelope (DESIGN.md §3). */
-export interface CreateReport {
-  input: string;
-  status: 'created' | 'failed' | 'valid';
-  http_status: number | null;
-  idempotency_key: string | null;
-  envelope: unknown;
-  error: { message: string; code?: string | undefined; hint?: string | undefined } | null;
-  /** True when it existed before this run: found in the journal (nothing sent) or replayed by the service. */
-  already_created?: boolean;
-  /** True when the journal said an earlier run created it, so nothing was sent. */
-  skipped?: boolean;
-  /** The key's environment (`live`, `test`; from the profile or the key's prefix), or null when unknown. */
-  environment: string | null;
-}
-
 export function registerCreate(envelopes: Command, action: Action): void {
-  envelopes
-    .command('create')
-    .description('create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent')
-    .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+  defineCommand(envelopes, 'create', doc)
+    .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', collect)
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
     .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')
@@ -73,33 +57,12 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
     .option('--journal <file>', 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)')
     .option('-y, --yes', 'do not ask before creating more than one envelope in live (it is asked only on a terminal)')
-    .addHelpText(
-      'after',
-      `
-With no -f on a terminal, a prompt builds the envelope step by step.
-Running the same command again reports "already created" and sends nothing new;
---new creates the envelopes again, deliberately.
-
-Examples:
-  $ sign-cli envelopes sample > envelope.json        # a valid envelope to start from
-  $ sign-cli envelopes create -f envelope.json
-  $ sign-cli envelopes sample | sign-cli envelopes create -f - --json
-  $ sign-cli envelopes create -f contracts/ --dry-run
-  $ sign-cli envelopes create --ndjson -f batch.ndjson --rate 600 --json > results.ndjson`,
-    )
     .action(action(createCommand));
 }
 
 /** `$SIGN_STATE_DIR`, else `$XDG_STATE_HOME/sign-cli`, else `~/.local/state/sign-cli`. */
 export function stateDir(env: NodeJS.ProcessEnv): string {
   return env.SIGN_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'sign-cli');
-}
-
-function describeEnvelope(envelope: Record<string, unknown>): string {
-  const signers = Array.isArray(envelope.signers) ? envelope.signers.length : 0;
-  const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}` : '';
-  // The title as JSON (quoted), then escaped: JSON leaves DEL, C1 and bidi controls raw.
-  return `${untrusted(JSON.stringify(envelope.title ?? ''))} (${signers} signer${signers === 1 ? '' : 's'}${status})`;
 }
 
 /** Rate and concurrency, checked before any input is read. */
@@ -110,7 +73,7 @@ async function pace(ctx: CommandContext, options: CreateOptions): Promise<{ rate
   };
 }
 
-async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise<number> {
+export async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise<number> {
   const files = flags.file ?? [];
   // The flag or the setting, settled once: the validation pass and the client's own check agree.
   const options: CreateOptions = { ...flags, allowUnknownFields: await allowUnknownFields(ctx, flags.allowUnknownFields) };
@@ -363,56 +326,4 @@ async function* single(value: unknown) {
   yield { ref: 'prompt', value };
 }
 
-function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, environment: string | null): void {
-  const { output } = ctx;
-  const where = environment ? ` in ${environment}` : '';
-  if (outcome.status === 'created') {
-    const { result } = outcome;
-    const envelope = result.envelope;
-    if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.existed, environment } satisfies CreateReport);
-      return;
-    }
-    const id = cellText(envelope.id);
-    if (result.existed) {
-      // The service knew this Idempotency-Key: the envelope existed before this run.
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}${where}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);
-      return;
-    }
-    // Replayed after this run's own lost answer: this run created it, and the service gave its answer again.
-    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`) : '';
-    output.line(`${output.out.green('✓')} created ${output.out.bold(id)}${where} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
-    return;
-  }
-  if (outcome.status === 'skipped') {
-    if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true, environment } satisfies CreateReport);
-    } else {
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created${outcome.envelopeId ? ` ${output.out.bold(outcome.envelopeId)}` : ''}${where} by an earlier run; not sent again (--new creates another)`);
-    }
-    return;
-  }
-  const { error } = outcome;
-  const status = (error as { status?: unknown }).status;
-  if (output.json) {
-    output.jsonLine({
-      input: outcome.ref,
-      status: 'failed',
-      http_status: typeof status === 'number' ? status : null,
-      idempotency_key: outcome.key,
-      envelope: null,
-      error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: hintOf(error) },
-      environment,
-    } satisfies CreateReport);
-  }
-  output.error(nameInput ? named(outcome.ref, error) : error);
-}
-
-/** The same error, its message prefixed with the input it is about (for display only). */
-function named(ref: string, error: unknown): unknown {
-  if (!(error instanceof SignError) || error instanceof ValidationError) return error;
-  return new SignError(`${ref}: ${error.message}`, {
-    ...(error.hint ? { hint: error.hint } : {}),
-    ...(error.reason ? { reason: error.reason, reasonData: error.reasonData } : {}),
-  });
-}
+export type { CreateReport };

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, SignError } from '../../../core/errors.js';
-import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { parsePositiveNumberOption } from '../../flags.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface DownloadOptions {
   output?: string;
@@ -13,19 +15,34 @@ interface DownloadOptions {
   waitTimeout: string;
 }
 
+export const doc: CommandDoc = {
+  summary: 'save the signed copy (PDF) of a completed envelope',
+  details: [
+    '`--wait` first waits until the envelope reaches a final state. The file is written beside its target and renamed, so an interrupted download never leaves half a PDF; `-o -` writes to stdout.',
+  ],
+  more: [
+    'Before completion the service answers 409 `envelope_not_completed` (exit 1). The body must be a PDF (a `%PDF-` header, a `%%EOF` trailer), checked before anything is written: an HTML page from a wrong base URL is exit 1 and no file. A signed copy over 512 MiB is refused; it is streamed to its file, never held in memory.',
+    'The sandbox\'s signed copy embeds its font, so Arabic names print as written, joined and right to left, and ends with a certificate of completion.',
+    '`--json` prints `{"id", "file", "bytes", "sha256"}`.',
+  ],
+  examples: [
+    'sign-cli envelopes download "$id" --wait -o lease.pdf',
+    'sign-cli envelopes download "$id" -o - > lease-copy.pdf',
+    'ar=$(sign-cli envelopes create -f "$repo/examples/envelope-ar.json" --query envelope.id)   # Arabic title and names',
+    'sign-cli envelopes download "$ar" --wait -o lease-ar.pdf --json',
+  ],
+};
+
 export function registerDownload(envelopes: Command, action: Action): void {
-  envelopes
-    .command('download')
-    .description('save the signed copy (PDF) of a completed envelope')
+  defineCommand(envelopes, 'download', doc)
     .argument('<id>', 'envelope id')
     .option('-o, --output <file>', 'where to write the PDF; - for stdout (default: <id>-signed.pdf)')
     .option('--wait', 'wait until the envelope reaches a final state first')
     .option('--wait-timeout <seconds>', 'how long --wait waits', '300')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes download env_8Yq2VwM4bXc1 -o lease.pdf\n  $ sign-cli envelopes download env_8Yq2VwM4bXc1 --wait -o - > lease.pdf')
     .action(action(downloadCommand));
 }
 
-async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
+export async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const waitMs = parsePositiveNumberOption('--wait-timeout', options.waitTimeout) * 1000;
   const client = await ctx.client({}, ['downloadSignedCopy']);

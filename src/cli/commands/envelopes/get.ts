@@ -5,6 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { cellText as text, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 /** The contact (an address) gives way on a narrow terminal; the rest is read by. */
 export const SIGNER_COLUMNS: readonly Column[] = [
@@ -16,16 +17,19 @@ export const SIGNER_COLUMNS: readonly Column[] = [
   { head: 'STATUS' },
 ];
 
+export const doc: CommandDoc = {
+  summary: 'show one envelope',
+  details: ['Its fields, then its signers as a table; `--json` prints the envelope as the service returned it. An envelope of another account or environment is not found (exit 1).'],
+  examples: ['sign-cli envelopes get "$id"', 'sign-cli envelopes get "$id" --json', 'sign-cli envelopes get "$id" --query "signers[].status"'],
+};
+
 export function registerGet(envelopes: Command, action: Action): void {
-  envelopes
-    .command('get')
-    .description('show one envelope')
+  defineCommand(envelopes, 'get', doc)
     .argument('<id>', 'envelope id, as printed by `envelopes create`')
-    .addHelpText('after', '\nExample:\n  $ sign-cli envelopes get env_8Yq2VwM4bXc1 --json')
     .action(action(getCommand));
 }
 
-async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]): Promise<number> {
+export async function getCommand(ctx: CommandContext, _options: unknown, [id]: string[]): Promise<number> {
   const client = await ctx.client({}, ['getEnvelope']);
   try {
     const envelope = await client.getEnvelope(id ?? '', ctx.signal);

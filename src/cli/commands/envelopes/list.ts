@@ -9,6 +9,8 @@ import { checkChoices } from '../../choices.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../action.js';
 import { parseSince } from '../../since.js';
+import { completes, valuesOf } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface ListOptions {
   status: string[];
@@ -23,30 +25,34 @@ const DEFAULT_LIMIT = 20;
 /** Repeatable and comma-separated: `--status sent,declined --status failed`. */
 const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
+export const doc: CommandDoc = {
+  summary: 'list envelopes, newest first',
+  details: [
+    'A table that fits the terminal; `--json` prints one envelope per line (NDJSON), so `--query` picks a field of each. A state that is not one is refused before sending (exit 2) with the state meant.',
+  ],
+  more: [
+    '`--since` takes a date (`2026-11-01`, `2026-11-01T09:00Z`) or a duration ago (`90m`, `12h`, `7d`, `2w`). `--limit` beyond a page (100) follows the cursor.',
+    '`--all` follows the service\'s cursor (`GET /api/v1/envelopes`, `{object: "list", data, has_more, next_cursor}`; an assumption, see docs/assumptions.md) and prints each page as it arrives, so 10,000 envelopes list in the memory of one page. Pages are requests like any other: paced under the rate limit, retried on 429 and 5xx. A service that says there is more but gives no cursor, or gives the same cursor twice, is exit 1, not a silent cut.',
+  ],
+  examples: [
+    'sign-cli envelopes list                                        # the newest 20',
+    'sign-cli envelopes list --status sent --status declined --since 7d',
+    'sign-cli envelopes list --contract-id CTR-2027-0042 --query id',
+    'sign-cli envelopes list --all --json > envelopes.ndjson        # every envelope, page by page',
+  ],
+};
+
 export function registerEnvelopesList(envelopes: Command, action: Action): void {
-  envelopes
-    .command('list')
-    .description('list envelopes, newest first')
-    .addOption(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collectList).default([]))
+  defineCommand(envelopes, 'list', doc)
+    .addOption(completes(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collectList).default([]), valuesOf(ENVELOPE_STATUSES)))
     .option('--contract-id <id>', 'only envelopes of this contract')
     .option('--since <date|duration>', 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d')
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
     .option('--all', 'every matching envelope, page by page (streams; not with --limit)')
-    .addHelpText(
-      'after',
-      `
-With --json, one envelope per line (NDJSON), so --query applies to each.
-
-Examples:
-  $ sign-cli envelopes list
-  $ sign-cli envelopes list --status sent --status declined --since 7d
-  $ sign-cli envelopes list --contract-id CTR-2027-0042 --json --query id
-  $ sign-cli envelopes list --all --json > envelopes.ndjson`,
-    )
     .action(action(listCommand));
 }
 
-async function listCommand(ctx: CommandContext, options: ListOptions): Promise<number> {
+export async function listCommand(ctx: CommandContext, options: ListOptions): Promise<number> {
   const { output } = ctx;
   const limit = listLimit(options, 'envelope', DEFAULT_LIMIT);
   const filter: EnvelopeFilter = {

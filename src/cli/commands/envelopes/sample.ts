@@ -6,8 +6,10 @@
  */
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { parseIntegerOption } from '../../flags.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 /**
  * Two signers, one per channel, in order; its events go to a `webhooks listen`
@@ -36,19 +38,21 @@ export function sampleEnvelope(n?: number): Record<string, unknown> {
   return { ...structuredClone(SAMPLE_ENVELOPE), title: `${SAMPLE_ENVELOPE.title} #${n}`, contract_id: `CTR-2027-${number}` };
 }
 
+export const doc: CommandDoc = {
+  summary: 'print a valid example envelope to start from (JSON on stdout)',
+  details: [
+    'Two signers, one per channel, its events sent to a `webhooks listen` on this machine (http://127.0.0.1:4020/), so an installed sign-cli needs no example files. `--count <n>` prints n distinct envelopes (their own contract ids), one per line, for trying a bulk create.',
+  ],
+  examples: [
+    'sign-cli envelopes sample > envelope.json',
+    'sign-cli envelopes sample | sign-cli envelopes create -f -',
+    'sign-cli envelopes sample --count 100 > batch.ndjson',
+  ],
+};
+
 export function registerSample(envelopes: Command, action: Action): void {
-  envelopes
-    .command('sample')
-    .description('print a valid example envelope to start from (JSON on stdout)')
+  defineCommand(envelopes, 'sample', doc)
     .option('--count <n>', 'print n distinct envelopes, one per line (NDJSON), for a bulk create')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ sign-cli envelopes sample > envelope.json
-  $ sign-cli envelopes sample | sign-cli envelopes create -f -
-  $ sign-cli envelopes sample --count 100 > batch.ndjson`,
-    )
     .action(action(sampleCommand));
 }
 

@@ -5,19 +5,33 @@ import type { CommandContext } from '../../context.js';
 import { openInputs } from '../../input.js';
 import type { Action } from '../../action.js';
 import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+
+export const doc: CommandDoc = {
+  summary: 'check envelope files against the request rules without sending anything',
+  details: [
+    'Exit 0 when every input is valid, 2 otherwise; nothing is sent and no key is needed. Each problem names its input and JSON path (`batch.ndjson:250: signers[1].phone`).',
+  ],
+  more: [
+    '`--json` prints `{"input", "valid", "errors", "warnings"}` per input; each error is `{"path": "signers[1].phone", "message": "…"}`. The rules are those of `envelopes create`, which runs the same check before it sends.',
+  ],
+  examples: [
+    'sign-cli envelopes validate envelope.json "$repo/examples/"',
+    'sign-cli envelopes sample --count 3 > three.ndjson',
+    'sign-cli envelopes validate --ndjson three.ndjson',
+    'sign-cli envelopes validate - --json < envelope.json',
+  ],
+};
 
 export function registerValidate(envelopes: Command, action: Action): void {
-  envelopes
-    .command('validate')
-    .description('check envelope files against the request rules without sending anything')
+  defineCommand(envelopes, 'validate', doc)
     .argument('<path...>', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
     .option('--allow-unknown-fields', 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes sample > envelope.json && sign-cli envelopes validate envelope.json\n  $ sign-cli envelopes validate --ndjson batch.ndjson\n  $ sign-cli envelopes validate contracts/')
     .action(action(validateCommand));
 }
 
-async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean; allowUnknownFields?: boolean }, paths: string[]): Promise<number> {
+export async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean; allowUnknownFields?: boolean }, paths: string[]): Promise<number> {
   const { output } = ctx;
   const validate = await loadValidator({ allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields) });
   const inputs = await openInputs(paths, options.ndjson === true, ctx.signal, ctx.io);

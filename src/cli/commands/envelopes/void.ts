@@ -7,24 +7,37 @@ import type { Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface VoidOptions {
   reason?: string;
   yes?: boolean;
 }
 
+export const doc: CommandDoc = {
+  summary: 'void an envelope still under way: its signers can no longer sign (asks first)',
+  details: [
+    'The `envelope.voided` event is delivered like the others and the audit trail gets an entry with the reason. It asks first on a terminal; where it cannot ask (a pipe, CI, `--no-input`) it refuses without `--yes` (exit 2, nothing sent).',
+  ],
+  more: [
+    'The request (`POST /api/v1/envelopes/{id}/void` with `{"reason"}`, scope `envelopes:write`) carries an Idempotency-Key derived from the id and the reason, so a retry or a re-run after a lost answer gets the first answer back. Voiding an envelope that is already completed, declined, failed, expired or voided is a 409 `envelope_final`, exit 1 (not retried). `--json` prints the voided envelope.',
+  ],
+  examples: [
+    'bad=$(sign-cli envelopes create -f envelope.json --new --query envelope.id)',
+    'sign-cli envelopes void "$bad" --reason "sent to the wrong signer" --yes',
+    'sign-cli envelopes void "$bad" --reason "sent to the wrong signer" --yes --json   # again: the same answer, not an error',
+  ],
+};
+
 export function registerVoid(envelopes: Command, action: Action): void {
-  envelopes
-    .command('void')
-    .description('void an envelope still under way: its signers can no longer sign (asks first)')
+  defineCommand(envelopes, 'void', doc)
     .argument('<id>', 'envelope id')
     .option('--reason <text>', 'why it is voided; kept in the audit trail and sent with the envelope.voided event (required)')
     .option('-y, --yes', 'do not ask for confirmation (needed where there is no terminal to ask on)')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "sent to the wrong signer"\n  $ sign-cli envelopes void env_8Yq2VwM4bXc1 --reason "duplicate" --yes --json')
     .action(action(voidCommand));
 }
 
-async function voidCommand(ctx: CommandContext, options: VoidOptions, [id]: string[]): Promise<number> {
+export async function voidCommand(ctx: CommandContext, options: VoidOptions, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const reason = options.reason?.trim();
   if (!reason) throw new UsageError('--reason is required: say why the envelope is voided', { hint: 'e.g. --reason "sent to the wrong signer"' });

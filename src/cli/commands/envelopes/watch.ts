@@ -7,21 +7,31 @@ import type { Command } from 'commander';
 import { FINAL_STATUSES } from '../../../core/states.js';
 import type { Envelope } from '../../../core/envelope.js';
 import { ExitCode, SignError } from '../../../core/errors.js';
-import { parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { parsePositiveNumberOption } from '../../flags.js';
 import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../envelope-view.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+
+export const doc: CommandDoc = {
+  summary: 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)',
+  details: [
+    'Like `gh run watch`: on a terminal one block redrawn in place; piped, one line per change; with `--json`, one JSON line per change (`{"time", "id", "status", "signers": [{"id", "name", "order", "status"}]}`).',
+  ],
+  more: [
+    'Exit 0 when it completes, 1 when it ends declined, failed, expired or voided (the error says which, and the void reason), 130 on Ctrl-C. It checks every `--interval` seconds while things change and slows down, up to 30 s, while nothing does; checks go through the rate pacer and are retried on 429 and 5xx like every request.',
+  ],
+  examples: ['sign-cli envelopes watch "$id"', 'sign-cli envelopes watch "$id" --json | tee journey.ndjson'],
+};
 
 export function registerWatch(envelopes: Command, action: Action): void {
-  envelopes
-    .command('watch')
-    .description('follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)')
+  defineCommand(envelopes, 'watch', doc)
     .argument('<id>', 'envelope id')
     .option('--interval <seconds>', 'seconds between checks while things change; slower while nothing does (default: 2)', '2')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli envelopes watch env_8Yq2VwM4bXc1\n  $ sign-cli envelopes watch env_8Yq2VwM4bXc1 --json | tee journey.ndjson')
     .action(action(watchCommand));
 }
 
-async function watchCommand(ctx: CommandContext, options: { interval: string }, [id]: string[]): Promise<number> {
+export async function watchCommand(ctx: CommandContext, options: { interval: string }, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const intervalS = parsePositiveNumberOption('--interval', options.interval);
   const live = !output.json && output.columns !== undefined;

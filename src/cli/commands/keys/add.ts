@@ -4,11 +4,13 @@ import { AuthError, ExitCode, UsageError } from '../../../core/errors.js';
 import { parseBaseUrl } from '../../../core/endpoints.js';
 import { maskKey, maskedKeyMatches, type ListedKey } from '../../../core/keys.js';
 import type { Profile } from '../../config.js';
-import { collect, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { collect } from '../../flags.js';
 import { checkProfileName } from '../../profiles.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../action.js';
 import { readStdinLine } from '../../stdin.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface AddFlags {
   stdin?: boolean;
@@ -21,10 +23,24 @@ interface AddFlags {
   offline?: boolean;
 }
 
+export const doc: CommandDoc = {
+  summary: 'store an API key in a profile (read from stdin or a hidden prompt, never from a flag)',
+  details: [
+    'The key is read from stdin (`--stdin`, exactly one line) or a hidden prompt, and stored in the config file (mode 0600). It is first checked with the service (as `gh auth login` does): its environment, scopes and expiry come from the service\'s key listing; a key the service refuses is not stored (exit 3); one that cannot be checked is stored with a warning. `--offline` skips the check. The key goes to the profile\'s base URL with `--base-url` (a global option). The first profile becomes active.',
+  ],
+  more: [
+    'Metadata for keys the service does not list, or offline: `--environment` (default: from an `sk_<env>_` prefix), `--expires YYYY-MM-DD`, `--scope` (repeatable). The service\'s listing wins over them, with a warning when they disagree. `--require <scope>` is a scope `keys check` insists on; `--force` replaces an existing profile.',
+    'For a real service (the host and PROD_KEY are yours to fill in):',
+    '  printenv PROD_KEY | sign-cli keys add prod --stdin --base-url https://esign.example.com --require envelopes:write',
+  ],
+  examples: [
+    'printenv SIGN_API_KEY | sign-cli keys add sbx --stdin --base-url "$SIGN_BASE_URL"   # checked with the sandbox',
+    'printenv SIGN_API_KEY | sign-cli keys add laptop --stdin --offline --expires 2027-06-30   # stored unchecked',
+  ],
+};
+
 export function registerAdd(keys: Command, action: Action): void {
-  keys
-    .command('add')
-    .description('store an API key in a profile (read from stdin or a hidden prompt, never from a flag)')
+  defineCommand(keys, 'add', doc)
     .argument('<name>', 'profile name')
     .option('--stdin', 'read the key from standard input')
     .option('--environment <env>', 'environment of the key, e.g. live or test (default: from an sk_<env>_ prefix)')
@@ -33,16 +49,6 @@ export function registerAdd(keys: Command, action: Action): void {
     .addOption(new Option('--require <scope>', 'a scope this key must keep; `keys check` fails without it (repeatable)').argParser(collect))
     .option('--force', 'replace an existing profile of that name')
     .option('--offline', 'store the key without checking it with the service')
-    .addHelpText(
-      'after',
-      `
-The key goes to the profile's base URL with --base-url (a global option).
-
-Examples:
-  $ sign-cli keys add prod                                   # hidden prompt
-  $ printenv PROD_KEY | sign-cli keys add prod --stdin --environment live --expires 2027-06-30 \\
-      --scope envelopes:write --scope envelopes:read --base-url https://esign.example.com`,
-    )
     .action(action(addCommand));
 }
 
@@ -61,7 +67,7 @@ async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Prom
   }
 }
 
-async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: string[]): Promise<number> {
+export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: string[]): Promise<number> {
   const name = checkProfileName(rawName ?? '');
   if (flags.expires !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(flags.expires) || Number.isNaN(Date.parse(flags.expires)))) {
     throw new UsageError(`--expires must be a date YYYY-MM-DD, got ${JSON.stringify(flags.expires)}`);

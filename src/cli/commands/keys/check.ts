@@ -1,9 +1,11 @@
 /** `sign-cli keys check`: exit 1 when a key is expired, expiring, or lacks a required scope. Made for CI. */
 import type { Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { parseIntegerOption } from '../../flags.js';
 import { loadKeyRows, type KeyRow } from '../../key-rows.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface CheckFlags {
   expiringWithin: string;
@@ -17,13 +19,18 @@ export interface KeyProblem {
   detail: string;
 }
 
+export const doc: CommandDoc = {
+  summary: 'exit 1 when any key is expired, expires soon, or lacks a scope it must have (for scheduled CI)',
+  details: [
+    'One line per problem: expired, expiring within `--expiring-within` days, or missing a required scope (the profile\'s `--require`, else the `required_scopes` setting). `--json` gives `{checked, expiring_within_days, problems: [{name, key, problem, detail}]}`.',
+  ],
+  examples: ['sign-cli keys check', 'sign-cli keys check --expiring-within 30 --json'],
+};
+
 export function registerCheck(keys: Command, action: Action): void {
-  keys
-    .command('check')
-    .description('exit 1 when any key is expired, expires soon, or lacks a scope it must have (for scheduled CI)')
+  defineCommand(keys, 'check', doc)
     .option('--expiring-within <days>', 'how soon counts as expiring', '14')
     .option('--local', 'only local profiles; no network')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli keys check\n  $ sign-cli keys check --expiring-within 30 --json')
     .action(action(checkCommand));
 }
 
@@ -45,7 +52,7 @@ export function keyProblems(rows: KeyRow[]): KeyProblem[] {
   return problems;
 }
 
-async function checkCommand(ctx: CommandContext, flags: CheckFlags): Promise<number> {
+export async function checkCommand(ctx: CommandContext, flags: CheckFlags): Promise<number> {
   const { output } = ctx;
   const soonDays = parseIntegerOption('--expiring-within', flags.expiringWithin, 0, 3650);
   const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now: new Date(), soonDays });

@@ -7,13 +7,24 @@ import type { Output } from '../../output.js';
 import { cellText, type Column } from '../../cell.js';
 import { formatTime } from '../../time.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+
+export const doc: CommandDoc = {
+  summary: "list API keys: the service's listing merged with local profiles, keys masked",
+  details: [
+    'Name, environment, the key masked (`sk_live_****abcd`: the leading part and the last four characters), last used, expiry with days left (marked within 14 days, and once expired), scopes, and where the row comes from: `local`, `service`, `local+service`, or `env` for a key from SIGN_API_KEY or --api-key-file that is in no profile. `*` marks the key sign-cli would use now.',
+  ],
+  more: [
+    'If the service cannot be reached the local rows are shown with a warning. When the service refuses the key in use (expired, revoked, unknown), the stored profiles are still shown, then the error says what is wrong, and the exit code is 3. sign-cli records when it last used each local key.',
+    '`--json` prints an array of `{name, environment, key, last_used, expires, scopes, status, days_left, source, active}`, `status` being `active`, `expiring`, `expired` or `unknown`.',
+    'Before a request, sign-cli warns on stderr when a key\'s stored metadata says it is expired or lacks the scope the operation needs (create `envelopes:write`, get `envelopes:read`, signed copy `contracts:read`, audit trail `audit:read`); a 401/403 exits 3 with a hint naming the key (masked) and its profile.',
+  ],
+  examples: ['sign-cli keys list', 'sign-cli keys list --local --json     # offline'],
+};
 
 export function registerList(keys: Command, action: Action): void {
-  keys
-    .command('list')
-    .description("list API keys: the service's listing merged with local profiles, keys masked")
+  defineCommand(keys, 'list', doc)
     .option('--local', 'only local profiles; no network')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli keys list\n  $ sign-cli keys list --local --json')
     .action(action(listCommand));
 }
 
@@ -38,7 +49,7 @@ export function expiresCell(output: Output, row: KeyRow): string {
   return row.status === 'expiring' ? output.out.yellow(text) : text;
 }
 
-async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Promise<number> {
+export async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Promise<number> {
   const { output } = ctx;
   const now = new Date();
   const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now });

@@ -1,22 +1,28 @@
 /** `sign-cli keys remove <name>`: deletes a stored profile and its key. */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../../core/errors.js';
 import { existingProfile } from '../../profiles.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { completes, PROFILES } from '../../completion-hints.js';
+
+export const doc: CommandDoc = {
+  summary: 'delete a stored profile and its key',
+  details: ['The active profile, removed, leaves none active.'],
+  examples: ['printenv SIGN_API_KEY | sign-cli keys add old-ci --stdin --offline', 'sign-cli keys remove old-ci'],
+};
 
 export function registerRemove(keys: Command, action: Action): void {
-  keys
-    .command('remove')
-    .description('delete a stored profile and its key')
-    .argument('<name>', 'profile name')
-    .addHelpText('after', '\nExample:\n  $ sign-cli keys remove old-ci')
-    .action(
-      action(async (ctx, _flags, [name]) => {
-        const config = await existingProfile(ctx, name!);
-        config.delete(`profiles.${name}`);
-        if (config.get('active_profile') === name) config.delete('active_profile');
-        ctx.output.success(`removed profile ${name}`);
-        return ExitCode.ok;
-      }),
-    );
+  defineCommand(keys, 'remove', doc)
+    .addArgument(completes(new Argument('<name>', 'profile name'), PROFILES))
+    .action(action(removeCommand));
+}
+
+export async function removeCommand(ctx: CommandContext, _flags: unknown, [name]: string[]): Promise<number> {
+    const config = await existingProfile(ctx, name!);
+    config.delete(`profiles.${name}`);
+    if (config.get('active_profile') === name) config.delete('active_profile');
+    ctx.output.success(`removed profile ${name}`);
+    return ExitCode.ok;
 }

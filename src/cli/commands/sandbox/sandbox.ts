@@ -1,15 +1,19 @@
 /** `sign-cli sandbox`: the local emulator of the service, until Ctrl-C. */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
-import { collect, parseIntegerOption, parsePositiveNumberOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags.js';
 import type { Action } from '../../action.js';
 import { isOpenField, parseValueList } from '../../settings.js';
 import { formatInstant } from '../../time.js';
-import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached, stopSandbox } from './detach.js';
+import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached } from './detach.js';
+import { defaultSandboxDir } from './data-dir.js';
+import { registerStop } from './stop.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { completes } from '../../completion-hints.js';
 
 interface SandboxFlags {
   port: string;
@@ -46,15 +50,26 @@ export function acceptOptions(flags: readonly string[], configured: Record<strin
   return accept;
 }
 
-export function defaultSandboxDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SIGN_SANDBOX_DIR) return env.SIGN_SANDBOX_DIR;
-  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'sign-cli', 'sandbox');
-}
+
+export const doc: CommandDoc = {
+  summary: 'run a local sandbox of the service (no account needed)',
+  details: [
+    'Alone, it runs in the foreground on 127.0.0.1:4010 with its state in ~/.local/share/sign-cli/sandbox, until Ctrl-C; `--detach` runs it in the background and returns once it listens and its credentials are written. It writes SIGN_BASE_URL, SIGN_API_KEY and SIGN_WEBHOOK_SECRET to <data-dir>/credentials.env (mode 0600), ready for `.` in a shell. With `--json` the first stdout line is `{"base_url", "api_key", "webhook_secret"}` (plus `"webhook_public_key"` with `--signing ed25519`, and `"pid"` with `--detach`).',
+  ],
+  more: [
+    'A faithful emulator of the service: API keys with environment, scopes and expiry, 600 requests a minute per key, idempotency, the signing journey with signed webhooks and retries, a signed PDF with a certificate of completion, the audit trail, listings, void and resend; accounts and environments kept apart. Its state survives restarts and `kill -9`. What it serves, its magic contact values and its control endpoints: docs/sandbox.md.',
+    'With `--detach`, its output goes to <data-dir>/sandbox.log (never a secret in it). When a sandbox already runs on the data dir (a block pasted twice), it says so, with its pid and URL, and exits 0. `sign-cli sandbox stop` stops it.',
+    '`--speed` runs journey steps, expiry and webhook retries that many times faster. `--signing ed25519` signs deliveries with Ed25519 (`v1a`): receivers verify with the `whpk_` public key it prints. `--accept` widens the values it accepts for the fields the service leaves open (also `sign-cli config set sandbox.accept.<field> …`).',
+  ],
+  examples: [
+    'sign-cli sandbox --port 0 --detach --data-dir sbx    # returns once it listens and its credentials are written',
+    'sign-cli sandbox stop --data-dir sbx                 # stops it; its state is kept',
+    'sign-cli sandbox --port 0 --json --data-dir sbx --speed 20 --accept verification=national_id,bank_id   # in the foreground, until Ctrl-C',
+  ],
+};
 
 export function registerSandbox(program: Command, action: Action): void {
-  const sandbox = program
-    .command('sandbox')
-    .description('run a local sandbox of the service (no account needed)')
+  const sandbox = defineCommand(program, 'sandbox', doc)
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
     .option('--host <h>', 'address to bind', '127.0.0.1')
     .option('--data-dir <dir>', 'where state lives (default: $SIGN_SANDBOX_DIR or ~/.local/share/sign-cli/sandbox)')
@@ -63,34 +78,19 @@ export function registerSandbox(program: Command, action: Action): void {
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
     .addOption(new Option('--signing <kind>', 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify)').choices(['hmac', 'ed25519']).default('hmac'))
     .addOption(
-      new Option('--accept <field=values>', `also accept these values of a field the service does not list in full (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
-        .argParser(collect)
-        .default([]),
+      completes(
+        new Option('--accept <field=values>', `also accept these values of a field the service does not list in full (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
+          .argParser(collect)
+          .default([]),
+        { kind: 'values', values: OPEN_FIELDS.map((field) => ({ name: `${field}=`, description: `more values of ${field}, comma-separated` })) },
+      ),
     )
     .option('--detach', 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it')
-    .addHelpText(
-      'after',
-      `
-With --json the first stdout line is {"base_url","api_key","webhook_secret"}
-(plus "webhook_public_key" with --signing ed25519; plus "pid" with --detach).
-Credentials are also written to <data-dir>/credentials.env (mode 0600).
-
-Examples:
-  $ sign-cli sandbox
-  $ sign-cli sandbox --detach && . "\${XDG_DATA_HOME:-$HOME/.local/share}/sign-cli/sandbox/credentials.env"
-  $ sign-cli sandbox stop
-  $ sign-cli sandbox --port 0 --json --data-dir /tmp/sbx
-  $ sign-cli sandbox --accept verification=national_id,bank_id --accept locale=id`,
-    )
     .action(action(sandboxCommand));
-  sandbox
-    .command('stop')
-    .description('stop the sandbox running on the data dir (--data-dir, else the default); its state is kept')
-    .addHelpText('after', '\nExamples:\n  $ sign-cli sandbox stop\n  $ sign-cli sandbox stop --data-dir /tmp/sbx')
-    .action(action(stopCommand));
+  registerStop(sandbox, action);
 }
 
-async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
+export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
   const { output } = ctx;
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const speed = parsePositiveNumberOption('--speed', flags.speed);
@@ -202,13 +202,5 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
   output.line(`  data dir        ${dataDir} (log: sandbox.log)`);
   output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
   output.info('`sign-cli sandbox stop` stops it; state is kept for the next start.');
-  return ExitCode.ok;
-}
-
-async function stopCommand(ctx: CommandContext, flags: { dataDir?: string }): Promise<number> {
-  const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const pid = await stopSandbox(dataDir, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-  if (ctx.output.json) ctx.output.jsonDocument({ stopped: pid !== undefined, pid: pid ?? null, data_dir: dataDir });
-  else ctx.output.info(pid === undefined ? `no sandbox is running on ${dataDir}; nothing to stop` : `sandbox (pid ${pid}) stopped; its state is kept in ${dataDir}`);
   return ExitCode.ok;
 }

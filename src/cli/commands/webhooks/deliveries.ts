@@ -11,6 +11,7 @@ import type { CommandContext } from '../../context.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
 import { askFor, listLimit, upTo } from '../../listing.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface DeliveriesOptions {
   envelope?: string;
@@ -21,32 +22,35 @@ interface DeliveriesOptions {
 
 const DEFAULT_LIMIT = 20;
 
+export const doc: CommandDoc = {
+  summary: 'list the webhook deliveries the service recorded, newest first, with every attempt',
+  details: [
+    'One row per delivery (an event to a URL): the attempts so far, how the last one ended, the state and when the last attempt started. States: `pending` (not tried yet), `retrying` (an attempt failed, another is scheduled), `delivered`, `failed` (every retry failed); a resend is a delivery of its own, marked `(resend)`. `--failed` shows `failed` and `retrying`. With `--json`, one delivery per line (NDJSON) with its attempts, so `--query` applies to each.',
+  ],
+  more: [
+    'Event ids alone take 36 columns, so below about 150 columns each delivery is shown stacked, one `label: value` line per column; wider, as a table. `--limit <n>` pages through as far as needed and says when there are more; `--all` follows the cursor to the last page.',
+    '  {"object":"webhook_delivery","id":"dlv_…","event_id":"evt_…","event_type":"envelope.created","envelope_id":"env_…","url":"http://127.0.0.1:4020/webhooks","status":"retrying","resend":false,"attempt_count":2,"attempts":[{"attempt":1,"started_at":"2026-11-21T10:00:00.120Z","status":500,"duration_ms":3,"error":"HTTP 500"}],"last_status":500,"last_error":"HTTP 500","next_attempt_at":"2026-11-21T10:00:35.130Z","created_at":"2026-11-21T10:00:00.100Z","finished_at":null}',
+    'The service\'s published interface shows no such endpoint: `GET /api/v1/webhook-deliveries` is an assumption (scope `envelopes:read`; docs/assumptions.md, path overridable as `paths.listDeliveries`), which the sandbox implements.',
+  ],
+  examples: [
+    'sign-cli webhooks deliveries                      # the newest 20',
+    'sign-cli webhooks deliveries --failed             # failed for good, or failing still (retrying)',
+    'sign-cli webhooks deliveries --envelope "$id" --limit 50',
+    'sign-cli webhooks deliveries --all --json > deliveries.ndjson   # every one, page by page',
+    "sign-cli webhooks deliveries --envelope \"$id\" --json --query '[event_type, status, attempts[].status]'",
+  ],
+};
+
 export function registerDeliveries(webhooks: Command, action: Action): void {
-  webhooks
-    .command('deliveries')
-    .description('list the webhook deliveries the service recorded, newest first, with every attempt')
+  defineCommand(webhooks, 'deliveries', doc)
     .option('--envelope <id>', 'only deliveries of this envelope')
     .option('--failed', 'only deliveries that failed for good or are failing still (state failed or retrying)')
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
     .option('--all', 'every matching delivery, page by page (not with --limit)')
-    .addHelpText(
-      'after',
-      `
-States: pending (not tried yet), retrying (an attempt failed, another is scheduled),
-delivered, failed (every retry failed). A resend is a delivery of its own, marked (resend).
-With --json, one delivery per line (NDJSON) with its attempts, so --query applies to each.
-
-Examples:
-  $ sign-cli webhooks deliveries
-  $ sign-cli webhooks deliveries --failed
-  $ sign-cli webhooks deliveries --envelope env_8Yq2VwM4bXc1 --json
-  $ sign-cli webhooks deliveries --failed --json --query event_id
-  $ sign-cli webhooks deliveries --all --json > deliveries.ndjson`,
-    )
     .action(action(deliveriesCommand));
 }
 
-async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions): Promise<number> {
+export async function deliveriesCommand(ctx: CommandContext, options: DeliveriesOptions): Promise<number> {
   const { output } = ctx;
   const limit = listLimit(options, 'delivery', DEFAULT_LIMIT);
   const filter: DeliveryFilter = {

@@ -3,7 +3,8 @@ import type { ChalkInstance } from 'chalk';
 import { Option, type Command } from 'commander';
 import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import { maskKey } from '../../../core/keys.js';
-import { collect, parseIntegerOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { collect, parseIntegerOption } from '../../flags.js';
 import type { Output } from '../../output.js';
 import type { Action } from '../../action.js';
 import { formatInstant } from '../../time.js';
@@ -11,6 +12,7 @@ import { cellText } from '../../cell.js';
 import { untrusted } from '../../../core/text.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface ListenFlags extends SchemeFlags {
   port: string;
@@ -24,10 +26,41 @@ interface ListenFlags extends SchemeFlags {
   saveDir?: string;
 }
 
+export const doc: CommandDoc = {
+  summary: 'receive webhooks locally: verify each signature, print each event once, forward to your app',
+  details: [
+    'It verifies every delivery\'s signature over the raw bytes (constant-time), prints each verified event once (a redelivery shows as a duplicate), and can forward it to your app. Answers: 2xx only to a verified delivery; 401 for a missing or bad signature or a timestamp outside the tolerance; 400 malformed; 413 too large; 405 not POST. Ctrl-C prints a summary and exits 0.',
+  ],
+  more: [
+    'Secrets come from `--secret-file` (one per line or comma-separated) or `SIGN_WEBHOOK_SECRET` (comma-separated). Several secrets are a rotation: any may match. `whsec_…` secrets verify HMAC signatures (`v1`); `whpk_…` public keys verify Ed25519 signatures (`v1a`, Standard Webhooks\' asymmetric scheme); they may be mixed, and a delivery verifies when any of its signatures matches any key. Secrets are only ever shown masked (`whsec_****LaSw`).',
+    [
+      '- `--scheme standard` (default): Standard Webhooks, `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` (also the `svix-*` names), the `whsec_` secret base64-decoded, several space-separated signatures.',
+      '- `--scheme stripe`: `Stripe-Signature: t=…,v1=<hex>`, the secret used as is.',
+      '- `--scheme hmac`: an HMAC of the raw body in `--signature-header` (default `x-signature`), hex or base64, `--algorithm sha256|sha512`, a `sha256=` prefix allowed (DocuSign Connect, GitHub style).',
+    ].join('\n'),
+    '`--events` prints and forwards only those types (comma-separated globs, `*` matching anything); other deliveries are still verified and answered 2xx, so the sender does not retry them. `--forward-to` is repeatable, and `\'signer.*=http://…\'` takes only those types. Each event goes to every matching target at once; the line shows each app\'s status and time (`→ 200 12 ms`; a failure is marked `✗`, never silent). The sender gets the app\'s answer with one target; with several, 200 when all took it, else the first failure\'s status (502 when an app is down), so its retries follow your apps. `--forward-header` adds a header to every forward (the signature headers cannot be overridden).',
+    'A slow, silent or half-open client is cut off with 408 once it has taken 5 s for its headers or 10 s for its whole request; bytes that are not HTTP get 400. Each rejection prints one line on stderr saying exactly why:',
+    [
+      '  ✗ 401 POST /hooks: timestamp is 3600 s old, beyond the 300 s tolerance (a replay, or a clock out of sync) (id evt_…)',
+      '  ✗ 401 POST /hooks: signed the Stripe way (stripe-signature), not standard: use --scheme stripe',
+      '  ✗ 401 POST /hooks: body altered in transit (the JSON re-serialised): the signature matches the body as it was sent, not as received (id evt_…)',
+      '  ✗ 401 POST /hooks: signature mismatch: 1 signature checked against the secret; wrong secret, or a body rewritten in transit (id evt_…)',
+    ].join('\n'),
+    'A body altered in transit is told apart from a wrong secret by checking, after a mismatch only, whether the signature fits the body as proxies and frameworks commonly change it (a trailing newline, line ends, a byte-order mark, the JSON re-serialised).',
+    'The same event can arrive more than once: a redelivery of an id already seen prints as `duplicate #2 of evt_… (signer.signed), not a new event` (`"duplicate": true` in JSON). The id is `webhook-id`, else the payload\'s `id`, else a hash of the body; `--state` keeps the ids seen across restarts (the newest 50,000). Every event already printed gets its answer out before Ctrl-C ends the listener; a delivery that arrives during the shutdown is refused with 503, so the service sends it again later.',
+    '`--save-dir` keeps each delivery exactly as received, verified or refused, one file each (`<time>-<n>-<webhook-id>.http`, mode 0600), which `webhooks verify --request-file` reads. `--json` prints one line per verified event: `{"id", "type", "timestamp", "duplicate", "payload"}`; the apps\' answers then go to stderr.',
+  ],
+  examples: [
+    'sign-cli webhooks listen --port 4021                     # any path; the secret from SIGN_WEBHOOK_SECRET',
+    '(umask 077; printenv SIGN_WEBHOOK_SECRET > secret.txt)   # in the scratch directory, never the repo',
+    'sign-cli webhooks listen --port 4021 --secret-file secret.txt --forward-to http://localhost:3000/hooks   # your app on :3000',
+    "sign-cli webhooks listen --port 4022 --events 'signer.*,envelope.completed' --forward-to 'signer.*=http://localhost:3000/signers' --forward-to http://localhost:3000/all",
+    'sign-cli webhooks listen --port 4023 --save-dir deliveries --json',
+  ],
+};
+
 export function registerListen(webhooks: Command, action: Action): void {
-  const command = webhooks
-    .command('listen')
-    .description('receive webhooks locally: verify each signature, print each event once, forward to your app')
+  const command = defineCommand(webhooks, 'listen', doc)
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4020')
     .option('--host <h>', 'address to bind', '127.0.0.1')
     .option('--events <globs>', 'only print and forward these event types, comma-separated globs (signer.*,envelope.completed); others are still verified and answered')
@@ -41,19 +74,7 @@ export function registerListen(webhooks: Command, action: Action): void {
     .option('--state <file>', 'keep the ids already seen in this file, so duplicates are caught across restarts')
     .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024))
     .option('--save-dir <dir>', 'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`');
-  addSchemeOptions(command)
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ SIGN_WEBHOOK_SECRET=whsec_... sign-cli webhooks listen
-  $ sign-cli webhooks listen --port 4020 --secret-file secret.txt --forward-to http://localhost:3000/hooks
-  $ sign-cli webhooks listen --events 'signer.*,envelope.completed' --forward-to 'signer.*=http://localhost:3000/signers' --forward-to http://localhost:3000/all
-  $ sign-cli webhooks listen --scheme stripe --secret-file stripe.txt --json | jq .type
-  $ sign-cli webhooks listen --save-dir deliveries/
-  $ sign-cli webhooks verify --request-file deliveries/<file>.http --tolerance 0   # later, offline`,
-    )
-    .action(action(listenCommand));
+  addSchemeOptions(command).action(action(listenCommand));
 }
 
 /** When the delivery arrived, in the one time format (UTC, marked): the same text on every machine. */
@@ -105,7 +126,7 @@ function forwardBodies(event: ListenedEvent): string[] {
   return (event.forwards ?? []).flatMap((f) => ('body' in f ? [`  ← ${f.url}: ${untrusted(f.body.replace(/\s+/g, ' ').trim().slice(0, 200)) || '(empty body)'}`] : []));
 }
 
-async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
+export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
   const { output } = ctx;
   const { verifier, secrets } = await buildVerifier(ctx, flags);
   const port = parseIntegerOption('--port', flags.port, 0, 65535);

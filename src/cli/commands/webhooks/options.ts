@@ -5,7 +5,8 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
 import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type SchemeSuggestion, type WebhookScheme } from '../../../core/webhooks.js';
-import { parseIntegerOption, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { parseIntegerOption } from '../../flags.js';
 import { readFlagFile } from '../../stdin.js';
 
 export interface SchemeFlags {

@@ -9,30 +9,35 @@ import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { parseResendTarget, resendLine } from '../../delivery-rows.js';
 import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface ResendOptions {
   to?: string;
 }
 
+export const doc: CommandDoc = {
+  summary: 'deliver an event again: same webhook-id, fresh timestamp and signature',
+  details: [
+    'A new delivery (its own `dlv_…` id) of the same body under the same `webhook-id`, so a receiver that de-duplicates sees the event it may already have, to the event\'s own URL (the envelope\'s `webhook_url`) or to `--to`. It goes out at once, in a queue of its own, and is retried like any delivery; `webhooks deliveries` shows its attempts.',
+  ],
+  more: [
+    'It prints `✓ resent evt_… to <url>: delivery dlv_…` (`--json`: the new delivery, as `deliveries` shows it). Each run is a new resend: a fresh Idempotency-Key per run, the same for that run\'s retries. `--to` must be an absolute http(s) URL, checked before anything is sent (exit 2). An unknown event is exit 1 (404: only events sent to a `webhook_url` can be resent); a key without `envelopes:write` exit 3. The endpoint, `POST /api/v1/events/{id}/resend`, is an assumption (`paths.resendEvent`).',
+  ],
+  examples: [
+    'evt=$(sign-cli webhooks deliveries --envelope "$id" --limit 1 --json --query event_id)',
+    'sign-cli webhooks resend "$evt"                                     # to the envelope\'s webhook_url',
+    'sign-cli webhooks resend "$evt" --to http://127.0.0.1:4020/hooks --json',
+  ],
+};
+
 export function registerResend(webhooks: Command, action: Action): void {
-  webhooks
-    .command('resend')
-    .description('deliver an event again: same webhook-id, fresh timestamp and signature')
+  defineCommand(webhooks, 'resend', doc)
     .argument('<event-id>', 'the event (evt_…), as `webhooks deliveries` shows it')
     .option('--to <url>', "deliver it to this URL instead of the event's own (the envelope's webhook_url)")
-    .addHelpText(
-      'after',
-      `
-The service answers once the resend is queued; \`sign-cli webhooks deliveries\` shows its attempts.
-
-Examples:
-  $ sign-cli webhooks resend evt_3f9c0a1b2c3d4e5f60718293a4b5c6d7
-  $ sign-cli webhooks resend evt_3f9c0a1b2c3d4e5f60718293a4b5c6d7 --to http://127.0.0.1:4020/hooks --json`,
-    )
     .action(action(resendCommand));
 }
 
-async function resendCommand(ctx: CommandContext, options: ResendOptions, [eventId]: string[]): Promise<number> {
+export async function resendCommand(ctx: CommandContext, options: ResendOptions, [eventId]: string[]): Promise<number> {
   const { output } = ctx;
   const id = eventId!.trim();
   if (id === '') throw new UsageError('the event id must not be empty', { hint: '`sign-cli webhooks deliveries` lists the events delivered' });

@@ -1,12 +1,15 @@
 /** `sign-cli webhooks trigger <type> --to <url>`: send a signed sample event to your own handler. */
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import { ExitCode, NetworkError, UsageError } from '../../../core/errors.js';
 import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
-import { collect, type CommandContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
+import { collect } from '../../flags.js';
 import type { Action } from '../../action.js';
 import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from './options.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { completes, valuesOf } from '../../completion-hints.js';
 
 interface TriggerFlags extends SchemeFlags {
   to: string;
@@ -45,22 +48,26 @@ export function applyOverrides(event: Record<string, unknown>, sets: readonly st
   return event;
 }
 
+export const doc: CommandDoc = {
+  summary: 'send a realistic, signed sample event to a URL',
+  details: [
+    'Like `stripe trigger`: a sample event of that type, signed with your secret, sent to your own handler. Exit 0 when the handler answers 2xx, 1 otherwise. `--set <path>=<value>` overrides a field of the sample (the value is parsed as JSON when it is JSON, else taken as text). With a `whsk_…` signing key as the secret it signs with Ed25519 (`v1a`); a `whpk_…` public key cannot sign (exit 2).',
+  ],
+  examples: [
+    'sign-cli webhooks trigger signer.signed --to http://127.0.0.1:4020/hooks     # the listener of the second terminal',
+    "sign-cli webhooks trigger signer.declined --to http://127.0.0.1:4020/hooks --set data.signer.name='Omar Khalil' --set data.reason=wrong_document",
+  ],
+};
+
 export function registerTrigger(webhooks: Command, action: Action): void {
-  const command = webhooks
-    .command('trigger')
-    .description('send a realistic, signed sample event to a URL')
-    .argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`)
+  const command = defineCommand(webhooks, 'trigger', doc)
+    .addArgument(completes(new Argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`), valuesOf(EVENT_TYPES)))
     .requiredOption('--to <url>', 'where to POST it')
     .addOption(new Option('--set <path=value>', 'override a field of the sample, e.g. data.signer.name=Omar (JSON values parsed); repeatable').argParser(collect).default([]));
-  addSchemeOptions(command, false)
-    .addHelpText(
-      'after',
-      "\nExamples:\n  $ sign-cli webhooks trigger signer.signed --to http://localhost:3000/hooks --secret-file secret.txt\n  $ sign-cli webhooks trigger signer.declined --to http://localhost:3000/hooks --set data.signer.name='Omar Khalil' --set data.reason=wrong_document\n  $ SIGN_WEBHOOK_SECRET=whsk_... sign-cli webhooks trigger envelope.completed --to http://localhost:3000/hooks   # Ed25519 (v1a)",
-    )
-    .action(action(triggerCommand));
+  addSchemeOptions(command, false).action(action(triggerCommand));
 }
 
-async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: string[]): Promise<number> {
+export async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: string[]): Promise<number> {
   const { output } = ctx;
   if (!type || !isEventType(type)) {
     throw new UsageError(`unknown event type ${JSON.stringify(type)}`, { hint: `use one of: ${EVENT_TYPES.join(', ')}` });

@@ -8,6 +8,8 @@ import { cellText } from '../../cell.js';
 import { untrusted } from '../../../core/text.js';
 import { readFlagFile, readStdin } from '../../stdin.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { collect } from '../../flags.js';
 
 interface VerifyFlags extends SchemeFlags {
   bodyFile?: string;
@@ -15,23 +17,26 @@ interface VerifyFlags extends SchemeFlags {
   requestFile?: string;
 }
 
+export const doc: CommandDoc = {
+  summary: 'verify the signature of one captured delivery (exit 0 valid, 1 invalid)',
+  details: [
+    'The body comes from `--body-file` or stdin, or with its headers from `--request-file` (a raw HTTP request, as `listen --save-dir` writes them); the secrets, `--scheme` and `--tolerance` work as for `listen`. `--tolerance 0` skips the timestamp check, for a delivery signed a while ago.',
+  ],
+  examples: [
+    'sign-cli webhooks listen --port 4024 --save-dir captured &     # keeps each delivery as received',
+    'sleep 1                                                        # a moment to start',
+    'sign-cli webhooks trigger signer.signed --to http://127.0.0.1:4024/hooks',
+    'kill %1                                                        # the listener, once the event is in',
+    'sign-cli webhooks verify --request-file captured/*.http --tolerance 0',
+  ],
+};
+
 export function registerVerify(webhooks: Command, action: Action): void {
-  const command = webhooks
-    .command('verify')
-    .description('verify the signature of one captured delivery (exit 0 valid, 1 invalid)')
+  const command = defineCommand(webhooks, 'verify', doc)
     .option('--body-file <file>', 'the raw body exactly as received (default: stdin)')
-    .option('--header <"name: value">', 'a header of the delivery (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--header <"name: value">', 'a header of the delivery (repeatable)', collect)
     .option('--request-file <file>', 'a raw HTTP request (request line, headers, blank line, body) instead of --header/--body-file');
-  addSchemeOptions(command)
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ sign-cli webhooks verify --body-file body.json --header 'webhook-id: evt_1' \\
-      --header 'webhook-timestamp: 1763719200' --header 'webhook-signature: v1,...' --tolerance 0
-  $ sign-cli webhooks verify --request-file captured.http --secret-file secret.txt`,
-    )
-    .action(action(verifyCommand));
+  addSchemeOptions(command).action(action(verifyCommand));
 }
 
 function parseHeaderLines(lines: string[], into: Record<string, string>, source: string): void {
@@ -61,7 +66,7 @@ export function parseRawRequest(raw: Buffer, source: string): { headers: Record<
   return { headers, body: raw.subarray(split + gap) };
 }
 
-async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
+export async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Promise<number> {
   const { output } = ctx;
   const { verifier } = await buildVerifier(ctx, flags);
   let headers: HeaderBag;

@@ -1,0 +1,25 @@
+/** `sign-cli config unset <name>`: one setting back to its default. */
+import { Argument, type Command } from 'commander';
+import { ExitCode } from '../../../core/errors.js';
+import type { Action } from '../../action.js';
+import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { completes, settingCandidates } from '../../completion-hints.js';
+import type { CommandContext } from '../../context.js';
+import { settingSpec } from '../../settings.js';
+
+export const doc: CommandDoc = {
+  summary: 'remove one setting, back to its default',
+  examples: ['sign-cli config set rate 300', 'sign-cli config unset rate'],
+};
+
+export function registerUnset(config: Command, action: Action): void {
+  defineCommand(config, 'unset', doc)
+    .addArgument(completes(new Argument('<name>', 'setting name'), { kind: 'values', values: settingCandidates() }))
+    .action(action(unsetCommand));
+}
+
+export async function unsetCommand(ctx: CommandContext, _flags: unknown, [name]: string[]): Promise<number> {
+  (await ctx.loadConfig()).delete(settingSpec(name!).path);
+  ctx.output.success(`${name} unset`);
+  return ExitCode.ok;
+}

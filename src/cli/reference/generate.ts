@@ -1,0 +1,37 @@
+/**
+ * The generated reference, as files: docs/commands/*.md (one page per
+ * command, one per help topic, README.md the index) and man/*.1, plus the
+ * package.json `man` list. `npm run docs` writes them (scripts/gen-docs.mjs);
+ * a test fails when what is committed differs from what this renders.
+ */
+import { Command } from 'commander';
+import { VERSION } from '../../core/version.js';
+import { testIo } from '../io.js';
+import { buildProgram } from '../main.js';
+import { TOPICS } from '../topics.js';
+import { manPage } from './man.js';
+import { markdownPage, markdownTopic } from './markdown.js';
+import { referencePages, type Item } from './tree.js';
+import { optionDescription } from '../help.js';
+
+export const DOCS_DIR = 'docs/commands';
+export const MAN_DIR = 'man';
+
+/** Path (from the repository root) -> content, for every generated file. */
+export function renderReference(): Map<string, string> {
+  const program: Command = buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+  const help = program.createHelp();
+  const globalOptions: Item[] = program.options.filter((o) => !o.hidden).map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
+  const files = new Map<string, string>();
+  for (const page of referencePages(program)) {
+    files.set(`${DOCS_DIR}/${page.base}.md`, markdownPage(page, globalOptions));
+    files.set(`${MAN_DIR}/${page.manName}.1`, manPage(page, VERSION, globalOptions));
+  }
+  for (const topic of TOPICS) files.set(`${DOCS_DIR}/${topic.name}.md`, markdownTopic(topic));
+  return files;
+}
+
+/** The package.json `man` list: every generated man page, so `npm install -g` installs them. */
+export function manList(files: Map<string, string>): string[] {
+  return [...files.keys()].filter((path) => path.startsWith(`${MAN_DIR}/`)).sort().map((path) => `./${path}`);
+}

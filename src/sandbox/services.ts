@@ -1,0 +1,58 @@
+/**
+ * What the sandbox's handlers are given: its state and engines, built once
+ * by startSandbox (server.ts) and passed in, so a handler names what it uses
+ * and no handler reaches for another's closure.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Operation } from '../core/endpoints.js';
+import type { ValueLists } from '../core/envelope.js';
+import type { StorageError } from '../core/errors.js';
+import type { SandboxClock } from './clock.js';
+import type { Credentials } from './credentials-file.js';
+import type { Deliverer } from './deliveries.js';
+import type { FaultPlan } from './faults.js';
+import type { JourneyEngine } from './journey.js';
+import type { SlidingWindowLimiter } from './rate-limiter.js';
+import type { SandboxStore } from './store.js';
+import type { StoredKey } from './records.js';
+
+export interface Counters {
+  requests: number;
+  created: number;
+  replayed: number;
+  rate_limited: number;
+  by_status: Record<string, number>;
+  /** Writes of the state that failed (a full disk). */
+  storage_failures: number;
+}
+
+export interface SandboxServices {
+  store: SandboxStore;
+  clock: SandboxClock;
+  /** The values of the open fields this sandbox accepts (rules.ts, widened by --accept). */
+  allowed: ValueLists;
+  faults: FaultPlan;
+  limiter: SlidingWindowLimiter;
+  journey: JourneyEngine;
+  deliverer: Deliverer;
+  counters: Counters;
+  secrets: Credentials;
+  /** Idempotency records of requests still being processed (409 for a second one). */
+  inFlight: Set<string>;
+  /** The state could not be written: counted, and said at most once a minute. */
+  storageTrouble(error: StorageError): void;
+}
+
+/** One authenticated API request, with the path's parameters decoded. */
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  key: StoredKey;
+  params: string[];
+}
+
+export interface Route {
+  operation: Operation;
+  method: string;
+  handle(ctx: RequestContext): Promise<void> | void;
+}

@@ -1,0 +1,86 @@
+/** `keys add`, in process against an in-process sandbox: the key checked with the service, stored 0600, never from a flag. */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, type CliResult } from '../../../helpers/paths.js';
+import { EXAMPLE } from '../../../helpers/envelopes.js';
+import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+
+let sandbox: TestSandbox;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+/** Every output of a run, for scanning: a key must never appear in full, nor its hidden middle. */
+function expectNoKey(results: CliResult[], key: string): void {
+  const hidden = key.slice(8, -4);
+  for (const r of results) {
+    expect(r.stdout + r.stderr).not.toContain(key);
+    expect(r.stdout + r.stderr).not.toContain(hidden);
+  }
+}
+
+function withConfig() {
+  const dir = tempDir('sign-cli-keys-');
+  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
+}
+
+describe('keys add', () => {
+  it('stores a key from stdin in a 0600 config file, first profile active', async () => {
+    const { env, file } = withConfig();
+    const add = await runCommand(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write'], { env, input: `${sandbox.apiKey}\n` });
+    expect(add.code).toBe(0);
+    expect(add.stderr).toContain('now active');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Checked with the service: its listing wins over the flags, and the disagreement is shown.
+    expect(add.stderr).toContain("--scope says envelopes:write, but the service lists envelopes:write envelopes:read contracts:read audit:read for this key; storing the service's");
+    expect(add.stderr).toContain('checked with the service: test, expires 20');
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored).toMatchObject({ active_profile: 'sbx', profiles: { sbx: { api_key: sandbox.apiKey, environment: 'test', expires: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] } } });
+    // So `keys list --local` knows everything without asking again.
+    const local = JSON.parse((await runCommand(['keys', 'list', '--local', '--json'], { env })).stdout);
+    expect(local[0]).toMatchObject({ name: 'sbx', status: 'active', scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] });
+    // The stored profile works, and its use is recorded.
+    const created = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env });
+    expect(created.code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.sbx.last_used).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expectNoKey([add, created], sandbox.apiKey);
+  });
+  it('refuses to store a key the service refuses (exit 3), unless --offline; empty stdin says no key was given', async () => {
+    const { env, file } = withConfig();
+    const refused = await runCommand(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('refused this key (HTTP 401); it was not stored');
+    expect(existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles?.bad : undefined).toBeUndefined();
+    const offline = await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    expect(offline.code).toBe(0);
+    const empty = await runCommand(['keys', 'add', 'none', '--stdin', '--offline'], { env, input: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no key was given: stdin was empty');
+  });
+  it('never takes a key from a flag or without stdin off a terminal; checks names and scopes', async () => {
+    const { env } = withConfig();
+    const noInput = await runCommand(['keys', 'add', 'x'], { env });
+    expect(noInput.code).toBe(2);
+    expect(noInput.stderr).toContain('--stdin');
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--scope', 'envelopes:delete'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
+    expect((await runCommand(['keys', 'add', 'bad.name', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'two words' })).code).toBe(2);
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: '\n' })).code).toBe(2);
+    const short = await runCommand(['keys', 'add', 'tiny', '--stdin', '--offline'], { env, input: 'abc123' });
+    expect(short.code).toBe(0);
+    expect(short.stderr).toContain('only 6 characters');
+    const listed = await runCommand(['keys', 'list', '--local', '--json'], { env });
+    expect(JSON.parse(listed.stdout)[0]).toMatchObject({ name: 'tiny', key: '****' });
+    expect(listed.stdout + short.stdout + short.stderr).not.toContain('abc123');
+    expect((await runCommand(['keys', 'remove', 'tiny'], { env })).code).toBe(0);
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(0);
+    const again = await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_qrstuvwxyzabcdef' });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('--force');
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--force'], { env, input: 'sk_test_qrstuvwxyzabcdef' })).code).toBe(0);
+  });
+});

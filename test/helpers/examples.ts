@@ -1,0 +1,119 @@
+/**
+ * The examples of the README and of docs/commands, run as written: each
+ * page's `sh` blocks as one bash script in a directory of its own (a copy of
+ * the by-hand session's scratch directory), after the by-hand block's
+ * session: its sandbox's credentials.env sourced, `$repo` the repository and
+ * `$id` its envelope, `sign-cli` on PATH as the built binary, and a config
+ * directory of the page's own. A line that
+ * exits non-zero fails its page, naming the line. A server started in the
+ * foreground (`webhooks listen`, `sandbox` without --detach) is stopped with
+ * Ctrl-C after a moment, and must exit 0, as it does when a person stops it.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { BIN, ROOT, tempDir } from './paths.js';
+
+export interface ExamplePage {
+  name: string;
+  lines: string[];
+}
+
+/** `sh` code blocks of a Markdown file, as lines (a trailing `\` joins the next line). */
+export function shellLines(markdown: string): string[] {
+  const lines: string[] = [];
+  for (const block of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    let pending = '';
+    for (const raw of block[1]!.split('\n')) {
+      const line = pending + raw;
+      if (line.endsWith('\\')) {
+        pending = `${line.slice(0, -1)} `;
+        continue;
+      }
+      pending = '';
+      if (line.trim() !== '' && !line.trim().startsWith('#')) lines.push(line);
+    }
+  }
+  return lines;
+}
+
+/** The README's examples (but its by-hand section, run in tmux) and every page of docs/commands. */
+export function examplePages(): ExamplePage[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const byHandStart = readme.indexOf('### By hand, against the local sandbox');
+  const byHandEnd = readme.indexOf('\n## ', byHandStart + 1);
+  const outsideByHand = readme.slice(0, byHandStart) + readme.slice(byHandEnd);
+  const pages: ExamplePage[] = [{ name: 'README.md', lines: shellLines(outsideByHand).filter((line) => !/^npm /.test(line.trim())) }];
+  const dir = join(ROOT, 'docs', 'commands');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')).sort()) {
+    pages.push({ name: `docs/commands/${file}`, lines: shellLines(readFileSync(join(dir, file), 'utf8')) });
+  }
+  return pages.filter((page) => page.lines.length > 0);
+}
+
+/** A server in the foreground: stopped with Ctrl-C after a moment. */
+const SERVER = /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
+
+function script(page: ExamplePage): string {
+  const out = ['set -u'];
+  page.lines.forEach((line, i) => {
+    const command = SERVER.test(line) ? `timeout --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}` : line;
+    out.push(command, `status=$?; if [ "$status" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $status" >&2; exit 1; fi`);
+  });
+  out.push('wait');
+  return `${out.join('\n')}\n`;
+}
+
+export interface SessionFacts {
+  /** The by-hand block's scratch directory (envelope.json and what it wrote). */
+  scratch: string;
+  id: string;
+  home: string;
+  credentials: string;
+}
+
+function runPage(page: ExamplePage, facts: SessionFacts, bin: string): Promise<string | undefined> {
+  const dir = join(tempDir('sign-cli-examples-'), basename(page.name, '.md'));
+  mkdirSync(dir);
+  cpSync(facts.scratch, dir, { recursive: true });
+  const file = join(dir, '..', 'examples.sh');
+  writeFileSync(file, `. ${JSON.stringify(facts.credentials)}\nexport SIGN_BASE_URL SIGN_API_KEY SIGN_WEBHOOK_SECRET\n${script(page)}`);
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['--norc', '--noprofile', file], {
+      cwd: dir,
+      // A config of the page's own: one page's settings and profiles are not another's.
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: facts.home, SIGN_CONFIG_DIR: join(dir, '..', 'config'), TMPDIR: process.env.TMPDIR ?? '/tmp', LANG: 'C.UTF-8', NO_COLOR: '1', repo: ROOT, id: facts.id },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve(undefined);
+      const failed = /EXAMPLE-FAILED (\d+) exit (\d+)/.exec(stderr);
+      const line = failed ? page.lines[Number(failed[1]) - 1] : undefined;
+      resolve(`${page.name}: ${line ? `\`${line.trim()}\` exited ${failed![2]}` : `exit ${code}`}\n${stderr.slice(-1500)}${stdout.slice(-500)}`);
+    });
+  });
+}
+
+/** Runs every page (four at a time); the failures, one message each. */
+export async function runExamplePages(pages: ExamplePage[], facts: SessionFacts): Promise<string[]> {
+  const bin = tempDir('sign-cli-examples-bin-');
+  writeFileSync(join(bin, 'sign-cli'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(join(bin, 'sign-cli'), 0o755);
+  const failures: string[] = [];
+  const queue = [...pages];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let page = queue.shift(); page; page = queue.shift()) {
+        const failure = await runPage(page, facts, bin);
+        if (failure) failures.push(failure);
+      }
+    }),
+  );
+  return failures;
+}
