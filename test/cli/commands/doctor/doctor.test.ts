@@ -4,8 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, type CliResult } from '../../../helpers/paths.js';
+import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig, expectNoKey } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -14,20 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-/** Every output of a run, for scanning: a key must never appear in full, nor its hidden middle. */
-function expectNoKey(results: CliResult[], key: string): void {
-  const hidden = key.slice(8, -4);
-  for (const r of results) {
-    expect(r.stdout + r.stderr).not.toContain(key);
-    expect(r.stdout + r.stderr).not.toContain(hidden);
-  }
-}
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('doctor', () => {
   it('passes against the sandbox, one line per check, the key masked', async () => {

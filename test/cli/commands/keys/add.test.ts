@@ -1,10 +1,9 @@
 /** `keys add`, in process against an in-process sandbox: the key checked with the service, stored 0600, never from a flag. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, type CliResult } from '../../../helpers/paths.js';
 import { EXAMPLE } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig, expectNoKey } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -13,20 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-/** Every output of a run, for scanning: a key must never appear in full, nor its hidden middle. */
-function expectNoKey(results: CliResult[], key: string): void {
-  const hidden = key.slice(8, -4);
-  for (const r of results) {
-    expect(r.stdout + r.stderr).not.toContain(key);
-    expect(r.stdout + r.stderr).not.toContain(hidden);
-  }
-}
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('keys add', () => {
   it('stores a key from stdin in a 0600 config file, first profile active', async () => {

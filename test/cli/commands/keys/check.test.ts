@@ -1,8 +1,7 @@
 /** `keys check`, in process against an in-process sandbox: one line per problem, exit 1 for CI. */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig, isoDay } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -11,13 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('keys check', () => {
   it('exits 0 when all is well and 1 with one line per problem', async () => {

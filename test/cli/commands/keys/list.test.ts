@@ -1,9 +1,8 @@
 /** `keys list`, in process against an in-process sandbox: the listing merged with profiles, masked; refused and unreachable services. */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, type CliResult } from '../../../helpers/paths.js';
 import { EXAMPLE } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig, expectNoKey, isoDay } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -12,22 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
-
-/** Every output of a run, for scanning: a key must never appear in full, nor its hidden middle. */
-function expectNoKey(results: CliResult[], key: string): void {
-  const hidden = key.slice(8, -4);
-  for (const r of results) {
-    expect(r.stdout + r.stderr).not.toContain(key);
-    expect(r.stdout + r.stderr).not.toContain(hidden);
-  }
-}
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('keys list', () => {
   it("merges the service's listing with local profiles, marking each row's source", async () => {

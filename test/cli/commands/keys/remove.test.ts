@@ -1,9 +1,8 @@
 /** `keys remove`, in process: profiles switched and removed. */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -12,11 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('keys remove', () => {
   it('switches and removes profiles', async () => {

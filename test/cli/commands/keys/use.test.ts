@@ -1,8 +1,7 @@
 /** `keys use`, in process: the active profile, and what still wins over it. */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { withConfig } from '../../../helpers/profiles.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -11,11 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-function withConfig() {
-  const dir = tempDir('sign-cli-keys-');
-  return { dir, env: { SIGN_CONFIG_DIR: dir }, file: join(dir, 'config.json') };
-}
 
 describe('keys use', () => {
   it('keys use warns when SIGN_API_KEY still wins, and keys list marks the key actually in use', async () => {

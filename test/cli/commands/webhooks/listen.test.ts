@@ -7,24 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { runCommand, startListener, startTestSandbox, type TestListener } from '../../../helpers/in-process.js';
 import { startReceiver } from '../../../helpers/receiver.js';
-
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const env = { SIGN_WEBHOOK_SECRET: SECRET };
-const wh = new Webhook(SECRET);
-
-function event(id = `evt_${Math.random().toString(36).slice(2)}`) {
-  return {
-    id,
-    body: JSON.stringify({ id, type: 'signer.signed', timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } } }),
-  };
-}
-
-function signed(id: string, body: string, at = new Date()): Record<string, string> {
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, body) };
-}
-
-const post = (url: string, body: string | Buffer, headers: Record<string, string>, method = 'POST') =>
-  fetch(url, { method, headers, ...(method === 'GET' ? {} : { body }) });
+import { SECRET, env, wh, event, signed, post } from '../../../helpers/webhook-events.js';
 
 let listener: TestListener | undefined;
 afterEach(async () => {

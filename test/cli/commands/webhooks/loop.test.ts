@@ -8,16 +8,12 @@ import { createServer } from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newEd25519KeyPair, signStandard } from '../../../../src/core/webhooks.js';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { runCommand, startCommand, startListener, type TestListener } from '../../../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.js';
-
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const env = { SIGN_WEBHOOK_SECRET: SECRET };
-const wh = new Webhook(SECRET);
+import { SECRET, env, wh } from '../../../helpers/webhook-events.js';
 
 function delivery(type: string, id = `evt_${Math.random().toString(36).slice(2)}`) {
   const body = JSON.stringify({ id, type, timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent' } });

@@ -1,16 +1,12 @@
 /** `webhooks trigger`, in process: signed samples the standard libraries verify, in every scheme. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, type TestListener } from '../../../helpers/in-process.js';
 import { startReceiver } from '../../../helpers/receiver.js';
-
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const env = { SIGN_WEBHOOK_SECRET: SECRET };
-const wh = new Webhook(SECRET);
+import { env, wh } from '../../../helpers/webhook-events.js';
 
 let listener: TestListener | undefined;
 afterEach(async () => {

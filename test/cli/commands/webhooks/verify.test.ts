@@ -1,25 +1,10 @@
 /** `webhooks verify`, in process: captures as headers and body, raw HTTP files, stdin, --tolerance. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, type TestListener } from '../../../helpers/in-process.js';
-
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const env = { SIGN_WEBHOOK_SECRET: SECRET };
-const wh = new Webhook(SECRET);
-
-function event(id = `evt_${Math.random().toString(36).slice(2)}`) {
-  return {
-    id,
-    body: JSON.stringify({ id, type: 'signer.signed', timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } } }),
-  };
-}
-
-function signed(id: string, body: string, at = new Date()): Record<string, string> {
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, body) };
-}
+import { env, event, signed } from '../../../helpers/webhook-events.js';
 
 let listener: TestListener | undefined;
 afterEach(async () => {
