@@ -23,7 +23,7 @@ export const SEEN_VALUES = {
 import { OPEN_FIELDS, type OpenField } from './open-fields.js';
 import { isRecord } from './records.js';
 import { closest } from './suggest.js';
-import { unsafeCharacter } from './text.js';
+import { checkPlainText } from './plain-text.js';
 
 export { OPEN_FIELDS, type OpenField };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
@@ -251,37 +251,6 @@ function checkUnknownFields(value: Record<string, unknown>, known: Set<string>, 
   }
 }
 
-const CHARACTER_NAMES: Record<string, string> = {
-  '\n': 'a line break',
-  '\r': 'a carriage return',
-  '\t': 'a tab',
-  '\u001b': 'an escape character',
-  '\u202e': 'a right-to-left override',
-  '\u202d': 'a left-to-right override',
-};
-
-/**
- * Text fields are one line of plain text: a control character (C0 with tab
- * and line feed, DEL, C1) or a bidi embedding, override or isolate in any
- * string of the envelope is an error naming its field. Such text can forge a
- * line of output (`Omar\n06:43:00  envelope.completed …`), hide or recolour
- * a terminal, or make a name read backwards; no signer's name needs it.
- */
-function checkPlainText(value: unknown, path: string, depth: number, result: ValidationResult): void {
-  if (typeof value === 'string') {
-    const found = unsafeCharacter(value);
-    if (found) {
-      const code = `U+${found.char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-      const name = CHARACTER_NAMES[found.char] ?? (/[\u202a-\u202e\u2066-\u2069]/.test(found.char) ? 'a bidi control' : 'a control character');
-      result.errors.push({ path, message: `contains ${name} (${code}) at character ${found.index + 1}; text fields are one line of plain text, so remove it` });
-    }
-    return;
-  }
-  if (depth > MAX_ENVELOPE_DEPTH) return;
-  if (Array.isArray(value)) value.forEach((item, i) => checkPlainText(item, `${path}[${i}]`, depth + 1, result));
-  else if (isRecord(value)) for (const [name, item] of Object.entries(value)) checkPlainText(item, path ? `${path}.${name}` : name, depth + 1, result);
-}
-
 /** Rules between fields, checked only where the fields involved are well-typed. */
 function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateOptions, result: ValidationResult): void {
   checkUnknownFields(input, ENVELOPE_FIELDS, '', 'an envelope', options, result);
@@ -354,6 +323,6 @@ export function validateEnvelope(input: unknown, options: ValidateOptions = {}):
     }
   }
   if (isRecord(input)) checkCrossFieldRules(input, options, result);
-  checkPlainText(input, '', 0, result);
+  checkPlainText(input, '', 0, MAX_ENVELOPE_DEPTH, result.errors);
   return result;
 }
