@@ -11,7 +11,7 @@
  * written (examples.ts): the examples say they run after the by-hand block.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,18 @@ import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { examplePages, runExamplePages } from '../helpers/examples.js';
 
 const SESSION = `sign-cli-readme-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+/**
+ * A tmux server of the test's own (its socket, its config): a scrollback long enough for the
+ * whole session. The listener's terminal also shows deliveries that other test files'
+ * sandboxes, running at the same time, send to 127.0.0.1:4020 (the sample envelope's
+ * webhook_url) signed with their own secrets: refused lines, which must not push the
+ * lines this test reads out of the screen's history.
+ */
+const tmuxDir = tempDir('sign-cli-readme-tmux-');
+writeFileSync(join(tmuxDir, 'tmux.conf'), 'set-option -g history-limit 200000\n');
+// Its socket in the run's TMPDIR (removed with it), not in /tmp/tmux-<uid>.
+const tmuxArgs = ['-S', join(tmuxDir, 'socket'), '-f', join(tmuxDir, 'tmux.conf')];
+const tmux = (...args: string[]) => execFileSync('tmux', [...tmuxArgs, ...args], { encoding: 'utf8' });
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const byHand = readme.indexOf('### By hand, against the local sandbox');
 const section = readme.slice(byHand, readme.indexOf('\n## ', byHand));
@@ -65,7 +76,7 @@ function paste(target: string, text: string, after: string): void {
   tmux('send-keys', '-t', target, 'Enter');
 }
 
-const screen = (target: string) => tmux('capture-pane', '-p', '-J', '-t', target, '-S', '-300');
+const screen = (target: string) => tmux('capture-pane', '-p', '-J', '-t', target, '-S', '-');
 
 async function until<T>(what: string, check: () => T | undefined | null | false, timeoutMs: number, target: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -79,7 +90,7 @@ async function until<T>(what: string, check: () => T | undefined | null | false,
 
 afterAll(() => {
   spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: home, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
-  for (const name of ['one', 'two']) spawnSync('tmux', ['kill-session', '-t', `${SESSION}-${name}`]);
+  spawnSync('tmux', [...tmuxArgs, 'kill-server']);
 });
 
 describe('README: by hand, against the local sandbox', () => {
