@@ -90,6 +90,8 @@ export async function main(argv: string[], io: Io = systemIo(), signal: AbortSig
   // Every request waiting for a pacer slot listens to it: a bulk create has many at once.
   setMaxListeners(0, signal);
   const state: RunState = { signal, io, argv: argv.slice(2), exitCode: ExitCode.ok };
+  // Seen by runProcess's signal handler while the command runs: a serving command ends quietly.
+  currentRun = state;
   const program = buildProgram(state);
   try {
     await program.parseAsync(argv);
@@ -105,13 +107,11 @@ export async function main(argv: string[], io: Io = systemIo(), signal: AbortSig
     const output = state.context?.output ?? new Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
     output.error(error);
     return exitCodeOf(error);
-  } finally {
-    lastState = state;
   }
 }
 
-/** The state of the last run (a serving command knows a signal is its normal end). */
-let lastState: RunState | undefined;
+/** The run in progress (a serving command knows a signal is its normal end). */
+let currentRun: RunState | undefined;
 
 /**
  * The CLI as a process (bin/sign-cli.js): signals stop it, a closed pipe ends
@@ -126,7 +126,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
-    if (signal === 'SIGINT' && !lastState?.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    if (signal === 'SIGINT' && !currentRun?.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
     controller.abort();
   };
   process.on('SIGINT', onSignal);

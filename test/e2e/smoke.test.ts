@@ -64,6 +64,13 @@ describe('every command, once, on the built binary', () => {
     await listener.waitForStdout((lines) => lines.length > 0);
   });
 
+  it('a server stopped with Ctrl-C ends normally: exit 0 and its summary, never "interrupting…"', async () => {
+    const server = await startListenerProcess([], env);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr.join('\n')).toMatch(/received 0, verified 0/);
+    expect(server.stderr.join('\n')).not.toMatch(/interrupting/);
+  });
+
   it('keys, config, doctor, sandbox stop, completion', async () => {
     mkdirSync(join(work, 'config'), { recursive: true, mode: 0o700 });
     ok(await cli(['keys', 'add', 'smoke', '--stdin', '--base-url', sandbox.baseUrl], sandbox.apiKey), 'keys add');

@@ -7,7 +7,10 @@
  * directory of the page's own. A line that
  * exits non-zero fails its page, naming the line. A server started in the
  * foreground (`webhooks listen`, `sandbox` without --detach) is stopped with
- * Ctrl-C after a moment, and must exit 0, as it does when a person stops it.
+ * Ctrl-C after a moment, and must exit 0, as it does when a person stops it
+ * (one SIGINT to it, as a terminal sends: `timeout --foreground`, since
+ * timeout otherwise signals the command and then its whole group, which a
+ * command sees as a second Ctrl-C: quit at once, exit 130).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -57,7 +60,7 @@ const SERVER = /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+st
 function script(page: ExamplePage): string {
   const out = ['set -u'];
   page.lines.forEach((line, i) => {
-    const command = SERVER.test(line) ? `timeout --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}` : line;
+    const command = SERVER.test(line) ? `timeout --foreground --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}` : line;
     out.push(command, `status=$?; if [ "$status" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $status" >&2; exit 1; fi`);
   });
   out.push('wait');
