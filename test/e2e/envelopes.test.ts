@@ -96,7 +96,9 @@ describe('envelopes create, as a process', () => {
     }
   });
   it('refuses to run the same command twice at once (exit 2), since both could send the same envelopes', async () => {
-    await sandbox.control('/_sandbox/faults', { latency_ms: 1500 });
+    // The first run's answer is held long enough for a second process to start and look,
+    // even on a loaded machine (1.5 s was not, with four test files at a time in CI).
+    await sandbox.control('/_sandbox/faults', { latency_ms: 6000 });
     const state = { SIGN_STATE_DIR: tempDir('sign-cli-twice-') };
     try {
       const file = unique();
