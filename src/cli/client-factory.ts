@@ -11,6 +11,7 @@ import { expiryStatus } from '../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.js';
 import type { SharedBudget } from '../core/pacing.js';
 import { parseRateStoreUrl, rateStorePassword } from '../core/rate-store-url.js';
+import { proxySettingsFrom } from '../core/proxy.js';
 import type { ConfigShape } from './config.js';
 import { checkPathOverrides, keyLabel, type Connection, type GlobalOptions } from './connection.js';
 import { parseIntegerOption, parsePositiveNumberOption } from './flags.js';
@@ -59,6 +60,8 @@ export class ClientFactory {
       apiKey: connection.apiKey,
       keyLabel: keyLabel(connection),
       paths: checkPathOverrides((await this.inputs.loadConfig()).get('paths')),
+      // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as curl and gh read them (core/proxy.ts).
+      proxy: proxySettingsFrom(this.inputs.io.env),
       ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption(retries.name, retries.value, 0, 100) } } : {}),
       ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption(timeout.name, timeout.value) * 1000 } : {}),
       onTrace: (event) => {

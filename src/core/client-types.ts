@@ -1,5 +1,6 @@
 /** The shapes SignClient takes and returns (client.ts). */
 import type { Dispatcher } from 'undici';
+import type { ProxySettings } from './proxy.js';
 import type { AuditEntry } from './audit.js';
 import type { Clock } from './clock.js';
 import type { PathOverrides } from './endpoints.js';
@@ -28,6 +29,11 @@ export interface SignClientOptions {
   validation?: ValidateOptions;
   userAgent?: string;
   dispatcher?: Dispatcher;
+  /**
+   * Proxies for the service (core/proxy.ts; `proxySettingsFrom(process.env)` reads the usual
+   * variables). Not read from the environment unless given; ignored when `dispatcher` is given.
+   */
+  proxy?: ProxySettings;
   onTrace?: (event: TraceEvent) => void;
 }
 

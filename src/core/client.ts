@@ -7,7 +7,9 @@
  * (answer-errors.ts). No terminal I/O: callers observe it through `onTrace`.
  */
 import { rmSync } from 'node:fs';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { proxyFor, proxyVariable, showProxyUrl } from './proxy.js';
+import { createDispatcher } from './proxy-dispatcher.js';
 import type { FileAnswer } from './answer-body.js';
 import { unexpectedAnswer } from './answer-errors.js';
 import type { AuditEntry } from './audit.js';
@@ -46,7 +48,7 @@ export class SignClient {
     this.clock = options.clock ?? systemClock;
     this.validation = options.validation ?? {};
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    this.dispatcher = options.dispatcher ?? createDispatcher(options.proxy ?? {}, { connectMs: timeoutMs, headersMs: timeoutMs, bodyMs: timeoutMs });
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -61,6 +63,8 @@ export class SignClient {
       dispatcher: this.dispatcher,
       onTrace: options.onTrace ?? (() => {}),
     });
+    const proxy = options.dispatcher ? undefined : proxyFor(options.baseUrl, options.proxy ?? {});
+    if (proxy) options.onTrace?.({ type: 'note', message: `requests go through the proxy ${showProxyUrl(proxy)} (${proxyVariable(options.baseUrl)})` });
   }
 
   /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws (transport.ts). */

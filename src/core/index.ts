@@ -28,6 +28,7 @@ export { ENVELOPE_STATUSES, FINAL_STATUSES, type EnvelopeStatus } from './states
 export { ENDPOINTS, SCOPES, joinUrl, parseBaseUrl, resolveEndpoint, baseUrlEndsInApi } from './endpoints.js';
 export type { Endpoint, Operation, PathOverrides, Scope } from './endpoints.js';
 export { serviceIdentity, environmentOfKey, keyFingerprint } from './service-identity.js';
+export { proxySettingsFrom, proxyFor, showProxyUrl, LOOPBACK_HOSTS, type ProxySettings } from './proxy.js';
 
 // Errors.
 export {

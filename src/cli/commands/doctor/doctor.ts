@@ -3,6 +3,8 @@ import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import { describeNetworkError } from '../../../core/network-errors.js';
+import { proxyFor, proxySettingsFrom, proxyVariable, showProxyUrl } from '../../../core/proxy.js';
+import type { Dispatcher } from 'undici';
 import { ExitCode, SignError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
@@ -101,12 +103,25 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
     checks.push({ check: 'tls', status: 'warn', detail: 'plain http to a remote host: the API key travels unencrypted' });
   }
 
+  // Through the proxy the commands use, if one applies: doctor reaches the service as they do.
+  let proxySettings;
+  try {
+    proxySettings = proxySettingsFrom(ctx.env);
+  } catch (error) {
+    checks.push({ check: 'proxy', status: 'fail', detail: describe(error) });
+    return render(ctx, checks);
+  }
+  const proxy = proxyFor(baseUrl, proxySettings);
+  if (proxy) checks.push({ check: 'proxy', status: 'ok', detail: `${showProxyUrl(proxy)} (from ${proxyVariable(baseUrl)}); the checks below go through it` });
+  else if (proxySettings.httpProxy || proxySettings.httpsProxy) checks.push({ check: 'proxy', status: 'ok', detail: `none for ${url.host} (loopback or NO_PROXY): direct` });
+  const [{ request }, { createDispatcher }] = await Promise.all([import('undici'), import('../../../core/proxy-dispatcher.js')]);
+  const dispatcher = createDispatcher(proxySettings, { connectMs: 5_000, headersMs: 5_000, bodyMs: 5_000 });
+
   // One unauthenticated request: reachable? TLS valid? what time does the server say it is?
-  const { request } = await import('undici');
   let answeredIn: number | undefined;
   const started = Date.now();
   try {
-    const response = await request(baseUrl, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000, signal: ctx.signal });
+    const response = await request(baseUrl, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000, signal: ctx.signal, dispatcher });
     await response.body.dump();
     const elapsed = Date.now() - started;
     // Any web server answers something: whether this is the signing service is the next check's
@@ -136,16 +151,17 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
       status: 'fail',
       detail: tls
         ? describeNetworkError(code || undefined, (error as Error).message, baseUrl)
-        : `cannot reach ${url.origin}: ${describeNetworkError(code || undefined, (error as Error).message, baseUrl)}${url.hostname === '127.0.0.1' ? '; start the local sandbox with `sign-cli sandbox`' : ''}`,
+        : `cannot reach ${url.origin}${proxy ? ` through the proxy ${showProxyUrl(proxy)}` : ''}: ${describeNetworkError(code || undefined, (error as Error).message, baseUrl)}${url.hostname === '127.0.0.1' ? '; start the local sandbox with `sign-cli sandbox`' : ''}`,
     });
   }
 
   const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
   if (!unreachable) {
-    const service = await serviceCheck(ctx, baseUrl, answeredIn);
+    const service = await serviceCheck(ctx, baseUrl, answeredIn, dispatcher);
     // Before the clock line: what answers comes first.
     checks.splice(checks.findIndex((c) => c.check === 'clock'), 0, service);
   }
+  await dispatcher.close();
   checks.push(...(await keyChecks(ctx)));
   const store = await rateStoreCheck(ctx, baseUrl, connection.apiKey);
   if (store) checks.push(store);
@@ -215,7 +231,7 @@ const PROBE_KEY = 'sk_test_signclidoctorprobe0000';
  * with 401 (or 403) and a JSON error body. Anything else (a 2xx, an HTML page)
  * means the base URL points somewhere else, and every command would fail there.
  */
-async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: number | undefined): Promise<Check> {
+async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: number | undefined, dispatcher: Dispatcher): Promise<Check> {
   const { request } = await import('undici');
   const url = joinUrl(baseUrl, resolveEndpoint('listApiKeys', await ctx.pathOverrides()).path);
   try {
@@ -225,6 +241,7 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: nu
       headersTimeout: 5_000,
       bodyTimeout: 5_000,
       signal: ctx.signal,
+      dispatcher,
     });
     const text = await response.body.text();
     const type = String(response.headers['content-type'] ?? 'no content type');
