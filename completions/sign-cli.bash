@@ -25,7 +25,7 @@ _sign_cli() {
     --timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-store) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --file) COMPREPLY=(); return ;;
-    -f) COMPREPLY=(); return ;;
+    -f) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --idempotency-key) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --concurrency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -70,15 +70,22 @@ _sign_cli() {
     --latency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --signing) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'hmac ed25519' -- "$cur")); return ;;
     --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
+    --method) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    -X) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --raw-field) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --field) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    -F) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --input) COMPREPLY=(); return ;;
+    -H) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
   esac
   # The words before the cursor: subcommands make the command path, other words are its arguments.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -118,6 +125,7 @@ _sign_cli() {
       'doctor') words=''" $globals" ;;
       'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --signing --accept --detach'" $globals" ;;
       'sandbox stop') words=''" $globals" ;;
+      'api') words='--method -X --raw-field -f --field -F --input --header -H --paginate --include -i --silent'" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
     esac
@@ -126,7 +134,7 @@ _sign_cli() {
     return
   fi
   case "$cmd" in
-    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox completion' -- "$cur")) ;;
+    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox api completion' -- "$cur")) ;;
     'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit list watch void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
@@ -248,6 +256,11 @@ _sign_cli() {
     'sandbox') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'stop' -- "$cur")) ;;
     'sandbox stop')
       case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'api')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W '/api/v1/api-keys /api/v1/envelopes /api/v1/envelopes/{id} /api/v1/envelopes/{id}/audit-trail /api/v1/envelopes/{id}/signed-copy /api/v1/envelopes/{id}/void /api/v1/events/{id}/resend /api/v1/webhook-deliveries' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'completion')

@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -69,6 +69,7 @@ complete -c sign-cli -n '__sign_cli_at "" 0' -a 'keys' -d 'API keys: stored prof
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'config' -d 'read and change settings (base URL, default profile, rate, timeouts, endpoint paths, webhook scheme)'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'sandbox' -d 'run a local sandbox of the service (no account needed)'
+complete -c sign-cli -n '__sign_cli_at "" 0' -a 'api' -d 'call any endpoint of the service, with your key, pacing and retries'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'completion' -d 'print a shell completion script'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'create' -d 'create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'validate' -d 'check envelope files against the request rules without sending anything'
@@ -254,6 +255,22 @@ complete -c sign-cli -n '__sign_cli_at "sandbox"' -l signing -x -a 'hmac ed25519
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l accept -x -a 'signature_level= locale= channel= verification=' -d 'also accept these values of a field the service does not list in full (signature_level, locale, channel, verification); repeatable; also config sandbox.accept.<field>'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l detach -d 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it'
 complete -c sign-cli -n '__sign_cli_at "sandbox" 0' -a 'stop' -d 'stop the sandbox running on the data dir (--data-dir, else the default); its state is kept'
+complete -c sign-cli -n '__sign_cli_at "api"' -l method -s X -x -d 'the HTTP method (default: GET, or POST with fields or --input)'
+complete -c sign-cli -n '__sign_cli_at "api"' -l raw-field -s f -x -d 'a string field (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "api"' -l field -s F -x -d 'a typed field: true, false, null, numbers, @file, @- (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "api"' -l input -r -F -d 'the request body, as it is, from a file or - for stdin'
+complete -c sign-cli -n '__sign_cli_at "api"' -l header -s H -x -d 'a request header (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "api"' -l paginate -d 'follow next_cursor; print each item as a JSON line'
+complete -c sign-cli -n '__sign_cli_at "api"' -l include -s i -d 'print the status line and headers before the body'
+complete -c sign-cli -n '__sign_cli_at "api"' -l silent -d 'print nothing of the answer'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/api-keys'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}/audit-trail'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}/signed-copy'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}/void'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/events/{id}/resend'
+complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/webhook-deliveries'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'bash'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'zsh'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'fish'

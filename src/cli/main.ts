@@ -17,6 +17,7 @@ import { registerConfig } from './commands/config/config.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
 import { registerSandbox } from './commands/sandbox/sandbox.js';
 import { registerCompletion } from './commands/completion/completion.js';
+import { registerApi } from './commands/api/api.js';
 import { document, type CommandDoc } from './command-doc.js';
 import { completes, PROFILES } from './completion-hints.js';
 import { allCommands, finishHelp } from './help.js';
@@ -73,6 +74,7 @@ export function buildProgram(state: RunState): Command {
   registerConfig(program, action);
   registerDoctor(program, action);
   registerSandbox(program, action);
+  registerApi(program, action);
   registerCompletion(program, action);
 
   // Global options in every command's help, `help <command...>` at any depth, one style for defaults.

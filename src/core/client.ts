@@ -25,10 +25,10 @@ import { RatePacer } from './pacing.js';
 import { follow } from './pages.js';
 import { DEFAULT_RETRY_POLICY } from './retry.js';
 import { FINAL_STATUSES } from './states.js';
-import { Transport, type ApiResponse, type RequestOptions } from './transport.js';
+import { Transport, type ApiResponse, type RawRequest, type RequestOptions } from './transport.js';
 import { USER_AGENT } from './version.js';
 
-export type { ApiResponse, RequestOptions, TraceEvent } from './transport.js';
+export type { ApiResponse, RawRequest, RequestOptions, TraceEvent } from './transport.js';
 export type { AuditTrail, CreateEnvelopeResult, EnvelopeFilter, EnvelopePage, SignClientOptions } from './client-types.js';
 import type { AuditTrail, CreateEnvelopeResult, EnvelopeFilter, EnvelopePage, SignClientOptions } from './client-types.js';
 export { MAX_PAGE_SIZE } from './pages.js';
@@ -75,6 +75,20 @@ export class SignClient {
   /** A 2xx that is not what `operation` returns. */
   private unexpected(operation: Operation, response: ApiResponse<unknown>, expected: string, idempotencyKey?: string): UnexpectedResponseError {
     return unexpectedAnswer(this.transport.answers, operation, response, expected, idempotencyKey);
+  }
+
+  /**
+   * Any method and path under the base URL, with the key, pacing and retries
+   * (the same Idempotency-Key on every attempt, if one is given); resolves with
+   * the final answer whatever its status, its body as bytes (`sign-cli api`).
+   */
+  request(request: RawRequest, options: Pick<RequestOptions, 'query' | 'idempotencyKey' | 'signal' | 'stop'> = {}): Promise<ApiResponse<Buffer>> {
+    return this.transport.sendRaw(request, options);
+  }
+
+  /** Text from the service with this client's key masked, whole or without its prefix. */
+  scrub(text: string): string {
+    return this.transport.scrub(text);
   }
 
   /** Releases pooled connections. */

@@ -14,6 +14,7 @@ import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError }
 import { maskKey, redactSecrets } from './keys.js';
 import { describeNetworkError } from './network-errors.js';
 import type { RatePacer } from './pacing.js';
+import { NOT_CONNECTED_CODES, decodeBody, errorCode, flattenHeaders, withQuery } from './wire.js';
 import { decideRetry, type DelaySource, type RetryPolicy } from './retry.js';
 
 export type TraceEvent =
@@ -61,31 +62,30 @@ export interface RequestOptions {
   accept?: string;
 }
 
-/** Failures before a connection exists: the request cannot have reached the service. */
-const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  // undici wraps socket errors; the useful code may sit on the cause.
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
 /** Ctrl-C (or a caller's abort) during a request: says whether anything had gone on the wire. */
 function interrupted(sent: boolean): InterruptedError {
   return new InterruptedError(sent ? 'interrupted' : 'interrupted before the request was sent', { sent });
+}
+
+/** A request `sign-cli api` makes: any method, a path under the base URL, its own headers and raw body. */
+export interface RawRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** One exchange as the loop sends it. */
+interface Exchange {
+  method: string;
+  url: string;
+  label: string;
+  /** The operation, for its error wording; a raw request has none. */
+  operation?: Operation;
+  body: string | Buffer | undefined;
+  headers: Record<string, string>;
+  /** Resolve with the final answer whatever its status (a raw request). */
+  anyStatus?: boolean;
 }
 
 export interface TransportOptions {
@@ -144,6 +144,23 @@ export class Transport {
   async send<T = unknown>(operation: Operation, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const endpoint = resolveEndpoint(operation, this.paths);
     const url = withQuery(joinUrl(this.baseUrl, fillPath(endpoint.path, options.params)), options.query);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    return this.exchange<T>({ method: endpoint.method, url, label: OPERATION_LABEL[operation], operation, body, headers: {} }, options);
+  }
+
+  /**
+   * Any method and path under the base URL (`sign-cli api`), with the same
+   * key, pacing, retries and bounds; resolves with the final answer whatever
+   * its status (a 4xx is the caller's to show), its body as bytes.
+   */
+  async sendRaw(request: RawRequest, options: RequestOptions = {}): Promise<ApiResponse<Buffer>> {
+    const url = withQuery(joinUrl(this.baseUrl, request.path), options.query);
+    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+    return this.exchange<Buffer>({ method: request.method, url, label: `${request.method} ${request.path}`, body: request.body, headers, anyStatus: true }, { ...options, binary: true });
+  }
+
+  private async exchange<T>(spec: Exchange, options: RequestOptions): Promise<ApiResponse<T>> {
+    const { url, label, operation } = spec;
     this.noteApiSegment(url);
     const headers: Record<string, string> = {
       accept: options.accept ?? 'application/json',
@@ -151,10 +168,12 @@ export class Transport {
     };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const body = spec.body;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const label = OPERATION_LABEL[operation];
-    const keyed = options.idempotencyKey !== undefined;
+    // A caller's own headers last: -H of `sign-cli api` may set any of them.
+    Object.assign(headers, spec.headers);
+    const idempotencyKey = headers['idempotency-key'];
+    const keyed = idempotencyKey !== undefined;
 
     const stop = options.stop;
     const waitSignal = stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
@@ -171,7 +190,7 @@ export class Transport {
       }
       if (stopped()) throw interrupted(sent);
       options.beforeAttempt?.(attempt);
-      this.onTrace({ type: 'request', attempt, method: endpoint.method, url, headers: this.redacted(headers) });
+      this.onTrace({ type: 'request', attempt, method: spec.method, url, headers: this.redacted(headers) });
       const started = this.clock.now();
       // --timeout bounds the attempt whole: connect, headers and the body, however slowly it trickles.
       const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -181,7 +200,7 @@ export class Transport {
       let file: FileAnswer | undefined;
       try {
         response = await request(url, {
-          method: endpoint.method,
+          method: spec.method as Dispatcher.HttpMethod,
           headers,
           body,
           dispatcher: this.dispatcher,
@@ -234,7 +253,7 @@ export class Transport {
             ? `the envelope may or may not exist; sending it again with Idempotency-Key ${options.idempotencyKey} finishes it without a duplicate`
             : 'check that the service is up and the base URL is right',
           reason: operation === 'resendEvent' ? 'maybe_resent' : keyed ? 'maybe_sent' : 'connect_failed',
-          reasonData: { idempotencyKey: options.idempotencyKey },
+          reasonData: { idempotencyKey },
         });
       }
       sent = true;
@@ -272,7 +291,11 @@ export class Transport {
         else await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
         continue;
       }
-      throw errorForStatus(this.answers, operation, response.statusCode, errorBody.toString('utf8'), responseHeaders, attempt, options.idempotencyKey);
+      // A raw request's final answer is the caller's to show, whatever its status.
+      if (spec.anyStatus || !operation) {
+        return { status: response.statusCode, headers: responseHeaders, data: errorBody as T, attempts: attempt, earlierAttemptMayHaveActed: mayHaveActed };
+      }
+      throw errorForStatus(this.answers, operation, response.statusCode, errorBody.toString('utf8'), responseHeaders, attempt, idempotencyKey);
     }
   }
 
@@ -300,31 +323,10 @@ export class Transport {
     });
   }
 
+  /** Headers as traced: any bearer token masked, the client's or one a caller set. */
   private redacted(headers: Record<string, string>): Record<string, string> {
-    if (!this.apiKey || headers.authorization === undefined) return { ...headers };
-    return { ...headers, authorization: `Bearer ${maskKey(this.apiKey)}` };
+    if (headers.authorization === undefined) return { ...headers };
+    return { ...headers, authorization: headers.authorization.replace(/^(\S+\s+)?(.*)$/, (_all, scheme: string | undefined, token: string) => `${scheme ?? ''}${maskKey(token)}`) };
   }
 }
 
-function withQuery(url: string, query: RequestOptions['query']): string {
-  if (!query) return url;
-  const parsed = new URL(url);
-  for (const [name, value] of Object.entries(query)) {
-    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) parsed.searchParams.append(name, item);
-  }
-  return parsed.toString();
-}
-
-function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {
-  if (binary) return raw;
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return undefined;
-  if (/json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(text.trim())) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}

@@ -6,7 +6,7 @@
  * that need it are skipped, and say why.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 
 function findRedisServer(): string | undefined {
   try {
@@ -28,17 +28,6 @@ export interface RedisProcess {
   port: number;
   child: ChildProcess;
   stop(signal?: NodeJS.Signals): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts redis-server (with `password`: it requires it) and resolves once it accepts connections. */

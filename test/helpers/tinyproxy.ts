@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
 
@@ -31,17 +31,6 @@ export interface ProxyProcess {
   /** The requests the proxy handled, as it logged them: `GET http://host:port/path`, `CONNECT host:443`. */
   requests(): string[];
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTinyproxy(): Promise<ProxyProcess> {

@@ -1,0 +1,47 @@
+/** What goes on and comes off the wire for the transport: URLs, headers, bodies, error codes. */
+import type { RequestOptions } from './transport.js';
+
+/** Failures before a connection exists: the request cannot have reached the service. */
+export const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  // undici wraps socket errors; the useful code may sit on the cause.
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export function withQuery(url: string, query: RequestOptions['query']): string {
+  if (!query) return url;
+  const parsed = new URL(url);
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) parsed.searchParams.append(name, item);
+  }
+  return parsed.toString();
+}
+
+export function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {
+  if (binary) return raw;
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  if (/json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(text.trim())) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
