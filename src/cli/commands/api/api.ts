@@ -9,7 +9,7 @@ import { ENDPOINTS } from '../../../core/endpoints.js';
 import { ExitCode, UnexpectedResponseError, UsageError } from '../../../core/errors.js';
 import { MAX_PAGE_SIZE } from '../../../core/pages.js';
 import { contentHash, derivedIdempotencyKey } from '../../../core/idempotency.js';
-import { escapeControl } from '../../../core/text.js';
+import { escapeControl, untrusted } from '../../../core/text.js';
 import type { Action } from '../../action.js';
 import { buildBody, queryOf, rawField, typedField, type Field } from '../../api-fields.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
@@ -106,7 +106,8 @@ function checkPath(path: string): string {
 
 function parseHeader(text: string): [string, string] {
   const at = text.indexOf(':');
-  if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text.slice(0, at).trim())) throw new UsageError(`-H ${text}: not "Name: value"`);
+  // A name as HTTP allows it, and a value on one line (a line break would forge another header).
+  if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text.slice(0, at).trim()) || /[\r\n\0]/.test(text)) throw new UsageError(`-H ${untrusted(text)}: not "Name: value" on one line`);
   return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
 }
 
@@ -115,8 +116,8 @@ function show(ctx: CommandContext, client: Client, label: string, answer: Answer
   const { output } = ctx;
   const text = client.scrub(answer.data.toString('utf8'));
   if (flags.include && !flags.silent) {
-    output.line(escapeControl(`HTTP ${answer.status}`));
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) output.line(escapeControl(`${name}: ${client.scrub(value)}`));
+    output.line(`HTTP ${answer.status}`);
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) output.line(untrusted(`${name}: ${client.scrub(value)}`));
     output.line();
   }
   const json = parseJson(text);
@@ -127,8 +128,7 @@ function show(ctx: CommandContext, client: Client, label: string, answer: Answer
   if (answer.status >= 200 && answer.status < 300) return ExitCode.ok;
   const error = json && typeof json.value === 'object' && json.value !== null ? (json.value as { error?: { code?: unknown; message?: unknown } }).error : undefined;
   const detail = error ? ` ${String(error.code ?? '')}${error.message ? `: ${String(error.message)}` : ''}` : '';
-  output.line();
-  ctx.io.stderr.write(`error: ${escapeControl(`${label}: HTTP ${answer.status}${detail}`)}\n`);
+  ctx.io.stderr.write(`error: ${untrusted(`${label}: HTTP ${answer.status}${detail}`)}\n`);
   return answer.status === 401 || answer.status === 403 ? ExitCode.auth : ExitCode.failed;
 }
 

@@ -89,6 +89,10 @@ describe('api', () => {
     expect((await api(['https://evil.example/api/v1/envelopes'])).code).toBe(2);
     expect((await api(['/api/v1/envelopes', '-f', 'novalue'])).stderr).toMatch(/-f novalue: not key=value/);
     expect((await api(['/api/v1/envelopes', '-H', 'broken'])).code).toBe(2);
+    const forged = await api(['/api/v1/envelopes', '-H', 'X-A: 1\r\nX-Forged: 2']);
+    expect(forged.code).toBe(2);
+    // One line: the break shown, not made.
+    expect(forged.stderr.split('\n')[0]).toMatch(/^error: -H X-A: 1\\(r\\)?nX-Forged: 2: not "Name: value" on one line/);
     expect(await sandbox.envelopeCount()).toBe(before);
   });
 
