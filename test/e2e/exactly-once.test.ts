@@ -234,6 +234,11 @@ describe('Ctrl-C stops sending at once', () => {
       let seen = 0;
       await new Promise<void>((resolve) => createInterface({ input: child.stdout }).on('line', () => ++seen === 20 && resolve()));
       child.kill('SIGINT');
+      // Counted from when the run took the signal (its handler says so, then stops the pacer at
+      // once), not from when it was sent: on a loaded machine the signal can wait a pacer tick or
+      // two, and a request sent meanwhile was sent before Ctrl-C took effect.
+      const deadline = Date.now() + 10_000;
+      while (!stderr.includes('interrupting') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       const atSignal = (await state()).created;
       expect(await exit).toBe(130);
       await new Promise((r) => setTimeout(r, 400)); // anything still arriving would commit after 200 ms
