@@ -3,13 +3,17 @@
  * real terminal (tmux), keys sent one answer at a time, the screen read back.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const SESSION = `sign-cli-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+// A tmux server of this file's own (its socket in the run's TMPDIR): files running at the same time
+// each kill their sessions, and a shared default server exits under another file's new-session.
+const TMUX = ['-S', join(tempDir('sign-cli-interactive-tmux-'), 'socket')];
+const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-t', SESSION, '-S', '-200');
 
 async function waitFor(text: string | RegExp, timeoutMs = 10_000): Promise<string> {
@@ -44,7 +48,8 @@ beforeAll(async () => {
   sandbox = await startSandboxProcess();
 });
 afterAll(async () => {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  spawnSync('tmux', [...TMUX, 'kill-server']);
+  spawnSync('tmux', [...TMUX, 'kill-session', '-t', SESSION]);
   await sandbox?.stop();
 });
 
@@ -73,7 +78,7 @@ describe('keys add, with the hidden prompt', () => {
       expect(shown).toContain('sk_live_****6789');
       expect(JSON.parse(readFileSync(`${configDir}/config.json`, 'utf8')).profiles.laptop.api_key).toBe(key);
     } finally {
-      spawnSync('tmux', ['kill-session', '-t', `${SESSION}-keys`]);
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', `${SESSION}-keys`]);
     }
   });
 });
@@ -160,7 +165,7 @@ describe('reading stdin typed at a terminal', () => {
       }
       return capture();
     };
-    return { session, capture, until, keys: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys), close: () => spawnSync('tmux', ['kill-session', '-t', session]) };
+    return { session, capture, until, keys: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys), close: () => spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]) };
   }
 
   for (const [name, args, hint] of [
@@ -231,7 +236,7 @@ describe('bulk progress on a terminal', () => {
       expect(captures).toBeGreaterThanOrEqual(20);
       expect(withProgress / captures).toBeGreaterThanOrEqual(0.8);
     } finally {
-      spawnSync('tmux', ['kill-session', '-t', session]);
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
     }
   }, 45_000);
 });
@@ -250,7 +255,7 @@ async function inTerminal(name: string, command: string, options: { width?: numb
     }
     return shown;
   } finally {
-    spawnSync('tmux', ['kill-session', '-t', session]);
+    spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
   }
 }
 

@@ -7,12 +7,16 @@
  * by (ids, names, key masks, times, types, errors) whole.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const SESSION = `sign-cli-tables-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+// A tmux server of this file's own (its socket in the run's TMPDIR): files running at the same time
+// each kill their sessions, and a shared default server exits under another file's new-session.
+const TMUX = ['-S', join(tempDir('sign-cli-tables-tmux-'), 'socket')];
+const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' });
 const TIME = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/;
 const BOX = /[│┌┐└┘├┤┬┴┼─]/;
 
@@ -51,6 +55,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  spawnSync('tmux', [...TMUX, 'kill-server']);
   await sandbox?.stop();
 });
 
@@ -69,7 +74,7 @@ async function atWidth(width: number, args: string[]): Promise<string[]> {
     expect(shown, args.join(' ')).toContain('EXIT=0');
     return shown.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && !l.startsWith('EXIT='));
   } finally {
-    spawnSync('tmux', ['kill-session', '-t', session]);
+    spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
   }
 }
 
