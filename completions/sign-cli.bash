@@ -112,7 +112,7 @@ _sign_cli() {
       'webhooks resend') words='--to'" $globals" ;;
       'keys') words=''" $globals" ;;
       'keys list') words='--local'" $globals" ;;
-      'keys add') words='--stdin --environment --expires --scope --require --force --offline'" $globals" ;;
+      'keys add') words='--stdin --environment --expires --scope --require --force --offline --insecure-storage'" $globals" ;;
       'keys remove') words=''" $globals" ;;
       'keys use') words=''" $globals" ;;
       'keys check') words='--expiring-within --local'" $globals" ;;

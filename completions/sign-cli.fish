@@ -170,6 +170,7 @@ complete -c sign-cli -n '__sign_cli_at "keys add"' -l scope -x -d 'a scope the k
 complete -c sign-cli -n '__sign_cli_at "keys add"' -l require -x -d 'a scope this key must keep; `keys check` fails without it (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "keys add"' -l force -d 'replace an existing profile of that name'
 complete -c sign-cli -n '__sign_cli_at "keys add"' -l offline -d 'store the key without checking it with the service'
+complete -c sign-cli -n '__sign_cli_at "keys add"' -l insecure-storage -d 'keep the key in the config file (mode 0600) instead of the OS keychain'
 complete -c sign-cli -n '__sign_cli_at "keys remove" 0' -a '(__sign_cli_dynamic profiles)'
 complete -c sign-cli -n '__sign_cli_at "keys use" 0' -a '(__sign_cli_dynamic profiles)'
 complete -c sign-cli -n '__sign_cli_at "keys check"' -l expiring-within -x -d 'how soon counts as expiring (default: 14)'

@@ -1,6 +1,6 @@
 // `npm run build`: the library and the CLI bundle.
 //
-// - The library (`import { SignClient } from 'sign-cli'`): tsc emits dist/core/**.js and
+// - The library (`import { SignClient } from 'esign-envelopes-cli'`): tsc emits dist/core/**.js and
 //   .d.ts, with source maps that embed their sources (src/ is not in the package). tsc
 //   type-checks all of src/ on the way; what it emits outside dist/core is removed.
 // - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
@@ -168,9 +168,11 @@ const requireFromRoot = createRequire(`${root}package.json`);
  * through its package.json `imports`, and the signed copy passes it fontkit fonts that
  * must be instances of the fontkit pdfkit itself imports. Both are runtime dependencies,
  * imported only when a signed copy is made. (The DejaVu fonts are found with
- * require.resolve at run time; bidi-js, plain code, is bundled.)
+ * require.resolve at run time; bidi-js, plain code, is bundled.) @napi-rs/keyring (API keys in
+ * the OS keychain, src/cli/keychain.ts) is a native addon, found by its loader among its
+ * platform packages: it cannot be bundled, and loads only when a key is stored or read there.
  */
-const EXTERNAL_PACKAGES = ['pdfkit', 'fontkit'];
+const EXTERNAL_PACKAGES = ['pdfkit', 'fontkit', '@napi-rs/keyring'];
 
 const result = await esbuild.build({
   absWorkingDir: root,

@@ -47,12 +47,19 @@ node -e '
   console.log(`installed CLI downloaded the signed copy of ${process.argv[2]}: ${pdf.length} bytes, DejaVu Sans embedded`);
 ' "$work/signed.pdf" "$arabic_id"
 
+# The keychain binding (a native addon outside the bundle) loads from the installed package.
+node -e '
+  const { Entry } = require(require.resolve("@napi-rs/keyring", { paths: [process.argv[1]] }));
+  if (typeof Entry !== "function") process.exit(1);
+  console.log("installed CLI loads its keychain binding (@napi-rs/keyring)");
+' "$work/prefix/lib/node_modules/$(node -p 'require("./package.json").name')"
+
 mkdir "$work/app"
 cd "$work/app"
 npm init -y > /dev/null
 npm install --no-audit --no-fund --loglevel=error "$tarball" > /dev/null
 node --input-type=module -e '
-  import { SignClient, validateEnvelope, VERSION } from "sign-cli";
+  import { SignClient, validateEnvelope, VERSION } from "esign-envelopes-cli";
   const client = new SignClient({ baseUrl: process.env.SIGN_BASE_URL, apiKey: process.env.SIGN_API_KEY });
   const keys = await client.listApiKeys();
   await client.close();

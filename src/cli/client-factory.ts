@@ -42,6 +42,11 @@ export class ClientFactory {
   async client(overrides: Partial<SignClientOptions> = {}, operations: Operation[] = []): Promise<SignClient> {
     const { globals, output } = this.inputs;
     const connection = await this.inputs.connection();
+    if (!connection.apiKey && connection.keyProblem) {
+      throw new AuthError(connection.keyProblem, undefined, {
+        hint: `unlock the keychain (a desktop session, or a D-Bus session with its Secret Service), set SIGN_API_KEY, or keep the key in the config file: sign-cli keys add ${connection.profileName} --stdin --force --insecure-storage`,
+      });
+    }
     if (!connection.apiKey) {
       throw new AuthError('no API key', undefined, {
         hint: 'set SIGN_API_KEY, pass --api-key-file <path>, or add a profile with `sign-cli keys add`; the local sandbox writes its key to credentials.env in its data dir',

@@ -7,7 +7,14 @@ import type Conf from 'conf';
 import { UsageError } from '../core/errors.js';
 
 export interface Profile {
+  /** The key itself, for a key kept in this file (`--insecure-storage`, no keychain, or an earlier version). */
   api_key?: string;
+  /** Where the key is in the OS keychain (profile-key.ts), for a key kept there. */
+  keychain?: { service: string; account: string };
+  /** The key is in this file because `keys add --insecure-storage` asked for it (not for want of a keychain). */
+  insecure_storage?: boolean;
+  /** A keychain key masked (`sk_live_****abcd`): listings show it without opening the keychain. */
+  key_masked?: string;
   base_url?: string;
   environment?: string;
   /** YYYY-MM-DD */

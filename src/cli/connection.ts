@@ -36,6 +36,8 @@ export interface Connection {
   /** The profile the key came from, with its stored metadata; undefined for env/file keys. */
   profileName: string | undefined;
   keyProfile: Profile | undefined;
+  /** Why the chosen profile's key could not be had (its keychain did not answer): commands that need a key fail with it. */
+  keyProblem?: string;
   /** Where each value came from, for --verbose and doctor. */
   sources: { baseUrl: string; apiKey: string };
 }
@@ -75,6 +77,7 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
   const { name: profileName, profile } = await chosenProfile(inputs);
   let keyProfile: Profile | undefined;
   if (!baseUrl && profile?.base_url) [baseUrl, baseSource] = [profile.base_url, `profile ${profileName}`];
+  let keyProblem: string | undefined;
   if (!apiKey && profile?.api_key) {
     [apiKey, keySource] = [profile.api_key, `profile ${profileName}`];
     keyProfile = profile;
@@ -83,6 +86,13 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
     const { readableByOthers } = await import('../core/ownership.js');
     const mode = readableByOthers(path);
     if (mode) output.warn(`${path} holds API keys and other users can read it (mode ${mode}): chmod 600 ${path}`);
+  } else if (!apiKey && profile?.keychain) {
+    // The keychain is opened only here, for the one profile in use; a failure is said when a key is needed.
+    const { readProfileKey } = await import('./profile-key.js');
+    const read = await readProfileKey(env, profileName!, profile);
+    if ('key' in read) [apiKey, keySource] = [read.key, `profile ${profileName} (OS keychain)`];
+    else keyProblem = read.problem;
+    keyProfile = profile;
   }
   const configured = (await inputs.loadConfig()).get('settings')?.base_url as string | undefined;
   if (!baseUrl && configured) [baseUrl, baseSource] = [configured, 'config base_url'];
@@ -99,6 +109,7 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
     apiKey,
     profileName: keyProfile ? profileName : undefined,
     keyProfile,
+    ...(keyProblem ? { keyProblem } : {}),
     sources: { baseUrl: baseSource, apiKey: keySource },
   };
 }

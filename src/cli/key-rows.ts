@@ -5,7 +5,9 @@
  * beyond the local profile it was read from; rows carry masked keys only.
  */
 import { AuthError, UnexpectedResponseError } from '../core/errors.js';
-import { expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
+import { displayKey, expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
+import type { Profile } from './config.js';
+import { keyStorageOf, maskedProfileKey, type KeyStorage } from './profile-key.js';
 import type { CommandContext } from './context.js';
 import { environmentOfKey } from '../core/service-identity.js';
 
@@ -20,6 +22,14 @@ export interface KeyRow extends ListedKey {
   active: boolean;
   /** Scopes this key is required to have (profile `requires`, else config required_scopes). */
   required_scopes: string[];
+  /** Where a local profile keeps its key (`keychain`, `file`); null for a key that is not in a profile. */
+  storage: KeyStorage | null;
+}
+
+/** Whether a listed key (masked) is the profile's: by the full key when it is in the file, else by the recorded mask. */
+function listedIsProfiles(listed: string, profile: Profile): boolean {
+  if (profile.api_key) return maskedKeyMatches(listed, profile.api_key);
+  return profile.key_masked !== undefined && displayKey(listed) === displayKey(profile.key_masked);
 }
 
 function latest(a: string | null | undefined, b: string | null | undefined): string | null {
@@ -56,15 +66,16 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     return {
       name,
       environment: profile.environment ?? null,
-      key: profile.api_key ? maskKey(profile.api_key) : '',
+      key: maskedProfileKey(profile),
       last_used: profile.last_used ?? null,
       expires,
       scopes: profile.scopes ?? null,
       status: s,
       days_left: daysLeft,
       source: 'local',
-      active: profile.api_key !== undefined && profile.api_key === inUse,
+      active: inUse !== undefined && (connection.profileName === name || profile.api_key === inUse),
       required_scopes: profile.requires ?? required,
+      storage: keyStorageOf(profile),
     };
   });
 
@@ -83,6 +94,7 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       source: 'env',
       active: true,
       required_scopes: required,
+      storage: null,
     });
     return result;
   };
@@ -103,7 +115,7 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     return withKeyInUse({ rows, remoteProblem: (error as Error).message });
   }
   for (const remote of listed) {
-    const match = Object.entries(profiles).find(([, p]) => p.api_key && remote.key && maskedKeyMatches(remote.key, p.api_key));
+    const match = Object.entries(profiles).find(([, p]) => remote.key && listedIsProfiles(remote.key, p));
     const row = match ? rows.find((r) => r.name === match[0]) : undefined;
     if (row) {
       // The service knows best about its own keys; local metadata fills the gaps.
@@ -128,6 +140,7 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       source: 'service',
       active: inUse !== undefined && maskedKeyMatches(remote.key, inUse),
       required_scopes: required,
+      storage: null,
     });
   }
   return withKeyInUse({ rows, remoteProblem: undefined });

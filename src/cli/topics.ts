@@ -22,6 +22,7 @@ export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: strin
   { name: 'HTTPS_PROXY, HTTP_PROXY', meaning: 'the proxy for requests to an https:// (HTTPS_PROXY, else HTTP_PROXY) or http:// service, as curl and gh read them (lower case too; http:// assumed without a scheme; user:password@ for a proxy that asks). Loopback (localhost, 127.0.0.1, ::1) is never proxied, so the local sandbox works behind one. `doctor` says which proxy is used, its password masked.' },
   { name: 'NO_PROXY', meaning: 'hosts reached directly, comma-separated: example.com covers its subdomains, host:port one port, * every host.' },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: 'a PEM file of extra CA certificates Node trusts: a service (or a TLS-inspecting proxy) with an internal CA. A certificate from an unknown issuer names it as the fix.' },
+  { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'on Linux, the D-Bus session where the Secret Service (the OS keychain `keys add` keeps keys in) is found; without it keys go in the 0600 config file, with a warning.' },
   { name: 'SIGN_WEBHOOK_SECRET', meaning: 'webhook secrets for `webhooks listen`, `verify` and `trigger`, comma-separated (a rotation): whsec_… (HMAC) and whpk_… (Ed25519 public keys).' },
   { name: 'SIGN_CONFIG_DIR', meaning: 'the directory of config.json, profiles and settings (default ~/.config/sign-cli).' },
   { name: 'SIGN_STATE_DIR', meaning: 'where create journals live (default $XDG_STATE_HOME/sign-cli, else ~/.local/state/sign-cli).' },

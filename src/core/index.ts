@@ -1,5 +1,5 @@
 /**
- * sign-cli as a library: `import { SignClient, validateEnvelope } from 'sign-cli'`.
+ * sign-cli as a library: `import { SignClient, validateEnvelope } from 'esign-envelopes-cli'`.
  * The public API, name by name (docs/library.md): what is not listed here is
  * internal and may change (the transport, the answer readers, file and lock
  * helpers). The shared rate budget over Redis is `sign-cli/shared-budget`.

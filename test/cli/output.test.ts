@@ -21,7 +21,7 @@ function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
 
 const row = (expires: string, status: KeyRow['status'], days: number): KeyRow => ({
   name: 'k', environment: 'live', key: 'sk_live_****abcd', last_used: null, expires, scopes: null,
-  status, days_left: days, source: 'local', active: false, required_scopes: [],
+  status, days_left: days, source: 'local', active: false, required_scopes: [], storage: 'file',
 });
 
 describe('terminal output', () => {

@@ -1,6 +1,6 @@
 /**
  * docs/library.md is executable: every ```ts block is type-checked against the
- * package's published types (imported by its name, `sign-cli`, as a user
+ * package's published types (imported by its name, `esign-envelopes-cli`, as a user
  * would) and run against a real sandbox. A misuse the types must catch is
  * checked too.
  */
@@ -14,7 +14,7 @@ import { NO_REDIS, startRedis } from '../helpers/redis.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 const blocks = [...readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-/** Inside the package, so `import 'sign-cli'` resolves through its own exports, as in a user's project. */
+/** Inside the package, so `import 'esign-envelopes-cli'` resolves through its own exports, as in a user's project. */
 const dir = mkdtempSync(join(ROOT, '.docs-examples-'));
 const TSCONFIG = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] } };
 
@@ -48,7 +48,7 @@ describe('docs/library.md', () => {
   it('the types refuse a misspelt or wrongly typed envelope at compile time', () => {
     writeFileSync(
       join(dir, 'misuse.mts'),
-      `import { SignClient } from 'sign-cli';\nconst client = new SignClient({ baseUrl: 'http://127.0.0.1:4010' });\nawait client.createEnvelope({ titel: 'x', signers: 'nope' });\nconst e = await client.getEnvelope('env_1');\nconst n: number = e.status;\n`,
+      `import { SignClient } from 'esign-envelopes-cli';\nconst client = new SignClient({ baseUrl: 'http://127.0.0.1:4010' });\nawait client.createEnvelope({ titel: 'x', signers: 'nope' });\nconst e = await client.getEnvelope('env_1');\nconst n: number = e.status;\n`,
     );
     const result = typecheck(['misuse.mts']);
     expect(result.status).not.toBe(0);

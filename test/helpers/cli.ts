@@ -17,6 +17,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('SIGN_') && name !== 'FORCE_COLOR') env[name] = value;
   }
+  // No keychain of the desktop the tests may run in: a test that wants one starts its own (secret-service.ts).
+  delete env.DBUS_SESSION_BUS_ADDRESS;
   env.NO_COLOR = '1';
   env.SIGN_CONFIG_DIR ??= tempDir('sign-cli-config-');
   // Create journals stay out of the real state dir; tests sharing one pass SIGN_STATE_DIR.

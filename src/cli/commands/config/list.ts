@@ -43,7 +43,7 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
     printTable(
       ctx.output,
       PROFILE_COLUMNS,
-      profiles.map(([name, p]) => [name === store.get('active_profile') ? `${name} *` : name, show(p.api_key), show(p.environment), show(p.base_url), show(p.expires)]),
+      profiles.map(([name, p]) => [name === store.get('active_profile') ? `${name} *` : name, show(p.api_key ?? (p.key_masked === undefined ? undefined : `${String(p.key_masked)} (keychain)`)), show(p.environment), show(p.base_url), show(p.expires)]),
     );
   }
   return ExitCode.ok;

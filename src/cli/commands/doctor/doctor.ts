@@ -263,12 +263,21 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: nu
 
 async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   const connection = await ctx.resolveConnection();
+  if (!connection.apiKey && connection.keyProblem) {
+    return [{ check: 'api key', status: 'fail', detail: `${connection.keyProblem}: unlock the keychain, or add the key again with --insecure-storage` }];
+  }
   if (!connection.apiKey) {
     return [{ check: 'api key', status: 'fail', detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`' }];
   }
   const environment = ctx.environmentOf(connection);
+  // Where a profile's key is kept: the keychain says so in its source; a key in the file says it here.
+  const profile = connection.keyProfile;
+  const inFile =
+    profile?.api_key === undefined ? ''
+    : profile.insecure_storage ? ' (in the config file, by --insecure-storage)'
+    : ` (in the config file; \`sign-cli keys add ${connection.profileName}\` again moves it into the OS keychain)`;
   const checks: Check[] = [
-    { check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}, environment ${environment ?? 'unknown (the key names none)'}` },
+    { check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}${inFile}, environment ${environment ?? 'unknown (the key names none)'}` },
   ];
   let expires = connection.keyProfile?.expires ?? null;
   let scopes = connection.keyProfile?.scopes ?? null;

@@ -10,6 +10,7 @@ import { checkProfileName } from '../../profiles.js';
 import { parseScopes } from '../../settings.js';
 import type { Action } from '../../action.js';
 import { readStdinLine } from '../../stdin.js';
+import { deleteProfileKey, storeProfileKey } from '../../profile-key.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 interface AddFlags {
@@ -21,15 +22,17 @@ interface AddFlags {
   baseUrl?: string;
   force?: boolean;
   offline?: boolean;
+  insecureStorage?: boolean;
 }
 
 export const doc: CommandDoc = {
   summary: 'store an API key in a profile (read from stdin or a hidden prompt, never from a flag)',
   details: [
-    'The key is read from stdin (`--stdin`, exactly one line) or a hidden prompt, and stored in the config file (mode 0600). It is first checked with the service (as `gh auth login` does): its environment, scopes and expiry come from the service\'s key listing; a key the service refuses is not stored (exit 3); one that cannot be checked is stored with a warning. `--offline` skips the check. The key goes to the profile\'s base URL with `--base-url` (a global option). The first profile becomes active.',
+    'The key is read from stdin (`--stdin`, exactly one line) or a hidden prompt, and kept in the OS keychain (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows); the config file keeps the profile\'s metadata, the key masked and where it is in the keychain. Where no keychain answers (a server, a container, CI) the key is kept in the config file (mode 0600) with one warning line; `--insecure-storage` chooses the file on purpose. It is first checked with the service (as `gh auth login` does): its environment, scopes and expiry come from the service\'s key listing; a key the service refuses is not stored (exit 3); one that cannot be checked is stored with a warning. `--offline` skips the check. The key goes to the profile\'s base URL with `--base-url` (a global option). The first profile becomes active.',
   ],
   more: [
     'Metadata for keys the service does not list, or offline: `--environment` (default: from an `sk_<env>_` prefix), `--expires YYYY-MM-DD`, `--scope` (repeatable). The service\'s listing wins over them, with a warning when they disagree. `--require <scope>` is a scope `keys check` insists on; `--force` replaces an existing profile.',
+    'A key kept in the config file (by an earlier version, or for want of a keychain) moves into the keychain when the same key is added again to the same profile; no `--force` is needed for that. `keys list` and `doctor` say where each key is kept.',
     'For a real service (the host and PROD_KEY are yours to fill in):',
     '  printenv PROD_KEY | sign-cli keys add prod --stdin --base-url https://esign.example.com --require envelopes:write',
   ],
@@ -49,6 +52,7 @@ export function registerAdd(keys: Command, action: Action): void {
     .addOption(new Option('--require <scope>', 'a scope this key must keep; `keys check` fails without it (repeatable)').argParser(collect))
     .option('--force', 'replace an existing profile of that name')
     .option('--offline', 'store the key without checking it with the service')
+    .option('--insecure-storage', 'keep the key in the config file (mode 0600) instead of the OS keychain')
     .action(action(addCommand));
 }
 
@@ -76,9 +80,10 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
   const requires = flags.require ? parseScopes(flags.require, '--require') : undefined;
   const baseUrl = ctx.globals.baseUrl === undefined ? undefined : parseBaseUrl(ctx.globals.baseUrl);
   const config = await ctx.loadConfig();
-  if (config.get('profiles')?.[name] && !flags.force) {
-    throw new UsageError(`profile ${name} already exists`, { hint: `pass --force to replace it, or \`sign-cli keys remove ${name}\`` });
-  }
+  const existing = config.get('profiles')?.[name];
+  const alreadyExists = () => new UsageError(`profile ${name} already exists`, { hint: `pass --force to replace it, or \`sign-cli keys remove ${name}\`` });
+  // A profile whose key is in the file may be added again with the same key (to move it into the keychain).
+  if (existing && !flags.force && !existing.api_key) throw alreadyExists();
   const key = (await readKey(ctx, flags, name)).trim();
   ctx.output.protect(key);
   if (key === '') {
@@ -90,6 +95,7 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
     throw new UsageError('the key must be one word, with no spaces or line breaks inside', { hint: 'check what was pasted or piped in' });
   }
   // Short keys are stored (the service decides what a key is) but are unusual enough to mention.
+  if (existing && !flags.force && existing.api_key !== key) throw alreadyExists();
   if (key.length < 12) ctx.output.warn(`that key is only ${key.length} characters long; it is stored, and shown fully masked`);
   const listed = flags.offline ? undefined : await askService(ctx, key, baseUrl);
   const stated = { environment: flags.environment ?? /^sk_([a-z]+)_/.exec(key)?.[1], expires: flags.expires, scopes };
@@ -106,8 +112,15 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
   const environment = listed?.environment ?? stated.environment;
   const expires = listed?.expires ?? stated.expires;
   const keyScopes = listed?.scopes ?? stated.scopes;
+  const stored = await storeProfileKey(ctx.env, name, key, flags.insecureStorage === true);
+  if (stored.fallbackReason) {
+    ctx.output.warn(`no OS keychain answered (${stored.fallbackReason}); the key is kept in ${config.path} (mode 0600) instead: --insecure-storage chooses that without this warning`);
+  }
+  // Moving a key (added again, same key, no --force) keeps what the profile knew; what this run learnt wins.
+  const { api_key: _key, keychain: _entry, key_masked: _masked, insecure_storage: _insecure, ...known } = existing && !flags.force ? existing : ({} as Profile);
   const profile: Profile = {
-    api_key: key,
+    ...known,
+    ...stored.fields,
     ...(baseUrl ? { base_url: baseUrl } : {}),
     ...(environment ? { environment } : {}),
     ...(expires ? { expires } : {}),
@@ -116,10 +129,15 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
     ...(listed?.last_used ? { last_used: listed.last_used } : {}),
   };
   config.set(`profiles.${name}`, profile);
+  // The replaced key's keychain entry goes once the new key is safely stored.
+  const left = existing?.keychain && existing.keychain.account !== stored.fields.keychain?.account ? await deleteProfileKey(ctx.env, existing) : undefined;
+  if (left) ctx.output.warn(`could not delete the replaced key from the keychain: ${left}`);
   const first = !config.get('active_profile') || !config.get('profiles')?.[config.get('active_profile')!];
   if (first) config.set('active_profile', name);
   const checked = listed ? `; checked with the service: ${[environment, expires && `expires ${expires}`, keyScopes?.join(' ')].filter(Boolean).join(', ')}` : '';
-  ctx.output.success(`stored ${maskKey(key)} as profile ${name}${checked}${first ? ' (now active)' : `; \`sign-cli keys use ${name}\` makes it active`}`);
+  const where = stored.storage === 'keychain' ? `in ${stored.keychainLabel}` : `in ${config.path}`;
+  const moved = existing && !flags.force && stored.storage === 'keychain' ? `moved ${maskKey(key)} of profile ${name} from the config file ${where}` : undefined;
+  ctx.output.success(`${moved ?? `stored ${maskKey(key)} as profile ${name} ${where}`}${checked}${first ? ' (now active)' : config.get('active_profile') === name ? '' : `; \`sign-cli keys use ${name}\` makes it active`}`);
   return ExitCode.ok;
 }
 

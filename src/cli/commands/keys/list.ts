@@ -12,11 +12,11 @@ import { defineCommand, type CommandDoc } from '../../command-doc.js';
 export const doc: CommandDoc = {
   summary: "list API keys: the service's listing merged with local profiles, keys masked",
   details: [
-    'Name, environment, the key masked (`sk_live_****abcd`: the leading part and the last four characters), last used, expiry with days left (marked within 14 days, and once expired), scopes, and where the row comes from: `local`, `service`, `local+service`, or `env` for a key from SIGN_API_KEY or --api-key-file that is in no profile. `*` marks the key sign-cli would use now.',
+    'Name, environment, the key masked (`sk_live_****abcd`: the leading part and the last four characters), last used, expiry with days left (marked within 14 days, and once expired), scopes, where the row comes from: `local`, `service`, `local+service`, or `env` for a key from SIGN_API_KEY or --api-key-file that is in no profile, and where a local key is kept: `keychain` (the OS keychain) or `file` (the config file). `*` marks the key sign-cli would use now.',
   ],
   more: [
     'If the service cannot be reached the local rows are shown with a warning. When the service refuses the key in use (expired, revoked, unknown), the stored profiles are still shown, then the error says what is wrong, and the exit code is 3. sign-cli records when it last used each local key.',
-    '`--json` prints an array of `{name, environment, key, last_used, expires, scopes, status, days_left, source, active}`, `status` being `active`, `expiring`, `expired` or `unknown`.',
+    '`--json` prints an array of `{name, environment, key, last_used, expires, scopes, status, days_left, source, active, storage}`, `status` being `active`, `expiring`, `expired` or `unknown`, `storage` being `keychain`, `file` or null (not a local profile).',
     'Before a request, sign-cli warns on stderr when a key\'s stored metadata says it is expired or lacks the scope the operation needs (create `envelopes:write`, get `envelopes:read`, signed copy `contracts:read`, audit trail `audit:read`); a 401/403 exits 3 with a hint naming the key (masked) and its profile.',
   ],
   examples: ['sign-cli keys list', 'sign-cli keys list --local --json     # offline'],
@@ -37,6 +37,7 @@ export const KEY_COLUMNS: readonly Column[] = [
   { head: 'EXPIRES' },
   { head: 'SCOPES' },
   { head: 'SOURCE' },
+  { head: 'STORED' },
 ];
 
 /** "2027-06-30 (221 days)", yellow within 14 days, red once expired. */
@@ -74,6 +75,7 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
         days_left: r.days_left,
         source: r.source,
         active: r.active,
+        storage: r.storage,
       })),
     );
     return done();
@@ -95,6 +97,7 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
       expiresCell(output, r),
       r.scopes ? cellText(r.scopes.join(' ')) : output.out.dim('unknown'),
       r.source,
+      r.storage ?? output.out.dim('-'),
     ]),
   );
   if (rows.some((r) => r.active)) output.info('* the key sign-cli uses now');

@@ -23,11 +23,24 @@ describe('keys add', () => {
     // Checked with the service: its listing wins over the flags, and the disagreement is shown.
     expect(add.stderr).toContain("--scope says envelopes:write, but the service lists envelopes:write envelopes:read contracts:read audit:read for this key; storing the service's");
     expect(add.stderr).toContain('checked with the service: test, expires 20');
+    // No D-Bus session in this environment, so no keychain: the file, said in one warning line.
+    expect(add.stderr.split('\n').filter((l) => l.includes('keychain'))).toEqual([
+      `warning: no OS keychain answered (no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service); the key is kept in ${file} (mode 0600) instead: --insecure-storage chooses that without this warning`,
+    ]);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
     expect(stored).toMatchObject({ active_profile: 'sbx', profiles: { sbx: { api_key: sandbox.apiKey, environment: 'test', expires: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] } } });
     // So `keys list --local` knows everything without asking again.
     const local = JSON.parse((await runCommand(['keys', 'list', '--local', '--json'], { env })).stdout);
-    expect(local[0]).toMatchObject({ name: 'sbx', status: 'active', scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] });
+    expect(local[0]).toMatchObject({ name: 'sbx', status: 'active', scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'], storage: 'file' });
+    // Chosen on purpose: the file without a warning, and doctor does not suggest moving it.
+    const chosen = await runCommand(['keys', 'add', 'plain', '--stdin', '--offline', '--insecure-storage'], { env, input: `${sandbox.apiKey}\n` });
+    expect(chosen.code).toBe(0);
+    expect(chosen.stderr).not.toContain('warning');
+    expect(chosen.stderr).toContain(`as profile plain in ${file}`);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.plain).toMatchObject({ api_key: sandbox.apiKey, insecure_storage: true });
+    const doctor = await runCommand(['doctor', '--profile', 'plain'], { env: { ...env, SIGN_BASE_URL: sandbox.baseUrl } });
+    expect(doctor.stdout).toContain('from profile plain (in the config file, by --insecure-storage)');
+    expectNoKey([chosen, doctor], sandbox.apiKey);
     // The stored profile works, and its use is recorded.
     const created = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env });
     expect(created.code).toBe(0);

@@ -29,7 +29,7 @@ describe('keys list', () => {
 
     const table = await runCommand(['keys', 'list'], { env });
     // A pipe: one table, no borders, UPPER CASE heads; the key in use marked with *.
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ENV\s+KEY\s+LAST USED\s+EXPIRES\s+SCOPES\s+SOURCE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+ENV\s+KEY\s+LAST USED\s+EXPIRES\s+SCOPES\s+SOURCE\s+STORED$/);
     expect(table.stdout).toMatch(/^sbx \*\s+test\s+sk_test_\*{4}\w{4}\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\s/m);
     expect(table.stdout).not.toMatch(/[│┌└]/);
     expect(table.stdout).toMatch(/expired 3 days ago/);
