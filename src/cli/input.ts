@@ -22,8 +22,8 @@ export interface EnvelopeInput {
   value: unknown;
 }
 
-/** One input as read: a parsed envelope, or where and why its JSON is broken. */
-export type ReadInput = EnvelopeInput | { source: string; error: InputParseError };
+/** One input as read: a parsed envelope, or where and why it is broken (its JSON, or a CSV row: csv-input.ts). */
+export type ReadInput = EnvelopeInput | { source: string; error: InputParseError | Error };
 
 export interface InputSet {
   /** Stable across runs of the same command: names the create journal. */
@@ -100,13 +100,13 @@ async function* readNdjson(path: string, name: string): AsyncGenerator<ReadInput
 }
 
 /** Copies stdin to a private temporary file, hashing it on the way (its identity). */
-async function spoolStdin(io: Io, signal: AbortSignal, ndjson: boolean): Promise<{ path: string; dir: string; hash: string }> {
+export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Promise<{ path: string; dir: string; hash: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash('sha256');
   try {
-    const hint = `reading envelope ${ndjson ? 'NDJSON (one per line)' : 'JSON'} from stdin; Ctrl-D to end, Ctrl-C to cancel`;
+    const hint = `reading ${what} from stdin; Ctrl-D to end, Ctrl-C to cancel`;
     for await (const chunk of readStdinChunks({ signal, hint, stdin: io.stdin, stderr: io.stderr })) {
       hash.update(chunk);
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
@@ -123,7 +123,7 @@ async function spoolStdin(io: Io, signal: AbortSignal, ndjson: boolean): Promise
 
 export async function openInputs(paths: string[], ndjson: boolean, signal: AbortSignal, io: Io): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
-  const stdin = files.includes('-') ? await spoolStdin(io, signal, ndjson) : undefined;
+  const stdin = files.includes('-') ? await spoolStdin(io, signal, ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
   let identity: string | undefined;

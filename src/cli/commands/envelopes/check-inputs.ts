@@ -3,9 +3,9 @@
  * `envelopes validate`: a parse error or a broken rule of any input is found
  * before a single request could be sent.
  */
-import type { FieldIssue } from '../../../core/errors.js';
+import { InputParseError, UsageError, type FieldIssue } from '../../../core/errors.js';
 import type { ValidationResult } from '../../../core/envelope.js';
-import type { ReadInput } from '../../input.js';
+import { openInputs, type InputSet, type ReadInput } from '../../input.js';
 import type { CommandContext } from '../../context.js';
 
 export interface CheckedInput {
@@ -38,8 +38,41 @@ export async function allowUnknownFields(ctx: CommandContext, flag: boolean | un
 export function checkInput(input: ReadInput, validate: Validator): CheckedInput {
   if ('error' in input) {
     const { error } = input;
+    if (!(error instanceof InputParseError)) return { source: input.source, value: undefined, errors: [{ path: '', message: error.message }], warnings: [] };
     const suggestion = error.suggestion ? `; ${error.suggestion}` : '';
     return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}${suggestion}` }], warnings: [] };
   }
   return { ...input, ...validate(input.value) };
+}
+
+/** How a command was told where its envelopes are: files and directories (JSON, NDJSON) or a CSV with a template. */
+export interface InputFlags {
+  ndjson?: boolean;
+  csv?: string;
+  template?: string;
+  delimiter?: string;
+}
+
+/**
+ * The inputs of `create` and `validate`: the paths (JSON, or NDJSON with
+ * --ndjson), or one envelope per row of --csv filled into --template. Columns
+ * the template never uses are a warning each (a misspelt placeholder would show
+ * up as an error for its missing column).
+ */
+export async function openCommandInputs(ctx: CommandContext, paths: string[], flags: InputFlags, pathFlag: string): Promise<InputSet> {
+  if (flags.csv === undefined) {
+    if (flags.template !== undefined || flags.delimiter !== undefined) {
+      throw new UsageError(`${flags.template !== undefined ? '--template' : '--delimiter'} goes with --csv`, { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' });
+    }
+    return openInputs(paths, flags.ndjson === true, ctx.signal, ctx.io);
+  }
+  if (flags.template === undefined) {
+    throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: 'e.g. --template "$repo/examples/template.json"; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
+  }
+  if (paths.length > 0 || flags.ndjson) throw new UsageError(`--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`);
+  const { openCsvInputs } = await import('../../csv-input.js');
+  const inputs = await openCsvInputs({ csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}) }, ctx.signal, ctx.io);
+  const name = flags.csv === '-' ? 'stdin' : flags.csv;
+  for (const column of inputs.unusedColumns) ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
+  return inputs;
 }

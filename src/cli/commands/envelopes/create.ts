@@ -20,16 +20,15 @@ import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../fl
 import { defineCommand } from '../../command-doc.js';
 import { doc } from './create-doc.js';
 import { report, type CreateReport } from './create-report.js';
-import { openInputs, type InputSet } from '../../input.js';
+import type { InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../hints.js';
-import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, type InputFlags } from './check-inputs.js';
 
-interface CreateOptions {
+interface CreateOptions extends InputFlags {
   file?: string[];
-  ndjson?: boolean;
   idempotencyKey?: string;
   new?: boolean;
   dryRun?: boolean;
@@ -49,6 +48,9 @@ export function registerCreate(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'create', doc)
     .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', collect)
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
+    .option('--csv <file|->', 'one envelope per row of this CSV (a spreadsheet\'s export), filled into --template; streamed')
+    .option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders')
+    .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
     .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')
     .option('--dry-run', 'validate and show what would be sent, without sending')
@@ -78,7 +80,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
   // The flag or the setting, settled once: the validation pass and the client's own check agree.
   const options: CreateOptions = { ...flags, allowUnknownFields: await allowUnknownFields(ctx, flags.allowUnknownFields) };
   const pacing = await pace(ctx, options);
-  if (files.length === 0) {
+  if (files.length === 0 && options.csv === undefined) {
     if (!ctx.canPrompt) {
       throw new UsageError('no envelope given: pass -f <file.json>, -f <directory>, or -f - to read JSON from stdin', {
         hint: 'the step-by-step prompt needs a terminal, without --no-input or CI; see `sign-cli envelopes create --help`',
@@ -97,7 +99,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
       throw new UsageError(`--idempotency-key: ${(error as Error).message}`, { hint: hintOf(error) });
     }
   }
-  const inputs = await openInputs(files, options.ndjson === true, ctx.signal, ctx.io);
+  const inputs = await openCommandInputs(ctx, files, options, '-f');
   try {
     // A human dry run shows at most MAX_SHOWN_PROBLEMS inputs by name: noted during the
     // validation pass, so the inputs are read once. --json prints every envelope: a second pass.
@@ -158,6 +160,15 @@ async function dryRun(ctx: CommandContext, inputs: InputSet, total: number, show
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   if (shown) {
     if (total <= MAX_SHOWN_PROBLEMS) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
+    // From a template, what a row becomes is the question: the first one, as it would be sent.
+    if ('unusedColumns' in inputs) {
+      for await (const read of inputs.read()) {
+        if ('error' in read) continue;
+        output.line(`${read.source} renders to:`);
+        output.line(JSON.stringify(read.value, null, 2));
+        break;
+      }
+    }
   } else {
     // --json: every envelope as it would be sent, read again rather than held in memory.
     for await (const read of inputs.read()) {

@@ -2,15 +2,14 @@
 import type { Command } from 'commander';
 import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { openInputs } from '../../input.js';
 import type { Action } from '../../action.js';
-import { allowUnknownFields, checkInput, loadValidator } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, type InputFlags } from './check-inputs.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 export const doc: CommandDoc = {
   summary: 'check envelope files against the request rules without sending anything',
   details: [
-    'Exit 0 when every input is valid, 2 otherwise; nothing is sent and no key is needed. Each problem names its input and JSON path (`batch.ndjson:250: signers[1].phone`).',
+    'Exit 0 when every input is valid, 2 otherwise; nothing is sent and no key is needed. Each problem names its input and JSON path (`batch.ndjson:250: signers[1].phone`, `recipients.csv:row 12: signers[0].phone`).',
   ],
   more: [
     '`--json` prints `{"input", "valid", "errors", "warnings"}` per input; each error is `{"path": "signers[1].phone", "message": "…"}`. The rules are those of `envelopes create`, which runs the same check before it sends.',
@@ -20,21 +19,28 @@ export const doc: CommandDoc = {
     'sign-cli envelopes sample --count 3 > three.ndjson',
     'sign-cli envelopes validate --ndjson three.ndjson',
     'sign-cli envelopes validate - --json < envelope.json',
+    'sign-cli envelopes validate --csv "$repo/examples/recipients.csv" --template "$repo/examples/template.json"',
   ],
 };
 
 export function registerValidate(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'validate', doc)
-    .argument('<path...>', 'envelope JSON files, directories of *.json, or - for stdin')
+    .argument('[path...]', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
+    .option('--csv <file|->', 'one envelope per row of this CSV, filled into --template')
+    .option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders')
+    .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
     .option('--allow-unknown-fields', 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)')
     .action(action(validateCommand));
 }
 
-export async function validateCommand(ctx: CommandContext, options: { ndjson?: boolean; allowUnknownFields?: boolean }, paths: string[]): Promise<number> {
+export async function validateCommand(ctx: CommandContext, options: InputFlags & { allowUnknownFields?: boolean }, paths: string[] = []): Promise<number> {
   const { output } = ctx;
+  if (paths.length === 0 && options.csv === undefined) {
+    throw new UsageError('no envelope given: name files or directories, - for stdin, or --csv <file> --template <envelope.json>', { hint: 'sign-cli envelopes validate envelope.json' });
+  }
   const validate = await loadValidator({ allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields) });
-  const inputs = await openInputs(paths, options.ndjson === true, ctx.signal, ctx.io);
+  const inputs = await openCommandInputs(ctx, paths, options, 'a path');
   let invalid = 0;
   let total = 0;
   try {

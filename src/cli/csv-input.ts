@@ -1,0 +1,188 @@
+/**
+ * Envelopes from a spreadsheet: a CSV of recipients and an envelope template
+ * (core/template.ts), one envelope per row, as an InputSet like the NDJSON
+ * one, streamed in constant memory through csv-parse. CSV as spreadsheets
+ * write it: a UTF-8 BOM, CRLF, quoted fields with delimiters, quotes and line
+ * breaks, `;` as the delimiter (Excel in many locales; detected from the
+ * header line, or --delimiter), header names trimmed. Rows are named as a
+ * spreadsheet numbers them: `recipients.csv:row 12`, the header being row 1.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InputParseError, UsageError } from '../core/errors.js';
+import { parseJsonText } from '../core/json-source.js';
+import { normalizeEnvelope } from '../core/normalize.js';
+import { renderTemplate, templatePlaceholders } from '../core/template.js';
+import { spoolStdin, type InputSet, type ReadInput } from './input.js';
+import type { Io } from './io.js';
+
+export interface CsvSource {
+  /** The CSV file, or `-` for stdin. */
+  csv: string;
+  /** The envelope template (JSON). */
+  template: string;
+  /** One character; detected from the header line when not given. */
+  delimiter?: string;
+}
+
+const CANDIDATES = [',', ';', '\t', '|'];
+
+/** The delimiter of the header line: the candidate that occurs most outside quotes (a comma when none does). */
+export function detectDelimiter(headerLine: string): string {
+  const counts = new Map(CANDIDATES.map((c) => [c, 0]));
+  let quoted = false;
+  for (const ch of headerLine) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+  }
+  let best = ',';
+  for (const [c, n] of counts) if (n > counts.get(best)!) best = c;
+  return best;
+}
+
+function checkDelimiter(value: string): string {
+  const delimiter = value === '\\t' || value.toLowerCase() === 'tab' ? '\t' : value;
+  if ([...delimiter].length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
+    throw new UsageError(`--delimiter must be one character such as ; or , (or tab), got ${JSON.stringify(value)}`);
+  }
+  return delimiter;
+}
+
+/** The first line of a file (up to 64 KiB), BOM removed: what the delimiter is detected from. */
+function firstLine(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(65_536);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, read).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Row {
+  /** The row as a spreadsheet shows it: the header is row 1, and blank lines count. */
+  row: number;
+  cells: string[];
+}
+
+/** The records of a CSV file, each with its spreadsheet row number, streamed. */
+async function* csvRecords(path: string, delimiter: string): AsyncGenerator<Row> {
+  const { parse } = await import('csv-parse');
+  const parser = createReadStream(path).pipe(
+    parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true }),
+  );
+  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+    yield { row: info.records + info.empty_lines, cells: record };
+  }
+}
+
+/** csv-parse's own errors (a quote never closed) as a usage error naming the file; others as they are. */
+function csvError(error: unknown, name: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('CSV_')) return error;
+  return new UsageError(`${name}: not readable as CSV: ${(error as Error).message}`, { hint: 'a field with a delimiter, a quote or a line break must be quoted, its quotes doubled ("")' });
+}
+
+function readTemplate(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--template ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { hint: 'give an envelope JSON whose strings may hold {{column}} placeholders' });
+  }
+  try {
+    return parseJsonText(text, path, 0);
+  } catch (error) {
+    if (error instanceof InputParseError) throw new UsageError(`--template ${error.message}`, { hint: 'fix the template\'s JSON at that position' });
+    throw error;
+  }
+}
+
+export interface CsvInputs extends InputSet {
+  /** Columns the template never uses (a warning each, not an error). */
+  unusedColumns: string[];
+  delimiter: string;
+}
+
+/**
+ * Opens the CSV and the template and checks them against each other before a
+ * row is read: a placeholder with no column is a usage error (exit 2).
+ */
+export async function openCsvInputs(source: CsvSource, signal: AbortSignal, io: Io): Promise<CsvInputs> {
+  const template = readTemplate(source.template);
+  const placeholders = templatePlaceholders(template);
+  if (placeholders.length === 0) throw new UsageError(`--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`, { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' });
+  const stdin = source.csv === '-' ? await spoolStdin(io, signal, 'recipients CSV') : undefined;
+  const path = stdin?.path ?? source.csv;
+  const name = source.csv === '-' ? 'stdin' : source.csv;
+  try {
+    try {
+      closeSync(openSync(path, 'r'));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+    const delimiter = source.delimiter !== undefined ? checkDelimiter(source.delimiter) : detectDelimiter(firstLine(path));
+    const records = csvRecords(path, delimiter);
+    const first = await records.next().catch((error: unknown) => Promise.reject(csvError(error, name)));
+    await records.return(undefined);
+    if (first.done) throw new UsageError(`--csv ${name}: the file is empty; its first row must name the columns`);
+    const header = first.value.cells.map((c) => c.trim());
+    const blank = header.findIndex((c) => c === '');
+    if (blank >= 0) throw new UsageError(`${name}:row 1: column ${blank + 1} has no name; every column of the header row needs one`);
+    const twice = header.find((c, i) => header.indexOf(c) !== i);
+    if (twice !== undefined) throw new UsageError(`${name}:row 1: the column ${JSON.stringify(twice)} is named twice`);
+    const missing = placeholders.filter((p) => !header.includes(p));
+    if (missing.length > 0) {
+      throw new UsageError(`${source.template}: ${missing.map((m) => `{{${m}}}`).join(', ')} ${missing.length === 1 ? 'has no column' : 'have no columns'} in ${name}`, {
+        hint: `its columns: ${header.join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
+      });
+    }
+    let identity: string | undefined;
+    return {
+      delimiter,
+      unusedColumns: header.filter((c) => !placeholders.includes(c)),
+      get identity() {
+        identity ??= createHash('sha256')
+          .update('csv\n')
+          .update(`${source.csv === '-' ? `stdin:${stdin!.hash}` : resolve(source.csv)}\n${resolve(source.template)}`)
+          .digest('hex');
+        return identity;
+      },
+      async *read(): AsyncGenerator<ReadInput> {
+        let headerSeen = false;
+        try {
+          for await (const { row, cells } of csvRecords(path, delimiter)) {
+            if (!headerSeen) {
+              headerSeen = true;
+              continue;
+            }
+            const where = `${name}:row ${row}`;
+            if (cells.length !== header.length) {
+              const fix = cells.length < header.length ? 'a missing delimiter, or a line break outside quotes?' : `a ${delimiter === '\t' ? 'tab' : delimiter} inside a value that is not quoted?`;
+              yield { source: where, error: new Error(`has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`) };
+              continue;
+            }
+            if (cells.some((cell) => cell.includes('\uFFFD'))) {
+              yield { source: where, error: new Error('is not UTF-8 text: save the sheet as "CSV UTF-8" (Excel) or pick UTF-8 when exporting') };
+              continue;
+            }
+            const values = Object.fromEntries(header.map((column, i) => [column, cells[i]!]));
+            yield { source: where, value: normalizeEnvelope(renderTemplate(template, values)) };
+          }
+        } catch (error) {
+          throw csvError(error, name);
+        }
+      },
+      close: () => {
+        if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Envelope templates: an envelope JSON whose string values may hold
+ * `{{column}}` placeholders, rendered once per row of a spreadsheet (CSV).
+ * A value that is exactly one placeholder takes the cell converted to the
+ * field's type in the envelope schema (`"expires_in_days": "{{days}}"`
+ * becomes an integer); an empty cell leaves the field out, and an object of
+ * an array (a signer) whose placeholders are all empty is left out whole, so
+ * a template may describe a second signer that some rows do not have.
+ * Placeholders inside longer text are replaced by the cell's text.
+ */
+import { envelopeSchema } from './envelope.js';
+
+const PLACEHOLDER_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const WHOLE_RE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+
+/** Every column name a template's placeholders use, in the order they first appear. */
+export function templatePlaceholders(template: unknown): string[] {
+  const names = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') for (const match of value.matchAll(PLACEHOLDER_RE)) names.add(match[1]!);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(template);
+  return [...names];
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'other';
+
+/** zod's own description of a schema: enough to walk objects, arrays and optionals. */
+interface SchemaNode {
+  _zod: { def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; innerType?: SchemaNode } };
+}
+
+/** The type the envelope schema gives the field at `path` (numbers for array indexes); `other` when it names none. */
+export function fieldKind(path: readonly (string | number)[]): Kind {
+  let node: SchemaNode | undefined = envelopeSchema as unknown as SchemaNode;
+  const unwrap = (n: SchemaNode | undefined) => {
+    while (n && (n._zod.def.type === 'optional' || n._zod.def.type === 'nullable' || n._zod.def.type === 'default')) n = n._zod.def.innerType;
+    return n;
+  };
+  for (const segment of path) {
+    node = unwrap(node);
+    if (!node) return 'other';
+    const def = node._zod.def;
+    if (typeof segment === 'number') node = def.type === 'array' ? def.element : undefined;
+    else node = def.type === 'object' ? def.shape?.[segment] : undefined;
+  }
+  const type = unwrap(node)?._zod.def.type;
+  return type === 'string' || type === 'number' || type === 'boolean' ? type : 'other';
+}
+
+/** A whole-placeholder cell as the field's type; a cell that is not one stays text, and validation names it. */
+function typed(cell: string, kind: Kind): unknown {
+  const text = cell.trim();
+  if (kind === 'number' && /^[+-]?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (kind === 'boolean' && /^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+  return cell;
+}
+
+/** Marks a value the rendering left out (an empty cell). */
+const LEFT_OUT = Symbol('left out');
+
+/**
+ * The envelope one row renders to. `row` maps column names to cells; a
+ * placeholder without a column renders as empty (callers check the columns
+ * first: templatePlaceholders).
+ */
+export function renderTemplate(template: unknown, row: Readonly<Record<string, string>>): unknown {
+  const render = (value: unknown, path: (string | number)[]): { value: unknown; templated: boolean; allEmpty: boolean } => {
+    if (typeof value === 'string') {
+      const whole = WHOLE_RE.exec(value);
+      if (whole) {
+        const cell = row[whole[1]!] ?? '';
+        if (cell.trim() === '') return { value: LEFT_OUT, templated: true, allEmpty: true };
+        return { value: typed(cell, fieldKind(path)), templated: true, allEmpty: false };
+      }
+      PLACEHOLDER_RE.lastIndex = 0;
+      if (!PLACEHOLDER_RE.test(value)) return { value, templated: false, allEmpty: false };
+      let empty = true;
+      const text = value.replace(PLACEHOLDER_RE, (_m, name: string) => {
+        const cell = row[name] ?? '';
+        if (cell.trim() !== '') empty = false;
+        return cell;
+      });
+      return { value: text, templated: true, allEmpty: empty };
+    }
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      let templated = false;
+      value.forEach((item) => {
+        const r = render(item, [...path, out.length]);
+        templated ||= r.templated;
+        // An element whose placeholders all came out empty (a second signer this row has not) is left out.
+        if (r.value === LEFT_OUT || (r.templated && r.allEmpty && item !== null && typeof item === 'object')) return;
+        out.push(r.value);
+      });
+      return { value: out, templated, allEmpty: false };
+    }
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      let templated = false;
+      let allEmpty = true;
+      for (const [key, item] of Object.entries(value)) {
+        const r = render(item, [...path, key]);
+        if (r.templated) templated = true;
+        if (!r.allEmpty && r.templated) allEmpty = false;
+        if (r.value !== LEFT_OUT) out[key] = r.value;
+      }
+      return { value: out, templated, allEmpty: templated && allEmpty };
+    }
+    return { value, templated: false, allEmpty: false };
+  };
+  const rendered = render(template, []).value;
+  return rendered === LEFT_OUT ? undefined : rendered;
+}
