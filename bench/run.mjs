@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { figureTable, measuredOn, updateFigures } from '../scripts/figures-file.mjs';
 import { benchBulk } from './bulk.mjs';
+import { benchCsv } from './csv.mjs';
 import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
 import { benchRateStore } from './rate-store.mjs';
@@ -14,7 +15,7 @@ import { benchStartup } from './startup.mjs';
 
 const FIGURES = join(fileURLToPath(new URL('..', import.meta.url)), 'docs', 'figures', 'benchmarks.md');
 const only = process.argv[2];
-const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore };
+const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, csv: benchCsv, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore };
 if (only && !(only in benches)) {
   console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);
   process.exit(2);

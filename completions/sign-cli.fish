@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
@@ -82,6 +82,9 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an e
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'void' -d 'void an envelope still under way: its signers can no longer sign (asks first)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l file -s f -r -F -d 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l ndjson -d 'the files (or stdin) hold one envelope per line; streamed'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l csv -r -F -d 'one envelope per row of this CSV (a spreadsheet'\''s export), filled into --template; streamed'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l template -r -F -d 'with --csv: an envelope whose strings may hold {{column}} placeholders'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l delimiter -x -d 'with --csv: the field delimiter (tab or |; default: detected from the header row: ,)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l idempotency-key -x -d 'Idempotency-Key to send (one input only; default: derived from the envelope, so a re-run never duplicates)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l new -d 'create again even what was already created: fresh random Idempotency-Keys'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l dry-run -d 'validate and show what would be sent, without sending'
@@ -91,6 +94,9 @@ complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l concurrency -x -d 
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal -r -F -d 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l yes -s y -d 'do not ask before creating more than one envelope in live (it is asked only on a terminal)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l ndjson -d 'the files hold one envelope per line'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l csv -r -F -d 'one envelope per row of this CSV, filled into --template'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l template -r -F -d 'with --csv: an envelope whose strings may hold {{column}} placeholders'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l delimiter -x -d 'with --csv: the field delimiter (tab or |; default: detected from the header row: ,)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l allow-unknown-fields -d 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate" 0+' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l count -x -d 'print n distinct envelopes, one per line (NDJSON), for a bulk create'

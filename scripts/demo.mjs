@@ -116,6 +116,9 @@ try {
     await cli(['envelopes', 'list']);
     await cli(['envelopes', 'list', '--limit', '1', '--query', 'status']);
   }
+
+  step('Bulk from a spreadsheet: one envelope per row of examples/recipients.csv, filled into examples/template.json');
+  await cli(['envelopes', 'create', '--csv', 'examples/recipients.csv', '--template', 'examples/template.json']);
 } finally {
   step('Stop the listener (Ctrl-C prints its summary) and the sandbox');
   listener.child.kill('SIGINT');

@@ -27,6 +27,14 @@ export const doc: CommandDoc = {
     '`--json` prints one line per envelope, as each finishes:',
     '  {"input":"batch.ndjson:12","status":"created","http_status":201,"idempotency_key":"sc1-1b9d…","envelope":{"id":"env_…"},"error":null,"already_created":false,"environment":"live"}',
     '`status` is `created` or `failed` (with `error: {message, code, hint}`), or `valid` under `--dry-run`. An envelope that existed before this run has `"already_created": true`: either the journal said so and nothing was sent (`"skipped": true`), or the service replayed its first answer.',
+    [
+      '**From a spreadsheet.** `--csv <file|->` with `--template <envelope.json>` creates one envelope per row. The template is an envelope whose strings may hold `{{column}}` placeholders (columns named by the header row, trimmed):',
+      '- a value that is exactly one placeholder takes the cell converted to the field\'s type (`"expires_in_days": "{{days}}"` becomes a number, `"sequential": "{{seq}}"` true or false); an empty cell leaves the field out, and an object of a list (a second signer) whose cells are all empty is left out whole; a placeholder inside longer text is replaced by the cell\'s text;',
+      '- fixed signers (a counter-signer) sit beside the row\'s; a template may describe two signers per row;',
+      '- the CSV is read as spreadsheets write it, streamed by csv-parse: a UTF-8 BOM, CRLF, quoted fields holding the delimiter, quotes or line breaks, any script; the delimiter (`,` `;` tab `|`) is detected from the header row, or given with `--delimiter`;',
+      '- rows are named as the spreadsheet numbers them (header = row 1): a placeholder without a column, a row with too few or too many fields, and every rule a rendered row breaks (`recipients.csv:row 12: signers[0].phone: …`) are reported before anything is sent (exit 2); a column the template never uses is a warning;',
+      '- each row is exactly once like any input: its key derives from the envelope it renders to, so an edited row is sent again alone. `--dry-run` shows the first row as it would be sent and the count; `--json` lines name `"input": "recipients.csv:row 12"`.',
+    ].join('\n'),
     '**Interactively.** With no `-f` on a terminal, a prompt asks for the title, contract id, template id and version, then each signer (name, channel, the e-mail or phone that channel needs, verification, order) in a loop, then sequential, signature level, expiry, locale and webhook URL. Each answer is checked as it is typed. It shows the JSON, offers to save it, and sends on confirmation. Without a terminal, or with `--no-input` or CI set, it exits 2 and says to use `-f`.',
   ],
   examples: [
@@ -37,5 +45,7 @@ export const doc: CommandDoc = {
     'sign-cli envelopes create -f "$repo/examples/" --dry-run   # a directory means its *.json files',
     'sign-cli envelopes sample --count 100 > batch.ndjson',
     'sign-cli envelopes create --ndjson -f batch.ndjson --json > results.ndjson',
+    'sign-cli envelopes create --csv "$repo/examples/recipients.csv" --template "$repo/examples/template.json" --dry-run',
+    'sign-cli envelopes create --csv "$repo/examples/recipients.csv" --template "$repo/examples/template.json"',
   ],
 };

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { completes } from '../../completion-hints.js';
 import { ApiError, ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { SignClient } from '../../../core/client.js';
 import type { JournalEntry } from '../../../core/journal.js';
@@ -49,7 +50,7 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', collect)
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
     .option('--csv <file|->', 'one envelope per row of this CSV (a spreadsheet\'s export), filled into --template; streamed')
-    .option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders')
+    .addOption(completes(new Option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders'), { kind: 'files' }))
     .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
     .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')

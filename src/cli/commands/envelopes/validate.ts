@@ -1,5 +1,6 @@
 /** `sign-cli envelopes validate <path>...`: the request rules, offline. Exit 0 valid, 2 invalid. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { completes } from '../../completion-hints.js';
 import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
@@ -28,7 +29,7 @@ export function registerValidate(envelopes: Command, action: Action): void {
     .argument('[path...]', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
     .option('--csv <file|->', 'one envelope per row of this CSV, filled into --template')
-    .option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders')
+    .addOption(completes(new Option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders'), { kind: 'files' }))
     .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
     .option('--allow-unknown-fields', 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)')
     .action(action(validateCommand));

@@ -115,6 +115,21 @@ describe('envelopes create --csv --template', () => {
     expect(unreadable.stderr).toContain('not readable as CSV: Quote Not Closed');
   });
 
+  it('takes the delimiter from the header row or from --delimiter (tab as \\t or "tab"); a bad one is exit 2', async () => {
+    const tsv = work.write('recipients.tsv', [HEADER, ROWS[1]!].map((r) => r.join('\t')).join('\n'));
+    for (const extra of [[], ['--delimiter', 'tab'], ['--delimiter', '\\t']]) {
+      const result = await runCommand(['envelopes', 'validate', '--csv', tsv, '--template', TEMPLATE, ...extra]);
+      expect([extra, result.code, result.stdout.trim()]).toEqual([extra, 0, `✓ ${tsv}:row 2: valid`]);
+    }
+    // The wrong delimiter given on purpose: one column, which the error points out.
+    const wrong = await runCommand(['envelopes', 'validate', '--csv', tsv, '--template', TEMPLATE, '--delimiter', ',']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('have no columns');
+    const bad = await runCommand(['envelopes', 'validate', '--csv', tsv, '--template', TEMPLATE, '--delimiter', ';;']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--delimiter must be one character');
+  });
+
   it('--dry-run shows the first row as it would be sent, and the count; the example files are valid', async () => {
     const csv = join(ROOT, 'examples', 'recipients.csv');
     const dry = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--dry-run'], { env: sandbox.env });
