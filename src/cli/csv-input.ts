@@ -8,7 +8,7 @@
  * spreadsheet numbers them: `recipients.csv:row 12`, the header being row 1.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
@@ -120,8 +120,10 @@ export async function openCsvInputs(source: CsvSource, signal: AbortSignal, io: 
   const name = source.csv === '-' ? 'stdin' : source.csv;
   try {
     try {
+      if (!statSync(path).isFile()) throw new UsageError(`--csv ${source.csv}: not a file; give the CSV itself`);
       closeSync(openSync(path, 'r'));
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       throw new UsageError(`--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }

@@ -106,6 +106,8 @@ describe('envelopes create --csv --template', () => {
     const missing = await runCommand(['envelopes', 'validate', '--csv', csv, '--template', TEMPLATE]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/\{\{signer_email\}\}, .*have no columns in .*few\.csv \(hint: its columns: contract_id, signer_name\)/);
+    const directory = await runCommand(['envelopes', 'validate', '--csv', work.dir, '--template', TEMPLATE]);
+    expect([directory.code, directory.stderr]).toEqual([2, `error: --csv ${work.dir}: not a file; give the CSV itself\n`]);
     const alone = await runCommand(['envelopes', 'create', '--csv', csv]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--csv needs --template');
