@@ -67,22 +67,36 @@ interface Row {
   cells: string[];
 }
 
-/** The records of a CSV file, each with its spreadsheet row number, streamed. */
-async function* csvRecords(path: string, delimiter: string): AsyncGenerator<Row> {
-  const { parse } = await import('csv-parse');
-  const parser = createReadStream(path).pipe(
-    parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true }),
-  );
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
-    yield { row: info.records + info.empty_lines, cells: record };
-  }
-}
+/** A record longer than this is a quote never closed, not data: an envelope body is at most 1 MiB. */
+const MAX_RECORD_BYTES = 1_048_576;
 
-/** csv-parse's own errors (a quote never closed) as a usage error naming the file; others as they are. */
-function csvError(error: unknown, name: string): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('CSV_')) return error;
-  return new UsageError(`${name}: not readable as CSV: ${(error as Error).message}`, { hint: 'a field with a delimiter, a quote or a line break must be quoted, its quotes doubled ("")' });
+/**
+ * The records of a CSV file, each with its spreadsheet row number, streamed.
+ * csv-parse's own errors (a quote never closed or opened mid-field) become a
+ * usage error naming the file and the last good row. The file is closed
+ * however the reading ends (a break, an error, Ctrl-C).
+ */
+async function* csvRecords(path: string, name: string, delimiter: string): AsyncGenerator<Row> {
+  const { parse, CsvError } = await import('csv-parse');
+  const file = createReadStream(path);
+  const parser = file.pipe(parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_RECORD_BYTES }));
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+      yield { row: info.records + info.empty_lines, cells: record };
+    }
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    // csv-parse puts its counts on the error: the row it could not read comes after them. (Its
+    // message says "line", a physical line, which a quoted line break makes differ from the row.)
+    const { records, empty_lines: empty } = error as unknown as { records?: number; empty_lines?: number };
+    const at = typeof records === 'number' ? ` at row ${records + (empty ?? 0) + 1}` : '';
+    throw new UsageError(`${name}: not readable as CSV${at}: ${error.message}`, {
+      hint: 'a field holding the delimiter, a quote or a line break must be quoted, its quotes doubled ("")',
+    });
+  } finally {
+    file.destroy();
+    parser.destroy();
+  }
 }
 
 function readTemplate(path: string): unknown {
@@ -104,6 +118,8 @@ function readTemplate(path: string): unknown {
 export interface CsvInputs extends InputSet {
   /** Columns the template never uses (a warning each, not an error). */
   unusedColumns: string[];
+  /** Columns (1-based) whose header cell is empty: ignored, with a warning. */
+  namelessColumns: number[];
   delimiter: string;
 }
 
@@ -128,25 +144,27 @@ export async function openCsvInputs(source: CsvSource, signal: AbortSignal, io: 
       throw new UsageError(`--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }
     const delimiter = source.delimiter !== undefined ? checkDelimiter(source.delimiter) : detectDelimiter(firstLine(path));
-    const records = csvRecords(path, delimiter);
-    const first = await records.next().catch((error: unknown) => Promise.reject(csvError(error, name)));
+    const records = csvRecords(path, name, delimiter);
+    const [first, second] = [await records.next(), await records.next()];
     await records.return(undefined);
     if (first.done) throw new UsageError(`--csv ${name}: the file is empty; its first row must name the columns`);
+    if (second.done) throw new UsageError(`${name}: no rows under the header row`, { hint: 'one row per envelope, under a header row naming the columns' });
+    // Spreadsheets write empty header cells for columns that were only formatted: ignored, with a warning.
     const header = first.value.cells.map((c) => c.trim());
-    const blank = header.findIndex((c) => c === '');
-    if (blank >= 0) throw new UsageError(`${name}:row 1: column ${blank + 1} has no name; every column of the header row needs one`);
-    const twice = header.find((c, i) => header.indexOf(c) !== i);
+    const nameless = header.flatMap((c, i) => (c === '' ? [i + 1] : []));
+    const twice = header.find((c, i) => c !== '' && header.indexOf(c) !== i);
     if (twice !== undefined) throw new UsageError(`${name}:row 1: the column ${JSON.stringify(twice)} is named twice`);
     const missing = placeholders.filter((p) => !header.includes(p));
     if (missing.length > 0) {
       throw new UsageError(`${source.template}: ${missing.map((m) => `{{${m}}}`).join(', ')} ${missing.length === 1 ? 'has no column' : 'have no columns'} in ${name}`, {
-        hint: `its columns: ${header.join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
+        hint: `its columns: ${header.filter(Boolean).join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
       });
     }
     let identity: string | undefined;
     return {
       delimiter,
-      unusedColumns: header.filter((c) => !placeholders.includes(c)),
+      unusedColumns: header.filter((c) => c !== '' && !placeholders.includes(c)),
+      namelessColumns: nameless,
       get identity() {
         identity ??= createHash('sha256')
           .update('csv\n')
@@ -156,27 +174,25 @@ export async function openCsvInputs(source: CsvSource, signal: AbortSignal, io: 
       },
       async *read(): AsyncGenerator<ReadInput> {
         let headerSeen = false;
-        try {
-          for await (const { row, cells } of csvRecords(path, delimiter)) {
-            if (!headerSeen) {
-              headerSeen = true;
-              continue;
-            }
-            const where = `${name}:row ${row}`;
-            if (cells.length !== header.length) {
-              const fix = cells.length < header.length ? 'a missing delimiter, or a line break outside quotes?' : `a ${delimiter === '\t' ? 'tab' : delimiter} inside a value that is not quoted?`;
-              yield { source: where, error: new Error(`has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`) };
-              continue;
-            }
-            if (cells.some((cell) => cell.includes('\uFFFD'))) {
-              yield { source: where, error: new Error('is not UTF-8 text: save the sheet as "CSV UTF-8" (Excel) or pick UTF-8 when exporting') };
-              continue;
-            }
-            const values = Object.fromEntries(header.map((column, i) => [column, cells[i]!]));
-            yield { source: where, value: normalizeEnvelope(renderTemplate(template, values)) };
+        for await (const { row, cells } of csvRecords(path, name, delimiter)) {
+          if (!headerSeen) {
+            headerSeen = true;
+            continue;
           }
-        } catch (error) {
-          throw csvError(error, name);
+          // A row of delimiters only (how exports end, or a row cleared by hand) is a blank row.
+          if (cells.every((cell) => cell.trim() === '')) continue;
+          const where = `${name}:row ${row}`;
+          if (cells.length !== header.length) {
+            const fix = cells.length < header.length ? 'a missing delimiter, or a line break outside quotes?' : `a ${delimiter === '\t' ? 'tab' : delimiter} inside a value that is not quoted?`;
+            yield { source: where, error: new Error(`has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`) };
+            continue;
+          }
+          if (cells.some((cell) => cell.includes('\uFFFD'))) {
+            yield { source: where, error: new Error('is not UTF-8 text: save the sheet as "CSV UTF-8" (Excel) or pick UTF-8 when exporting') };
+            continue;
+          }
+          const values = Object.fromEntries(header.flatMap((column, i) => (column === '' ? [] : [[column, cells[i]!]])));
+          yield { source: where, value: normalizeEnvelope(renderTemplate(template, values)) };
         }
       },
       close: () => {

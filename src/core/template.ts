@@ -4,8 +4,9 @@
  * A value that is exactly one placeholder takes the cell converted to the
  * field's type in the envelope schema (`"expires_in_days": "{{days}}"`
  * becomes an integer); an empty cell leaves the field out, and an object of
- * an array (a signer) whose placeholders are all empty is left out whole, so
- * a template may describe a second signer that some rows do not have.
+ * an array (a signer) whose placeholders are all empty is left out whole when
+ * the row filled another one, so a template may describe a second signer that
+ * some rows do not have.
  * Placeholders inside longer text are replaced by the cell's text.
  */
 import { envelopeSchema } from './envelope.js';
@@ -86,16 +87,14 @@ export function renderTemplate(template: unknown, row: Readonly<Record<string, s
       return { value: text, templated: true, allEmpty: empty };
     }
     if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      let templated = false;
-      value.forEach((item) => {
-        const r = render(item, [...path, out.length]);
-        templated ||= r.templated;
-        // An element whose placeholders all came out empty (a second signer this row has not) is left out.
-        if (r.value === LEFT_OUT || (r.templated && r.allEmpty && item !== null && typeof item === 'object')) return;
-        out.push(r.value);
-      });
-      return { value: out, templated, allEmpty: false };
+      const items = value.map((item, i) => ({ item, r: render(item, [...path, i]) }));
+      const isObject = (item: unknown) => item !== null && typeof item === 'object';
+      // An object whose placeholders all came out empty (a second signer this row has not) is left
+      // out, but only beside one the row did fill: a row that fills none keeps them, and
+      // validation names what is missing rather than the envelope going to the fixed signers alone.
+      const rowFilledOne = items.some(({ item, r }) => isObject(item) && r.templated && !r.allEmpty);
+      const kept = items.filter(({ item, r }) => r.value !== LEFT_OUT && !(rowFilledOne && isObject(item) && r.templated && r.allEmpty));
+      return { value: kept.map(({ r }) => r.value), templated: items.some(({ r }) => r.templated), allEmpty: false };
     }
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};

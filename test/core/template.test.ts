@@ -46,6 +46,12 @@ describe('envelope templates', () => {
     });
   });
 
+  it('keeps the row\'s own empty signers when the row filled none, so validation names them (never an envelope for the fixed signer alone)', () => {
+    const empty = Object.fromEntries(templatePlaceholders(TEMPLATE).map((name) => [name, ''])) as Record<string, string>;
+    const rendered = renderTemplate(TEMPLATE, { ...empty, id: 'C-3' }) as { signers: unknown[] };
+    expect(rendered.signers).toEqual([{}, { channel: 'whatsapp' }, { name: 'HR', email: 'hr@example.com', channel: 'email' }]);
+  });
+
   it('keeps a cell that is not of the field\'s type as text, for validation to name', () => {
     const rendered = renderTemplate(TEMPLATE, { id: 'C-2', name: 'A', version: 'v3', email: 'a@example.com', phone: '', channel: 'email', order: '1', second_name: 'B', second_phone: '+971500000000', sequential: 'yes', days: '14 days' }) as Record<string, unknown>;
     expect(rendered.expires_in_days).toBe('14 days');

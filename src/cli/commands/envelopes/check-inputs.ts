@@ -74,5 +74,7 @@ export async function openCommandInputs(ctx: CommandContext, paths: string[], fl
   const inputs = await openCsvInputs({ csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}) }, ctx.signal, ctx.io);
   const name = flags.csv === '-' ? 'stdin' : flags.csv;
   for (const column of inputs.unusedColumns) ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
+  const nameless = inputs.namelessColumns;
+  if (nameless.length > 0) ctx.output.warn(`${name}: column${nameless.length === 1 ? '' : 's'} ${nameless.join(', ')} of the header row ${nameless.length === 1 ? 'has' : 'have'} no name and ${nameless.length === 1 ? 'is' : 'are'} ignored`);
   return inputs;
 }

@@ -114,7 +114,25 @@ describe('envelopes create --csv --template', () => {
     const broken = work.write('broken.csv', `${HEADER.join(',')}\nX-2,"never closed,a@example.com,,email,,,14,\n`);
     const unreadable = await runCommand(['envelopes', 'validate', '--csv', broken, '--template', TEMPLATE]);
     expect(unreadable.code).toBe(2);
-    expect(unreadable.stderr).toContain('not readable as CSV: Quote Not Closed');
+    expect(unreadable.stderr).toContain('not readable as CSV at row 2: Quote Not Closed');
+  });
+
+  it('skips rows of delimiters only; a row without its own signer is invalid; a quote opened mid-field is exit 2 naming its row', async () => {
+    // As exports end: two trailing columns with no name (formatted once), rows of commas only.
+    const csv = work.write('export.csv', [`${HEADER.join(',')},,`, `${ROWS[1]!.join(',')},,`, 'EMP-9,,,,,,,14,,,', ',,,,,,,,,,', ',,,,,,,,,,', ''].join('\r\n'));
+    const result = await runCommand(['envelopes', 'validate', '--csv', csv, '--template', TEMPLATE]);
+    expect(result.stderr).toContain(`warning: ${csv}: columns 10, 11 of the header row have no name and are ignored`);
+    expect(result.code).toBe(2);
+    expect(result.stdout.trim()).toBe(`✓ ${csv}:row 2: valid`);
+    expect(result.stderr).toContain(`${csv}:row 3: signers[0].name:`);
+    expect(result.stderr).not.toContain('row 4');
+    const quote = work.write('quote.csv', [HEADER.join(','), ROWS[0]!.slice(0, 8).join(',') + ',', 'EMP-2,Ann "Nan" B,b@example.com,,email,,,14,'].join('\n'));
+    const opened = await runCommand(['envelopes', 'validate', '--csv', quote, '--template', TEMPLATE]);
+    expect(opened.code).toBe(2);
+    expect(opened.stderr).toMatch(/not readable as CSV at row 3: Invalid Opening Quote/);
+    const headerOnly = await runCommand(['envelopes', 'validate', '--csv', work.write('header.csv', `${HEADER.join(',')}\n`), '--template', TEMPLATE]);
+    expect(headerOnly.code).toBe(2);
+    expect(headerOnly.stderr).toContain('no rows under the header row');
   });
 
   it('takes the delimiter from the header row or from --delimiter (tab as \\t or "tab"); a bad one is exit 2', async () => {
