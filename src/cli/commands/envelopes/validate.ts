@@ -16,7 +16,8 @@ export const doc: CommandDoc = {
     '`--json` prints `{"input", "valid", "errors", "warnings"}` per input; each error is `{"path": "signers[1].phone", "message": "…"}`. The rules are those of `envelopes create`, which runs the same check before it sends.',
   ],
   examples: [
-    'sign-cli envelopes validate envelope.json "$repo/examples/"',
+    'mkdir -p batch && cp "$repo"/examples/envelope*.json batch/',
+    'sign-cli envelopes validate envelope.json batch/   # a directory means its *.json files',
     'sign-cli envelopes sample --count 3 > three.ndjson',
     'sign-cli envelopes validate --ndjson three.ndjson',
     'sign-cli envelopes validate - --json < envelope.json',
