@@ -73,7 +73,8 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       status: s,
       days_left: daysLeft,
       source: 'local',
-      active: inUse !== undefined && (connection.profileName === name || profile.api_key === inUse),
+      // The profile the key came from, or one holding the same key (SIGN_API_KEY set to a stored key).
+      active: inUse !== undefined && (connection.profileName === name || profile.api_key === inUse || (profile.key_masked !== undefined && profile.key_masked === maskKey(inUse))),
       required_scopes: profile.requires ?? required,
       storage: keyStorageOf(profile),
     };
@@ -115,7 +116,10 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
     return withKeyInUse({ rows, remoteProblem: (error as Error).message });
   }
   for (const remote of listed) {
-    const match = Object.entries(profiles).find(([, p]) => remote.key && listedIsProfiles(remote.key, p));
+    // The profile in use is matched by its full key (in hand); the others by what the config holds.
+    const match = Object.entries(profiles).find(([name, p]) =>
+      remote.key && (name === connection.profileName && inUse !== undefined ? maskedKeyMatches(remote.key, inUse) : listedIsProfiles(remote.key, p)),
+    );
     const row = match ? rows.find((r) => r.name === match[0]) : undefined;
     if (row) {
       // The service knows best about its own keys; local metadata fills the gaps.

@@ -59,6 +59,7 @@ const LABELS: Partial<Record<NodeJS.Platform, string>> = {
  */
 export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<Keychain> {
   const label = LABELS[platform] ?? 'the system keychain';
+  if (env.SIGN_KEYCHAIN === 'off') throw new KeychainUnavailableError('SIGN_KEYCHAIN=off');
   if (platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) {
     throw new KeychainUnavailableError('no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service');
   }
@@ -78,13 +79,47 @@ export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Plat
   };
 }
 
-/** One keychain call, bounded in time; any failure is a KeychainUnavailableError naming the keychain. */
+/** Keychain calls that outlived their bound and may still be running in the binding's thread. */
+let stuck = 0;
+
+/**
+ * How many keychain calls are still running after their bound: the binding
+ * cannot cancel a call already under way (a D-Bus call waiting for an unlock
+ * prompt nobody sees), and it would hold the process open, so the CLI exits
+ * on its own once the command is done (main.ts).
+ */
+export function stuckKeychainCalls(): number {
+  return stuck;
+}
+
+/** One keychain call, bounded in time whether or not the binding stops it; any failure is a KeychainUnavailableError naming the keychain. */
 async function answered<T>(label: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = AbortSignal.timeout(KEYCHAIN_TIMEOUT_MS);
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new KeychainUnavailableError(`${label} did not answer: no answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
+    }, KEYCHAIN_TIMEOUT_MS);
+  });
+  // Raced below; once the call settles first it is never awaited, and must not count as unhandled.
+  timedOut.catch(() => {});
+  let work: Promise<T> | undefined;
   try {
-    return await call(signal);
+    // Making the entry connects to D-Bus synchronously, and may throw (no reply): inside the try.
+    work = call(controller.signal);
+    return await Promise.race([work, timedOut]);
   } catch (error) {
-    const why = signal.aborted ? `no answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s` : oneLine((error as Error).message).slice(0, 200);
-    throw new KeychainUnavailableError(`${label} did not answer: ${why}`);
+    if (error instanceof KeychainUnavailableError && work) {
+      stuck++;
+      work.then(
+        () => stuck--,
+        () => stuck--,
+      );
+      throw error;
+    }
+    throw new KeychainUnavailableError(`${label} did not answer: ${oneLine((error as Error).message).slice(0, 200)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

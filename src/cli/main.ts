@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, exitCodeOf } from '../core/errors.js';
+import { stuckKeychainCalls } from './keychain.js';
 import { escapeControl } from '../core/text.js';
 import { VERSION } from '../core/version.js';
 import { Output } from './output.js';
@@ -143,6 +144,11 @@ export async function runProcess(argv: string[]): Promise<number> {
   process.stderr.on('error', () => {});
   try {
     exitCode = await main(argv, systemIo(), controller.signal);
+    // A keychain call the binding could not stop would hold the process open: its bound has passed, so leave.
+    if (stuckKeychainCalls() > 0) {
+      await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+      process.exit(exitCode);
+    }
     return exitCode;
   } finally {
     process.off('SIGINT', onSignal);

@@ -46,12 +46,19 @@ export interface StoredKey {
 export async function storeProfileKey(env: NodeJS.ProcessEnv, name: string, key: string, insecure: boolean): Promise<StoredKey> {
   const inFile: StoredKey['fields'] = { api_key: key };
   if (insecure) return { storage: 'file', fields: { ...inFile, insecure_storage: true } };
+  // Turned off for this machine on purpose: the file, without a warning at each add.
+  if (env.SIGN_KEYCHAIN === 'off') return { storage: 'file', fields: inFile };
   try {
     const keychain = await openKeychain(env);
     const reference: KeychainReference = { service: KEYCHAIN_SERVICE, account: `${name}:${randomUUID().slice(0, 8)}` };
     await keychain.set(reference.account, key);
     // Read back: a keychain that accepts a write but keeps nothing (a locked collection on some desktops) is not one.
-    if ((await keychain.get(reference.account)) !== key) throw new KeychainUnavailableError(`${keychain.label} did not keep the key`);
+    const kept = await keychain.get(reference.account).catch((error: unknown) => error);
+    if (kept !== key) {
+      // Not left behind where nothing points to it: the key goes to the file instead.
+      await keychain.delete(reference.account).catch(() => false);
+      throw kept instanceof KeychainUnavailableError ? kept : new KeychainUnavailableError(`${keychain.label} did not keep the key`);
+    }
     return { storage: 'keychain', fields: { keychain: reference, key_masked: maskKey(key) }, keychainLabel: keychain.label };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;

@@ -125,7 +125,7 @@ describe.skipIf(NO_SECRET_SERVICE)('keys in the OS keychain (a real Secret Servi
     expectNoKey([refused, forced], other.key);
   });
 
-  it('falls back to the 0600 file with one warning line when the D-Bus session has no one answering', async () => {
+  it('falls back to the 0600 file with one warning line when the D-Bus session has no one answering; SIGN_KEYCHAIN=off chooses the file', async () => {
     const { env: config, file } = withConfig();
     const env = { ...config, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(keyring.dir, 'no-such-bus')}` };
     const add = await runCli(['keys', 'add', 'ci', '--stdin', '--offline'], { env, input: `${sandbox.apiKey}\n` });
@@ -138,5 +138,31 @@ describe.skipIf(NO_SECRET_SERVICE)('keys in the OS keychain (a real Secret Servi
     const listed = await runCli(['keys', 'list', '--local', '--json'], { env });
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({ name: 'ci', storage: 'file' });
     expectNoKey([add, listed], sandbox.apiKey);
+
+    // A Secret Service that never answers (an unlock prompt nobody sees): given up after its bound,
+    // the key kept in the file, and the command ends rather than waiting for the D-Bus call.
+    const frozen = withConfig();
+    const thaw = keyring.freeze();
+    try {
+      const started = Date.now();
+      const stuck = await runCli(['keys', 'add', 'ci', '--stdin', '--offline'], { env: { ...frozen.env, ...keyring.env }, input: `${sandbox.apiKey}\n` });
+      const seconds = (Date.now() - started) / 1000;
+      expect(stuck.code).toBe(0);
+      // Either the bound or D-Bus's own reply timeout ends the call first; either way it is one warning line.
+      expect(stuck.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^warning: no OS keychain answered \(the Secret Service did not answer: .+\); the key is kept in /), expect.stringMatching(/^✓ stored sk_test_/)]);
+      // Far below D-Bus's own 25 s reply timeout, which the binding would otherwise wait out.
+      expect(seconds).toBeLessThan(15);
+      expect(JSON.parse(readFileSync(frozen.file, 'utf8')).profiles.ci.api_key).toBe(sandbox.apiKey);
+    } finally {
+      thaw();
+    }
+
+    // SIGN_KEYCHAIN=off: the file on purpose, a Secret Service running or not, and no warning.
+    const off = withConfig();
+    const quiet = await runCli(['keys', 'add', 'ci', '--stdin', '--offline'], { env: { ...off.env, ...keyring.env, SIGN_KEYCHAIN: 'off' }, input: `${sandbox.apiKey}\n` });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('warning');
+    expect(JSON.parse(readFileSync(off.file, 'utf8')).profiles.ci.api_key).toBe(sandbox.apiKey);
+    expectNoKey([quiet], sandbox.apiKey);
   });
 });

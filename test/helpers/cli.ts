@@ -19,6 +19,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   }
   // No keychain of the desktop the tests may run in: a test that wants one starts its own (secret-service.ts).
   delete env.DBUS_SESSION_BUS_ADDRESS;
+  // Elsewhere the keychain needs no session: off, unless a test asks for it.
+  if (process.platform !== 'linux') env.SIGN_KEYCHAIN = 'off';
   env.NO_COLOR = '1';
   env.SIGN_CONFIG_DIR ??= tempDir('sign-cli-config-');
   // Create journals stay out of the real state dir; tests sharing one pass SIGN_STATE_DIR.

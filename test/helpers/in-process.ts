@@ -23,6 +23,8 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
     NO_COLOR: '1',
     SIGN_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'sign-cli-config-')),
     SIGN_STATE_DIR: mkdtempSync(join(tmpdir(), 'sign-cli-state-')),
+    // No D-Bus session here, so no keychain on Linux; elsewhere the keychain needs none: off (cleanEnv does the same).
+    ...(process.platform === 'linux' ? {} : { SIGN_KEYCHAIN: 'off' }),
   };
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];

@@ -37,6 +37,8 @@ export interface SecretService {
   lookup(attributes: Record<string, string>): string | null;
   /** The attributes of every item whose attributes include these (secret-tool search --all). */
   search(attributes: Record<string, string>): string;
+  /** Stops the keyring daemon (SIGSTOP): the bus is there, the Secret Service never answers; call the result to resume it. */
+  freeze(): () => void;
   stop(): Promise<void>;
 }
 
@@ -109,7 +111,12 @@ export async function startSecretService(): Promise<SecretService> {
         return '';
       }
     },
+    freeze: () => {
+      keyring.kill('SIGSTOP');
+      return () => keyring.kill('SIGCONT');
+    },
     stop: async () => {
+      keyring.kill('SIGCONT');
       await stopped(keyring);
       await stopped(bus);
     },

@@ -264,7 +264,7 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: nu
 async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   const connection = await ctx.resolveConnection();
   if (!connection.apiKey && connection.keyProblem) {
-    return [{ check: 'api key', status: 'fail', detail: `${connection.keyProblem}: unlock the keychain, or add the key again with --insecure-storage` }];
+    return [{ check: 'api key', status: 'fail', detail: `${connection.keyProblem}: unlock the keychain, set SIGN_API_KEY, or keep the key in the config file: sign-cli keys add ${connection.profileName} --stdin --force --insecure-storage` }];
   }
   if (!connection.apiKey) {
     return [{ check: 'api key', status: 'fail', detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`' }];

@@ -128,7 +128,13 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
     ...(requires ? { requires } : {}),
     ...(listed?.last_used ? { last_used: listed.last_used } : {}),
   };
-  config.set(`profiles.${name}`, profile);
+  try {
+    config.set(`profiles.${name}`, profile);
+  } catch (error) {
+    // The config could not be written: the new keychain entry would point nowhere.
+    await deleteProfileKey(ctx.env, profile);
+    throw error;
+  }
   // The replaced key's keychain entry goes once the new key is safely stored.
   const left = existing?.keychain && existing.keychain.account !== stored.fields.keychain?.account ? await deleteProfileKey(ctx.env, existing) : undefined;
   if (left) ctx.output.warn(`could not delete the replaced key from the keychain: ${left}`);
