@@ -8,7 +8,9 @@ let id: string;
 const work = workspace('sign-cli-get-');
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  // Speed 0.01: the journey stays at its start for the whole file, so "sent" is what every test sees
+  // (at the helper's speed 20 a loaded machine let it complete between create and get).
+  sandbox = await startTestSandbox({ speed: 0.01 });
   id = (await runCommand(['envelopes', 'create', '-f', work.unique(), '--query', 'envelope.id'], { env: sandbox.env })).stdout.trim();
 });
 afterAll(async () => {
