@@ -37,6 +37,8 @@ _sign_cli() {
     --output) COMPREPLY=(); return ;;
     -o) COMPREPLY=(); return ;;
     --wait-timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --trust) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --envelope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --status) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'sent completed declined failed expired voided' -- "$cur")); return ;;
     --contract-id) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --since) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -61,7 +63,6 @@ _sign_cli() {
     --request-file) COMPREPLY=(); return ;;
     --to) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --set) COMPREPLY=(); return ;;
-    --envelope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --environment) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --expires) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --scope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -85,10 +86,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--envelope|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--trust|--envelope|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -102,8 +103,9 @@ _sign_cli() {
       'envelopes validate') words='--ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
       'envelopes sample') words='--count'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
-      'envelopes download') words='--output -o --wait --wait-timeout'" $globals" ;;
+      'envelopes download') words='--output -o --wait --wait-timeout --verify --trust'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;
+      'envelopes verify') words='--trust --envelope'" $globals" ;;
       'envelopes list') words='--status --contract-id --since --limit --all'" $globals" ;;
       'envelopes watch') words='--interval'" $globals" ;;
       'envelopes void') words='--reason --yes -y'" $globals" ;;
@@ -138,7 +140,7 @@ _sign_cli() {
   fi
   case "$cmd" in
     '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox api completion' -- "$cur")) ;;
-    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit list watch void' -- "$cur")) ;;
+    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -164,6 +166,11 @@ _sign_cli() {
     'envelopes audit')
       case "$npos" in
         0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'envelopes verify')
+      case "$npos" in
+        0) COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'envelopes list')

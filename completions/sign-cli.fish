@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --envelope --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -77,6 +77,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'sample' -d 'print a va
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'get' -d 'show one envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'download' -d 'save the signed copy (PDF) of a completed envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'audit' -d 'show the audit trail of an envelope; --verify checks its hash chain'
+complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, offline, that a signed PDF is the signed document, unaltered: every signature, its certificate chain, and (with --envelope) the audit trail'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'list' -d 'list envelopes, newest first'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'void' -d 'void an envelope still under way: its signers can no longer sign (asks first)'
@@ -103,7 +104,12 @@ complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l count -x -d 'print
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l output -s o -r -F -d 'where to write the PDF; - for stdout (default: <id>-signed.pdf)'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait -d 'wait until the envelope reaches a final state first'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait-timeout -x -d 'how long --wait waits (default: 300)'
+complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l verify -d 'then check the file as `envelopes verify --envelope <id>` does (exit 1 if any check fails)'
+complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l trust -x -d 'with --verify: a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "envelopes audit"' -l verify -d 'check that no entry was changed, removed, added or reordered (exit 1 if one was)'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l trust -x -d 'a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l envelope -x -d 'also check the envelope'\''s audit trail: its chain, and that it names this file'\''s hash'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l status -x -a 'sent completed declined failed expired voided' -d 'only envelopes in this state (repeatable or comma-separated: sent, completed, declined, failed, expired, voided)'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l contract-id -x -d 'only envelopes of this contract'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l since -x -d 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d'

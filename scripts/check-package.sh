@@ -46,6 +46,9 @@ node -e '
   if (!ok) { console.error("the signed copy is not a PDF with the DejaVu fonts embedded"); process.exit(1); }
   console.log(`installed CLI downloaded the signed copy of ${process.argv[2]}: ${pdf.length} bytes, DejaVu Sans embedded`);
 ' "$work/signed.pdf" "$arabic_id"
+# The signed copy proves itself in the installed CLI: its PAdES signature, the sandbox CA, the trail.
+"$bin" envelopes verify "$work/signed.pdf" --trust "$(first_line ca_file)" --envelope "$arabic_id" > /dev/null
+echo "installed CLI verified the signed copy of $arabic_id (PAdES, sandbox CA, audit trail)"
 
 # The keychain binding (a native addon outside the bundle) loads from the installed package.
 node -e '

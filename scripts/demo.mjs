@@ -28,7 +28,8 @@ const first = await new Promise((resolve, reject) => {
   createInterface({ input: sandbox.stdout }).once('line', resolve);
   sandbox.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
 });
-const { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } = JSON.parse(first);
+const sandboxFirst = JSON.parse(first);
+const { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } = sandboxFirst;
 console.log(`sandbox at ${baseUrl}; its test key and webhook secret are in ${join(work, 'sandbox', 'credentials.env')}`);
 const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(work, 'state') };
 
@@ -119,6 +120,11 @@ try {
 
   step('Bulk from a spreadsheet: one envelope per row of examples/recipients.csv, filled into examples/template.json');
   await cli(['envelopes', 'create', '--csv', 'examples/recipients.csv', '--template', 'examples/template.json']);
+
+  if (id) {
+    step(`The signed copy proves itself: its PAdES signature, the chain to the sandbox's CA (${sandboxFirst.ca_file}), and the audit trail naming its hash`);
+    await cli(['envelopes', 'download', id, '-o', join(work, 'verified.pdf'), '--verify', '--trust', sandboxFirst.ca_file]);
+  }
 } finally {
   step('Stop the listener (Ctrl-C prints its summary) and the sandbox');
   listener.child.kill('SIGINT');

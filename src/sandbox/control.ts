@@ -4,6 +4,7 @@
  * minting keys of any account and environment. All but health need the
  * sandbox's own key.
  */
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPES } from '../core/endpoints.js';
 import { safeEqual } from '../core/webhooks.js';
@@ -36,6 +37,13 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
   const path = url.pathname;
   if (path === '/_sandbox/health') {
     sendJson(res, 200, { ok: true });
+    return;
+  }
+  // Public, as a CA's certificate is: what its signed copies are checked against.
+  if (path === '/_sandbox/ca.pem' && req.method === 'GET') {
+    const pem = readFileSync(services.identity.caFile);
+    res.writeHead(200, { 'content-type': 'application/x-pem-file', 'content-length': pem.length });
+    res.end(pem);
     return;
   }
   if (!safeEqual(req.headers.authorization ?? '', `Bearer ${secrets.apiKey}`)) {

@@ -14,6 +14,7 @@ import { ed25519PublicKeyOf, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock } from './clock.js';
 import { writeCredentialsFile } from './credentials-file.js';
 import { ed25519SigningKey, sandboxCredentials } from './credentials.js';
+import type { SigningIdentity } from './signing-identity.js';
 import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
 import { sendError } from './http.js';
@@ -56,6 +57,8 @@ export interface RunningSandbox {
   /** Things to tell the person who started it: skipped log lines, re-issued credentials. */
   notices: string[];
   dataDir: string;
+  /** The sandbox CA's certificate (PEM): what its signed copies verify against. */
+  caFile: string;
   server: Server;
   close(): Promise<void>;
 }
@@ -94,6 +97,8 @@ function buildServices(options: SandboxOptions, notices: string[]): SandboxServi
     deliverer,
     counters,
     secrets,
+    // Set by startSandbox before the first request: made in the data dir, which the store has just made sure of.
+    identity: undefined as unknown as SigningIdentity,
     inFlight: new Set<string>(),
     storageTrouble,
   };
@@ -104,6 +109,16 @@ const urlOf = (host: string, port: number): string => `http://${host.includes(':
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const notices: string[] = [];
   const services = buildServices(options, notices);
+  // Made on first start, read after (keys 0600 in the data dir); the CA's certificate is published.
+  try {
+    const { signingIdentity } = await import('./signing-identity.js');
+    // Dated by the sandbox's clock, which signing times come from (it runs --speed times real time).
+    services.identity = await signingIdentity(options.dataDir, new Date(services.clock.now()));
+  } catch (error) {
+    services.store.close();
+    throw error;
+  }
+  const { identity } = services;
   const { store, scheduler, secrets, journey, deliverer } = services;
   const route = createRouter(services);
 
@@ -153,6 +168,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     ...(secrets.signingKey ? { webhookPublicKey: ed25519PublicKeyOf(secrets.signingKey) } : {}),
     notices,
     dataDir: options.dataDir,
+    caFile: identity.caFile,
     server,
     close: async () => {
       scheduler.close();

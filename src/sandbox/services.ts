@@ -26,6 +26,8 @@ export interface Counters {
   storage_failures: number;
 }
 
+import type { SigningIdentity } from './signing-identity.js';
+
 export interface SandboxServices {
   store: SandboxStore;
   clock: SandboxClock;
@@ -37,6 +39,8 @@ export interface SandboxServices {
   deliverer: Deliverer;
   counters: Counters;
   secrets: Credentials;
+  /** Its CA and signing certificate (signing-identity.ts), loaded at start: signed copies are signed with it. */
+  identity: SigningIdentity;
   /** Idempotency records of requests still being processed (409 for a second one). */
   inFlight: Set<string>;
   /** The state could not be written: counted, and said at most once a minute. */

@@ -3,6 +3,7 @@
  * signed webhook deliveries (checked with the `standardwebhooks` package),
  * retries, the signed copy and the audit trail, and restarts.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -155,11 +156,14 @@ describe('signing journey and webhooks (speed 40)', () => {
     const result = await runCli(['envelopes', 'audit', id, '--verify', '--json'], { env });
     expect(result.code).toBe(0);
     const trail = JSON.parse(result.stdout);
-    expect(trail.verification).toMatchObject({ valid: true, entries: 10, problem: null });
+    expect(trail.verification).toMatchObject({ valid: true, entries: 11, problem: null });
     expect(trail.entries.map((e: { type: string }) => e.type)).toEqual([
       'envelope.created', 'envelope.sent', 'signer.notified', 'signer.viewed', 'signer.verified',
-      'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed',
+      'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed', 'document.sealed',
     ]);
+    // The closing entry names the signed copy's hash: the copy downloaded now is that document.
+    const pdf = Buffer.from(await (await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}/signed-copy`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } })).arrayBuffer());
+    expect(trail.entries.at(-1).detail).toBe(`signed copy sha256 ${createHash('sha256').update(pdf).digest('hex')}`);
     expect(trail.entries[0].actor).toMatch(/^api_key:key_\w+ \(sandbox\)$/);
     expect(trail.entries[3].actor).toMatch(/^signer:sgn_\w+ \(Layla Haddad\)$/);
     const table = await runCli(['envelopes', 'audit', id], { env });

@@ -12,7 +12,7 @@ import { sameRealm } from '../realm.js';
 import { buildEnvelope, publicEnvelope } from '../resources.js';
 import { VOID_REASON_MAX, sandboxBounds, widenHint } from '../rules.js';
 import type { RequestContext, Route, SandboxServices } from '../services.js';
-import { signedCopyPdf } from '../signed-copy.js';
+import { ensureSealed, signedCopy } from '../seal.js';
 
 /** POST /api/v1/envelopes: checked by the core's rules, stored with its idempotency record, then the journey starts. */
 function createEnvelope(services: SandboxServices, ctx: RequestContext): Promise<void> {
@@ -105,7 +105,9 @@ async function downloadSignedCopy(services: SandboxServices, { res, params, key 
     sendError(res, 409, 'envelope_not_completed', `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`, { envelope_status: envelope.status });
     return;
   }
-  const pdf = await signedCopyPdf(envelope, services.store.audits.get(envelope.id) ?? []);
+  // Signed (PAdES) as a signing service delivers it; the trail's closing entry records its hash.
+  await ensureSealed(services, envelope);
+  const pdf = await signedCopy(services, envelope);
   res.writeHead(200, {
     'content-type': 'application/pdf',
     'content-length': pdf.length,
@@ -115,9 +117,10 @@ async function downloadSignedCopy(services: SandboxServices, { res, params, key 
 }
 
 /** GET …/audit-trail: the hash-chained entries and the head hash. */
-function getAuditTrail(services: SandboxServices, { res, params, key }: RequestContext): void {
+async function getAuditTrail(services: SandboxServices, { res, params, key }: RequestContext): Promise<void> {
   const envelope = findEnvelope(services, res, params[0]!, key);
   if (!envelope) return;
+  await ensureSealed(services, envelope);
   const entries = services.store.audits.get(envelope.id) ?? [];
   sendJson(res, 200, { envelope_id: envelope.id, hash_algorithm: 'sha256', head_hash: entries.at(-1)?.hash ?? null, entries });
 }

@@ -3,9 +3,9 @@ import { createReadStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode, SignError } from '../../../core/errors.js';
+import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
-import { parsePositiveNumberOption } from '../../flags.js';
+import { collect, parsePositiveNumberOption } from '../../flags.js';
 import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
@@ -13,6 +13,8 @@ interface DownloadOptions {
   output?: string;
   wait?: boolean;
   waitTimeout: string;
+  verify?: boolean;
+  trust?: string[];
 }
 
 export const doc: CommandDoc = {
@@ -23,7 +25,8 @@ export const doc: CommandDoc = {
   more: [
     'Before completion the service answers 409 `envelope_not_completed` (exit 1). The body must be a PDF (a `%PDF-` header, a `%%EOF` trailer), checked before anything is written: an HTML page from a wrong base URL is exit 1 and no file. A signed copy over 512 MiB is refused; it is streamed to its file, never held in memory.',
     'The sandbox\'s signed copy embeds its font, so Arabic names print as written, joined and right to left, and ends with a certificate of completion.',
-    '`--json` prints `{"id", "file", "bytes", "sha256"}`.',
+    '`--verify` then checks the saved file as `envelopes verify <file> --envelope <id>` does: every signature, its chain to a trusted root (Node\'s bundled roots plus each `--trust`), and the audit trail naming the file\'s hash; exit 1 if any check fails (the file stays, for a look).',
+    '`--json` prints `{"id", "file", "bytes", "sha256"}`, plus `"verification"` (as `envelopes verify --json` prints it) with `--verify`.',
   ],
   examples: [
     'sign-cli envelopes download "$id" --wait -o lease.pdf',
@@ -39,12 +42,16 @@ export function registerDownload(envelopes: Command, action: Action): void {
     .option('-o, --output <file>', 'where to write the PDF; - for stdout (default: <id>-signed.pdf)')
     .option('--wait', 'wait until the envelope reaches a final state first')
     .option('--wait-timeout <seconds>', 'how long --wait waits', '300')
+    .option('--verify', 'then check the file as `envelopes verify --envelope <id>` does (exit 1 if any check fails)')
+    .option('--trust <ca.pem>', 'with --verify: a CA certificate (PEM) to trust besides Node\'s bundled roots (repeatable)', collect)
     .action(action(downloadCommand));
 }
 
 export async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
   const { output } = ctx;
   const waitMs = parsePositiveNumberOption('--wait-timeout', options.waitTimeout) * 1000;
+  if (options.verify && options.output === '-') throw new UsageError('--verify checks a saved file: give -o <file>, not -o -');
+  if (options.trust && !options.verify) throw new UsageError('--trust goes with --verify');
   const client = await ctx.client({}, ['downloadSignedCopy']);
   try {
     if (options.wait) {
@@ -76,9 +83,15 @@ export async function downloadCommand(ctx: CommandContext, options: DownloadOpti
       rmSync(partial, { force: true });
       throw error;
     }
-    if (output.json) output.jsonLine({ id, file, bytes: pdf.bytes, sha256: pdf.sha256 });
-    else output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.bytes} bytes, sha256 ${pdf.sha256.slice(0, 16)}…)`);
-    return ExitCode.ok;
+    // The verifier (pdf-lib, pkijs) loads only for --verify.
+    const checks = options.verify ? await import('./verify.js') : undefined;
+    const verification = checks ? await checks.verifyFile(ctx, file, { ...(options.trust ? { trust: options.trust } : {}), envelope: id! }) : undefined;
+    if (output.json) {
+      output.jsonLine({ id, file, bytes: pdf.bytes, sha256: pdf.sha256, ...(verification ? { verification: { ...verification.verdict, valid: verification.valid, audit_trail: verification.audit } } : {}) });
+      return !verification || verification.valid ? ExitCode.ok : ExitCode.failed;
+    }
+    output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.bytes} bytes, sha256 ${pdf.sha256.slice(0, 16)}…)`);
+    return checks && verification ? checks.reportVerification(ctx, verification) : ExitCode.ok;
   } finally {
     await client.close();
   }

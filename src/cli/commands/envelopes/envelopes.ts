@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import { registerAudit } from './audit.js';
+import { registerVerify } from './verify.js';
 import { registerCreate } from './create.js';
 import { registerDownload } from './download.js';
 import { registerGet } from './get.js';
@@ -34,6 +35,7 @@ export function registerEnvelopes(program: Command, action: Action): void {
   registerGet(envelopes, action);
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);
+  registerVerify(envelopes, action);
   registerEnvelopesList(envelopes, action);
   registerWatch(envelopes, action);
   registerVoid(envelopes, action);

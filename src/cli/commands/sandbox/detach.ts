@@ -27,6 +27,7 @@ export interface ReadyMessage {
   api_key: string;
   webhook_secret: string;
   webhook_public_key?: string;
+  ca_file: string;
   data_dir: string;
   notices: string[];
 }

@@ -54,7 +54,7 @@ export function acceptOptions(flags: readonly string[], configured: Record<strin
 export const doc: CommandDoc = {
   summary: 'run a local sandbox of the service (no account needed)',
   details: [
-    'Alone, it runs in the foreground on 127.0.0.1:4010 with its state in ~/.local/share/sign-cli/sandbox, until Ctrl-C; `--detach` runs it in the background and returns once it listens and its credentials are written. It writes SIGN_BASE_URL, SIGN_API_KEY and SIGN_WEBHOOK_SECRET to <data-dir>/credentials.env (mode 0600), ready for `.` in a shell. With `--json` the first stdout line is `{"base_url", "api_key", "webhook_secret"}` (plus `"webhook_public_key"` with `--signing ed25519`, and `"pid"` with `--detach`).',
+    'Alone, it runs in the foreground on 127.0.0.1:4010 with its state in ~/.local/share/sign-cli/sandbox, until Ctrl-C; `--detach` runs it in the background and returns once it listens and its credentials are written. It writes SIGN_BASE_URL, SIGN_API_KEY and SIGN_WEBHOOK_SECRET to <data-dir>/credentials.env (mode 0600), ready for `.` in a shell. With `--json` the first stdout line is `{"base_url", "api_key", "webhook_secret", "ca_file"}` (plus `"webhook_public_key"` with `--signing ed25519`, and `"pid"` with `--detach`); `ca_file` is the PEM of the sandbox\'s own certificate authority, which signs its signed copies (PAdES), also served at GET /_sandbox/ca.pem.',
   ],
   more: [
     'A faithful emulator of the service: API keys with environment, scopes and expiry, 600 requests a minute per key, idempotency, the signing journey with signed webhooks and retries, a signed PDF with a certificate of completion, the audit trail, listings, void and resend; accounts and environments kept apart. Its state survives restarts and `kill -9`. What it serves, its magic contact values and its control endpoints: docs/sandbox.md.',
@@ -130,6 +130,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       api_key: sandbox.apiKey,
       webhook_secret: sandbox.webhookSecret,
       ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
+      ca_file: sandbox.caFile,
       data_dir: dataDir,
       notices: sandbox.notices,
     });
@@ -143,6 +144,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       api_key: sandbox.apiKey,
       webhook_secret: sandbox.webhookSecret,
       ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
+      ca_file: sandbox.caFile,
     });
   } else {
     output.protect(sandbox.apiKey);
@@ -152,6 +154,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
     // A public key: shown whole, it is what receivers verify with.
     if (sandbox.webhookPublicKey) output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
+    output.line(`  signed copies   PAdES, by its own CA: ${sandbox.caFile}`);
     output.line(`  data dir        ${dataDir}`);
     for (const [field, values] of Object.entries(accept)) output.line(`  also accepts    ${field}: ${values.join(', ')}`);
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
@@ -190,6 +193,7 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
       api_key: ready.api_key,
       webhook_secret: ready.webhook_secret,
       ...(ready.webhook_public_key ? { webhook_public_key: ready.webhook_public_key } : {}),
+      ca_file: ready.ca_file,
       pid: ready.pid,
     });
     return ExitCode.ok;

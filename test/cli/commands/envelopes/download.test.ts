@@ -38,8 +38,10 @@ describe('envelopes download', () => {
     expect(copy).toContain(`Contract ID: ${arabic.contract_id}`);
     expect(certificate[0]).toBe('Certificate of completion');
     arabic.signers.forEach(({ name }, i) => expect(certificate).toContain(`${i + 1}. ${name}`));
-    const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as { entries: { hash: string }[] };
-    expect(certificate).toContain(`Head hash (SHA-256): ${trail.entries.at(-1)!.hash}`);
+    const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as { entries: { hash: string; type: string; detail: string }[] };
+    // The certificate carries the trail up to the completion; the trail's closing entry then names this document's hash.
+    expect(certificate).toContain(`Head hash (SHA-256): ${trail.entries.at(-2)!.hash}`);
+    expect(trail.entries.at(-1)).toMatchObject({ type: 'document.sealed', detail: `signed copy sha256 ${JSON.parse(download.stdout).sha256}` });
   });
 
   it('-o - writes the PDF to stdout and nothing else', async () => {

@@ -1,0 +1,45 @@
+/**
+ * poppler's pdfsig with an NSS database of the test's own (certutil, from
+ * NSS's tools): the independent implementation PAdES signatures are checked
+ * against. `.ci/run` installs poppler-utils and libnss3-tools, so in CI a
+ * missing one fails; elsewhere the tests that need them are skipped, and say why.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { tempDir } from './paths.js';
+
+function has(command: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const missing = ['pdfsig', 'certutil', 'pk12util', 'openssl'].filter((c) => !has(c));
+const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
+if (missing.length > 0 && inCi) throw new Error(`${missing.join(', ')} not installed, and CI needs them (apt-get install poppler-utils libnss3-tools)`);
+/** For describe.skipIf: true when pdfsig or certutil is missing here. */
+export const NO_PDFSIG = missing.length > 0;
+if (NO_PDFSIG) console.warn(`${missing.join(', ')} not installed: the PAdES interoperability tests are skipped (apt-get install poppler-utils libnss3-tools)`);
+
+export interface Pdfsig {
+  /** The NSS database, as pdfsig's -nssdir takes it. */
+  nssdir: string;
+  /** pdfsig's report of a file (stdout and stderr together), trusting the CAs given to trust(). */
+  check(file: string): string;
+}
+
+/** An empty NSS database trusting the given CA certificates (PEM files) for signing. */
+export function pdfsigTrusting(...caFiles: string[]): Pdfsig {
+  const nssdir = `sql:${tempDir('sign-cli-nss-')}`;
+  execFileSync('certutil', ['-N', '-d', nssdir, '--empty-password'], { stdio: 'ignore' });
+  caFiles.forEach((file, i) => execFileSync('certutil', ['-A', '-d', nssdir, '-n', `ca${i}`, '-t', 'CT,C,C', '-i', file], { stdio: 'ignore' }));
+  return {
+    nssdir,
+    check: (file) => {
+      const run = spawnSync('pdfsig', ['-nssdir', nssdir, file], { encoding: 'utf8' });
+      return `${run.stdout}${run.stderr}`;
+    },
+  };
+}
