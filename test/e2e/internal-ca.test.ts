@@ -11,19 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { missingTools } from '../helpers/system-tools.js';
 
 /** openssl makes the certificate: a Debian package, installed by `.ci/run`; elsewhere the tests skip without it. */
-const hasOpenssl = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v openssl'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!hasOpenssl && inCi) throw new Error('openssl is not installed, and CI needs it (apt-get install openssl)');
-if (!hasOpenssl) console.warn('openssl is not installed: the internal CA tests are skipped (apt-get install openssl)');
+const hasOpenssl = !missingTools(['openssl'], 'openssl', 'the internal CA tests');
 
 const dir = tempDir('sign-cli-ca-');
 const cert = join(dir, 'service.pem');

@@ -5,23 +5,11 @@
  * missing one fails; elsewhere the tests that need them are skipped, and say why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { missingTools } from './system-tools.js';
 import { tempDir } from './paths.js';
 
-function has(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const missing = ['pdfsig', 'certutil', 'pk12util', 'openssl'].filter((c) => !has(c));
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (missing.length > 0 && inCi) throw new Error(`${missing.join(', ')} not installed, and CI needs them (apt-get install poppler-utils libnss3-tools)`);
-/** For describe.skipIf: true when pdfsig or certutil is missing here. */
-export const NO_PDFSIG = missing.length > 0;
-if (NO_PDFSIG) console.warn(`${missing.join(', ')} not installed: the PAdES interoperability tests are skipped (apt-get install poppler-utils libnss3-tools)`);
+/** For describe.skipIf: true when pdfsig, certutil, pk12util or openssl is missing here. */
+export const NO_PDFSIG = missingTools(['pdfsig', 'certutil', 'pk12util', 'openssl'], 'poppler-utils libnss3-tools openssl', 'the PAdES interoperability tests');
 
 export interface Pdfsig {
   /** The NSS database, as pdfsig's -nssdir takes it. */

@@ -11,22 +11,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
+import { missingTools } from './system-tools.js';
 
-function has(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const missing = ['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'].filter((c) => !has(c));
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (missing.length > 0 && inCi) throw new Error(`${missing.join(', ')} not installed, and CI needs them (apt-get install dbus gnome-keyring libsecret-tools)`);
 /** For describe.skipIf: true when the tests that need a Secret Service cannot run here. */
-export const NO_SECRET_SERVICE = missing.length > 0;
-if (NO_SECRET_SERVICE) console.warn(`${missing.join(', ')} not installed: the keychain tests are skipped (apt-get install dbus gnome-keyring libsecret-tools)`);
+export const NO_SECRET_SERVICE = missingTools(['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'], 'dbus-daemon dbus-bin gnome-keyring libsecret-tools', 'the keychain tests');
 
 export interface SecretService {
   /** The environment a process needs to reach it (its bus, and XDG dirs in the temp dir). */

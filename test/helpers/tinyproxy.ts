@@ -5,26 +5,16 @@
  * installs it, so in CI a missing tinyproxy fails; elsewhere the tests that
  * need it are skipped, and say why.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { missingTools } from './system-tools.js';
 import { writeFileSync } from 'node:fs';
 import { freePort } from './ports.js';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
 
-function find(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v tinyproxy'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const TINYPROXY = find();
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!TINYPROXY && inCi) throw new Error('tinyproxy is not installed, and CI needs it (apt-get install tinyproxy)');
 /** For describe.skipIf: true when the tests that need a proxy cannot run here. */
-export const NO_TINYPROXY = TINYPROXY === undefined;
-if (NO_TINYPROXY) console.warn('tinyproxy is not installed: the proxy tests are skipped (apt-get install tinyproxy)');
+export const NO_TINYPROXY = missingTools(['tinyproxy'], 'tinyproxy', 'the proxy tests');
+const TINYPROXY = 'tinyproxy';
 
 export interface ProxyProcess {
   url: string;
@@ -37,7 +27,7 @@ export async function startTinyproxy(): Promise<ProxyProcess> {
   const port = await freePort();
   const config = join(tempDir('sign-cli-tinyproxy-'), 'tinyproxy.conf');
   writeFileSync(config, [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 30', 'LogLevel Info', 'MaxClients 50', 'Allow 127.0.0.1', ''].join('\n'));
-  const child: ChildProcess = spawn(TINYPROXY!, ['-d', '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(TINYPROXY, ['-d', '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
