@@ -35,6 +35,14 @@ export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
 }
 
 /** The next entry of a trail whose last entry is `previous` (undefined for the first). */
+/**
+ * The trail's closing entry of a completed envelope: the SHA-256 of its signed
+ * copy, so trail and document vouch for each other. Written by the sandbox,
+ * matched exactly by `envelopes verify --envelope`.
+ */
+export const SEALED_ENTRY = 'document.sealed';
+export const sealedDetail = (sha256: string): string => `signed copy sha256 ${sha256}`;
+
 export function chainAuditEntry(previous: AuditEntry | undefined, fields: AuditFields): AuditEntry {
   const unsigned = { ...fields, seq: (previous?.seq ?? 0) + 1, prev_hash: previous?.hash ?? GENESIS_HASH };
   return { ...unsigned, hash: auditEntryHash(unsigned) };

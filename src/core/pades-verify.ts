@@ -9,13 +9,13 @@
  * chain, with node's Web Crypto underneath; nothing here parses ASN.1 by hand.
  * Not checked: revocation (OCSP, CRL), timestamps and long-term validation.
  */
-import { createHash, type webcrypto as WebCrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { findSignatures, type PdfSignature } from './pdf-signatures.js';
+import { pemToDer, usePkijsWithNodeCrypto } from './web-crypto.js';
 
-const webcrypto = (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
-pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+usePkijsWithNodeCrypto(pkijs);
 
 const OID_MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
 const OID_SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
@@ -75,7 +75,6 @@ function trustedRootsPem(): string[] {
   }
   return [...new Set([...tls.getCACertificates('default'), ...system])];
 }
-const pemToDer = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 
 /** D:YYYYMMDDHHmmSS[Z|+HH'mm'] as ISO 8601; null when it is not a PDF date. */
 export function pdfDate(value: string | null): string | null {

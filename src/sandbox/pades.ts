@@ -8,18 +8,16 @@
  * signing-certificate-v2 (the signer's certificate, bound by its hash); the
  * signing time is the dictionary's /M, as PAdES wants, not a CMS attribute.
  */
-import { createHash, type webcrypto as WebCrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { plainAddPlaceholder } from '@signpdf/placeholder-plain';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { SigningIdentity } from './signing-identity.js';
+import { usePkijsWithNodeCrypto } from '../core/web-crypto.js';
 
-/** Node's Web Crypto (the global: the bundle loads node:crypto's functions lazily, not its objects). */
-const webcrypto = (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
-
-pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+usePkijsWithNodeCrypto(pkijs);
 
 const OID = {
   data: '1.2.840.113549.1.7.1',

@@ -9,13 +9,11 @@
  * envelope, once.
  */
 import { createHash } from 'node:crypto';
-import { chainAuditEntry, type AuditEntry } from '../core/audit.js';
+import { SEALED_ENTRY as SEALED, chainAuditEntry, sealedDetail, type AuditEntry } from '../core/audit.js';
 import type { EnvelopeRecord } from './records.js';
 import type { SandboxServices } from './services.js';
 import { signedCopyPdf } from './signed-copy.js';
 
-/** The type of the closing entry; its detail is `signed copy sha256 <hex>`. */
-export const SEALED = 'document.sealed';
 
 /** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */
 export async function signedCopy(services: SandboxServices, envelope: EnvelopeRecord): Promise<Buffer> {
@@ -43,7 +41,7 @@ export function ensureSealed(services: SandboxServices, envelope: EnvelopeRecord
       at: new Date(services.clock.now()).toISOString(),
       type: SEALED,
       actor: 'system',
-      detail: `signed copy sha256 ${sha256}`,
+      detail: sealedDetail(sha256),
     });
     services.store.saveJourney(envelope, [entry], []);
   })().finally(() => inFlight.delete(envelope.id));

@@ -9,12 +9,10 @@
  */
 import 'reflect-metadata';
 import type { webcrypto as WebCrypto } from 'node:crypto';
+import { pemToDer as der, webcrypto } from '../core/web-crypto.js';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-
-/** Node's Web Crypto (the global, not node:crypto's export: the bundle loads node:crypto's functions lazily). */
-const webcrypto = (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -46,7 +44,6 @@ export interface SigningIdentity {
 
 const pem = (label: string, der: ArrayBuffer | Uint8Array) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der as Uint8Array).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
-const der = (text: string) => new Uint8Array(Buffer.from(text.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 
 async function importKey(text: string): Promise<CryptoKey> {
   return webcrypto.subtle.importKey('pkcs8', der(text), { name: ALGORITHM.name, hash: ALGORITHM.hash }, false, ['sign']) as Promise<CryptoKey>;

@@ -12,6 +12,7 @@ import type { Action } from '../../action.js';
 import { collect } from '../../flags.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import { readFlagFile } from '../../stdin.js';
+import { pemToDer } from '../../../core/web-crypto.js';
 
 export const doc: CommandDoc = {
   summary: 'check, offline, that a signed PDF is the signed document, unaltered: every signature, its certificate chain, and (with --envelope) the audit trail',
@@ -40,7 +41,7 @@ function trustedCertificates(files: string[], isCertificate: (der: Uint8Array) =
     const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
     if (!blocks) throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
     return blocks.map((block) => {
-      const der = new Uint8Array(Buffer.from(block.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
+      const der = pemToDer(block);
       if (!isCertificate(der)) throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
       return der;
     });
@@ -54,14 +55,14 @@ interface AuditCheck {
 
 /** The envelope's trail: a verified chain whose closing entry names this file's SHA-256. */
 async function auditCheck(ctx: CommandContext, id: string, sha256: string): Promise<AuditCheck> {
-  const [client, { verifyAuditChain }] = await Promise.all([ctx.client({}, ['getAuditTrail']), import('../../../core/audit.js')]);
+  const [client, { verifyAuditChain, SEALED_ENTRY, sealedDetail }] = await Promise.all([ctx.client({}, ['getAuditTrail']), import('../../../core/audit.js')]);
   try {
     const trail = await client.getAuditTrail(id, ctx.signal);
     const chain = verifyAuditChain(trail.entries, trail.head_hash);
     if (!chain.valid) return { ok: false, detail: `the audit trail of ${id} does not verify: ${chain.reason}` };
     // Only the closing entry counts, in its exact form: a title or a note that merely holds the hash is not a record of it.
     const last = trail.entries.at(-1);
-    const named = last?.type === 'document.sealed' && last.detail === `signed copy sha256 ${sha256}`;
+    const named = last?.type === SEALED_ENTRY && last.detail === sealedDetail(sha256);
     return named
       ? { ok: true, detail: `the audit trail of ${id} verifies (${trail.entries.length} entries) and records this file's SHA-256` }
       : { ok: false, detail: `the audit trail of ${id} verifies, but its closing entry does not record this file's SHA-256 ${sha256.slice(0, 16)}…: not the signed copy of that envelope (or it is not completed)` };

@@ -1,0 +1,19 @@
+/**
+ * Node's Web Crypto for the certificate and CMS libraries (@peculiar/x509,
+ * pkijs), and PEM to DER. The global, not node:crypto's `webcrypto` export:
+ * the CLI bundle loads node:crypto's functions lazily, not its objects.
+ */
+import type { webcrypto as WebCrypto } from 'node:crypto';
+import type * as Pkijs from 'pkijs';
+
+export const webcrypto = (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
+
+/** Tells pkijs to sign and verify with Node's Web Crypto (its engine is process-wide). */
+export function usePkijsWithNodeCrypto(pkijs: typeof Pkijs): void {
+  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+}
+
+/** The DER bytes of one PEM block (its armour lines and whitespace dropped). */
+export function pemToDer(pem: string): Uint8Array {
+  return new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
+}
