@@ -101,7 +101,7 @@ _sign_cli() {
       'envelopes') words=''" $globals" ;;
       'envelopes create') words='--file -f --ndjson --csv --template --delimiter --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --yes -y'" $globals" ;;
       'envelopes validate') words='--ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
-      'envelopes sample') words='--count'" $globals" ;;
+      'envelopes sample') words='--count --csv --template'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
       'envelopes download') words='--output -o --wait --wait-timeout --verify --trust'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;

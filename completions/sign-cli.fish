@@ -101,6 +101,8 @@ complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l delimiter -x -d 
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l allow-unknown-fields -d 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate" 0+' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l count -x -d 'print n distinct envelopes, one per line (NDJSON), for a bulk create'
+complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l csv -d 'print a sample recipients CSV instead (for --csv with --template)'
+complete -c sign-cli -n '__sign_cli_at "envelopes sample"' -l template -d 'print the envelope template that CSV fills in'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l output -s o -r -F -d 'where to write the PDF; - for stdout (default: <id>-signed.pdf)'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait -d 'wait until the envelope reaches a final state first'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait-timeout -x -d 'how long --wait waits (default: 300)'

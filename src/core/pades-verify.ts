@@ -188,7 +188,7 @@ async function verifySignature(pdf: Uint8Array, signature: PdfSignature, trusted
     // The engine validates the last certificate it is given: the one that signed, whatever else the CMS carries.
     const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs: [...certificates.filter((c) => c !== signerCert), signerCert], checkDate });
     const chain = await engine.verify();
-    add('certificate chain', chain.result, chain.result ? `to a trusted root (${commonName(chain.certificatePath?.at(-1) ?? signerCert)})` : `not to a trusted root: ${chain.resultMessage} (add the issuer's CA with --trust)`);
+    add('certificate chain', chain.result, chain.result ? `to a trusted root (${commonName(chain.certificatePath?.at(-1) ?? signerCert)})` : `not to a trusted root: ${chain.resultMessage} (the issuer's CA is not among the trusted certificates)`);
   } catch (error) {
     add('certificate chain', false, `not checked: ${(error as Error).message}`);
   }

@@ -35,7 +35,7 @@ const ok = (result: CliResult, what: string) => {
 const cli = (args: string[], input?: string) => runCli(args, { env, ...(input === undefined ? {} : { input }) });
 
 describe('every command, once, on the built binary', () => {
-  it('envelopes: sample, validate, create, get, watch, download, audit, list, void', async () => {
+  it('envelopes: sample, validate, create, get, watch, download, verify, audit, list, void', async () => {
     ok(await cli(['envelopes', 'validate', EXAMPLE]), 'validate');
     const sample = ok(await cli(['envelopes', 'sample']), 'sample');
     const body = { ...(JSON.parse(sample) as Record<string, unknown>), webhook_url: `${listener.url}/hooks` };
@@ -44,6 +44,9 @@ describe('every command, once, on the built binary', () => {
     expect(JSON.parse(ok(await cli(['envelopes', 'get', id, '--json']), 'get')).id).toBe(id);
     ok(await cli(['envelopes', 'watch', id, '--interval', '0.2']), 'watch');
     ok(await cli(['envelopes', 'download', id, '-o', join(work, 'signed.pdf')]), 'download');
+    const ca = await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`);
+    writeFileSync(join(work, 'sandbox-ca.pem'), await ca.text());
+    ok(await cli(['envelopes', 'verify', join(work, 'signed.pdf'), '--trust', join(work, 'sandbox-ca.pem'), '--envelope', id]), 'verify');
     ok(await cli(['envelopes', 'audit', id, '--verify']), 'audit');
     expect(ok(await cli(['envelopes', 'list', '--limit', '1', '--query', 'id']), 'list').trim()).toBe(id);
     const stuck = { ...(JSON.parse(sample) as Record<string, unknown>), signers: [{ name: 'Nadia Noview', email: 'nadia+noview@example.com', channel: 'email', order: 1 }] };

@@ -67,7 +67,7 @@ export async function openCommandInputs(ctx: CommandContext, paths: string[], fl
     return openInputs(paths, flags.ndjson === true, ctx.signal, ctx.io);
   }
   if (flags.template === undefined) {
-    throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: 'e.g. --template "$repo/examples/template.json"; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
+    throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: '`sign-cli envelopes sample --template` prints one to start from; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
   }
   if (paths.length > 0 || flags.ndjson) throw new UsageError(`--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`);
   const { openCsvInputs } = await import('../../csv-input.js');

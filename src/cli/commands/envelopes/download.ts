@@ -31,8 +31,9 @@ export const doc: CommandDoc = {
   examples: [
     'sign-cli envelopes download "$id" --wait -o lease.pdf',
     'sign-cli envelopes download "$id" -o - > lease-copy.pdf',
-    'ar=$(sign-cli envelopes create -f "$repo/examples/envelope-ar.json" --query envelope.id)   # Arabic title and names',
-    'sign-cli envelopes download "$ar" --wait -o lease-ar.pdf --json',
+    'sign-cli envelopes sample --csv > recipients.csv && sign-cli envelopes sample --template > template.json',
+    'sign-cli envelopes create --csv recipients.csv --template template.json --query envelope.id > ids.txt   # signers named in Arabic',
+    'sign-cli envelopes download "$(sed -n 2p ids.txt)" --wait -o contract-ar.pdf --json',
   ],
 };
 

@@ -16,12 +16,13 @@ export const doc: CommandDoc = {
     '`--json` prints `{"input", "valid", "errors", "warnings"}` per input; each error is `{"path": "signers[1].phone", "message": "…"}`. The rules are those of `envelopes create`, which runs the same check before it sends.',
   ],
   examples: [
-    'mkdir -p batch && cp "$repo"/examples/envelope*.json batch/',
+    'mkdir -p batch && sign-cli envelopes sample > batch/lease.json',
     'sign-cli envelopes validate envelope.json batch/   # a directory means its *.json files',
     'sign-cli envelopes sample --count 3 > three.ndjson',
     'sign-cli envelopes validate --ndjson three.ndjson',
     'sign-cli envelopes validate - --json < envelope.json',
-    'sign-cli envelopes validate --csv "$repo/examples/recipients.csv" --template "$repo/examples/template.json"',
+    'sign-cli envelopes sample --csv > recipients.csv && sign-cli envelopes sample --template > template.json',
+    'sign-cli envelopes validate --csv recipients.csv --template template.json',
   ],
 };
 

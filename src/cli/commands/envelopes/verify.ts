@@ -12,6 +12,7 @@ import type { Action } from '../../action.js';
 import { collect } from '../../flags.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import { readFlagFile } from '../../stdin.js';
+import { formatTime } from '../../time.js';
 import { pemToDer } from '../../../core/web-crypto.js';
 
 export const doc: CommandDoc = {
@@ -104,7 +105,7 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
     printTable(
       output,
       CHECK_COLUMNS,
-      verdict.signatures.flatMap((s) => s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(c.detail)])).concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
+      verdict.signatures.flatMap((s) => s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))])).concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
     );
   }
   if (verdict.signatures.length === 0) {
@@ -116,9 +117,17 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
     output.info(`${output.err.green('✓')} ${file}: ${verdict.signatures.length} signature${verdict.signatures.length === 1 ? '' : 's'} verified (${signers}); unaltered since signing`);
     return ExitCode.ok;
   }
-  const failed = verdict.signatures.flatMap((s) => s.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${c.detail}`)).concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
+  const failed = verdict.signatures.flatMap((s) => s.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${detailText(c.detail)}`)).concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
   output.info(`${output.err.red('✗')} ${file} does not verify: ${failed.map((f) => cellText(f)).join('; ')}`);
+  if (verdict.signatures.some((s) => s.checks.some((c) => c.check === 'certificate chain' && !c.ok))) {
+    output.info("hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem> (the sandbox's is served at <base-url>/_sandbox/ca.pem)");
+  }
   return ExitCode.failed;
+}
+
+/** A check's detail with its instants (ISO, from the verifier) in the one time format of human output. */
+function detailText(detail: string): string {
+  return detail.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, (iso) => formatTime(iso));
 }
 
 export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string }, [file]: string[]): Promise<number> {

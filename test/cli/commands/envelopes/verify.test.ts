@@ -31,7 +31,7 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-interface Verdict { valid: boolean; modified_after_signing: boolean; signatures: { signer: string; checks: { check: string; ok: boolean; detail: string }[] }[]; audit_trail: { ok: boolean; detail: string } | null }
+interface Verdict { valid: boolean; modified_after_signing: boolean; signatures: { signer: string; signing_time: string | null; checks: { check: string; ok: boolean; detail: string }[] }[]; audit_trail: { ok: boolean; detail: string } | null }
 
 describe('envelopes verify', () => {
   it('passes every check of the sandbox\'s signed copy with its CA trusted, and the audit trail names the file', async () => {
@@ -48,12 +48,17 @@ describe('envelopes verify', () => {
     const human = await runCommand(['envelopes', 'verify', file, '--trust', caFile], { env });
     expect(human.code).toBe(0);
     expect(human.stderr).toMatch(/✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/);
+    // The signing time in the one time format of human output; --json keeps ISO.
+    expect(human.stdout).toMatch(/signing time .*\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z \(as the signer states it/);
+    expect(human.stdout).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d{3}Z/);
+    expect(verdict.signatures[0]!.signing_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it('fails, naming the check, without the CA, after a changed byte or an appended revision, or against another envelope', async () => {
     const untrusted = await runCommand(['envelopes', 'verify', file], { env });
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('certificate chain: not to a trusted root');
+    expect(untrusted.stderr).toContain('hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem>');
 
     const changed = Buffer.from(readFileSync(file));
     changed[300] = changed[300]! ^ 0x01;
