@@ -1,32 +1,39 @@
-// Start-up time: the wall time of five everyday commands, run through the
-// launcher users run (bin/sign-cli.js), next to `node -e 0` measured in the
-// same run. Rounds are interleaved (baseline, then each command, again and
-// again) so a host whose speed drifts affects all of them alike; each figure is
-// the median of its runs and each ratio is a ratio of medians.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// Start-up time: the wall time of five everyday commands, on the Node users run (Node 24 from
+// the registry) first, then on this machine's Node, each next to `node -e 0` of the same Node
+// in the same run; then the single executable (dist/exe, built if missing) next to the bare
+// start of the Node it carries. Rounds are interleaved (baseline, then each command, again and
+// again) so a host whose speed drifts affects all of them alike; each figure is the median of
+// its runs and each ratio is a ratio of medians.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from './util.mjs';
+import { HOST_TARGET, registryNode } from '../scripts/registry-node.mjs';
+import { EXE_NODE_VERSION } from '../scripts/build-exe-settings.mjs';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const WARMUP = 2;
+/** The Node users run, measured first (SIGN_BENCH_NODE=24 by default; a version or range of the registry's). */
+const USERS_NODE = process.env.SIGN_BENCH_NODE ?? '24';
 
-/** [label, argv after the launcher, target ratio to `node -e 0`] */
+/** [label, argv after the launcher, target ratio to `node -e 0`] (issue 27's targets). */
 const COMMANDS = [
-  ['sign-cli --version', ['--version'], 1.2],
-  ['sign-cli --help', ['--help'], 1.5],
-  ['sign-cli keys list --local', ['keys', 'list', '--local'], 1.8],
-  ['sign-cli envelopes validate examples/envelope.json', ['envelopes', 'validate', 'examples/envelope.json'], 2.0],
-  ['sign-cli envelopes create -f examples/envelope.json --dry-run', ['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 2.0],
+  ['--version', ['--version'], 1.15],
+  ['--help', ['--help'], 1.3],
+  ['keys list --local', ['keys', 'list', '--local'], 1.5],
+  ['envelopes validate examples/envelope.json', ['envelopes', 'validate', 'examples/envelope.json'], 1.6],
+  ['envelopes create -f examples/envelope.json --dry-run', ['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 1.6],
 ];
+/** The single executable: --help within 1.2 of its Node's bare start; the others reported. */
+const EXE_TARGETS = { '--help': 1.2 };
 
-function timed(args, env) {
+function timed(command, args, env) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) {
-    throw new Error(`${args.join(' ')} exited with ${result.status ?? result.signal}: ${String(result.stderr).slice(0, 500)}`);
+    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}: ${String(result.stderr).slice(0, 500)}`);
   }
   return ms;
 }
@@ -37,38 +44,69 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** Medians of the baseline and of each run, interleaved and rotated: [base, ...commands]. */
+function measure(runs, env) {
+  for (let i = 0; i < WARMUP; i++) for (const [command, args] of runs) timed(command, args, env);
+  const times = runs.map(() => []);
+  for (let round = 0; round < RUNS; round++) {
+    // Rotate the order each round: no command always follows the same one.
+    for (let k = 0; k < runs.length; k++) {
+      const i = (k + round) % runs.length;
+      times[i].push(timed(runs[i][0], runs[i][1], env));
+    }
+  }
+  return times.map(median);
+}
+
+/** Rows for one runtime: its baseline, then each command's time and ratio against its target. */
+function rowsFor(label, medians, commands) {
+  const [base, ...rest] = medians;
+  const rows = [[`${label}: node -e 0 (baseline)`, `${base.toFixed(1)} ms`]];
+  let ok = true;
+  commands.forEach(([name, , target], i) => {
+    const ratio = rest[i] / base;
+    const verdict = target === undefined ? '' : `  (target <= ${target.toFixed(2)}: ${ratio <= target ? 'met' : 'NOT met'})`;
+    if (target !== undefined) ok &&= ratio <= target;
+    rows.push([`${label}: sign-cli ${name}`, `${rest[i].toFixed(1)} ms  ratio ${ratio.toFixed(2)}${verdict}`]);
+  });
+  return { rows, ok };
+}
+
 export async function benchStartup() {
   const home = mkdtempSync(join(tmpdir(), 'sign-cli-bench-startup-'));
   // A user's environment without our variables; config and state in a scratch dir.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'));
-  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(home, 'config'), SIGN_STATE_DIR: join(home, 'state') });
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR' && name !== 'NODE_COMPILE_CACHE'));
+  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(home, 'config'), SIGN_STATE_DIR: join(home, 'state'), TMPDIR: join(home, 'tmp') });
+  mkdirSync(env.TMPDIR);
   try {
     // One stored profile, so `keys list --local` reads a real config file and draws a table.
     const add = spawnSync(process.execPath, [BIN, 'keys', 'add', 'bench', '--stdin', '--offline', '--expires', '2099-01-01'], { cwd: ROOT, env, input: 'sk_test_benchstartup0000000000001234\n' });
     if (add.status !== 0) throw new Error(`keys add failed: ${add.stderr}`);
 
-    const baseline = ['-e', '0'];
-    const all = [baseline, ...COMMANDS.map(([, args]) => [BIN, ...args])];
-    for (let i = 0; i < WARMUP; i++) for (const args of all) timed(args, env);
-    const times = all.map(() => []);
-    for (let round = 0; round < RUNS; round++) {
-      // Rotate the order each round: no command always follows the same one.
-      for (let k = 0; k < all.length; k++) {
-        const i = (k + round) % all.length;
-        times[i].push(timed(all[i], env));
-      }
-    }
-    const base = median(times[0]);
-    const rows = [['node -e 0 (baseline)', `${base.toFixed(1)} ms`]];
+    const nodes = [
+      [registryNode(HOST_TARGET, USERS_NODE), `Node ${USERS_NODE}`],
+      [process.execPath, `Node ${process.versions.node.split('.')[0]} (this machine)`],
+    ];
+    const rows = [];
     let ok = true;
-    COMMANDS.forEach(([label, , target], index) => {
-      const ms = median(times[index + 1]);
-      const ratio = ms / base;
-      const met = ratio <= target;
-      ok &&= met;
-      rows.push([label, `${ms.toFixed(1)} ms  ratio ${ratio.toFixed(2)}  (target <= ${target.toFixed(1)}: ${met ? 'met' : 'NOT met'})`]);
-    });
-    return { name: `start-up (median of ${RUNS} interleaved runs each, ratio to node -e 0)`, rows, ok };
+    for (const [node, name] of nodes) {
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      const medians = measure([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env);
+      const result = rowsFor(`${name} (${version})`, medians, COMMANDS);
+      rows.push(...result.rows);
+      ok &&= result.ok;
+    }
+
+    // The single executable, against the bare start of the Node it carries.
+    const exe = join(ROOT, 'dist', 'exe', `sign-cli-${HOST_TARGET}`);
+    if (!existsSync(exe)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], { env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET }, stdio: 'inherit' });
+    const exeNode = registryNode(HOST_TARGET, EXE_NODE_VERSION);
+    const exeCommands = COMMANDS.map(([name, args]) => [name, args, EXE_TARGETS[name]]);
+    const medians = measure([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env);
+    const result = rowsFor(`single executable (Node ${EXE_NODE_VERSION})`, medians, exeCommands);
+    rows.push(...result.rows.map(([label, value]) => [label.replace(': node -e 0 (baseline)', `: its node -e 0 (baseline)`).replace(': sign-cli ', ': '), value]));
+    ok &&= result.ok;
+    return { name: `start-up (median of ${RUNS} interleaved runs each, ratio to node -e 0 of the same Node)`, rows, ok };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

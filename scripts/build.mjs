@@ -1,26 +1,31 @@
 // `npm run build`: the library and the CLI bundle.
 //
-// - The library (`import { SignClient } from 'esign-envelopes-cli'`): tsc emits dist/core/**.js and
-//   .d.ts, with source maps that embed their sources (src/ is not in the package). tsc
-//   type-checks all of src/ on the way; what it emits outside dist/core is removed.
+// - The library (`import { SignClient } from 'esign-envelopes-cli'`): esbuild bundles
+//   dist/core/index.js and dist/core/shared-budget.js with what they use (undici, zod, pkijs,
+//   the Redis client, …), so the installed package has no runtime dependency to fetch; tsc
+//   type-checks all of src/ and emits the .d.ts of dist/core (what it emits elsewhere is removed).
+//   Source maps embed their sources (src/ is not in the package).
 // - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
 //   parts (undici, zod, conf, inquirer, the table renderer, the sandbox, the listener), reached
 //   through dynamic import(), land in their own chunks and load only when a command needs
-//   them: start-up cost is the modules a command loads (bench/startup.mjs). pdfkit and
-//   fontkit stay outside it (EXTERNAL_PACKAGES).
+//   them: start-up cost is the modules a command loads (bench/startup.mjs). Only the keychain's
+//   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
+//   dist/fonts.
 // - dist/cli/version.js: the version alone, so the launcher answers --version without
 //   loading the CLI.
 // Everything is built beside dist/ and then put in its place, so that a run of the CLI (or
 // of the tests) during a build finds the old build or the new one, never half of one, and
 // nothing of a deleted source survives.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
-import { relative, sep } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { cliBundleOptions, requireFromRoot } from './cli-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// The fonts the signed copy embeds (src/sandbox/font-files.ts names them).
+const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // A sibling of dist/ (same depth: src/core/version.ts finds package.json at ../../).
 const out = `dist.building-${process.pid}`;
@@ -28,7 +33,7 @@ rmSync(`${root}${out}`, { recursive: true, force: true });
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 try {
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out, '--emitDeclarationOnly'], { cwd: root, stdio: 'inherit' });
 } catch {
   rmSync(`${root}${out}`, { recursive: true, force: true });
   console.error('build: tsc failed (above); dist/ left as it was');
@@ -36,175 +41,43 @@ try {
 }
 for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`, { recursive: true, force: true });
 
-/**
- * conf (the config file, DESIGN.md §2) imports ajv, ajv-formats and semver at its top, but
- * uses them only for the `schema`, `rootSchema`, `ajvOptions` and `migrations` options,
- * which sign-cli does not pass (src/cli/config.ts). In the bundle they are replaced by stubs
- * that fail loudly if ever reached: 200 KB less to load for every command that reads the
- * config. Whoever gives conf a schema or migrations must drop this plugin.
- */
-const confWithoutSchemaSupport = {
-  name: 'conf-without-schema-support',
-  setup(build) {
-    const stubs = {
-      'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
-      'ajv-formats': 'export default { default: unavailable };',
-      semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
-    };
-    const filter = new RegExp(`^(${Object.keys(stubs).map((s) => s.replace(/[.\/]/g, '\\$&')).join('|')})$`);
-    build.onResolve({ filter }, (args) =>
-      args.importer.includes(`${sep}node_modules${sep}conf${sep}`) ? { path: args.path, namespace: 'conf-stub' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'conf-stub' }, (args) => ({
-      contents: `function unavailable() { throw new Error("conf's schema and migrations support is left out of the sign-cli bundle (scripts/build.mjs)"); }\n${stubs[args.path]}\n`,
-      loader: 'js',
-    }));
-  },
-};
+const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli`, splitting: true, version }));
+writeFileSync(`${root}${out}/cli/version.js`, `export const VERSION = ${JSON.stringify(version)};\n`);
+mkdirSync(`${root}${out}/fonts`);
+for (const file of FONT_FILES) copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
+copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);
 
-/**
- * Node built-ins, which stay outside the bundle. An ESM `import … from 'node:fs'` makes Node
- * build a module facade of fs that reads every property (lazy getters included, loading
- * more modules), and `import process from 'node:process'` reads all of process (including
- * process.report, a module of its own). So each ESM import of a built-in gets the module
- * straight from process.getBuiltinModule (Node 20.16+), its properties as exports, each read
- * only by a chunk that imports it.
- * Some built-ins a command may never use are loaded on first use instead, not at start-up:
- * our modules' crypto, os, readline and stream/promises (functions only: importing
- * anything else fails the build); child_process required by commander (for executable
- * subcommands, which sign-cli has none of; it brings net and dgram); crypto imported by conf
- * (for encryption, unused here) and os by chalk (for Windows).
- */
-const LAZY_IN_OUR_MODULES = ['node:crypto', 'node:os', 'node:readline', 'node:stream/promises'];
-const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'], chalk: ['node:os'] };
-const builtins = {
-  name: 'builtins',
-  setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      if (!isBuiltin(args.path)) return undefined;
-      const id = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
-      const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(args.importer)?.[1]?.replace('\\', '/');
-      const lazy = pkg === undefined ? LAZY_IN_OUR_MODULES.includes(id) : (LAZY_IN_PACKAGES[pkg] ?? []).includes(id);
-      if (args.kind === 'require-call') return lazy ? { path: id, namespace: 'builtin-lazy-cjs' } : { path: args.path, external: true };
-      if (args.kind !== 'import-statement') return { path: args.path, external: true };
-      if (lazy) return { path: id, namespace: pkg === undefined ? 'builtin-lazy' : 'builtin-lazy-default' };
-      // One stand-in per importing file, so it lands in that file's chunk (no chunk of its own).
-      return { path: `${id}|${relative(root, args.importer)}`, namespace: 'builtin' };
-    });
-    const get = (id) => `process.getBuiltinModule(${JSON.stringify(id)})`;
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-      const id = args.path.slice(0, args.path.indexOf('|'));
-      const real = process.getBuiltinModule(id);
-      // Every own property, accessors included: on Node 22+ some exports (AsyncLocalStorage,
-      // which @inquirer/core imports) are lazy getters. A getter is read only when the chunk
-      // of a module that imports it is evaluated (unimported exports are dropped), so the
-      // names a build can offer do not depend on the Node that builds it.
-      const names = Object.getOwnPropertyNames(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
-      // Pure calls: esbuild drops the exports nobody imports.
-      return {
-        contents: [
-          `const load = () => ${id === 'node:process' ? 'globalThis.process' : get(id)};`,
-          'const pick = (name) => load()[name];',
-          'export default /* @__PURE__ */ load();',
-          ...names.map((name, i) => `const e${i} = /* @__PURE__ */ pick(${JSON.stringify(name)}); export { e${i} as ${JSON.stringify(name)} };`),
-        ].join('\n'),
-        loader: 'js',
-      };
-    });
-    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => {
-      const real = process.getBuiltinModule(args.path);
-      const names = Object.keys(real).filter((name) => /^[a-z]\w*$/.test(name) && typeof real[name] === 'function');
-      return {
-        contents: [
-          'let real;',
-          `const load = () => (real ??= ${get(args.path)});`,
-          ...names.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
-        ].join('\n'),
-        loader: 'js',
-      };
-    });
-    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy-default' }, (args) => ({
-      contents: `let real; export default new Proxy({}, { get: (_, key) => (real ??= ${get(args.path)})[key] });`,
-      loader: 'js',
-    }));
-    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy-cjs' }, (args) => ({
-      contents: `let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= ${get(args.path)})[key] });`,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * `await import('undici')` in Node gives undici's named exports (Node reads them off the
- * CommonJS module). esbuild's chunk for a dynamically imported CommonJS package exports
- * only `default`, so `const { request } = await import('undici')` would get undefined. Our
- * dynamic imports of CommonJS packages go through a stand-in ESM module that names every
- * export, as Node would.
- */
-const DYNAMIC_CJS = ['undici'];
-const dynamicCommonJs = {
-  name: 'dynamic-commonjs-named-exports',
-  setup(build) {
-    const ours = `${sep}src${sep}`;
-    const filter = new RegExp(`^(${DYNAMIC_CJS.join('|')})$`);
-    build.onResolve({ filter }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.includes(ours) ? { path: args.path, namespace: 'dynamic-cjs' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'dynamic-cjs' }, (args) => {
-      const names = Object.keys(requireFromRoot(args.path)).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
-      return {
-        contents: [`import m from ${JSON.stringify(args.path)};`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)].join('\n'),
-        loader: 'js',
-        resolveDir: root,
-      };
-    });
-  },
-};
-const requireFromRoot = createRequire(`${root}package.json`);
-
-/**
- * Loaded from node_modules at run time, not bundled: pdfkit (the sandbox's signed copy,
- * src/sandbox/pdf.ts) reads data files beside its own code and requires its font metrics
- * through its package.json `imports`, and the signed copy passes it fontkit fonts that
- * must be instances of the fontkit pdfkit itself imports. Both are runtime dependencies,
- * imported only when a signed copy is made. (The DejaVu fonts are found with
- * require.resolve at run time; bidi-js, plain code, is bundled.) @napi-rs/keyring (API keys in
- * the OS keychain, src/cli/keychain.ts) is a native addon, found by its loader among its
- * platform packages: it cannot be bundled, and loads only when a key is stored or read there.
- */
-const EXTERNAL_PACKAGES = ['pdfkit', 'fontkit', '@napi-rs/keyring'];
-
-const result = await esbuild.build({
+// The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
+await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir: `${out}/cli`,
+  entryPoints: { 'core/index': 'src/core/index.ts', 'core/shared-budget': 'src/core/shared-budget.ts' },
+  outdir: out,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  // ESM builds of dependencies first: they tree-shake.
   mainFields: ['module', 'main'],
-  minify: true,
-  // Maps ship only with the sources they point to.
   sourcemap: 'linked',
   sourcesContent: true,
-  chunkNames: 'chunk-[hash]',
-  define: { __SIGN_CLI_VERSION__: JSON.stringify(version) },
-  // CommonJS dependencies call require() for Node built-ins (all else is bundled); an ESM
-  // bundle has no require. process.getBuiltinModule (Node 20.16+) gives them without
-  // loading node:module; anything else falls back to a real require.
-  banner: {
-    js: 'const require=(id)=>process.getBuiltinModule(id)??process.getBuiltinModule("node:module").createRequire(import.meta.url)(id);',
-  },
+  chunkNames: 'core/chunk-[hash]',
+  // The CommonJS dependencies (undici, …) call require() for Node built-ins: an ESM bundle has none of its own.
+  banner: { js: 'import { createRequire as __signCliRequire } from "node:module"; const require = __signCliRequire(import.meta.url);' },
   legalComments: 'eof',
-  external: EXTERNAL_PACKAGES,
-  plugins: [confWithoutSchemaSupport, builtins, dynamicCommonJs],
-  metafile: true,
   logLevel: 'warning',
 });
-writeFileSync(`${root}${out}/cli/version.js`, `export const VERSION = ${JSON.stringify(version)};\n`);
 if (process.env.BUILD_METAFILE) writeFileSync(process.env.BUILD_METAFILE, JSON.stringify(result.metafile));
+
+// The maps keep our sources (stacks under --verbose show src/ lines) but not the dependencies'
+// own, which would triple the package for code nobody debugs from a stack trace here.
+for (const dir of ['cli', 'core']) {
+  for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => f.endsWith('.js.map'))) {
+    const path = `${root}${out}/${dir}/${file}`;
+    const map = JSON.parse(readFileSync(path, 'utf8'));
+    map.sourcesContent = map.sources.map((source, i) => (source.includes('node_modules/') ? null : map.sourcesContent?.[i] ?? null));
+    writeFileSync(path, JSON.stringify(map));
+  }
+}
 
 // The swap: dist/ is missing only between these two calls.
 const old = `${root}dist.old-${process.pid}`;

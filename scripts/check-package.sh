@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix.
+# What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix,
+# offline from an empty npm cache: the package carries everything it runs (its bundles, the
+# signed copy's fonts); only the keychain binding is an optional dependency, skipped offline.
 # The installed command must answer --version and --help, have its man pages, run the sandbox, create an
 # envelope against it and download a completed envelope's signed copy (pdfkit, fontkit and the
 # DejaVu fonts load from the installed package's node_modules), and a project that installs
@@ -17,8 +19,12 @@ trap cleanup EXIT
 
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) kB)"
-npm install -g --prefix "$work/prefix" --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
+# No registry: --offline with a cache that has nothing in it.
+npm install -g --prefix "$work/prefix" --offline --cache "$work/empty-cache" --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
 bin="$work/prefix/bin/sign-cli"
+installed="$work/prefix/lib/node_modules/$(node -p 'require("./package.json").name')"
+[ ! -d "$installed/node_modules" ] || { echo "the offline install fetched dependencies:"; ls "$installed/node_modules"; exit 1; }
+echo "installed offline from an empty cache: $(du -sk "$installed" | cut -f1) kB, no dependency fetched"
 
 "$bin" --version
 "$bin" --help > /dev/null
@@ -50,17 +56,19 @@ node -e '
 "$bin" envelopes verify "$work/signed.pdf" --trust "$(first_line ca_file)" --envelope "$arabic_id" > /dev/null
 echo "installed CLI verified the signed copy of $arabic_id (PAdES, sandbox CA, audit trail)"
 
-# The keychain binding (a native addon outside the bundle) loads from the installed package.
+# With the registry reachable, the keychain binding (a native addon outside the bundle, an
+# optional dependency) is installed too and loads from the installed package.
+npm install -g --prefix "$work/online" --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
 node -e '
   const { Entry } = require(require.resolve("@napi-rs/keyring", { paths: [process.argv[1]] }));
   if (typeof Entry !== "function") process.exit(1);
-  console.log("installed CLI loads its keychain binding (@napi-rs/keyring)");
-' "$work/prefix/lib/node_modules/$(node -p 'require("./package.json").name')"
+  console.log("installed online, the CLI loads its keychain binding (@napi-rs/keyring)");
+' "$work/online/lib/node_modules/$(node -p 'require("./package.json").name')"
 
 mkdir "$work/app"
 cd "$work/app"
 npm init -y > /dev/null
-npm install --no-audit --no-fund --loglevel=error "$tarball" > /dev/null
+npm install --offline --cache "$work/empty-cache-app" --no-audit --no-fund --loglevel=error "$tarball" > /dev/null
 node --input-type=module -e '
   import { SignClient, validateEnvelope, VERSION } from "esign-envelopes-cli";
   const client = new SignClient({ baseUrl: process.env.SIGN_BASE_URL, apiKey: process.env.SIGN_API_KEY });

@@ -41,8 +41,15 @@ export function systemIo(): Io {
     stderr: process.stderr,
     env: process.env,
     clock: systemClock,
-    relaunch: { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''] },
+    relaunch: relaunchCommand(),
   };
+}
+
+/** node and the launcher for the package; the executable alone for a single executable (its argv[1] is itself). */
+function relaunchCommand(): Io['relaunch'] {
+  const sea = process.getBuiltinModule?.('node:sea') as typeof import('node:sea') | undefined;
+  if (sea?.isSea()) return { command: process.execPath, args: [] };
+  return { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''] };
 }
 
 /** An in-memory output stream: what was written is in `text`. */

@@ -8,7 +8,6 @@
  * `label: value` line per column, rows apart by a blank line. Piped output is
  * never cut and never stacked.
  */
-import stringWidth from 'string-width';
 import type { Column } from './cell.js';
 
 export { cellText, type Column } from './cell.js';
@@ -19,16 +18,51 @@ export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
 export const GAP = '  ';
 const DEFAULT_MIN = 8;
 
-/** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
-export const displayWidth = (text: string): number => stringWidth(text);
-
 const ANSI = /\u001b\[[0-9;]*m/g;
+/**
+ * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗) and its own colour
+ * codes: one column a character once the codes are out.
+ */
+const PLAIN = /^(?:[\x20-\x7e…✓✗]|\u001b\[[0-9;]*m)*$/;
+
+/**
+ * string-width, once some text needs it. Setting it up costs about 50 ms on Node 24 (its
+ * grapheme segmenter and Unicode-property patterns), which a table of ids, dates and
+ * Latin names never needs, so every printer first awaits `prepareWidths` with its text.
+ */
+let unicodeWidth: ((text: string) => number) | undefined;
+
+/** Loads the Unicode width measure if any of `texts` is not plain ASCII; sync measuring of that text needs it done. */
+export async function prepareWidths(texts: Iterable<string>): Promise<void> {
+  if (unicodeWidth) return;
+  for (const text of texts) {
+    if (!PLAIN.test(text)) {
+      unicodeWidth = (await import('string-width')).default;
+      return;
+    }
+  }
+}
+
+/** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
+export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.replace(ANSI, '').length;
+  if (!unicodeWidth) throw new Error('displayWidth: a text that is not plain ASCII was measured before prepareWidths');
+  return unicodeWidth(text);
+}
+
+/** Every cell and head of a table, for prepareWidths. */
+function* tableTexts(columns: readonly Column[], rows: readonly (readonly string[])[]): Iterable<string> {
+  for (const column of columns) yield column.head;
+  for (const row of rows) yield* row;
+}
 let segmenter: Intl.Segmenter | undefined;
 
 /** `text` cut to at most `width` columns, ending in … when cut (colour is dropped from a cut cell). */
 export function cutTo(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (width <= 0) return '';
+  // Plain ASCII: a character is a column (no segmenter to set up).
+  if (PLAIN.test(text)) return `${text.replace(ANSI, '').slice(0, width - 1)}…`;
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   let out = '';
   let used = 0;
@@ -144,12 +178,14 @@ interface TableOutput {
 const styleOf = (output: TableOutput): Style => ({ head: (text) => output.out.bold(text) });
 
 /** A whole table on stdout, fitted to the terminal (or stacked), whole in a pipe. */
-export function printTable(output: TableOutput, columns: readonly Column[], rows: readonly (readonly string[])[]): void {
+export async function printTable(output: TableOutput, columns: readonly Column[], rows: readonly (readonly string[])[]): Promise<void> {
+  await prepareWidths(tableTexts(columns, rows));
   for (const line of tableLines(columns, rows, output.columns, styleOf(output))) output.line(line);
 }
 
 /** One record as `label: value` lines on stdout. */
-export function printRecord(output: TableOutput, fields: readonly { label: string; value: string; cut?: boolean }[]): void {
+export async function printRecord(output: TableOutput, fields: readonly { label: string; value: string; cut?: boolean }[]): Promise<void> {
+  await prepareWidths(fields.flatMap((f) => [f.label, f.value]));
   for (const line of recordLines(fields, output.columns, styleOf(output))) output.line(line);
 }
 
@@ -162,8 +198,9 @@ export class StreamedTable {
     private readonly columns: readonly Column[],
   ) {}
 
-  write(rows: readonly (readonly string[])[]): void {
+  async write(rows: readonly (readonly string[])[]): Promise<void> {
     if (rows.length === 0) return;
+    await prepareWidths(tableTexts(this.columns, rows));
     const first = this.layout === undefined;
     this.layout ??= planLayout(this.columns, rows, this.output.columns);
     for (const line of linesFor(this.layout, this.columns, rows, this.output.columns, styleOf(this.output), first)) this.output.line(line);

@@ -6,11 +6,17 @@
 import type { webcrypto as WebCrypto } from 'node:crypto';
 import type * as Pkijs from 'pkijs';
 
-export const webcrypto = (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
+/**
+ * Node's Web Crypto. A function, not a constant read at load: reading `globalThis.crypto`
+ * loads Node's crypto internals (about 3 ms), and `verify` imports pemToDer at start-up.
+ */
+export function webcrypto(): WebCrypto.Crypto {
+  return (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;
+}
 
 /** Tells pkijs to sign and verify with Node's Web Crypto (its engine is process-wide). */
 export function usePkijsWithNodeCrypto(pkijs: typeof Pkijs): void {
-  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto() as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
 }
 
 /** The DER bytes of one PEM block (its armour lines and whitespace dropped). */

@@ -26,8 +26,7 @@
  * (`rtlVariant`). No /ActualText: poppler (pdftotext, Evince) reverses it as
  * if it were in visual order, and pdf.js ignores it.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { FONT_FILES, readFontFile } from './font-files.js';
 import type { Bidi, EmbeddingLevels } from 'bidi-js';
 import { visualOrder } from './bidi-order.js';
 
@@ -90,9 +89,8 @@ let toolkit: Promise<Toolkit> | undefined;
  * pdfkit, fontkit and bidi-js load on the first signed copy, not at sandbox
  * start-up; the fonts are read and parsed once per process (fontkit parses
  * tables lazily and caches glyphs: later documents reuse that work). The
- * fonts come from the installed `dejavu-fonts-ttf` package, found the way
- * Node finds a dependency, so this works from src/, the bundle and a global
- * install alike.
+ * fonts are found by font-files.ts, from source, the bundle, an installed
+ * package and a single executable alike.
  */
 function loadToolkit(): Promise<Toolkit> {
   toolkit ??= (async () => {
@@ -104,9 +102,8 @@ function loadToolkit(): Promise<Toolkit> {
     ]);
     // bidi-js's types describe an ES module, its Node entry is UMD: either way, the default export is the factory.
     const bidi = (bidiModule as unknown as () => Bidi)();
-    const resolve = createRequire(import.meta.url).resolve;
-    const face = (file: string): Face => {
-      const font = fontkit.create(readFileSync(resolve(`dejavu-fonts-ttf/ttf/${file}`)));
+    const face = (file: (typeof FONT_FILES)[number]): Face => {
+      const font = fontkit.create(readFontFile(file));
       return { ltr: font, rtl: rtlVariant(font, bidi) };
     };
     return { PDFDocument, bidi, regular: face('DejaVuSans.ttf'), bold: face('DejaVuSans-Bold.ttf') };

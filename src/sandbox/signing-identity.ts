@@ -14,7 +14,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+x509.cryptoProvider.set(webcrypto() as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 type CryptoKey = WebCrypto.CryptoKey;
 type CryptoKeyPair = WebCrypto.CryptoKeyPair;
@@ -46,7 +46,7 @@ const pem = (label: string, der: ArrayBuffer | Uint8Array) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der as Uint8Array).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
 
 async function importKey(text: string): Promise<CryptoKey> {
-  return webcrypto.subtle.importKey('pkcs8', der(text), { name: ALGORITHM.name, hash: ALGORITHM.hash }, false, ['sign']) as Promise<CryptoKey>;
+  return webcrypto().subtle.importKey('pkcs8', der(text), { name: ALGORITHM.name, hash: ALGORITHM.hash }, false, ['sign']) as Promise<CryptoKey>;
 }
 
 /** The identity in `dataDir`, made on first use. `now` dates the certificates (the sandbox's clock). */
@@ -63,9 +63,9 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   }
   // Valid from a day before now: a client whose clock is a little behind still accepts them.
   const notBefore = new Date(now.getTime() - 86_400_000);
-  const caKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const caKeys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
     name: 'CN=sign-cli sandbox CA, O=sign-cli sandbox',
     notBefore,
     notAfter: new Date(now.getTime() + 20 * YEAR_MS),
@@ -77,9 +77,9 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const keys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
     subject: 'CN=sign-cli sandbox signing service, O=sign-cli sandbox',
     issuer: ca.subject,
     notBefore,
@@ -95,8 +95,8 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
     ],
   });
   // Keys first, certificates last: a start cut short leaves no certificate without its key.
-  writePrivateFile(join(dataDir, CA_KEY_FILE), pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', caKeys.privateKey)));
-  writePrivateFile(files[2]!, pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
+  writePrivateFile(join(dataDir, CA_KEY_FILE), pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', caKeys.privateKey)));
+  writePrivateFile(files[2]!, pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)));
   writePrivateFile(files[1]!, certificate.toString('pem'));
   writePrivateFile(caFile, ca.toString('pem'));
   return { ca: new Uint8Array(ca.rawData), caFile, certificate: new Uint8Array(certificate.rawData), privateKey: await importKey(readFileSync(files[2]!, 'utf8')) };

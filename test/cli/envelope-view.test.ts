@@ -1,12 +1,15 @@
 /** The rendering of `envelopes list` and `envelopes watch`, table-driven, without spawning. */
 import { Chalk } from 'chalk';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../src/cli/envelope-view.js';
 import { LIST_COLUMNS, envelopeRow } from '../../src/cli/envelope-rows.js';
-import { tableLines, displayWidth } from '../../src/cli/table.js';
+import { tableLines, displayWidth, prepareWidths } from '../../src/cli/table.js';
 import { parseSince } from '../../src/cli/since.js';
 import { compileQuery } from '../../src/cli/query.js';
 import type { Envelope } from '../../src/core/envelope.js';
+
+// The Unicode width measure, as the printers load it before measuring text that is not plain ASCII.
+beforeAll(() => prepareWidths(['契約']));
 
 const plain = new Chalk({ level: 0 });
 const at = new Date('2026-11-22T10:41:05.123Z');

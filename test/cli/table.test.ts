@@ -1,6 +1,6 @@
 /** The one face of every table, and the one time format, without spawning. */
-import { describe, expect, it } from 'vitest';
-import { cutTo, displayWidth, planLayout, recordLines, tableLines, type Column } from '../../src/cli/table.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { cutTo, displayWidth, planLayout, prepareWidths, recordLines, tableLines, type Column } from '../../src/cli/table.js';
 import { formatInstant, formatTime } from '../../src/cli/time.js';
 
 const columns: Column[] = [{ head: 'ID' }, { head: 'STATE' }, { head: 'TITLE', cut: true, min: 6 }, { head: 'URL', cut: true, min: 8 }];
@@ -8,6 +8,22 @@ const rows = [
   ['env_0123456789', 'completed', 'A title that is much too long', 'https://hooks.example.com/a/very/long/path'],
   ['env_abc', 'sent', 'Short', 'http://x'],
 ];
+
+// The Unicode width measure, as every printer loads it before measuring text that is not plain ASCII.
+beforeAll(() => prepareWidths(['契約']));
+
+describe('widths', () => {
+  it('plain ASCII is measured without the Unicode measure; other text only once it is loaded', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/cli/table.js');
+    expect(fresh.displayWidth('env_1  \u001b[1mcompleted\u001b[22m')).toBe(16);
+    expect(fresh.cutTo('a plain ASCII title', 8)).toBe('a plain…');
+    expect(fresh.displayWidth(fresh.cutTo('a plain ASCII title', 8))).toBe(8);
+    expect(() => fresh.displayWidth('عقد')).toThrow(/prepareWidths/);
+    await fresh.prepareWidths(['id', 'عقد']);
+    expect(fresh.displayWidth('عقد')).toBe(3);
+  });
+});
 
 describe('tables', () => {
   it('no borders, UPPER CASE heads, two spaces between columns; the last column is not padded', () => {

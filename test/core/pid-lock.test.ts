@@ -1,3 +1,4 @@
+import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,8 +60,11 @@ describe('takePidLock', () => {
       const dir = mkdtempSync(join(tmpdir(), 'lock-race-'));
       const path = join(dir, 'x.lock');
       if (stale) writeFileSync(path, '999999999 deadbeefdeadbeef');
+      // The module as a file a plain node process imports (the library's bundle does not export it).
+      const module = join(dir, 'pid-lock.mjs');
+      await build({ entryPoints: [join(ROOT, 'src/core/pid-lock.ts')], bundle: true, platform: 'node', format: 'esm', outfile: module, logLevel: 'silent' });
       const script = `
-        import { takePidLock } from ${JSON.stringify(join(ROOT, 'src/core/pid-lock.ts').replace(/\.ts$/, '.js').replace('/src/', '/dist/'))};
+        import { takePidLock } from ${JSON.stringify(module)};
         try { takePidLock(${JSON.stringify(path)}, () => 'held'); console.log('won'); setTimeout(() => {}, 1500); }
         catch { console.log('lost'); }`;
       const results = await Promise.all(

@@ -36,11 +36,11 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
   const { out } = ctx.output;
   // The table code (and its width measuring) loads only when a table is drawn.
   const { printTable } = await import('../../table.js');
-  printTable(ctx.output, SETTING_COLUMNS, effective.map((e) => [e.name, e.value ?? out.dim('(not set)'), e.source]));
+  await printTable(ctx.output, SETTING_COLUMNS, effective.map((e) => [e.name, e.value ?? out.dim('(not set)'), e.source]));
   const profiles = Object.entries(view.profiles as Record<string, Record<string, unknown>>);
   if (profiles.length > 0) {
     ctx.output.line();
-    printTable(
+    await printTable(
       ctx.output,
       PROFILE_COLUMNS,
       profiles.map(([name, p]) => [name === store.get('active_profile') ? `${name} *` : name, show(p.api_key ?? (p.key_masked === undefined ? undefined : `${String(p.key_masked)} (keychain)`)), show(p.environment), show(p.base_url), show(p.expires)]),

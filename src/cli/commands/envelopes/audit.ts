@@ -50,7 +50,7 @@ export async function auditCommand(ctx: CommandContext, options: { verify?: bool
     output.jsonDocument(options.verify ? { ...trail, verification } : trail);
   } else {
     const { printTable } = await import('../../table.js');
-    printTable(
+    await printTable(
       output,
       AUDIT_COLUMNS,
       trail.entries.map((e) => [cellText(e.seq), formatTime(e.at), cellText(e.type), cellText(e.actor), cellText(e.detail)]),

@@ -53,11 +53,11 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       ['expires_at', formatTime(envelope.expires_at)],
     ];
     const { printRecord, printTable } = await import('../../table.js');
-    printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value })));
+    await printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value })));
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {
       output.line();
-      printTable(
+      await printTable(
         output,
         SIGNER_COLUMNS,
         signers.map((s) => [text(s.order), text(s.name), text(s.channel), text(s.email ?? s.phone), text(s.verification), text(s.status)]),

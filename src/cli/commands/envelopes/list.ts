@@ -77,13 +77,13 @@ export async function listCommand(ctx: CommandContext, options: ListOptions): Pr
     const head: string[][] = [];
     for await (const envelope of envelopes) {
       count++;
-      if (table.started) table.write([envelopeRow(envelope)]);
+      if (table.started) await table.write([envelopeRow(envelope)]);
       else {
         head.push(envelopeRow(envelope));
-        if (head.length === 100) table.write(head.splice(0));
+        if (head.length === 100) await table.write(head.splice(0));
       }
     }
-    table.write(head);
+    await table.write(head);
     if (count === 0) {
       output.info('no envelopes match');
       return ExitCode.ok;

@@ -102,7 +102,7 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
   if (verdict.signatures.length > 0) {
     const { printTable } = await import('../../table.js');
     const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
-    printTable(
+    await printTable(
       output,
       CHECK_COLUMNS,
       verdict.signatures.flatMap((s) => s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))])).concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),

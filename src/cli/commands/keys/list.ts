@@ -85,7 +85,7 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
     return done();
   }
   const { printTable } = await import('../../table.js');
-  printTable(
+  await printTable(
     output,
     KEY_COLUMNS,
     rows.map((r) => [

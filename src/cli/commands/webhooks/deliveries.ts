@@ -74,7 +74,7 @@ export async function deliveriesCommand(ctx: CommandContext, options: Deliveries
     }
     const { out } = output;
     const { printTable } = await import('../../table.js');
-    printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
+    await printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
     if (seen.more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
     return ExitCode.ok;
   } finally {

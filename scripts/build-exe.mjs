@@ -1,0 +1,115 @@
+// `npm run build:exe`: sign-cli as single executables (Node's single executable applications),
+// one file each that needs no Node installed: dist/exe/sign-cli-<platform>-<arch>[.exe].
+//
+// - One CommonJS bundle of the CLI without code splitting (a single executable runs one script;
+//   its dynamic imports are inlined and evaluated on first use), the signed copy's fonts as
+//   assets of the executable (src/sandbox/font-files.ts reads them there).
+// - Each target's Node binary comes from the npm registry (node-<platform>-<arch>, the same
+//   version for every target), and Node's own `--build-sea` (Node 25.5+: no postject) injects
+//   the bundle, run by a Node of that same version for this machine.
+// - This machine's target gets V8's code cache of the bundle (parsed and compiled at build
+//   time: a faster start); the others cannot (a code cache is only valid where it was made).
+// - The keychain binding (a native addon) is not in an executable: keys go to the 0600 config
+//   file with the usual warning (docs/assumptions.md).
+//
+// SIGN_EXE_TARGETS=linux-x64 (comma-separated) builds fewer; SIGN_EXE_NODE_VERSION picks the Node.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { cliBundleOptions, requireFromRoot } from './cli-bundle.mjs';
+import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
+import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
+import { HOST_TARGET, NODE_PACKAGES, registryNode } from './registry-node.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const NODE_VERSION = EXE_NODE_VERSION;
+const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
+const host = HOST_TARGET;
+const TARGETS = NODE_PACKAGES;
+const nodeBinary = (target) => registryNode(target, NODE_VERSION);
+const wanted = (process.env.SIGN_EXE_TARGETS ?? Object.keys(TARGETS).join(',')).split(',').map((t) => t.trim()).filter(Boolean);
+for (const target of wanted) if (!(target in TARGETS)) throw new Error(`SIGN_EXE_TARGETS: no target ${target} (${Object.keys(TARGETS).join(', ')})`);
+
+const out = join(root, 'dist', 'exe');
+const work = join(root, 'dist', `exe.building-${process.pid}`);
+mkdirSync(work, { recursive: true });
+
+try {
+  // The keychain binding cannot be loaded from inside an executable: a stand-in that says so.
+  const noKeychainBinding = {
+    name: 'no-keychain-binding',
+    setup(build) {
+      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: 'keyring', namespace: 'exe-stub' }));
+      build.onLoad({ filter: /.*/, namespace: 'exe-stub' }, () => ({
+        contents: 'throw new Error("the single executable carries no keychain binding; install the npm package for the OS keychain");',
+        loader: 'js',
+      }));
+    },
+  };
+  const bundle = join(work, 'sign-cli.cjs');
+  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, plugins: [noKeychainBinding], external: [] });
+  await esbuild.build({
+    ...base,
+    // CommonJS: the executable's code cache (made at build time) is used for a CommonJS main.
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    sourcemap: false,
+    metafile: false,
+    // A single executable's script has no file of its own: import.meta.url names the executable,
+    // so what packages compute from it at load time (pdfkit: createRequire, a data file's URL
+    // it never reads here) is valid. Nothing is read beside the executable. Its `require`
+    // gives Node's built-ins, all the bundle asks of it.
+    define: { ...base.define, 'import.meta.url': '__signCliExeUrl' },
+    banner: { js: 'const __signCliExeUrl=require("node:url").pathToFileURL(process.execPath).href;' },
+  });
+
+  // The builder: a Node of the targets' version for this machine.
+  const builder = nodeBinary(host);
+  mkdirSync(out, { recursive: true });
+  const sizes = [];
+  for (const target of wanted) {
+    const exe = join(out, `sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}`);
+    const config = {
+      main: bundle,
+      mainFormat: 'commonjs',
+      executable: nodeBinary(target),
+      output: `${exe}.part`,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: target === host,
+      useSnapshot: false,
+      assets: Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
+    };
+    const configFile = join(work, `sea-${target}.json`);
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    execFileSync(builder, ['--build-sea', configFile], { stdio: ['ignore', 'inherit', 'inherit'] });
+    renameSync(`${exe}.part`, exe);
+    chmodSync(exe, 0o755);
+    const sha256 = createHash('sha256').update(readFileSync(exe)).digest('hex');
+    sizes.push([target, statSync(exe).size, sha256]);
+    console.log(`${exe}: ${(statSync(exe).size / 1e6).toFixed(1)} MB, Node ${NODE_VERSION}${config.useCodeCache ? ', code cache' : ''}, sha256 ${sha256.slice(0, 16)}…`);
+  }
+  writeFileSync(join(out, 'SHA256SUMS'), sizes.map(([target, , sha]) => `${sha}  sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}\n`).join(''));
+
+  // The sizes a user downloads, written where the docs quote them (after a build of every target):
+  // each executable, and the npm package as `npm pack` would make it from the current build.
+  if (wanted.length === Object.keys(TARGETS).length) writeSizes(sizes);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function writeSizes(sizes) {
+  const rows = sizes.map(([target, bytes]) => [`single executable, ${target}`, `${(bytes / 1e6).toFixed(1)} MB`]);
+  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+    rows.push(['npm package, tarball', `${(pack.size / 1e6).toFixed(1)} MB`], ['npm package, installed (no dependencies)', `${(pack.unpackedSize / 1e6).toFixed(1)} MB`]);
+  }
+  updateFigures(
+    join(root, 'docs', 'figures', 'install.md'),
+    { title: 'Install sizes', writer: 'npm run build:exe', intro: `The executables carry Node ${NODE_VERSION}; the npm package needs Node 20.19 or later.` },
+    { sizes: `## Sizes\n\n${measuredOn()}\n\n${figureTable(rows, ['What', 'Size'])}` },
+  );
+}

@@ -1,0 +1,181 @@
+// The CLI's esbuild options and plugins, shared by the package's bundle (scripts/build.mjs:
+// code splitting, so each command loads only its chunks) and the single executables'
+// (scripts/build-exe.mjs: one file, as a single executable application needs).
+import { createRequire, isBuiltin } from 'node:module';
+import { relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const requireFromRoot = createRequire(`${root}package.json`);
+
+/**
+ * conf (the config file, DESIGN.md §2) imports ajv, ajv-formats and semver at its top, but
+ * uses them only for the `schema`, `rootSchema`, `ajvOptions` and `migrations` options,
+ * which sign-cli does not pass (src/cli/config.ts). In the bundle they are replaced by stubs
+ * that fail loudly if ever reached: 200 KB less to load for every command that reads the
+ * config. Whoever gives conf a schema or migrations must drop this plugin.
+ */
+const confWithoutSchemaSupport = {
+  name: 'conf-without-schema-support',
+  setup(build) {
+    const stubs = {
+      'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
+      'ajv-formats': 'export default { default: unavailable };',
+      semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
+    };
+    const filter = new RegExp(`^(${Object.keys(stubs).map((s) => s.replace(/[.\/]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      args.importer.includes(`${sep}node_modules${sep}conf${sep}`) ? { path: args.path, namespace: 'conf-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'conf-stub' }, (args) => ({
+      contents: `function unavailable() { throw new Error("conf's schema and migrations support is left out of the sign-cli bundle (scripts/build.mjs)"); }\n${stubs[args.path]}\n`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Node built-ins, which stay outside the bundle. An ESM `import … from 'node:fs'` makes Node
+ * build a module facade of fs that reads every property (lazy getters included, loading
+ * more modules), and `import process from 'node:process'` reads all of process (including
+ * process.report, a module of its own). So each ESM import of a built-in gets the module
+ * straight from process.getBuiltinModule (Node 20.16+), its properties as exports, each read
+ * only by a chunk that imports it.
+ * Some built-ins a command may never use are loaded on first use instead, not at start-up:
+ * our modules' crypto, os, readline and stream/promises (functions only: importing
+ * anything else fails the build); child_process required by commander (for executable
+ * subcommands, which sign-cli has none of; it brings net and dgram); crypto imported by conf
+ * (for encryption, unused here) and os by chalk (for Windows).
+ */
+const LAZY_IN_OUR_MODULES = ['node:crypto', 'node:os', 'node:readline', 'node:stream/promises'];
+const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'], chalk: ['node:os'] };
+const builtins = {
+  name: 'builtins',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined;
+      const id = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+      const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(args.importer)?.[1]?.replace('\\', '/');
+      const lazy = pkg === undefined ? LAZY_IN_OUR_MODULES.includes(id) : (LAZY_IN_PACKAGES[pkg] ?? []).includes(id);
+      if (args.kind === 'require-call') return lazy ? { path: id, namespace: 'builtin-lazy-cjs' } : { path: args.path, external: true };
+      if (args.kind !== 'import-statement') return { path: args.path, external: true };
+      if (lazy) return { path: id, namespace: pkg === undefined ? 'builtin-lazy' : 'builtin-lazy-default' };
+      // One stand-in per importing file, so it lands in that file's chunk (no chunk of its own).
+      return { path: `${id}|${relative(root, args.importer)}`, namespace: 'builtin' };
+    });
+    const get = (id) => `process.getBuiltinModule(${JSON.stringify(id)})`;
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const id = args.path.slice(0, args.path.indexOf('|'));
+      const real = process.getBuiltinModule(id);
+      // Every own property, accessors included: on Node 22+ some exports (AsyncLocalStorage,
+      // which @inquirer/core imports) are lazy getters. A getter is read only when the chunk
+      // of a module that imports it is evaluated (unimported exports are dropped), so the
+      // names a build can offer do not depend on the Node that builds it.
+      const names = Object.getOwnPropertyNames(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
+      // Pure calls: esbuild drops the exports nobody imports.
+      return {
+        contents: [
+          `const load = () => ${id === 'node:process' ? 'globalThis.process' : get(id)};`,
+          'const pick = (name) => load()[name];',
+          'export default /* @__PURE__ */ load();',
+          ...names.map((name, i) => `const e${i} = /* @__PURE__ */ pick(${JSON.stringify(name)}); export { e${i} as ${JSON.stringify(name)} };`),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => {
+      const real = process.getBuiltinModule(args.path);
+      const names = Object.keys(real).filter((name) => /^[a-z]\w*$/.test(name) && typeof real[name] === 'function');
+      return {
+        contents: [
+          'let real;',
+          `const load = () => (real ??= ${get(args.path)});`,
+          ...names.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy-default' }, (args) => ({
+      contents: `let real; export default new Proxy({}, { get: (_, key) => (real ??= ${get(args.path)})[key] });`,
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy-cjs' }, (args) => ({
+      contents: `let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= ${get(args.path)})[key] });`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * `await import('undici')` in Node gives undici's named exports (Node reads them off the
+ * CommonJS module). esbuild's chunk for a dynamically imported CommonJS package exports
+ * only `default`, so `const { request } = await import('undici')` would get undefined. Our
+ * dynamic imports of CommonJS packages go through a stand-in ESM module that names every
+ * export, as Node would.
+ */
+const DYNAMIC_CJS = ['undici'];
+const dynamicCommonJs = {
+  name: 'dynamic-commonjs-named-exports',
+  setup(build) {
+    const ours = `${sep}src${sep}`;
+    const filter = new RegExp(`^(${DYNAMIC_CJS.join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.includes(ours) ? { path: args.path, namespace: 'dynamic-cjs' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'dynamic-cjs' }, (args) => {
+      const names = Object.keys(requireFromRoot(args.path)).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
+      return {
+        contents: [`import m from ${JSON.stringify(args.path)};`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      };
+    });
+  },
+};
+
+/**
+ * Loaded from node_modules at run time, not bundled: @napi-rs/keyring (API keys in the OS
+ * keychain, src/cli/keychain.ts) is a native addon, found by its loader among its platform
+ * packages. It is an optional dependency: where it cannot be installed (an offline install,
+ * a platform without a prebuilt binary) keys go to the 0600 file with a warning. pdfkit and
+ * fontkit are bundled: the signed copy uses neither pdfkit's standard fonts (read from its
+ * data files) nor PDF/A's colour profile, only the DejaVu fonts, which the build copies to
+ * dist/fonts (src/sandbox/font-files.ts).
+ */
+export const EXTERNAL_PACKAGES = ['@napi-rs/keyring'];
+
+/**
+ * The CLI bundle's options: `outdir`, and `splitting` (the package) or not (an executable);
+ * `plugins` are added after ours (an executable's stand-ins for what it cannot load).
+ */
+export function cliBundleOptions({ outdir, splitting, version, entryPoints = { main: 'src/cli/main.ts' }, plugins = [], external = EXTERNAL_PACKAGES }) {
+  return {
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    // ESM builds of dependencies first: they tree-shake.
+    mainFields: ['module', 'main'],
+    minify: true,
+    // Maps ship only with the sources they point to.
+    sourcemap: 'linked',
+    sourcesContent: true,
+    chunkNames: 'chunk-[hash]',
+    define: { __SIGN_CLI_VERSION__: JSON.stringify(version) },
+    // CommonJS dependencies call require() for Node built-ins (all else is bundled); an ESM
+    // bundle has no require. process.getBuiltinModule (Node 20.16+) gives them without
+    // loading node:module; anything else falls back to a real require.
+    banner: {
+      js: 'const require=(id)=>process.getBuiltinModule(id)??process.getBuiltinModule("node:module").createRequire(import.meta.url)(id);',
+    },
+    legalComments: 'eof',
+    external,
+    plugins: [...plugins, confWithoutSchemaSupport, builtins, dynamicCommonJs],
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
