@@ -4,7 +4,7 @@
  * depth, defaults read the same everywhere (`(…; default: X)`, commander's
  * form), and help always goes to stdout with exit 0.
  */
-import { Command, type Argument, type Help, type HelpConfiguration, type Option } from 'commander';
+import { Command, Help, type Argument, type HelpConfiguration, type Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { blocks, docOf, plainInline } from './command-doc.js';
 import { TOPICS, topicNamed } from './topics.js';
@@ -118,9 +118,41 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
   return lines.join('\n').replace(/\n+$/, '');
 }
 
+/** What the program's help shows of a top-level command (src/cli/command-index.ts). */
+export interface IndexEntry {
+  readonly name: string;
+  /** As help lists it: `api [options] <path>`. */
+  readonly term: string;
+  readonly summary: string;
+  readonly hidden: boolean;
+}
+
+/** Stand-ins' help terms: a stand-in has no options or arguments of its own to derive one from. */
+const standInTerms = new WeakMap<Command, string>();
+
+/**
+ * A top-level command whose code was not loaded (program-for.ts): its name and help line, so
+ * the program's help and commander's "did you mean" are what the whole tree gives. Never run:
+ * the command line that names it loads the real one.
+ */
+export function addStandIn(program: Command, entry: IndexEntry): void {
+  const standIn = program
+    .command(entry.name, { hidden: entry.hidden })
+    .description(entry.summary)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(() => {
+      throw new Error(`internal error: the code of \`${entry.name}\` was not loaded for this command line`);
+    });
+  standInTerms.set(standIn, entry.term);
+}
+
 const HELP: HelpConfiguration = {
   showGlobalOptions: true,
   formatHelp,
+  subcommandTerm(this: Help, command: Command): string {
+    return standInTerms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
+  },
   optionDescription: (option) => optionDescription(option),
   argumentDescription,
   // The program's options hold in every command; --version is the program's alone.

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { describeWithDefault } from '../../src/cli/help.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { runCommand, testIo } from '../helpers/in-process.js';
 
 const GROUPS = ['envelopes', 'webhooks', 'keys', 'config'];

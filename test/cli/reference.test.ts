@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { docOf } from '../../src/cli/command-doc.js';
 import { allCommands } from '../../src/cli/help.js';
 import { testIo } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { DOCS_DIR, MAN_DIR, manList, renderReference } from '../../src/cli/reference/generate.js';
 import { roffText } from '../../src/cli/reference/man.js';
 import { ROOT } from '../helpers/paths.js';

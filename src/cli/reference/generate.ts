@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../../core/version.js';
 import { testIo } from '../io.js';
-import { buildProgram } from '../main.js';
+import { buildProgram } from '../program.js';
 import { TOPICS } from '../topics.js';
 import { manPage } from './man.js';
 import { markdownPage, markdownTopic } from './markdown.js';
@@ -16,6 +16,26 @@ import { optionDescription } from '../help.js';
 
 export const DOCS_DIR = 'docs/commands';
 export const MAN_DIR = 'man';
+/** The top-level commands as the program's help lists them (src/cli/program-for.ts reads it). */
+export const COMMAND_INDEX_FILE = 'src/cli/command-index.ts';
+
+/** src/cli/command-index.ts: each top-level command's name, help term and summary, in help's order. */
+function commandIndex(program: Command): string {
+  const help = program.createHelp();
+  const entries = program.commands
+    .filter((c) => c.name() !== 'help')
+    .map((c) => `  { name: ${JSON.stringify(c.name())}, term: ${JSON.stringify(help.subcommandTerm(c))}, summary: ${JSON.stringify(c.description())}, hidden: ${JSON.stringify(Boolean((c as unknown as { _hidden?: boolean })._hidden))} },`);
+  return [
+    '// Written by `npm run docs` from the command tree (src/cli/program.ts); test/cli/reference.test.ts',
+    '// fails when it is stale. The program\'s help lists these without loading their code.',
+    "import type { IndexEntry } from './help.js';",
+    '',
+    'export const COMMAND_INDEX: readonly IndexEntry[] = [',
+    ...entries,
+    '];',
+    '',
+  ].join('\n');
+}
 
 /** Path (from the repository root) -> content, for every generated file. */
 export function renderReference(): Map<string, string> {
@@ -28,6 +48,7 @@ export function renderReference(): Map<string, string> {
     files.set(`${MAN_DIR}/${page.manName}.1`, manPage(page, VERSION, globalOptions));
   }
   for (const topic of TOPICS) files.set(`${DOCS_DIR}/${topic.name}.md`, markdownTopic(topic));
+  files.set(COMMAND_INDEX_FILE, commandIndex(program));
   return files;
 }
 

@@ -1,0 +1,57 @@
+/**
+ * The CLI builds only the part of the command tree a command line names
+ * (src/cli/program-for.ts): the named noun whole, every other one a stand-in
+ * with its help line. What a user sees is what the whole tree gives.
+ */
+import { describe, expect, it } from 'vitest';
+import { testIo } from '../../src/cli/io.js';
+import { namedCommands, programFor } from '../../src/cli/program-for.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { rootProgram } from '../../src/cli/root.js';
+import { runCommand } from '../helpers/in-process.js';
+
+const state = (argv: string[]) => ({ signal: new AbortController().signal, io: testIo({ columns: 100 }), argv, exitCode: 0 });
+
+describe('the command tree a command line needs', () => {
+  it('finds the named command past the global options and their values, and after help', () => {
+    const program = rootProgram(state([]));
+    expect(namedCommands(program, ['keys', 'list', '--local'])).toEqual(['keys']);
+    expect(namedCommands(program, ['--profile', 'keys', '--json', 'envelopes', 'get', 'x'])).toEqual(['envelopes']);
+    expect(namedCommands(program, ['--base-url=http://x', '-v', 'doctor'])).toEqual(['doctor']);
+    expect(namedCommands(program, ['help', 'envelopes', 'create'])).toEqual(['help', 'envelopes']);
+    expect(namedCommands(program, ['--help'])).toEqual([]);
+    expect(namedCommands(program, ['--', 'keys'])).toEqual([]);
+  });
+
+  it('registers the named noun whole and the others as stand-ins', async () => {
+    const program = await programFor(state(['keys', 'list']));
+    const keys = program.commands.find((c) => c.name() === 'keys')!;
+    const envelopes = program.commands.find((c) => c.name() === 'envelopes')!;
+    expect(keys.commands.map((c) => c.name())).toContain('list');
+    expect(envelopes.commands).toHaveLength(0);
+  });
+
+  it("the program's help is the whole tree's, word for word, with no noun loaded", async () => {
+    const render = async (argv: string[]) => {
+      const program = argv.length ? await programFor(state(argv)) : buildProgram(state([]));
+      return program.helpInformation();
+    };
+    const whole = await render([]);
+    expect(await render(['--help'])).toBe(whole);
+    expect(whole).toContain('api [options] <path>');
+    expect(whole).not.toContain('__complete');
+  });
+
+  it('help at any depth, suggestions and completion scripts are as before', async () => {
+    const help = await runCommand(['help', 'envelopes', 'create']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: sign-cli envelopes create/);
+    const typo = await runCommand(['envelope', 'list']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean envelopes?)');
+    const script = await runCommand(['completion', 'bash']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain('webhooks');
+    expect(script.stdout).toContain('--dry-run');
+  });
+});
