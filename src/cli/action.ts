@@ -3,7 +3,7 @@
  * merged global options and records the command's exit code.
  */
 import type { Command } from 'commander';
-import { CommandContext, type GlobalOptions } from './context.js';
+import type { CommandContext, GlobalOptions } from './context.js';
 import type { Io } from './io.js';
 
 export interface RunState {
@@ -24,6 +24,8 @@ export function makeAction(state: RunState): Action {
       const command = args[args.length - 1] as Command;
       const options = command.optsWithGlobals() as O & GlobalOptions;
       const positional = args.slice(0, -2).flat() as string[];
+      // Loaded when a command runs: help and usage errors never need the context's code.
+      const { CommandContext } = await import('./context.js');
       const ctx = new CommandContext(options, state.signal, state.io, state.argv);
       ctx.command = command;
       state.context = ctx;

@@ -6,7 +6,6 @@ import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf } from '../core/errors.js';
 import { stuckKeychainCalls } from './keychain.js';
-import { Output } from './output.js';
 import { systemIo, type Io } from './io.js';
 import { type RunState } from './action.js';
 import { programFor } from './program-for.js';
@@ -35,7 +34,7 @@ export async function main(argv: string[], io: Io = systemIo(), signal: AbortSig
       // commander already printed its one-line message.
       return error.code === 'commander.executeSubCommandAsync' ? ExitCode.failed : ExitCode.usage;
     }
-    const output = state.context?.output ?? new Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
+    const output = state.context?.output ?? new (await import('./output.js')).Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
     output.error(error);
     return exitCodeOf(error);
   }
