@@ -10,8 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Command tests run in process and wait mostly on sockets, so four files at a time
-    // keep two cores busy. No test mocks modules, fakes timers or changes process.env,
-    // so files share a worker's module graph instead of re-importing it (isolate: false):
+    // keep two cores busy. No test mocks modules or changes process.env, and the one that
+    // fakes Date (idempotency retention) restores it after each test, so files share a
+    // worker's module graph instead of re-importing it (isolate: false):
     // the suite's wall time halves. A test that needs isolation must not be written.
     maxWorkers: 4,
     isolate: false,

@@ -9,8 +9,9 @@
 //   the bundle, run by a Node of that same version for this machine.
 // - This machine's target gets V8's code cache of the bundle (parsed and compiled at build
 //   time: a faster start); the others cannot (a code cache is only valid where it was made).
-// - The keychain binding (a native addon) is not in an executable: keys go to the 0600 config
-//   file with the usual warning (docs/assumptions.md).
+// - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
+//   an asset too: scripts/exe/keyring-from-asset.cjs writes it to the user's cache directory
+//   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).
 //
 // SIGN_EXE_TARGETS=linux-x64 (comma-separated) builds fewer; SIGN_EXE_NODE_VERSION picks the Node.
 import { execFileSync } from 'node:child_process';
@@ -22,12 +23,14 @@ import * as esbuild from 'esbuild';
 import { cliBundleOptions, requireFromRoot } from './cli-bundle.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
-import { HOST_TARGET, NODE_PACKAGES, registryNode } from './registry-node.mjs';
+import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const NODE_VERSION = EXE_NODE_VERSION;
 const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
+// The keychain binding's version, as the npm package installs it.
+const KEYRING_VERSION = JSON.parse(readFileSync(requireFromRoot.resolve('@napi-rs/keyring/package.json'), 'utf8')).version;
 const host = HOST_TARGET;
 const TARGETS = NODE_PACKAGES;
 const nodeBinary = (target) => registryNode(target, NODE_VERSION);
@@ -39,19 +42,15 @@ const work = join(root, 'dist', `exe.building-${process.pid}`);
 mkdirSync(work, { recursive: true });
 
 try {
-  // The keychain binding cannot be loaded from inside an executable: a stand-in that says so.
-  const noKeychainBinding = {
-    name: 'no-keychain-binding',
+  // The keychain binding's native addon travels as an asset of each executable, loaded by a stand-in.
+  const keyringFromAsset = {
+    name: 'keyring-from-asset',
     setup(build) {
-      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: 'keyring', namespace: 'exe-stub' }));
-      build.onLoad({ filter: /.*/, namespace: 'exe-stub' }, () => ({
-        contents: 'throw new Error("the single executable carries no keychain binding; install the npm package for the OS keychain");',
-        loader: 'js',
-      }));
+      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: join(root, 'scripts', 'exe', 'keyring-from-asset.cjs') }));
     },
   };
   const bundle = join(work, 'sign-cli.cjs');
-  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, plugins: [noKeychainBinding], external: [] });
+  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, plugins: [keyringFromAsset], external: [] });
   await esbuild.build({
     ...base,
     // CommonJS: the executable's code cache (made at build time) is used for a CommonJS main.
@@ -81,7 +80,10 @@ try {
       disableExperimentalSEAWarning: true,
       useCodeCache: target === host,
       useSnapshot: false,
-      assets: Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
+      assets: {
+        ...Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
+        'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
+      },
     };
     const configFile = join(work, `sea-${target}.json`);
     writeFileSync(configFile, JSON.stringify(config, null, 2));

@@ -45,4 +45,30 @@ echo "downloaded and verified the signed copy of $id ($(du -k "$work/signed.pdf"
 for _ in $(seq 100); do grep -q '"type":"envelope.completed"' "$work/events.ndjson" && break; sleep 0.1; done
 grep -q "\"type\":\"envelope.completed\"" "$work/events.ndjson" || { echo "check-exe: no verified envelope.completed at the listener:"; cat "$work/events.ndjson" "$work/listen.err"; exit 1; }
 echo "listener verified $(wc -l < "$work/events.ndjson") signed deliveries, envelope.completed among them"
+# The OS keychain from inside the executable: a D-Bus session of its own with gnome-keyring on
+# it (as test/helpers/secret-service.ts makes one), a key stored by `keys add`, read back by
+# libsecret's secret-tool. .ci/run installs them; elsewhere this part is skipped with a note.
+if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null && command -v secret-tool >/dev/null; then
+  keyring="$work/keyring"
+  mkdir -p "$keyring/run" && chmod 700 "$keyring/run"
+  api_key="$(json_field api_key "$work/sandbox.json")"
+  stored="$(env -i PATH=/usr/bin:/bin HOME="$keyring" XDG_DATA_HOME="$keyring/data" XDG_CONFIG_HOME="$keyring/config" XDG_CACHE_HOME="$keyring/cache" XDG_RUNTIME_DIR="$keyring/run" \
+    EXE="$exe" EMPTY_PATH="$work/path" BASE_URL="$base_url" API_KEY="$api_key" dbus-run-session -- bash -c '
+      set -euo pipefail
+      printf throwaway | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+      for _ in $(seq 100); do
+        dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true" && break
+        sleep 0.1
+      done
+      printf "%s\n" "$API_KEY" | env PATH="$EMPTY_PATH" SIGN_BASE_URL="$BASE_URL" "$EXE" keys add exe --stdin >&2
+      account="$(sed -n "s/.*\"account\": *\"\([^\"]*\)\".*/\1/p" "$XDG_CONFIG_HOME/sign-cli/config.json" | head -n 1)"
+      [ -n "$account" ] || { echo "no keychain entry named in the config:" >&2; cat "$XDG_CONFIG_HOME/sign-cli/config.json" >&2; exit 1; }
+      secret-tool lookup service sign-cli username "$account"')"
+  [ "$stored" = "$api_key" ] || { echo "check-exe: the key in the OS keychain is not the key added"; exit 1; }
+  if grep -q "$api_key" "$keyring/config/sign-cli/config.json"; then echo "check-exe: the config file holds the key"; exit 1; fi
+  echo "keys add kept the key in the OS keychain (gnome-keyring, read back by secret-tool), not in the config file"
+else
+  [ -z "${CI:-}" ] || { echo "check-exe: dbus-run-session, gnome-keyring-daemon and secret-tool are needed in CI (.ci/run installs them)"; exit 1; }
+  echo "note: the keychain part is skipped here (no dbus-run-session, gnome-keyring-daemon or secret-tool)"
+fi
 echo "single executable check passed"
