@@ -16,10 +16,26 @@ export { doc } from './root.js';
  * Runs the CLI with its IO and its stop signal; resolves to the exit code.
  * No process globals: tests run it in process with in-memory streams.
  */
-export async function main(argv: string[], io: Io = systemIo(), signal: AbortSignal = new AbortController().signal): Promise<number> {
-  // Every request waiting for a pacer slot listens to it: a bulk create has many at once.
-  setMaxListeners(0, signal);
-  const state: RunState = { signal, io, argv: argv.slice(2), exitCode: ExitCode.ok };
+export async function main(argv: string[], io: Io = systemIo(), signal?: AbortSignal | (() => AbortSignal)): Promise<number> {
+  // The stop signal is made when a command first needs it: help and usage errors never do
+  // (an AbortController loads Node's abort internals, a few ms of start-up).
+  let resolved: AbortSignal | undefined;
+  const stopSignal = (): AbortSignal => {
+    if (!resolved) {
+      resolved = typeof signal === 'function' ? signal() : (signal ?? new AbortController().signal);
+      // Every request waiting for a pacer slot listens to it: a bulk create has many at once.
+      setMaxListeners(0, resolved);
+    }
+    return resolved;
+  };
+  const state: RunState = {
+    get signal() {
+      return stopSignal();
+    },
+    io,
+    argv: argv.slice(2),
+    exitCode: ExitCode.ok,
+  };
   // Seen by runProcess's signal handler while the command runs: a serving command ends quietly.
   currentRun = state;
   const program = await programFor(state);
@@ -50,14 +66,24 @@ let currentRun: RunState | undefined;
  * in flight gets at most its --timeout, then a summary; a second one quits at once.
  */
 export async function runProcess(argv: string[]): Promise<number> {
-  const controller = new AbortController();
+  // Made when the command first asks for its signal; a stop before that aborts it as it is made.
+  let controller: AbortController | undefined;
+  let stopped = false;
+  const signal = (): AbortSignal => {
+    if (!controller) {
+      controller = new AbortController();
+      if (stopped) controller.abort();
+    }
+    return controller.signal;
+  };
   let interrupts = 0;
   let exitCode: number = ExitCode.ok;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
     if (signal === 'SIGINT' && !currentRun?.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
-    controller.abort();
+    stopped = true;
+    controller?.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -70,7 +96,7 @@ export async function runProcess(argv: string[]): Promise<number> {
   // journals what it sent; there is nobody left to tell.
   process.stderr.on('error', () => {});
   try {
-    exitCode = await main(argv, systemIo(), controller.signal);
+    exitCode = await main(argv, systemIo(), signal);
     // A keychain call the binding could not stop would hold the process open: its bound has passed, so leave.
     if (stuckKeychainCalls() > 0) {
       await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
