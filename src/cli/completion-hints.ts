@@ -4,13 +4,11 @@
  * (`completes(new Argument(…), PROFILES)`), so a renamed command keeps its
  * completions. The completion scripts are generated from the tree plus these
  * hints; values that live in the user's config (profile names) are asked of
- * `sign-cli __complete <source>` at completion time.
+ * `sign-cli __complete <source>` at completion time. Nothing here imports
+ * what a hint lists: every command line loads this module (the program's
+ * --profile has a hint), so lists live beside their commands.
  */
 import type { Argument, Option } from 'commander';
-import { ENDPOINTS } from '../core/endpoints.js';
-import { OPEN_FIELDS } from '../core/open-fields.js';
-import { describeWithDefault } from './help.js';
-import { SETTINGS } from './settings.js';
 
 export interface Candidate {
   name: string;
@@ -57,12 +55,3 @@ export function valuesOf(values: readonly string[]): Completion {
 
 /** The user's profile names, asked of `sign-cli __complete profiles` when Tab is pressed. */
 export const PROFILES: Completion = { kind: 'dynamic', source: 'profiles' };
-
-/** The setting names `config get|set|unset` take, with what each is. */
-export function settingCandidates(): Candidate[] {
-  return [
-    ...Object.entries(SETTINGS).map(([name, spec]) => ({ name, description: describeWithDefault(spec.describe) })),
-    ...Object.entries(ENDPOINTS).map(([op, endpoint]) => ({ name: `paths.${op}`, description: `path of ${op} (default: ${endpoint.path})` })),
-    ...OPEN_FIELDS.map((field) => ({ name: `sandbox.accept.${field}`, description: `values of ${field} the local sandbox accepts beyond its own list` })),
-  ];
-}

@@ -3,7 +3,8 @@ import { Argument, type Command } from 'commander';
 import { ExitCode } from '../../../core/errors.js';
 import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes, settingCandidates } from '../../completion-hints.js';
+import { completes } from '../../completion-hints.js';
+import { settingCandidates } from './setting-candidates.js';
 import type { CommandContext } from '../../context.js';
 import { settingSpec } from '../../settings.js';
 
