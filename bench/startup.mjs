@@ -58,8 +58,17 @@ function measure(runs, env) {
   return times.map(median);
 }
 
-/** Rows for one runtime: its baseline, then each command's time and ratio against its target. */
-function rowsFor(label, medians, commands) {
+/** How many modules of the bundle each command loads on `node` (a load hook, Node 22.15+; else undefined). */
+function moduleCounts(node, env) {
+  return COMMANDS.map(([, args]) => {
+    const result = spawnSync(node, ['--import', join(ROOT, 'bench', 'count-modules.mjs'), BIN, ...args], { cwd: ROOT, env, encoding: 'utf8' });
+    const match = /sign-cli modules loaded: (\d+)/.exec(result.stderr ?? '');
+    return match ? Number(match[1]) : undefined;
+  });
+}
+
+/** Rows for one runtime: its baseline, then each command's time and ratio against its target (and modules loaded). */
+function rowsFor(label, medians, commands, modules = []) {
   const [base, ...rest] = medians;
   const rows = [[`${label}: node -e 0 (baseline)`, `${base.toFixed(1)} ms`]];
   let ok = true;
@@ -67,7 +76,8 @@ function rowsFor(label, medians, commands) {
     const ratio = rest[i] / base;
     const verdict = target === undefined ? '' : `  (target <= ${target.toFixed(2)}: ${ratio <= target ? 'met' : 'NOT met'})`;
     if (target !== undefined) ok &&= ratio <= target;
-    rows.push([`${label}: sign-cli ${name}`, `${rest[i].toFixed(1)} ms  ratio ${ratio.toFixed(2)}${verdict}`]);
+    const loaded = modules[i] === undefined ? '' : `  ${modules[i]} modules`;
+    rows.push([`${label}: sign-cli ${name}`, `${rest[i].toFixed(1)} ms  ratio ${ratio.toFixed(2)}${verdict}${loaded}`]);
   });
   return { rows, ok };
 }
@@ -92,7 +102,7 @@ export async function benchStartup() {
     for (const [node, name] of nodes) {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
       const medians = measure([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env);
-      const result = rowsFor(`${name} (${version})`, medians, COMMANDS);
+      const result = rowsFor(`${name} (${version})`, medians, COMMANDS, moduleCounts(node, env));
       rows.push(...result.rows);
       ok &&= result.ok;
     }
