@@ -17,7 +17,7 @@
 // of the tests) during a build finds the old build or the new one, never half of one, and
 // nothing of a deleted source survives.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -87,4 +87,6 @@ try {
   if (error.code !== 'ENOENT') throw error;
 }
 renameSync(`${root}${out}`, `${root}dist`);
+// The single executables (npm run build:exe) are built from src/ on their own: they survive a build.
+if (existsSync(`${old}/exe`)) renameSync(`${old}/exe`, `${root}dist/exe`);
 rmSync(old, { recursive: true, force: true });
