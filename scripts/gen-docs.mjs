@@ -15,7 +15,7 @@ mkdirSync(dirname(bundle), { recursive: true });
 try {
   await esbuild.build({ entryPoints: [join(root, 'src/cli/reference/generate.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'error' });
   const { renderReference, manList, DOCS_DIR, MAN_DIR } = await import(pathToFileURL(bundle).href);
-  const files = renderReference();
+  const files = await renderReference();
   // What a removed command left behind goes too.
   for (const dir of [DOCS_DIR, MAN_DIR]) {
     mkdirSync(join(root, dir), { recursive: true });

@@ -131,7 +131,7 @@ export interface IndexEntry {
 const standInTerms = new WeakMap<Command, string>();
 
 /**
- * A top-level command whose code was not loaded (program-for.ts): its name and help line, so
+ * A top-level command whose code was not loaded (program.ts: programFor): its name and help line, so
  * the program's help and commander's "did you mean" are what the whole tree gives. Never run:
  * the command line that names it loads the real one.
  */

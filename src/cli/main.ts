@@ -8,7 +8,7 @@ import { ExitCode, exitCodeOf } from '../core/errors.js';
 import { stuckKeychainCalls } from './keychain.js';
 import { systemIo, type Io } from './io.js';
 import { type RunState } from './action.js';
-import { programFor } from './program-for.js';
+import { programFor } from './program.js';
 
 export { doc } from './root.js';
 

@@ -1,23 +1,78 @@
 /**
- * The whole command tree at once: what the generated reference (npm run docs),
- * shell completion and the tests read. The CLI itself builds only the part a
- * command line needs (main.ts), from the same registrations.
+ * The command tree. The CLI builds the part a command line needs
+ * (`programFor`): the program, the noun the line names (`keys` for
+ * `sign-cli keys list`) with its commands, and every other noun as a stand-in
+ * with its help line only (src/cli/command-index.ts, generated). A noun's code
+ * loads only when it is used: `sign-cli --help` and `sign-cli keys list` load
+ * none of the envelope commands (start-up). The whole tree (`buildProgram`)
+ * is what the generated reference, completion scripts and the tests read.
  */
 import type { Command } from 'commander';
-import { makeAction, type RunState } from './action.js';
-import { registerEnvelopes } from './commands/envelopes/envelopes.js';
-import { registerWebhooks } from './commands/webhooks/webhooks.js';
-import { registerKeys } from './commands/keys/keys.js';
-import { registerConfig } from './commands/config/config.js';
-import { registerDoctor } from './commands/doctor/doctor.js';
-import { registerSandbox } from './commands/sandbox/sandbox.js';
-import { registerApi } from './commands/api/api.js';
-import { registerCompletion } from './commands/completion/completion.js';
+import { makeAction, type Action, type RunState } from './action.js';
+import { COMMAND_INDEX } from './command-index.js';
+import { addStandIn } from './help.js';
 import { finishProgram, rootProgram } from './root.js';
 
-export function buildProgram(state: RunState): Command {
+type Register = (program: Command, action: Action) => void;
+
+/** Each noun's registration, in help's order, imported when it is needed: the one list of the nouns. */
+const NOUNS: Record<string, () => Promise<Register>> = {
+  envelopes: async () => (await import('./commands/envelopes/envelopes.js')).registerEnvelopes,
+  webhooks: async () => (await import('./commands/webhooks/webhooks.js')).registerWebhooks,
+  keys: async () => (await import('./commands/keys/keys.js')).registerKeys,
+  config: async () => (await import('./commands/config/config.js')).registerConfig,
+  doctor: async () => (await import('./commands/doctor/doctor.js')).registerDoctor,
+  sandbox: async () => (await import('./commands/sandbox/sandbox.js')).registerSandbox,
+  api: async () => (await import('./commands/api/api.js')).registerApi,
+  // `completion` and the hidden `__complete` are registered together.
+  completion: async () => (await import('./commands/completion/completion.js')).registerCompletion,
+};
+/** The noun that registers each top-level command (only `__complete` is not its own). */
+const registeredBy = (name: string): string | undefined => (name === '__complete' ? 'completion' : name in NOUNS ? name : undefined);
+
+/**
+ * The top-level command a command line names: its first word that is not an option or an
+ * option's value (the global options that take one are the program's); after `help`, the
+ * word that follows too. None for the program's own help and for `--version`.
+ */
+export function namedCommands(program: Command, argv: readonly string[]): string[] {
+  const valued = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]).filter((f): f is string => Boolean(f)));
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg.startsWith('-')) {
+      if (valued.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+    if (arg !== 'help') break;
+  }
+  return words;
+}
+
+/** The program for `state.argv`: the nouns it names registered whole, the others as stand-ins. */
+export async function programFor(state: RunState): Promise<Command> {
   const action = makeAction(state);
   const program = rootProgram(state);
-  for (const register of [registerEnvelopes, registerWebhooks, registerKeys, registerConfig, registerDoctor, registerSandbox, registerApi, registerCompletion]) register(program, action);
+  const named = namedCommands(program, state.argv);
+  // Completion scripts are written from the whole tree.
+  const wanted = new Set(named.includes('completion') ? Object.keys(NOUNS) : named.map(registeredBy).filter((n): n is string => n !== undefined));
+  const loaded = new Map(await Promise.all([...wanted].map(async (noun) => [noun, await NOUNS[noun]!()] as const)));
+  for (const entry of COMMAND_INDEX) {
+    const noun = registeredBy(entry.name);
+    if (noun && loaded.has(noun)) {
+      // Registered once, with its companions (completion brings __complete).
+      if (noun === entry.name) loaded.get(noun)!(program, action);
+    } else addStandIn(program, entry);
+  }
+  return finishProgram(program);
+}
+
+/** The whole tree: every noun registered. */
+export async function buildProgram(state: RunState): Promise<Command> {
+  const action = makeAction(state);
+  const program = rootProgram(state);
+  for (const load of Object.values(NOUNS)) (await load())(program, action);
   return finishProgram(program);
 }

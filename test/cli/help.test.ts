@@ -7,8 +7,8 @@ import { runCommand, testIo } from '../helpers/in-process.js';
 const GROUPS = ['envelopes', 'webhooks', 'keys', 'config'];
 
 /** Every command of the tree (the program first), as built by the CLI. */
-function commands(): { path: string[]; command: Command }[] {
-  const program = buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+async function commands(): Promise<{ path: string[]; command: Command }[]> {
+  const program = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
   const walk = (command: Command, path: string[]): { path: string[]; command: Command }[] => [
     { path, command },
     ...command.commands.flatMap((c) => walk(c, [...path, c.name()])),
@@ -73,8 +73,10 @@ describe('help', () => {
   });
 });
 
+// Every command of the tree, built once (the whole tree loads every noun's code).
+const all = await commands();
+
 describe('help of every command', () => {
-  const all = commands();
 
   it('has no raw control characters', () => {
     for (const { command } of all) expect(command.helpInformation()).not.toMatch(CONTROL);

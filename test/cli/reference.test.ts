@@ -15,8 +15,8 @@ import { DOCS_DIR, MAN_DIR, manList, renderReference } from '../../src/cli/refer
 import { roffText } from '../../src/cli/reference/man.js';
 import { ROOT } from '../helpers/paths.js';
 
-const files = renderReference();
-const program = buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+const files = await renderReference();
+const program = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
 /** Every command a user can run (groups and hidden ones aside), as its words after sign-cli. */
 const runnable = allCommands(program)
   .filter((c) => c.parent && c.name() !== 'help' && !(c as unknown as { _hidden: boolean })._hidden)

@@ -16,7 +16,7 @@ import { optionDescription } from '../help.js';
 
 export const DOCS_DIR = 'docs/commands';
 export const MAN_DIR = 'man';
-/** The top-level commands as the program's help lists them (src/cli/program-for.ts reads it). */
+/** The top-level commands as the program's help lists them (src/cli/program.ts's programFor reads it). */
 export const COMMAND_INDEX_FILE = 'src/cli/command-index.ts';
 
 /** src/cli/command-index.ts: each top-level command's name, help term and summary, in help's order. */
@@ -38,8 +38,8 @@ function commandIndex(program: Command): string {
 }
 
 /** Path (from the repository root) -> content, for every generated file. */
-export function renderReference(): Map<string, string> {
-  const program: Command = buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+export async function renderReference(): Promise<Map<string, string>> {
+  const program: Command = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
   const help = program.createHelp();
   const globalOptions: Item[] = program.options.filter((o) => !o.hidden).map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
   const files = new Map<string, string>();

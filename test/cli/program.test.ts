@@ -1,12 +1,11 @@
 /**
  * The CLI builds only the part of the command tree a command line names
- * (src/cli/program-for.ts): the named noun whole, every other one a stand-in
+ * (src/cli/program.ts: programFor): the named noun whole, every other one a stand-in
  * with its help line. What a user sees is what the whole tree gives.
  */
 import { describe, expect, it } from 'vitest';
 import { testIo } from '../../src/cli/io.js';
-import { namedCommands, programFor } from '../../src/cli/program-for.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram, namedCommands, programFor } from '../../src/cli/program.js';
 import { rootProgram } from '../../src/cli/root.js';
 import { runCommand } from '../helpers/in-process.js';
 
@@ -33,7 +32,7 @@ describe('the command tree a command line needs', () => {
 
   it("the program's help is the whole tree's, word for word, with no noun loaded", async () => {
     const render = async (argv: string[]) => {
-      const program = argv.length ? await programFor(state(argv)) : buildProgram(state([]));
+      const program = argv.length ? await programFor(state(argv)) : await buildProgram(state([]));
       return program.helpInformation();
     };
     const whole = await render([]);
