@@ -20,7 +20,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, sta
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cliBundleOptions, requireFromRoot } from './cli-bundle.mjs';
+import { cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
 import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
@@ -28,7 +28,6 @@ import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from '
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const NODE_VERSION = EXE_NODE_VERSION;
-const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 // The keychain binding's version, as the npm package installs it.
 const KEYRING_VERSION = JSON.parse(readFileSync(requireFromRoot.resolve('@napi-rs/keyring/package.json'), 'utf8')).version;
 const host = HOST_TARGET;

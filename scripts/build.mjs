@@ -21,11 +21,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cliBundleOptions, requireFromRoot } from './cli-bundle.mjs';
+import { cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-// The fonts the signed copy embeds (src/sandbox/font-files.ts names them).
-const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // A sibling of dist/ (same depth: src/core/version.ts finds package.json at ../../).
 const out = `dist.building-${process.pid}`;

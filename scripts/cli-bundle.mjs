@@ -9,6 +9,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const requireFromRoot = createRequire(`${root}package.json`);
 
 /**
+ * The fonts the signed copy embeds (src/sandbox/font-files.ts reads them): copied beside the
+ * package's bundle, assets of each single executable. The installed-package and executable
+ * checks in CI make a signed copy, so a list that drifted from font-files.ts fails there.
+ */
+export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
+
+/**
  * conf (the config file, DESIGN.md §2) imports ajv, ajv-formats and semver at its top, but
  * uses them only for the `schema`, `rootSchema`, `ajvOptions` and `migrations` options,
  * which sign-cli does not pass (src/cli/config.ts). In the bundle they are replaced by stubs
