@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
+import { sourcedEnv } from '../helpers/terminal-env.js';
 
 const SESSION = `sign-cli-test-${process.pid}`;
 // A tmux server of this file's own (its socket in the run's TMPDIR): files running at the same time
@@ -45,6 +46,9 @@ async function answer(prompt: string, ...keys: string[]): Promise<void> {
 
 let sandbox: SandboxProcess;
 beforeAll(async () => {
+  // A session that outlives the tests': killing a test's session never leaves the server without
+  // one, so it does not exit under the next test's new-session ("server exited unexpectedly").
+  tmux('new-session', '-d', '-s', `anchor-${process.pid}`, 'sleep 3600');
   sandbox = await startSandboxProcess();
 });
 afterAll(async () => {
@@ -85,15 +89,9 @@ describe('keys add, with the hidden prompt', () => {
 
 describe('envelopes create, interactively', () => {
   it('builds an envelope answer by answer in a real terminal and creates it', async () => {
-    const env = [
-      `SIGN_BASE_URL=${sandbox.baseUrl}`,
-      `SIGN_API_KEY=${sandbox.apiKey}`,
-      `SIGN_CONFIG_DIR=${tempDir()}`,
-      `SIGN_STATE_DIR=${tempDir()}`,
-      'NO_COLOR=1',
-    ].join(' ');
-    // `env -u CI`: this is a person at a terminal, even when the suite runs in CI.
-    const command = `cd ${ROOT} && env -u CI ${env} ${process.execPath} ${BIN} envelopes create; echo "EXIT=$?"; sleep 60`;
+    // CI unset: this is a person at a terminal, even when the suite runs in CI.
+    const env = sourcedEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), NO_COLOR: '1' }, { unsetCi: true });
+    const command = `cd ${ROOT} && ${env}${process.execPath} ${BIN} envelopes create; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', SESSION, '-x', '200', '-y', '50', command);
 
     const before = await sandbox.envelopeCount();
@@ -154,7 +152,7 @@ describe('reading stdin typed at a terminal', () => {
   /** Runs a command in its own tmux session; returns a reader of its screen. */
   function inTerminal(name: string, args: string, configDir = tempDir()) {
     const session = `${SESSION}-${name}`;
-    const command = `cd ${ROOT} && env SIGN_CONFIG_DIR=${configDir} SIGN_STATE_DIR=${tempDir()} SIGN_BASE_URL=${sandbox.baseUrl} SIGN_API_KEY=${sandbox.apiKey} NO_COLOR=1 ${process.execPath} ${BIN} ${args}; echo "EXIT=$?"; sleep 60`;
+    const command = `cd ${ROOT} && ${sourcedEnv({ SIGN_CONFIG_DIR: configDir, SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' })}${process.execPath} ${BIN} ${args}; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '20', command);
     const capture = () => tmux('capture-pane', '-p', '-t', session);
     const until = async (pattern: RegExp, timeoutMs = 10_000) => {
@@ -213,7 +211,7 @@ describe('bulk progress on a terminal', () => {
     delete base.webhook_url;
     writeFileSync(file, Array.from({ length: 60 }, (_, i) => JSON.stringify({ ...base, title: `Progress ${process.pid} ${i}`, contract_id: `PRG-${process.pid}-${i}` })).join('\n'));
     const session = `${SESSION}-progress`;
-    const command = `cd ${ROOT} && env SIGN_CONFIG_DIR=${tempDir()} SIGN_STATE_DIR=${tempDir()} SIGN_BASE_URL=${sandbox.baseUrl} SIGN_API_KEY=${sandbox.apiKey} NO_COLOR=1 ${process.execPath} ${BIN} envelopes create --ndjson -f ${file} --rate 600; echo "EXIT=$?"; sleep 60`;
+    const command = `cd ${ROOT} && ${sourcedEnv({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' })}${process.execPath} ${BIN} envelopes create --ndjson -f ${file} --rate 600; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '12', command);
     try {
       let captures = 0;
@@ -261,7 +259,7 @@ async function inTerminal(name: string, command: string, options: { width?: numb
 
 describe('envelopes watch and void at a terminal', () => {
   const envOf = () => ({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' });
-  const shellEnv = (env: Record<string, string>) => `env -u CI ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+  const shellEnv = (env: Record<string, string>) => sourcedEnv(env, { unsetCi: true });
   const create = (env: Record<string, string>, body: unknown) =>
     execFileSync(process.execPath, [BIN, 'envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { env: { ...process.env, ...env }, input: JSON.stringify(body), encoding: 'utf8' }).trim();
 
@@ -321,7 +319,7 @@ describe('a live run at a terminal', () => {
     const sample = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
     for (const n of [1, 2]) writeFileSync(`${dir}/${n}.json`, JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }));
     const env = { SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: live, NO_COLOR: '1' };
-    const vars = `env -u CI ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+    const vars = sourcedEnv(env, { unsetCi: true });
     const count = async () => (await sandbox.control<{ data: { contract_id: string }[] }>('/_sandbox/envelopes')).data.filter((e) => e.contract_id?.startsWith(`LIVE-ASK-${process.pid}`)).length;
     let answered = false;
     const declined = await inTerminal('live-no', `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir}`, {

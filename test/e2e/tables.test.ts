@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
+import { sourcedEnv } from '../helpers/terminal-env.js';
 
 const SESSION = `sign-cli-tables-${process.pid}`;
 // A tmux server of this file's own (its socket in the run's TMPDIR): files running at the same time
@@ -31,6 +32,9 @@ const run = (args: string[], input?: string) =>
   execFileSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', ...(input === undefined ? {} : { input }) });
 
 beforeAll(async () => {
+  // A session that outlives the tests': killing a test's session never leaves the server without
+  // one, so it does not exit under the next test's new-session ("server exited unexpectedly").
+  tmux('new-session', '-d', '-s', `anchor-${process.pid}`, 'sleep 3600');
   sandbox = await startSandboxProcess({ args: ['--speed', '60'] });
   env = { SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' };
   run(['keys', 'add', 'sbx', '--stdin'], sandbox.apiKey);
@@ -62,8 +66,7 @@ afterAll(async () => {
 /** The screen after `args` ran in a terminal `width` columns wide, wrapped lines joined. */
 async function atWidth(width: number, args: string[]): Promise<string[]> {
   const session = `${SESSION}-${width}`;
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '50', `cd ${ROOT} && env -u CI ${vars} ${process.execPath} ${BIN} ${args.join(' ')}; echo "EXIT=$?"; sleep 60`);
+  tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '50', `cd ${ROOT} && ${sourcedEnv(env, { unsetCi: true })}${process.execPath} ${BIN} ${args.join(' ')}; echo "EXIT=$?"; sleep 60`);
   try {
     const deadline = Date.now() + 15_000;
     let shown = '';
