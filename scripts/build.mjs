@@ -8,7 +8,8 @@
 // - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
 //   parts (undici, zod, conf, inquirer, the table renderer, the sandbox, the listener), reached
 //   through dynamic import(), land in their own chunks and load only when a command needs
-//   them: start-up cost is the modules a command loads (bench/startup.mjs). Only the keychain's
+//   them; Rollup then merges esbuild's many small chunks (scripts/merge-chunks.mjs): start-up
+//   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
 //   dist/fonts.
 // - dist/cli/version.js: the version alone, so the launcher answers --version without
@@ -22,6 +23,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import { mergeChunks } from './merge-chunks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
@@ -39,7 +41,9 @@ try {
 }
 for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`, { recursive: true, force: true });
 
-const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli`, splitting: true, version }));
+const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }));
+await mergeChunks({ from: `${root}${out}/cli-split`, to: `${root}${out}/cli` });
+rmSync(`${root}${out}/cli-split`, { recursive: true });
 writeFileSync(`${root}${out}/cli/version.js`, `export const VERSION = ${JSON.stringify(version)};\n`);
 mkdirSync(`${root}${out}/fonts`);
 for (const file of FONT_FILES) copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);

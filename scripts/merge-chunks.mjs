@@ -1,0 +1,79 @@
+// The CLI bundle's second pass: Rollup re-chunks esbuild's split output into fewer, larger
+// chunks. esbuild splits at every dynamic import() (about sixty) and makes one chunk for each
+// set of entry points that shares code, so `envelopes validate` loaded 44 files, most under
+// 1 KB, and Node's ESM loader resolves, reads, checks the compile cache of, links and
+// evaluates each one: on Node 24 that loader work was the largest part of start-up
+// (bench/startup.mjs). esbuild has no option to merge small chunks; Rollup's
+// experimentalMinChunkSize merges a chunk below the size into another one only where that
+// runs no code an entry would not have run anyway, so what loads lazily still loads lazily.
+// Rollup reads esbuild's modules as plain ESM (no plugins beyond the two below), keeps
+// esbuild's source maps as the base of its own (stacks under --verbose still show src/
+// lines), and esbuild minifies each merged chunk again.
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { rollup } from 'rollup';
+import { transform } from 'esbuild';
+
+/**
+ * A chunk below this size (bytes of minified code) is merged where that is safe. Chosen by
+ * measurement on Node 24 (bench/startup.mjs): 5 KB left `validate` 13 files, 50 KB leaves it
+ * 10 and was faster although those files hold more code (V8 compiles a function only when
+ * it first runs, and the compile cache spares the rest); larger sizes changed nothing more.
+ */
+const MIN_CHUNK_SIZE = 50_000;
+
+/** Loads each esbuild module with its source map, which Rollup then maps through. */
+const withSourceMaps = {
+  name: 'esbuild-source-maps',
+  async load(id) {
+    const code = await readFile(id, 'utf8');
+    const link = /\n\/\/# sourceMappingURL=(\S+)\s*$/.exec(code);
+    if (!link) return code;
+    const map = JSON.parse(await readFile(join(dirname(id), link[1]), 'utf8'));
+    return { code: code.slice(0, link.index + 1), map };
+  },
+};
+
+/** Minifies each output chunk again (Rollup writes readable code), keeping licence comments at its end. */
+const minify = {
+  name: 'minify',
+  async renderChunk(code) {
+    const result = await transform(code, { minify: true, format: 'esm', target: 'node20.19', sourcemap: true, legalComments: 'eof' });
+    return { code: result.code, map: result.map };
+  },
+};
+
+/**
+ * Re-chunks the bundle whose entry is `${from}/main.js` into `to` (main.js and its chunks,
+ * with linked source maps). Every import that is not a path between esbuild's own files is
+ * one esbuild left to Node (built-ins, the keychain's native addon, a dependency's optional
+ * require it could not resolve), and stays as it is.
+ */
+export async function mergeChunks({ from, to }) {
+  const bundle = await rollup({
+    input: { main: join(from, 'main.js') },
+    external: (id, importer) => importer !== undefined && !id.startsWith('.') && !id.startsWith('/'),
+    plugins: [withSourceMaps],
+    // esbuild already chose what to keep; a second tree-shake could only misjudge a side effect.
+    treeshake: false,
+    // Rollup's chunk-merging report is an info log: a build prints only what needs a look.
+    logLevel: 'warn',
+    onwarn(warning, warn) {
+      // Cycles between esbuild's chunks are its own (and harmless: they import functions).
+      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+    },
+  });
+  try {
+    await bundle.write({
+      dir: to,
+      format: 'es',
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunk-[hash].js',
+      sourcemap: true,
+      experimentalMinChunkSize: MIN_CHUNK_SIZE,
+      plugins: [minify],
+    });
+  } finally {
+    await bundle.close();
+  }
+}
