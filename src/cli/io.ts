@@ -35,13 +35,25 @@ export interface Io {
 }
 
 export function systemIo(): Io {
+  // Each is read when first used: Node makes process.stdin (and stdout, stderr) on first
+  // access, loading the stream, net or tty modules behind it; stdin read from a file or
+  // /dev/null loads fs/promises, readline and the REPL's history too. Most commands never
+  // read stdin: a few ms of start-up on Node 24 (bench/startup.mjs).
   return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
     env: process.env,
     clock: systemClock,
-    relaunch: relaunchCommand(),
+    get relaunch() {
+      return relaunchCommand();
+    },
   };
 }
 
