@@ -16,28 +16,53 @@ export const requireFromRoot = createRequire(`${root}package.json`);
 export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 /**
- * conf (the config file, DESIGN.md §2) imports ajv, ajv-formats and semver at its top, but
- * uses them only for the `schema`, `rootSchema`, `ajvOptions` and `migrations` options,
- * which sign-cli does not pass (src/cli/config.ts). In the bundle they are replaced by stubs
- * that fail loudly if ever reached: 200 KB less to load for every command that reads the
- * config. Whoever gives conf a schema or migrations must drop this plugin.
+ * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
+ * (by importing package: another package importing the same name gets the real one).
+ *
+ * - conf (the config file, DESIGN.md §2) imports ajv, ajv-formats and semver at its top, but
+ *   uses them only for the `schema`, `rootSchema`, `ajvOptions` and `migrations` options,
+ *   which sign-cli does not pass (src/cli/config.ts): stubs that fail loudly if ever
+ *   reached, 200 KB less to load for every command that reads the config. Whoever gives
+ *   conf a schema or migrations must drop them.
+ * - conf compares the file's store with the store plus its `defaults`, with
+ *   assert.deepEqual. sign-cli passes no defaults, so that is the store against a shallow
+ *   copy of itself, where util.isDeepStrictEqual (conf loads util anyway) answers the same.
+ *   Node's assert loads its diff and colour modules, and those make process.stderr.
+ * - chalk detects colour support at its load (its vendored supports-color reads
+ *   tty.isatty, and node:tty loads net and the stream modules). sign-cli decides colour
+ *   itself (src/cli/output.ts) and makes each Chalk with that level, so the detection is
+ *   replaced by "none" (chalk's default instance, which sign-cli does not use).
+ *
+ * Each of the last two is several ms of every command that reads the config or prints.
  */
-const confWithoutSchemaSupport = {
-  name: 'conf-without-schema-support',
+const STUBS = {
+  conf: {
+    'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
+    'ajv-formats': 'export default { default: unavailable };',
+    semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
+    'node:assert':
+      'export default { deepEqual(actual, expected) { if (!process.getBuiltinModule("node:util").isDeepStrictEqual(actual, expected)) throw new Error("not equal"); } };',
+  },
+  chalk: {
+    '#supports-color': 'export default { stdout: false, stderr: false };',
+  },
+};
+const packageStubs = {
+  name: 'package-stubs',
   setup(build) {
-    const stubs = {
-      'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
-      'ajv-formats': 'export default { default: unavailable };',
-      semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
-    };
-    const filter = new RegExp(`^(${Object.keys(stubs).map((s) => s.replace(/[.\/]/g, '\\$&')).join('|')})$`);
-    build.onResolve({ filter }, (args) =>
-      args.importer.includes(`${sep}node_modules${sep}conf${sep}`) ? { path: args.path, namespace: 'conf-stub' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'conf-stub' }, (args) => ({
-      contents: `function unavailable() { throw new Error("conf's schema and migrations support is left out of the sign-cli bundle (scripts/build.mjs)"); }\n${stubs[args.path]}\n`,
-      loader: 'js',
-    }));
+    const names = [...new Set(Object.values(STUBS).flatMap((stubs) => Object.keys(stubs)))];
+    const filter = new RegExp(`^(${names.map((name) => name.replace(/[.\/#]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter }, (args) => {
+      const pkg = Object.keys(STUBS).find((name) => args.importer.includes(`${sep}node_modules${sep}${name}${sep}`));
+      return pkg && args.path in STUBS[pkg] ? { path: `${pkg}:${args.path}`, namespace: 'package-stub' } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'package-stub' }, (args) => {
+      const [pkg, name] = [args.path.slice(0, args.path.indexOf(':')), args.path.slice(args.path.indexOf(':') + 1)];
+      return {
+        contents: `function unavailable() { throw new Error("${pkg}'s ${name} is left out of the sign-cli bundle (scripts/cli-bundle.mjs)"); }\n${STUBS[pkg][name]}\n`,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -52,10 +77,10 @@ const confWithoutSchemaSupport = {
  * our modules' crypto, os, readline and stream/promises (functions only: importing
  * anything else fails the build); child_process required by commander (for executable
  * subcommands, which sign-cli has none of; it brings net and dgram); crypto imported by conf
- * (for encryption, unused here) and os by chalk (for Windows).
+ * (for encryption, unused here).
  */
 const LAZY_IN_OUR_MODULES = ['node:crypto', 'node:os', 'node:readline', 'node:stream/promises'];
-const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'], chalk: ['node:os'] };
+const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'] };
 const builtins = {
   name: 'builtins',
   setup(build) {
@@ -181,7 +206,7 @@ export function cliBundleOptions({ outdir, splitting, version, entryPoints = { m
     },
     legalComments: 'eof',
     external,
-    plugins: [...plugins, confWithoutSchemaSupport, builtins, dynamicCommonJs],
+    plugins: [...plugins, packageStubs, builtins, dynamicCommonJs],
     metafile: true,
     logLevel: 'warning',
   };

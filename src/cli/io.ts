@@ -8,10 +8,11 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import { fdStream } from './fd-stream.js';
 
 /** What a command writes to: a stream, and whether (and how wide) it is a terminal. */
 export interface OutStream {
-  write(chunk: string | Uint8Array): boolean;
+  write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean;
   isTTY?: boolean | undefined;
   columns?: number | undefined;
   on?(event: 'drain', listener: () => void): unknown;
@@ -34,20 +35,27 @@ export interface Io {
   relaunch: { command: string; args: string[] };
 }
 
-export function systemIo(): Io {
-  // Each is read when first used: Node makes process.stdin (and stdout, stderr) on first
+/**
+ * The process's IO. `onWriteError` hears a failed write to stdout or stderr (a closed pipe's
+ * EPIPE, a terminal gone away's EIO), which would otherwise be an unhandled error.
+ */
+export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException) => void = () => {}): Io {
+  // Each is made when first used: Node makes process.stdin (and stdout, stderr) on first
   // access, loading the stream, net or tty modules behind it; stdin read from a file or
   // /dev/null loads fs/promises, readline and the REPL's history too. Most commands never
-  // read stdin: a few ms of start-up on Node 24 (bench/startup.mjs).
+  // read stdin, and output to a pipe or a file needs no stream (fd-stream.ts): a few ms of
+  // start-up each on Node 24 (bench/startup.mjs).
+  let stdout: OutStream | undefined;
+  let stderr: OutStream | undefined;
   return {
     get stdin() {
       return process.stdin;
     },
     get stdout() {
-      return process.stdout;
+      return (stdout ??= fdStream(1, (error) => onWriteError(1, error), () => process.stdout));
     },
     get stderr() {
-      return process.stderr;
+      return (stderr ??= fdStream(2, (error) => onWriteError(2, error), () => process.stderr));
     },
     env: process.env,
     clock: systemClock,

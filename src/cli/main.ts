@@ -78,28 +78,27 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   let interrupts = 0;
   let exitCode: number = ExitCode.ok;
+  const io = systemIo((fd, error) => {
+    // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
+    // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes
+    // and journals what it sent; there is nobody left to tell.
+    if (fd === 1 && error.code === 'EPIPE') process.exit(exitCode);
+  });
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
-    if (signal === 'SIGINT' && !currentRun?.context?.serving) process.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    if (signal === 'SIGINT' && !currentRun?.context?.serving) io.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
     stopped = true;
     controller?.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
-  // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(exitCode);
-  });
-  // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes and
-  // journals what it sent; there is nobody left to tell.
-  process.stderr.on('error', () => {});
   try {
-    exitCode = await main(argv, systemIo(), signal);
+    exitCode = await main(argv, io, signal);
     // A keychain call the binding could not stop would hold the process open: its bound has passed, so leave.
     if (stuckKeychainCalls() > 0) {
-      await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+      await Promise.all([io.stdout, io.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
       process.exit(exitCode);
     }
     return exitCode;

@@ -1,0 +1,63 @@
+/**
+ * stdout and stderr for the process, written with fs.writeSync while they are a pipe or a
+ * file. Node makes process.stdout on first use, and for a pipe that means a net.Socket: the
+ * net, stream and stream-internals modules, about 6 ms of a command's start-up on Node 24,
+ * more than many commands' own work (bench/startup.mjs). A pipe or a file written this way
+ * behaves as process.stdout does there (Node writes both synchronously on POSIX); a terminal,
+ * or anything else, gets the real stream, as does a pipe someone made non-blocking (EAGAIN)
+ * from that write on, so the order of what was written is kept.
+ */
+import type { OutStream } from './io.js';
+
+type RealStream = NodeJS.WriteStream;
+
+/** Called when a write fails (a closed pipe's EPIPE, a terminal gone away's EIO). */
+export type WriteErrorHandler = (error: NodeJS.ErrnoException) => void;
+
+/** `fd` written directly while it is a pipe or a file, else (and after an EAGAIN) through `realStream()`. */
+export function fdStream(fd: number, onError: WriteErrorHandler, realStream: () => RealStream): OutStream {
+  const fs = process.getBuiltinModule('node:fs');
+  let real: RealStream | undefined;
+  const toReal = (): RealStream => {
+    if (!real) {
+      real = realStream();
+      real.on('error', onError);
+    }
+    return real;
+  };
+  let direct = false;
+  try {
+    const stat = fs.fstatSync(fd);
+    direct = stat.isFIFO() || stat.isFile();
+  } catch {
+    // A closed descriptor: the real stream reports what it reports.
+  }
+  if (!direct) return toReal();
+
+  const stream: OutStream = {
+    isTTY: false,
+    columns: undefined,
+    write(chunk, callback) {
+      if (real) return real.write(chunk, callback);
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      let offset = 0;
+      try {
+        while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset);
+      } catch (error) {
+        const failure = error as NodeJS.ErrnoException;
+        if (failure.code === 'EAGAIN') return toReal().write(bytes.subarray(offset), callback);
+        onError(failure);
+        if (callback) process.nextTick(callback, failure);
+        return true;
+      }
+      if (callback) process.nextTick(callback);
+      return true;
+    },
+    on(event, listener) {
+      // A write here never asks the caller to wait; after a switch to the real stream, it may.
+      if (real) real.on(event, listener);
+      return stream;
+    },
+  };
+  return stream;
+}
