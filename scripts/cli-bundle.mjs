@@ -24,10 +24,11 @@ export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
  *   which sign-cli does not pass (src/cli/config.ts): stubs that fail loudly if ever
  *   reached, 200 KB less to load for every command that reads the config. Whoever gives
  *   conf a schema or migrations must drop them.
- * - conf compares the file's store with the store plus its `defaults`, with
- *   assert.deepEqual. sign-cli passes no defaults, so that is the store against a shallow
- *   copy of itself, where util.isDeepStrictEqual (conf loads util anyway) answers the same.
- *   Node's assert loads its diff and colour modules, and those make process.stderr.
+ * - conf compares the file's store with `Object.assign({}, defaults, store)`, with
+ *   assert.deepEqual. Every value of the store is in that copy as the same reference, so
+ *   the two are deeply equal exactly when they have the same keys with identical values:
+ *   a shallow comparison answers as assert does (sign-cli passes no defaults: always
+ *   equal). Node's assert loads its diff and colour modules, and those make process.stderr.
  * - chalk detects colour support at its load (its vendored supports-color reads
  *   tty.isatty, and node:tty loads net and the stream modules). sign-cli decides colour
  *   itself (src/cli/output.ts) and makes each Chalk with that level, so the detection is
@@ -40,8 +41,10 @@ const STUBS = {
     'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
     'ajv-formats': 'export default { default: unavailable };',
     semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
-    'node:assert':
-      'export default { deepEqual(actual, expected) { if (!process.getBuiltinModule("node:util").isDeepStrictEqual(actual, expected)) throw new Error("not equal"); } };',
+    'node:assert': `export default { deepEqual(store, withDefaults) {
+      const keys = Object.keys(store);
+      if (keys.length !== Object.keys(withDefaults).length || keys.some((key) => store[key] !== withDefaults[key])) throw new Error("not equal");
+    } };`,
   },
   chalk: {
     '#supports-color': 'export default { stdout: false, stderr: false };',
