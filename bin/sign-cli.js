@@ -5,7 +5,17 @@
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('../dist/cli/version.js');
-  process.stdout.write(`${VERSION}\n`);
+  // Written straight to the descriptor: process.stdout would load Node's stream modules
+  // (src/cli/fd-stream.ts). A non-blocking descriptor (EAGAIN) gets the stream after all.
+  try {
+    process.getBuiltinModule('node:fs').writeSync(1, `${VERSION}\n`);
+  } catch (error) {
+    if (error.code === 'EAGAIN') process.stdout.write(`${VERSION}\n`);
+    else if (error.code !== 'EPIPE') {
+      process.stderr.write(`error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`);
+      process.exitCode = 1;
+    }
+  }
 } else {
   // Node 22.1+: V8's compiled code for the bundle is cached on disk (in the OS temp dir), so
   // later runs skip most of the parsing and compiling. Node 20 has no such cache, and is

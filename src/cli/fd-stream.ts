@@ -1,11 +1,13 @@
 /**
- * stdout and stderr for the process, written with fs.writeSync while they are a pipe or a
- * file. Node makes process.stdout on first use, and for a pipe that means a net.Socket: the
- * net, stream and stream-internals modules, about 6 ms of a command's start-up on Node 24,
- * more than many commands' own work (bench/startup.mjs). A pipe or a file written this way
- * behaves as process.stdout does there (Node writes both synchronously on POSIX); a terminal,
- * or anything else, gets the real stream, as does a pipe someone made non-blocking (EAGAIN)
- * from that write on, so the order of what was written is kept.
+ * stdout and stderr for the process, written with fs.writeSync while they are a pipe, a
+ * socket or a file. Node makes process.stdout on first use, and for a pipe that means a
+ * net.Socket: the net, stream and stream-internals modules, about 6 ms of a command's
+ * start-up on Node 24, more than many commands' own work (bench/startup.mjs). A shell's pipe
+ * is a FIFO; a program that spawns sign-cli from Node (or libuv) gives it a UNIX socket.
+ * Written this way they behave as process.stdout does there (Node writes pipes, sockets and
+ * files synchronously on POSIX); a terminal, or anything else, gets the real stream, as does
+ * a descriptor someone made non-blocking (EAGAIN) from that write on, so the order of what
+ * was written is kept.
  */
 import type { OutStream } from './io.js';
 
@@ -14,7 +16,7 @@ type RealStream = NodeJS.WriteStream;
 /** Called when a write fails (a closed pipe's EPIPE, a terminal gone away's EIO). */
 export type WriteErrorHandler = (error: NodeJS.ErrnoException) => void;
 
-/** `fd` written directly while it is a pipe or a file, else (and after an EAGAIN) through `realStream()`. */
+/** `fd` written directly while it is a pipe, a socket or a file, else (and after an EAGAIN) through `realStream()`. */
 export function fdStream(fd: number, onError: WriteErrorHandler, realStream: () => RealStream): OutStream {
   const fs = process.getBuiltinModule('node:fs');
   let real: RealStream | undefined;
@@ -28,7 +30,7 @@ export function fdStream(fd: number, onError: WriteErrorHandler, realStream: () 
   let direct = false;
   try {
     const stat = fs.fstatSync(fd);
-    direct = stat.isFIFO() || stat.isFile();
+    direct = stat.isFIFO() || stat.isSocket() || stat.isFile();
   } catch {
     // A closed descriptor: the real stream reports what it reports.
   }

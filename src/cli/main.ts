@@ -78,11 +78,14 @@ export async function runProcess(argv: string[]): Promise<number> {
   };
   let interrupts = 0;
   let exitCode: number = ExitCode.ok;
+  let lostOutput: NodeJS.ErrnoException | undefined;
   const io = systemIo((fd, error) => {
     // `sign-cli ... | head` closes stdout early; that is not an error worth a stack trace.
+    if (fd === 1 && error.code === 'EPIPE') process.exit(exitCode);
+    // A full disk or a device that refuses (stdout to a file): the output asked for is lost.
     // A terminal that went away (SIGHUP) fails every write with EIO: the run still finishes
     // and journals what it sent; there is nobody left to tell.
-    if (fd === 1 && error.code === 'EPIPE') process.exit(exitCode);
+    if (fd === 1 && error.code !== 'EIO') lostOutput ??= error;
   });
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
@@ -96,6 +99,13 @@ export async function runProcess(argv: string[]): Promise<number> {
   process.on('SIGHUP', onSignal);
   try {
     exitCode = await main(argv, io, signal);
+    // No false success: what the command printed did not all arrive. (A stream reports a
+    // failed write a tick later: one turn of the event loop lets it.)
+    await new Promise((resolve) => setImmediate(resolve));
+    if (lostOutput && exitCode === ExitCode.ok) {
+      io.stderr.write(`error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`);
+      exitCode = ExitCode.failed;
+    }
     // A keychain call the binding could not stop would hold the process open: its bound has passed, so leave.
     if (stuckKeychainCalls() > 0) {
       await Promise.all([io.stdout, io.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));

@@ -1,6 +1,7 @@
 /**
  * stdout and stderr written straight to their descriptor while they are a pipe or a file
- * (src/cli/fd-stream.ts): real files and real pipes, and the built CLI whose reader went away.
+ * (src/cli/fd-stream.ts): real files and real pipes, and the built CLI whose reader went away
+ * or whose output meets a full device.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,5 +90,19 @@ describe('the CLI writing to a pipe nobody reads', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+
+  it.each([[['--version']], [['envelopes', 'sample']]])('%j to a full device fails with one line, not a stack and not exit 0', async (args) => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(), stdio: ['ignore', full, 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^error: could not write (the output )?to stdout: ENOSPC \(check the file or device it goes to[^\n]*\)\n$/);
+    } finally {
+      closeSync(full);
+    }
   });
 });
