@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Launcher only: everything lives in the built CLI (dist/cli, an ESM bundle; npm run build).
+// Launcher only: everything lives in the built CLI (dist/cli, a CommonJS bundle in chunks, loaded
+// with require: no ESM loader for it; scripts/merge-chunks.mjs; npm run build).
 // `--version` is answered from a tiny module without loading the CLI: it is what scripts
 // and shell prompts call most often.
 const args = process.argv.slice(2);
@@ -24,6 +25,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (major > 22 || (major === 22 && minor >= 1)) process.getBuiltinModule('node:module').enableCompileCache?.();
   // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
   if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
-  const { runProcess } = await import('../dist/cli/main.js');
+  const { runProcess } = process.getBuiltinModule('node:module').createRequire(import.meta.url)('../dist/cli/main.cjs');
   process.exitCode = await runProcess(process.argv);
 }

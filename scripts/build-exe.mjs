@@ -104,7 +104,7 @@ try {
 
 function writeSizes(sizes) {
   const rows = sizes.map(([target, bytes]) => [`single executable, ${target}`, `${(bytes / 1e6).toFixed(1)} MB`]);
-  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+  if (existsSync(join(root, 'dist', 'cli', 'main.cjs'))) {
     const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
     rows.push(['npm package, tarball', `${(pack.size / 1e6).toFixed(1)} MB`], ['npm package, installed (no dependencies)', `${(pack.unpackedSize / 1e6).toFixed(1)} MB`]);
   }

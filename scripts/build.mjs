@@ -5,10 +5,11 @@
 //   the Redis client, …), so the installed package has no runtime dependency to fetch; tsc
 //   type-checks all of src/ and emits the .d.ts of dist/core (what it emits elsewhere is removed).
 //   Source maps embed their sources (src/ is not in the package).
-// - The CLI: one minified ESM bundle with code splitting, dist/cli/main.js, whose heavy
+// - The CLI: one minified bundle with code splitting, dist/cli/main.cjs, whose heavy
 //   parts (undici, zod, conf, inquirer, the table renderer, the sandbox, the listener), reached
 //   through dynamic import(), land in their own chunks and load only when a command needs
-//   them; Rollup then merges esbuild's many small chunks (scripts/merge-chunks.mjs): start-up
+//   them; Rollup then merges esbuild's many small chunks and writes them as CommonJS, loaded
+//   with require (scripts/merge-chunks.mjs): start-up
 //   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
 //   dist/fonts.
@@ -73,7 +74,7 @@ if (process.env.BUILD_METAFILE) writeFileSync(process.env.BUILD_METAFILE, JSON.s
 // The maps keep our sources (stacks under --verbose show src/ lines) but not the dependencies'
 // own, which would triple the package for code nobody debugs from a stack trace here.
 for (const dir of ['cli', 'core']) {
-  for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => f.endsWith('.js.map'))) {
+  for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => /\.c?js\.map$/.test(f))) {
     const path = `${root}${out}/${dir}/${file}`;
     const map = JSON.parse(readFileSync(path, 'utf8'));
     map.sourcesContent = map.sources.map((source, i) => (source.includes('node_modules/') ? null : map.sourcesContent?.[i] ?? null));

@@ -1,11 +1,17 @@
 // The CLI bundle's second pass: Rollup re-chunks esbuild's split output into fewer, larger
-// chunks. esbuild splits at every dynamic import() (about sixty) and makes one chunk for each
-// set of entry points that shares code, so `envelopes validate` loaded 44 files, most under
-// 1 KB, and Node's ESM loader resolves, reads, checks the compile cache of, links and
-// evaluates each one. Merged, validate loads 11 and keys list 10: about 5 % less start-up on
-// Node 24 (bench/startup.mjs; 41 interleaved runs). esbuild has no option to merge small chunks; Rollup's
-// experimentalMinChunkSize merges a chunk below the size into another one only where that
-// runs no code an entry would not have run anyway, so what loads lazily still loads lazily.
+// chunks, and writes them as CommonJS.
+// - Fewer chunks: esbuild splits at every dynamic import() (about sixty) and makes one chunk
+//   for each set of entry points that shares code, so `envelopes validate` loaded 44 files, most
+//   under 1 KB. esbuild has no option to merge small chunks; Rollup's experimentalMinChunkSize
+//   merges a chunk below the size into another one only where that runs no code an entry would
+//   not have run anyway, so what loads lazily still loads lazily. Validate now loads 11.
+// - CommonJS: Node loads a CommonJS file with a synchronous require (read, compile with the
+//   compile cache, run), where an ES module goes through the ESM loader's asynchronous jobs,
+//   its linking of every import and export, and its module records. On Node 24, with the same
+//   chunks, `validate` took 82.6 ms as ESM and 70.7 ms as CommonJS (median of 21 interleaved
+//   runs; `node -e 0` 35.2 ms). esbuild cannot split CommonJS output; Rollup can, and its
+//   dynamic imports become require() calls (dynamicImportInCjs: false), so nothing the CLI
+//   loads goes through the ESM loader.
 // Rollup reads esbuild's modules as plain ESM (no plugins beyond the two below), keeps
 // esbuild's source maps as the base of its own (stacks under --verbose still show src/
 // lines), and esbuild minifies each merged chunk again.
@@ -20,7 +26,8 @@ import { transform } from 'esbuild';
  * files, 50 KB leaves it 11 and was faster although those files hold more code (V8 compiles
  * a function only when it first runs, and the compile cache spares the parsing); larger
  * sizes merged nothing more. Node 20, which has no compile cache, is faster with 5 KB (less
- * code to parse) and no slower with 50 KB than unmerged.
+ * code to parse) and no slower with 50 KB than unmerged. As CommonJS, 50 KB is still the
+ * fastest on Node 24 (validate: 70.7 ms, against 76.4 ms with 5 KB and 78.0 ms unmerged).
  */
 const MIN_CHUNK_SIZE = 50_000;
 
@@ -40,14 +47,14 @@ const withSourceMaps = {
 const minify = {
   name: 'minify',
   async renderChunk(code) {
-    const result = await transform(code, { minify: true, format: 'esm', target: 'node20.19', sourcemap: true, legalComments: 'eof' });
+    const result = await transform(code, { minify: true, format: 'cjs', target: 'node20.19', sourcemap: true, legalComments: 'eof' });
     return { code: result.code, map: result.map };
   },
 };
 
 /**
- * Re-chunks the bundle whose entry is `${from}/main.js` into `to` (main.js and its chunks,
- * with linked source maps). Every import that is not a path between esbuild's own files is
+ * Re-chunks the bundle whose entry is `${from}/main.js` into `to` (main.cjs and its chunks,
+ * CommonJS, with linked source maps). Every import that is not a path between esbuild's own files is
  * one esbuild left to Node (built-ins, the keychain's native addon, a dependency's optional
  * require it could not resolve), and stays as it is.
  */
@@ -68,9 +75,12 @@ export async function mergeChunks({ from, to }) {
   try {
     await bundle.write({
       dir: to,
-      format: 'es',
-      entryFileNames: '[name].js',
-      chunkFileNames: 'chunk-[hash].js',
+      format: 'cjs',
+      // .cjs: the package is "type": "module".
+      entryFileNames: '[name].cjs',
+      chunkFileNames: 'chunk-[hash].cjs',
+      // import() of a chunk becomes require(): no ESM loader at all (above).
+      dynamicImportInCjs: false,
       sourcemap: true,
       experimentalMinChunkSize: MIN_CHUNK_SIZE,
       plugins: [minify],

@@ -97,7 +97,7 @@ describe('the CLI writing to a pipe nobody reads', () => {
     try {
       const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(), stdio: ['ignore', full, 'pipe'] });
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
       expect(code).toBe(1);
       expect(stderr).toMatch(/^error: could not write (the output )?to stdout: ENOSPC \(check the file or device it goes to[^\n]*\)\n$/);

@@ -4,10 +4,10 @@
  * (Timings live in bench/startup.mjs; nothing here measures time.)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -28,25 +28,77 @@ describe('the launcher', () => {
   });
 
   it('runs the bundle, whose chunks are loaded only when needed', () => {
-    // What main.js loads before anything runs: its static imports, and theirs. The other
-    // chunks are reached only through import(), when a command needs them.
+    // What main.cjs requires before anything runs, and what those require in turn. The other
+    // chunks are reached only through import(), which the CommonJS bundle writes as
+    // `Promise.resolve().then(function(){return require("./chunk-…")})`, when a command needs them.
     const dir = join(ROOT, 'dist', 'cli');
-    const chunks = readdirSync(dir).filter((f) => /^chunk-[\w-]+\.js$/.test(f));
+    const chunks = readdirSync(dir).filter((f) => /^chunk-[\w-]+\.cjs$/.test(f));
+    const lazy = /function\(\)\{return require\("\.\/chunk-[\w-]+\.cjs"\)/;
     const eager = new Set<string>();
     const visit = (file: string): void => {
       const code = readFileSync(join(dir, file), 'utf8');
-      for (const [, chunk] of code.matchAll(/(?:^|[;}\s])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?"\.\/(chunk-[\w-]+\.js)"/g)) {
-        if (!eager.has(chunk!)) {
-          eager.add(chunk!);
-          visit(chunk!);
+      for (const match of code.matchAll(/require\("\.\/(chunk-[\w-]+\.cjs)"\)/g)) {
+        if (lazy.test(code.slice(Math.max(0, match.index - 'function(){return '.length), match.index + match[0].length))) continue;
+        if (!eager.has(match[1]!)) {
+          eager.add(match[1]!);
+          visit(match[1]!);
         }
       }
     };
-    visit('main.js');
-    const dynamic = chunks.filter((chunk) => readFileSync(join(dir, chunk), 'utf8').match(/import\("\.\/chunk-[\w-]+\.js"\)/));
+    visit('main.cjs');
+    const dynamic = chunks.filter((chunk) => lazy.test(readFileSync(join(dir, chunk), 'utf8')));
     expect(eager.size).toBeGreaterThan(0);
     expect(dynamic.length).toBeGreaterThan(0);
     expect(eager.size).toBeLessThan(chunks.length / 4);
+    // Nothing of the bundle goes through the ESM loader.
+    expect(readdirSync(dir).filter((f) => /\.m?js$/.test(f))).toEqual(['version.js']);
+  });
+
+  it('ships source maps that carry our sources, not the dependencies’ (the package would be half again as large)', () => {
+    const dir = join(ROOT, 'dist', 'cli');
+    const maps = readdirSync(dir).filter((f) => f.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(10);
+    let ours = 0;
+    for (const file of maps) {
+      const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+      map.sources.forEach((source, i) => {
+        if (source.includes('node_modules/')) expect(map.sourcesContent?.[i] ?? null, `${file}: ${source}`).toBeNull();
+        else if (source.includes('/src/') && map.sourcesContent?.[i]) ours++;
+      });
+    }
+    expect(ours).toBeGreaterThan(50);
+  });
+});
+
+/** The bytes of the bundle a command line loads (require.cache at exit, through a preload). */
+function bundleBytesLoaded(args: string[]): { files: string[]; bytes: number } {
+  const dir = tempDir();
+  const preload = join(dir, 'loaded.cjs');
+  const report = join(dir, 'loaded.json');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache).filter((p) => p.includes(${JSON.stringify(join(ROOT, 'dist', 'cli'))})))));`,
+  );
+  const config = join(dir, 'config');
+  execFileSync(process.execPath, ['--require', preload, BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), SIGN_CONFIG_DIR: config }, stdio: 'ignore' });
+  const files = JSON.parse(readFileSync(report, 'utf8')) as string[];
+  return { files, bytes: files.reduce((sum, file) => sum + statSync(file).size, 0) };
+}
+
+describe('what everyday commands load', () => {
+  // Start-up is the code a command loads (bench/startup.mjs). A module that only names a
+  // constant can pull a chunk of half a megabyte (undici, the webhook code) into every
+  // command when the bundler merges chunks: these bounds catch that, not a few bytes more.
+  it.each([
+    [['--help'], 2, 150_000],
+    [['keys', 'list', '--local'], 10, 300_000],
+    [['envelopes', 'validate', 'examples/envelope.json'], 10, 300_000],
+    [['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 12, 350_000],
+  ])('%j loads at most %i files of the bundle, %i bytes', (args, maxFiles, maxBytes) => {
+    const { files, bytes } = bundleBytesLoaded(args);
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.length).toBeLessThanOrEqual(maxFiles);
+    expect(bytes).toBeLessThanOrEqual(maxBytes);
   });
 });
 

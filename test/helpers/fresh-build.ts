@@ -23,7 +23,7 @@ function newest(paths: string[]): number {
 }
 
 const built = () => {
-  const outputs = ['dist/cli/main.js', 'dist/core/index.js'].map((p) => join(ROOT, p));
+  const outputs = ['dist/cli/main.cjs', 'dist/core/index.js'].map((p) => join(ROOT, p));
   if (!outputs.every(existsSync)) return 0;
   return Math.min(...outputs.map((p) => statSync(p).mtimeMs));
 };
