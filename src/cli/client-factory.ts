@@ -4,7 +4,6 @@
  * configured, warnings about a key known to be expired or short of a scope,
  * and what a person sees of retries and traces.
  */
-import type Conf from 'conf';
 import { AuthError } from '../core/errors.js';
 import { ENDPOINTS, type Operation } from '../core/endpoints.js';
 import { expiryStatus } from '../core/keys.js';
@@ -12,7 +11,7 @@ import type { SignClient, SignClientOptions, TraceEvent } from '../core/client.j
 import type { SharedBudget } from '../core/pacing.js';
 import { parseRateStoreUrl, rateStorePassword } from '../core/rate-store-url.js';
 import { proxySettingsFrom } from '../core/proxy.js';
-import type { ConfigShape } from './config.js';
+import type { ConfigFile } from './config.js';
 import { checkPathOverrides, keyLabel, type Connection, type GlobalOptions } from './connection.js';
 import { parseIntegerOption, parsePositiveNumberOption } from './flags.js';
 import type { Io } from './io.js';
@@ -22,7 +21,7 @@ export interface ClientFactoryInputs {
   globals: GlobalOptions;
   io: Io;
   output: Output;
-  loadConfig(): Promise<Conf<ConfigShape>>;
+  loadConfig(): Promise<ConfigFile>;
   connection(): Promise<Connection>;
 }
 

@@ -2,8 +2,17 @@
  * Profiles and settings, stored with conf in a file only its owner can read
  * (mode 0600). Loaded lazily: a command whose key and base URL come from the
  * environment never touches the file.
+ *
+ * Reading the file is a JSON parse, so the commands that only read it (every
+ * `create`, `validate`, `keys list`) do not load conf, its atomic writer and its
+ * helpers (a few ms of start-up each, bench/startup.mjs); conf is loaded for the
+ * first write, and writes the file as it always has.
  */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type Conf from 'conf';
+import { getProperty } from 'dot-prop';
+import envPaths from 'env-paths';
 import { UsageError } from '../core/errors.js';
 
 export interface Profile {
@@ -55,23 +64,100 @@ async function importConfQuietly(): Promise<typeof import('conf').default> {
   return ConfClass;
 }
 
-export async function openConfig(env: NodeJS.ProcessEnv): Promise<Conf<ConfigShape>> {
-  const ConfClass = await importConfQuietly();
-  const dir = env.SIGN_CONFIG_DIR;
-  try {
-    return new ConfClass<ConfigShape>({
-      projectName: 'sign-cli',
-      projectSuffix: '',
-      configFileMode: CONFIG_FILE_MODE,
-      ...(dir ? { cwd: dir } : {}),
-    });
-  } catch (error) {
-    // conf passes on V8's parse error, which quotes the file's text: it may hold a key. Name only the file.
-    if (error instanceof SyntaxError) {
-      throw new UsageError(`the config file ${dir ? `${dir}/config.json` : '(sign-cli config.json)'} is not valid JSON`, {
-        hint: 'fix it by hand, or move it away and add keys again with `sign-cli keys add`',
-      });
+/** What conf is told (and what the reading side resolves the same way). */
+const PROJECT = { projectName: 'sign-cli', projectSuffix: '' } as const;
+
+/** The config file: SIGN_CONFIG_DIR/config.json, else conf's place for sign-cli (~/.config/sign-cli/config.json on Linux). */
+export function configPath(env: NodeJS.ProcessEnv): string {
+  const dir = env.SIGN_CONFIG_DIR || envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config;
+  return join(dir, 'config.json');
+}
+
+/**
+ * The config file of one run: read once when opened (what conf's `get` reads, with conf's
+ * dot paths), written through conf, which is loaded for the first write only.
+ */
+export class ConfigFile {
+  private writer: Conf<ConfigShape> | undefined;
+
+  private constructor(
+    readonly path: string,
+    private data: ConfigShape,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Reads the file as conf does: none yet is an empty config, and its directory is made. */
+  static open(env: NodeJS.ProcessEnv): ConfigFile {
+    const path = configPath(env);
+    let text: string | undefined;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(dirname(path), { recursive: true });
     }
-    throw error;
+    return new ConfigFile(path, text === undefined ? Object.create(null) : parseConfig(text, path), env);
   }
+
+  /** The whole config (not to be changed: set() and delete() write it). */
+  get store(): ConfigShape {
+    return this.data;
+  }
+
+  get<K extends keyof ConfigShape>(key: K): ConfigShape[K];
+  get(key: string): unknown;
+  get(key: string): unknown {
+    return getProperty(this.data, key);
+  }
+
+  /** Writes `key` (a dot path, as conf takes it) and reads back what conf wrote. */
+  async set(key: string, value: unknown): Promise<void> {
+    const conf = await this.conf();
+    conf.set(key, value);
+    this.data = conf.store;
+  }
+
+  async delete(key: string): Promise<void> {
+    const conf = await this.conf();
+    conf.delete(key);
+    this.data = conf.store;
+  }
+
+  private async conf(): Promise<Conf<ConfigShape>> {
+    if (!this.writer) {
+      const ConfClass = await importConfQuietly();
+      const dir = this.env.SIGN_CONFIG_DIR;
+      try {
+        this.writer = new ConfClass<ConfigShape>({ ...PROJECT, configFileMode: CONFIG_FILE_MODE, ...(dir ? { cwd: dir } : {}) });
+      } catch (error) {
+        if (error instanceof SyntaxError) throw notJson(this.path);
+        throw error;
+      }
+      // One file, whichever side resolved it: a write elsewhere would be lost to every later read.
+      if (this.writer.path !== this.path) throw new Error(`conf writes ${this.writer.path}, but sign-cli reads ${this.path}`);
+    }
+    return this.writer;
+  }
+}
+
+/** conf's reading: a JSON object (anything else parses to an empty config), on an object with no prototype. */
+function parseConfig(text: string, path: string): ConfigShape {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw notJson(path);
+  }
+  return Object.assign(Object.create(null) as ConfigShape, parsed);
+}
+
+/** V8's parse error quotes the file's text, which may hold a key: only the file is named. */
+function notJson(path: string): UsageError {
+  return new UsageError(`the config file ${path} is not valid JSON`, {
+    hint: 'fix it by hand, or move it away and add keys again with `sign-cli keys add`',
+  });
+}
+
+export function openConfig(env: NodeJS.ProcessEnv): ConfigFile {
+  return ConfigFile.open(env);
 }

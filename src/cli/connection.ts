@@ -4,12 +4,12 @@
  * setting, then the local sandbox. Each value remembers its source, for
  * --verbose and doctor.
  */
-import type Conf from 'conf';
+import type { ConfigFile } from './config.js';
 import { UsageError } from '../core/errors.js';
 import { parseBaseUrl, type PathOverrides } from '../core/endpoints.js';
 import { maskKey } from '../core/keys.js';
 import { environmentOfKey } from '../core/service-identity.js';
-import type { ConfigShape, Profile } from './config.js';
+import type { Profile } from './config.js';
 import type { Output } from './output.js';
 import { DEFAULT_BASE_URL, settingSpec } from './settings.js';
 import { readFlagFile } from './stdin.js';
@@ -46,7 +46,7 @@ export interface Connection {
 export interface ConnectionInputs {
   globals: GlobalOptions;
   env: NodeJS.ProcessEnv;
-  loadConfig(): Promise<Conf<ConfigShape>>;
+  loadConfig(): Promise<ConfigFile>;
   output: Output;
 }
 

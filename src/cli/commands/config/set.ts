@@ -48,7 +48,7 @@ export async function setCommand(ctx: CommandContext, _flags: unknown, [name, va
     throw new UsageError(`no profile named ${JSON.stringify(value)}`, { hint: 'add it first with `sign-cli keys add`' });
   }
   const parsed = spec.parse(value!);
-  store.set(spec.path, parsed);
+  await store.set(spec.path, parsed);
   ctx.output.success(`${name} = ${show(parsed, spec)}`);
   return ExitCode.ok;
 }

@@ -20,7 +20,7 @@ export function registerUnset(config: Command, action: Action): void {
 }
 
 export async function unsetCommand(ctx: CommandContext, _flags: unknown, [name]: string[]): Promise<number> {
-  (await ctx.loadConfig()).delete(settingSpec(name!).path);
+  await (await ctx.loadConfig()).delete(settingSpec(name!).path);
   ctx.output.success(`${name} unset`);
   return ExitCode.ok;
 }

@@ -129,7 +129,7 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
     ...(listed?.last_used ? { last_used: listed.last_used } : {}),
   };
   try {
-    config.set(`profiles.${name}`, profile);
+    await config.set(`profiles.${name}`, profile);
   } catch (error) {
     // The config could not be written: the new keychain entry would point nowhere.
     await deleteProfileKey(ctx.env, profile);
@@ -139,7 +139,7 @@ export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]
   const left = existing?.keychain && existing.keychain.account !== stored.fields.keychain?.account ? await deleteProfileKey(ctx.env, existing) : undefined;
   if (left) ctx.output.warn(`could not delete the replaced key from the keychain: ${left}`);
   const first = !config.get('active_profile') || !config.get('profiles')?.[config.get('active_profile')!];
-  if (first) config.set('active_profile', name);
+  if (first) await config.set('active_profile', name);
   const checked = listed ? `; checked with the service: ${[environment, expires && `expires ${expires}`, keyScopes?.join(' ')].filter(Boolean).join(', ')}` : '';
   const where = stored.storage === 'keychain' ? `in ${stored.keychainLabel}` : `in ${config.path}`;
   const moved = existing && !flags.force && stored.storage === 'keychain' ? `moved ${maskKey(key)} of profile ${name} from the config file ${where}` : undefined;

@@ -26,8 +26,8 @@ export async function removeCommand(ctx: CommandContext, _flags: unknown, [name]
     // The keychain entry first: a profile removed while its key stays in the keychain is said, with the entry's name.
     const left = await deleteProfileKey(ctx.env, profile);
     if (left) ctx.output.warn(`could not delete the key from the keychain: ${left}`);
-    config.delete(`profiles.${name}`);
-    if (config.get('active_profile') === name) config.delete('active_profile');
+    await config.delete(`profiles.${name}`);
+    if (config.get('active_profile') === name) await config.delete('active_profile');
     ctx.output.success(`removed profile ${name}`);
     return ExitCode.ok;
 }

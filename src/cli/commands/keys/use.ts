@@ -21,7 +21,7 @@ export function registerUse(keys: Command, action: Action): void {
 
 export async function useCommand(ctx: CommandContext, _flags: unknown, [name]: string[]): Promise<number> {
     const config = await existingProfile(ctx, name!);
-    config.set('active_profile', name);
+    await config.set('active_profile', name);
     ctx.output.success(`profile ${name} is now active`);
     // As gh does with GH_TOKEN: say when the environment still wins over what was just chosen.
     if (ctx.env.SIGN_API_KEY) ctx.output.warn(`SIGN_API_KEY is set in this environment and wins over profile ${name}'s key; unset it to use the profile`);
