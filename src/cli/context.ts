@@ -5,13 +5,12 @@
  */
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import type Conf from 'conf';
 import { UsageError } from '../core/errors.js';
 import type { Operation, PathOverrides } from '../core/endpoints.js';
 import type { SignClient, SignClientOptions } from '../core/client.js';
-import { ClientFactory } from './client-factory.js';
-import type { ConfigShape } from './config.js';
-import { checkPathOverrides, environmentOf, keyLabel, resolveConnection, type Connection, type GlobalOptions } from './connection.js';
+import type { ClientFactory } from './client-factory.js';
+import type { ConfigFile } from './config.js';
+import type { Connection, GlobalOptions } from './connection.js';
 import { Output } from './output.js';
 import { systemIo, type Io } from './io.js';
 
@@ -28,9 +27,12 @@ export class CommandContext {
   command: Command | undefined;
   /** The environment the command runs in (the Io's). */
   readonly env: NodeJS.ProcessEnv;
-  private config: Conf<ConfigShape> | undefined;
+  private config: ConfigFile | undefined;
   private connection: Promise<Connection> | undefined;
-  private readonly clients: ClientFactory;
+  /** Made when a command first needs a client or a number setting: `validate` never does. */
+  private clients: Promise<ClientFactory> | undefined;
+  /** connection.ts, loaded with the first connection (so environmentOf and keyLabel, given one, have it). */
+  private connectionCode: typeof import('./connection.js') | undefined;
 
   constructor(
     readonly globals: GlobalOptions,
@@ -55,13 +57,6 @@ export class CommandContext {
         hint: 'use the SIGN_API_KEY environment variable, --api-key-file <path>, or `sign-cli keys add`',
       });
     }
-    this.clients = new ClientFactory({
-      globals,
-      io,
-      output: this.output,
-      loadConfig: () => this.loadConfig(),
-      connection: () => this.resolveConnection(),
-    });
   }
 
   /** For long-running servers (listen, sandbox): resolves on Ctrl-C or SIGTERM, which is their normal stop. */
@@ -91,10 +86,10 @@ export class CommandContext {
     return this.globals.input && !ci && this.io.stdin.isTTY === true && this.io.stdout.isTTY === true;
   }
 
-  async loadConfig(): Promise<Conf<ConfigShape>> {
-    // conf is loaded only by commands that read the config file.
+  async loadConfig(): Promise<ConfigFile> {
+    // Read only by commands that need the file; conf itself loads for a write only (config.ts).
     if (!this.config) {
-      const config = await (await import('./config.js')).openConfig(this.env);
+      const config = (await import('./config.js')).openConfig(this.env);
       // Settings and keys another user could have written are refused (their base URL would get our key).
       const { checkPrivateDirectory, checkPrivateFile } = await import('../core/ownership.js');
       checkPrivateDirectory(dirname(config.path));
@@ -111,47 +106,75 @@ export class CommandContext {
   }
 
   async pathOverrides(): Promise<PathOverrides> {
-    return checkPathOverrides((await this.loadConfig()).get('paths'));
+    return (await this.connectionModule()).checkPathOverrides((await this.loadConfig()).get('paths'));
   }
 
   /** The service and key of this run (connection.ts), resolved once. */
   resolveConnection(): Promise<Connection> {
-    this.connection ??= resolveConnection({ globals: this.globals, env: this.env, loadConfig: () => this.loadConfig(), output: this.output });
+    this.connection ??= this.connectionModule().then((code) =>
+      code.resolveConnection({ globals: this.globals, env: this.env, loadConfig: () => this.loadConfig(), output: this.output }),
+    );
     return this.connection;
   }
 
   environmentOf(connection: Connection): string | null {
-    return environmentOf(connection);
+    return this.loadedConnectionCode().environmentOf(connection);
   }
 
   keyLabel(connection: Connection): string {
-    return keyLabel(connection);
+    return this.loadedConnectionCode().keyLabel(connection);
+  }
+
+  private async connectionModule(): Promise<typeof import('./connection.js')> {
+    this.connectionCode ??= await import('./connection.js');
+    return this.connectionCode;
+  }
+
+  /** A Connection exists only once resolveConnection() loaded the code that reads it. */
+  private loadedConnectionCode(): typeof import('./connection.js') {
+    if (!this.connectionCode) throw new Error('internal error: a connection was read before one was resolved');
+    return this.connectionCode;
+  }
+
+  private clientFactory(): Promise<ClientFactory> {
+    this.clients ??= import('./client-factory.js').then(
+      ({ ClientFactory }) =>
+        new ClientFactory({
+          globals: this.globals,
+          io: this.io,
+          output: this.output,
+          loadConfig: () => this.loadConfig(),
+          connection: () => this.resolveConnection(),
+        }),
+    );
+    return this.clients;
   }
 
   /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
   client(overrides: Partial<SignClientOptions> = {}, operations: Operation[] = []): Promise<SignClient> {
-    return this.clients.client(overrides, operations);
+    return this.clientFactory().then((clients) => clients.client(overrides, operations));
   }
 
   rateStore(): Promise<{ url: string; source: string } | undefined> {
-    return this.clients.rateStore();
+    return this.clientFactory().then((clients) => clients.rateStore());
   }
 
   numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
-    return this.clients.numberFrom(flag, flagValue, envName, setting);
+    return this.clientFactory().then((clients) => clients.numberFrom(flag, flagValue, envName, setting));
   }
 
   /** Closes what the command opened (the rate store's connection), whether it succeeded or not. */
   release(): Promise<void> {
-    return this.clients.release();
+    // Nothing to close when no client was made.
+    return this.clients ? this.clients.then((clients) => clients.release()) : Promise.resolve();
   }
 
   /** Records the last use of a profile's key, so `keys list` can show it for local keys too. */
   async finish(): Promise<void> {
-    const usedAt = this.clients.keyUsedAt;
+    const usedAt = this.clients && (await this.clients).keyUsedAt;
     if (!usedAt || !this.config || !this.connection) return;
     const connection = await this.connection.catch(() => undefined);
     if (!connection?.profileName) return;
-    this.config.set(`profiles.${connection.profileName}.last_used`, usedAt.toISOString());
+    await this.config.set(`profiles.${connection.profileName}.last_used`, usedAt.toISOString());
   }
 }

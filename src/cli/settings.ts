@@ -6,7 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../core/endpoints.js';
 import { OPEN_FIELDS, type OpenField } from '../core/open-fields.js';
 import { isScope } from '../core/keys.js';
-import { WEBHOOK_SCHEMES } from '../core/webhooks.js';
+import { WEBHOOK_SCHEMES } from '../core/webhook-schemes.js';
 import { parseRateStoreUrl, showRateStoreUrl } from '../core/rate-store-url.js';
 import { parseIntegerOption, parsePositiveNumberOption } from './flags.js';
 

@@ -8,8 +8,7 @@ import { ED25519_SECRET_PREFIX, ed25519PrivateKey, ed25519Sign } from './ed25519
 
 export { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, ed25519PublicKeyOf, newEd25519KeyPair } from './ed25519.js';
 
-export const WEBHOOK_SCHEMES = ['standard', 'stripe', 'hmac'] as const;
-export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
+export { WEBHOOK_SCHEMES, type WebhookScheme } from './webhook-schemes.js';
 export type HmacAlgorithm = 'sha256' | 'sha512';
 
 export const STANDARD_SECRET_PREFIX = 'whsec_';
