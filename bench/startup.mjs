@@ -2,8 +2,10 @@
 // the registry) first, then on this machine's Node, each next to `node -e 0` of the same Node
 // in the same run; then the single executable (dist/exe, built if missing) next to the bare
 // start of the Node it carries. Rounds are interleaved (baseline, then each command, again and
-// again) so a host whose speed drifts affects all of them alike; each figure is the median of
-// its runs and each ratio is a ratio of medians.
+// again) so a host whose speed drifts affects all of them alike; each time is the median of its
+// runs, and each ratio is the median of the per-round ratios (a command's run over the baseline's
+// run of the same round), as the listener bench does: on a shared VM whose speed moves by a
+// quarter within a minute, a ratio of medians moved by 0.2 between identical runs.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import { BIN, ROOT } from './util.mjs';
 import { HOST_TARGET, registryNode } from '../scripts/registry-node.mjs';
 import { EXE_NODE_VERSION } from '../scripts/build-exe-settings.mjs';
 
-const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
 const WARMUP = 2;
 /** The Node users run, measured first (SIGN_BENCH_NODE=24 by default; a version or range of the registry's). */
 const USERS_NODE = process.env.SIGN_BENCH_NODE ?? '24';
@@ -44,7 +46,10 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** Medians of the baseline and of each run, interleaved and rotated: [base, ...commands]. */
+/**
+ * Interleaved and rotated runs of the baseline and each command: [base, ...commands], each with
+ * its median time and (for the commands) the median of its per-round ratios to the baseline.
+ */
 function measure(runs, env) {
   for (let i = 0; i < WARMUP; i++) for (const [command, args] of runs) timed(command, args, env);
   const times = runs.map(() => []);
@@ -55,7 +60,7 @@ function measure(runs, env) {
       times[i].push(timed(runs[i][0], runs[i][1], env));
     }
   }
-  return times.map(median);
+  return times.map((own, i) => ({ ms: median(own), ratio: median(own.map((t, round) => t / times[0][round])) }));
 }
 
 /** How many modules of the bundle each command loads on `node` (a load hook, Node 22.15+; else undefined). */
@@ -68,16 +73,16 @@ function moduleCounts(node, env) {
 }
 
 /** Rows for one runtime: its baseline, then each command's time and ratio against its target (and modules loaded). */
-function rowsFor(label, medians, commands, modules = []) {
-  const [base, ...rest] = medians;
-  const rows = [[`${label}: node -e 0 (baseline)`, `${base.toFixed(1)} ms`]];
+function rowsFor(label, measured, commands, modules = []) {
+  const [base, ...rest] = measured;
+  const rows = [[`${label}: node -e 0 (baseline)`, `${base.ms.toFixed(1)} ms`]];
   let ok = true;
   commands.forEach(([name, , target], i) => {
-    const ratio = rest[i] / base;
+    const { ratio } = rest[i];
     const verdict = target === undefined ? '' : `  (target <= ${target.toFixed(2)}: ${ratio <= target ? 'met' : 'NOT met'})`;
     if (target !== undefined) ok &&= ratio <= target;
     const loaded = modules[i] === undefined ? '' : `  ${modules[i]} modules`;
-    rows.push([`${label}: sign-cli ${name}`, `${rest[i].toFixed(1)} ms  ratio ${ratio.toFixed(2)}${verdict}${loaded}`]);
+    rows.push([`${label}: sign-cli ${name}`, `${rest[i].ms.toFixed(1)} ms  ratio ${ratio.toFixed(2)}${verdict}${loaded}`]);
   });
   return { rows, ok };
 }
@@ -101,8 +106,8 @@ export async function benchStartup() {
     let ok = true;
     for (const [node, name] of nodes) {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-      const medians = measure([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env);
-      const result = rowsFor(`${name} (${version})`, medians, COMMANDS, moduleCounts(node, env));
+      const measured = measure([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env);
+      const result = rowsFor(`${name} (${version})`, measured, COMMANDS, moduleCounts(node, env));
       rows.push(...result.rows);
       ok &&= result.ok;
     }
@@ -112,11 +117,11 @@ export async function benchStartup() {
     if (!existsSync(exe)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], { env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET }, stdio: 'inherit' });
     const exeNode = registryNode(HOST_TARGET, EXE_NODE_VERSION);
     const exeCommands = COMMANDS.map(([name, args]) => [name, args, EXE_TARGETS[name]]);
-    const medians = measure([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env);
-    const result = rowsFor(`single executable (Node ${EXE_NODE_VERSION})`, medians, exeCommands);
+    const measured = measure([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env);
+    const result = rowsFor(`single executable (Node ${EXE_NODE_VERSION})`, measured, exeCommands);
     rows.push(...result.rows.map(([label, value]) => [label.replace(': node -e 0 (baseline)', `: its node -e 0 (baseline)`).replace(': sign-cli ', ': '), value]));
     ok &&= result.ok;
-    return { name: `start-up (median of ${RUNS} interleaved runs each, ratio to node -e 0 of the same Node)`, rows, ok };
+    return { name: `start-up (median of ${RUNS} interleaved rounds each; ratio: median of the per-round ratios to node -e 0 of the same Node)`, rows, ok };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
