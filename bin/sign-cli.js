@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Launcher only: everything lives in the built CLI (dist/cli, a CommonJS bundle in chunks, loaded
-// with require: no ESM loader for it; scripts/merge-chunks.mjs; npm run build).
+// with require: no ESM loader for it; scripts/merge-chunks.mjs; npm run build). The launcher is
+// CommonJS too (bin/package.json): an ES module entry would start Node's ESM loader for it alone.
 // `--version` is answered from a tiny module without loading the CLI: it is what scripts
 // and shell prompts call most often.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  const { VERSION } = await import('../dist/cli/version.js');
+  const { VERSION } = require('../dist/cli/version.cjs');
   // Written straight to the descriptor: process.stdout would load Node's stream modules
   // (src/cli/fd-stream.ts). A non-blocking descriptor (EAGAIN) gets the stream after all.
   try {
-    process.getBuiltinModule('node:fs').writeSync(1, `${VERSION}\n`);
+    require('node:fs').writeSync(1, `${VERSION}\n`);
   } catch (error) {
     if (error.code === 'EAGAIN') process.stdout.write(`${VERSION}\n`);
     else if (error.code !== 'EPIPE') {
@@ -22,9 +23,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // later runs skip most of the parsing and compiling. Node 20 has no such cache, and is
   // spared loading node:module for nothing.
   const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major > 22 || (major === 22 && minor >= 1)) process.getBuiltinModule('node:module').enableCompileCache?.();
+  if (major > 22 || (major === 22 && minor >= 1)) require('node:module').enableCompileCache?.();
   // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
   if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
-  const { runProcess } = process.getBuiltinModule('node:module').createRequire(import.meta.url)('../dist/cli/main.cjs');
-  process.exitCode = await runProcess(process.argv);
+  require('../dist/cli/main.cjs')
+    .runProcess(process.argv)
+    .then((code) => {
+      process.exitCode = code;
+    });
 }

@@ -13,7 +13,7 @@
 //   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
 //   dist/fonts.
-// - dist/cli/version.js: the version alone, so the launcher answers --version without
+// - dist/cli/version.cjs: the version alone, so the launcher answers --version without
 //   loading the CLI.
 // Everything is built beside dist/ and then put in its place, so that a run of the CLI (or
 // of the tests) during a build finds the old build or the new one, never half of one, and
@@ -45,7 +45,7 @@ for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`,
 const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }));
 await mergeChunks({ from: `${root}${out}/cli-split`, to: `${root}${out}/cli` });
 rmSync(`${root}${out}/cli-split`, { recursive: true });
-writeFileSync(`${root}${out}/cli/version.js`, `export const VERSION = ${JSON.stringify(version)};\n`);
+writeFileSync(`${root}${out}/cli/version.cjs`, `exports.VERSION = ${JSON.stringify(version)};\n`);
 mkdirSync(`${root}${out}/fonts`);
 for (const file of FONT_FILES) copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
 copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);

@@ -50,8 +50,9 @@ describe('the launcher', () => {
     expect(eager.size).toBeGreaterThan(0);
     expect(dynamic.length).toBeGreaterThan(0);
     expect(eager.size).toBeLessThan(chunks.length / 4);
-    // Nothing of the bundle goes through the ESM loader.
-    expect(readdirSync(dir).filter((f) => /\.m?js$/.test(f))).toEqual(['version.js']);
+    // Nothing of the launcher or the bundle goes through the ESM loader.
+    expect(readdirSync(dir).filter((f) => /\.m?js$/.test(f))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(ROOT, 'bin', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
   });
 
   it('ships source maps that carry our sources, not the dependencies’ (the package would be half again as large)', () => {
