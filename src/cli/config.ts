@@ -140,7 +140,7 @@ export class ConfigFile {
   }
 }
 
-/** conf's reading: a JSON object (anything else parses to an empty config), on an object with no prototype. */
+/** conf's reading: what the JSON holds, assigned onto an object with no prototype. */
 function parseConfig(text: string, path: string): ConfigShape {
   let parsed: unknown;
   try {
@@ -156,8 +156,4 @@ function notJson(path: string): UsageError {
   return new UsageError(`the config file ${path} is not valid JSON`, {
     hint: 'fix it by hand, or move it away and add keys again with `sign-cli keys add`',
   });
-}
-
-export function openConfig(env: NodeJS.ProcessEnv): ConfigFile {
-  return ConfigFile.open(env);
 }

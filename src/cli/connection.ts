@@ -7,8 +7,6 @@
 import type { ConfigFile } from './config.js';
 import { UsageError } from '../core/errors.js';
 import { parseBaseUrl, type PathOverrides } from '../core/endpoints.js';
-import { maskKey } from '../core/keys.js';
-import { environmentOfKey } from '../core/service-identity.js';
 import type { Profile } from './config.js';
 import type { Output } from './output.js';
 import { DEFAULT_BASE_URL, settingSpec } from './settings.js';
@@ -112,22 +110,6 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
     ...(keyProblem ? { keyProblem } : {}),
     sources: { baseUrl: baseSource, apiKey: keySource },
   };
-}
-
-/**
- * The environment the connection's key belongs to (`live`, `test`): the
- * profile's stored metadata (from the service's listing), else the key's
- * prefix (`sk_live_…`); null when neither says.
- */
-export function environmentOf(connection: Connection): string | null {
-  if (!connection.apiKey) return null;
-  return connection.keyProfile?.environment ?? environmentOfKey(connection.apiKey) ?? null;
-}
-
-/** How errors and warnings name the key: its profile when it has one, always masked. */
-export function keyLabel(connection: Connection): string {
-  const masked = connection.apiKey ? maskKey(connection.apiKey) : '(none)';
-  return connection.profileName ? `${masked} (profile ${connection.profileName})` : masked;
 }
 
 /** Endpoint paths from config (`paths.<operation>`), checked as `config set` checks them, so a typo is not silently ignored. */

@@ -11,6 +11,7 @@ import type { SignClient, SignClientOptions } from '../core/client.js';
 import type { ClientFactory } from './client-factory.js';
 import type { ConfigFile } from './config.js';
 import type { Connection, GlobalOptions } from './connection.js';
+import { environmentOf, keyLabel } from './connection-labels.js';
 import { Output } from './output.js';
 import { systemIo, type Io } from './io.js';
 
@@ -31,8 +32,6 @@ export class CommandContext {
   private connection: Promise<Connection> | undefined;
   /** Made when a command first needs a client or a number setting: `validate` never does. */
   private clients: Promise<ClientFactory> | undefined;
-  /** connection.ts, loaded with the first connection (so environmentOf and keyLabel, given one, have it). */
-  private connectionCode: typeof import('./connection.js') | undefined;
 
   constructor(
     readonly globals: GlobalOptions,
@@ -89,7 +88,7 @@ export class CommandContext {
   async loadConfig(): Promise<ConfigFile> {
     // Read only by commands that need the file; conf itself loads for a write only (config.ts).
     if (!this.config) {
-      const config = (await import('./config.js')).openConfig(this.env);
+      const config = (await import('./config.js')).ConfigFile.open(this.env);
       // Settings and keys another user could have written are refused (their base URL would get our key).
       const { checkPrivateDirectory, checkPrivateFile } = await import('../core/ownership.js');
       checkPrivateDirectory(dirname(config.path));
@@ -118,22 +117,16 @@ export class CommandContext {
   }
 
   environmentOf(connection: Connection): string | null {
-    return this.loadedConnectionCode().environmentOf(connection);
+    return environmentOf(connection);
   }
 
   keyLabel(connection: Connection): string {
-    return this.loadedConnectionCode().keyLabel(connection);
+    return keyLabel(connection);
   }
 
-  private async connectionModule(): Promise<typeof import('./connection.js')> {
-    this.connectionCode ??= await import('./connection.js');
-    return this.connectionCode;
-  }
-
-  /** A Connection exists only once resolveConnection() loaded the code that reads it. */
-  private loadedConnectionCode(): typeof import('./connection.js') {
-    if (!this.connectionCode) throw new Error('internal error: a connection was read before one was resolved');
-    return this.connectionCode;
+  /** connection.ts (settings, key files, profiles), loaded with the first connection a command asks for. */
+  private connectionModule(): Promise<typeof import('./connection.js')> {
+    return import('./connection.js');
   }
 
   private clientFactory(): Promise<ClientFactory> {

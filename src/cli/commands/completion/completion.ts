@@ -25,11 +25,11 @@ async function dynamicCandidates(source: string, env: NodeJS.ProcessEnv): Promis
   if (!(DYNAMIC_SOURCES as readonly string[]).includes(source)) return [];
   switch (source as DynamicSource) {
     case 'profiles': {
-      // conf creates a missing config dir when it reads: a Tab must not.
+      // Opening the config makes a missing config dir (as conf does): a Tab must not.
       const dir = env.SIGN_CONFIG_DIR;
       if (dir && !existsSync(dir)) return [];
-      const [{ openConfig }, { PROFILE_NAME_RE }] = await Promise.all([import('../../config.js'), import('../../profiles.js')]);
-      const profiles = (await openConfig(env)).store.profiles ?? {};
+      const [{ ConfigFile }, { PROFILE_NAME_RE }] = await Promise.all([import('../../config.js'), import('../../profiles.js')]);
+      const profiles = ConfigFile.open(env).store.profiles ?? {};
       return Object.keys(profiles)
         .filter((name) => PROFILE_NAME_RE.test(name))
         .sort();
