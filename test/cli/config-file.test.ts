@@ -5,8 +5,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configPath, ConfigFile } from '../../src/cli/config.js';
+import { ConfigFile } from '../../src/cli/config.js';
 import { UsageError } from '../../src/core/errors.js';
+import { runCli } from '../helpers/cli.js';
 import { withConfig } from '../helpers/profiles.js';
 
 describe('the config file', () => {
@@ -52,17 +53,16 @@ describe('the config file', () => {
   });
 
   it('without SIGN_CONFIG_DIR, reads and writes where conf keeps sign-cli’s config (XDG_CONFIG_HOME on Linux)', async () => {
+    // The built CLI in a process of its own: this suite does not change process.env (vitest.config.ts).
     const { dir } = withConfig();
-    const before = process.env.XDG_CONFIG_HOME;
-    process.env.XDG_CONFIG_HOME = dir;
-    try {
-      expect(configPath({})).toBe(join(dir, 'sign-cli', 'config.json'));
-      // conf's own resolution agrees, or set() would refuse to write.
-      await ConfigFile.open({}).set('active_profile', 'x');
-      expect(JSON.parse(readFileSync(join(dir, 'sign-cli', 'config.json'), 'utf8'))).toEqual({ active_profile: 'x' });
-    } finally {
-      if (before === undefined) delete process.env.XDG_CONFIG_HOME;
-      else process.env.XDG_CONFIG_HOME = before;
-    }
+    const env = { SIGN_CONFIG_DIR: undefined, XDG_CONFIG_HOME: dir };
+    const file = join(dir, 'sign-cli', 'config.json');
+    const path = await runCli(['config', 'path', '--json'], { env });
+    expect(path.code).toBe(0);
+    expect(JSON.parse(path.stdout)).toEqual({ path: file });
+    // conf's own resolution agrees, or the write would be refused.
+    const set = await runCli(['config', 'set', 'rate', '120'], { env });
+    expect(set).toMatchObject({ code: 0 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ settings: { rate: 120 } });
   });
 });
