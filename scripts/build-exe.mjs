@@ -7,6 +7,10 @@
 // - Each target's Node binary comes from the npm registry (node-<platform>-<arch>, the same
 //   version for every target), and Node's own `--build-sea` (Node 25.5+: no postject) injects
 //   the bundle, run by a Node of that same version for this machine.
+// - The script is ASCII (checked): Node then uses it where it lies in the executable, where one
+//   other character makes it decode and copy 4 MB on every start (about 4 ms). The licence
+//   notices, some with names that are not ASCII, are the asset `licenses.txt` and a file beside
+//   the executables (THIRD-PARTY-NOTICES.txt).
 // - This machine's target gets V8's code cache of the bundle (parsed and compiled at build
 //   time: a faster start); the others cannot (a code cache is only valid where it was made).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
@@ -16,11 +20,11 @@
 // SIGN_EXE_TARGETS=linux-x64 (comma-separated) builds fewer; SIGN_EXE_NODE_VERSION picks the Node.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import { assertCharset, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
 import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
@@ -63,7 +67,12 @@ try {
     // gives Node's built-ins, all the bundle asks of it.
     define: { ...base.define, 'import.meta.url': '__signCliExeUrl' },
     banner: { js: 'const __signCliExeUrl=require("node:url").pathToFileURL(process.execPath).href;' },
+    // The dependencies' licence notices (some with names beyond ASCII) travel as an asset of
+    // their own, `licenses.txt`, and beside the executables: the script stays ASCII.
+    legalComments: 'external',
   });
+  const notices = `${bundle}.LEGAL.txt`;
+  assertCharset('the executable\'s script', readFileSync(bundle, 'utf8'), 0x7f);
 
   // The builder: a Node of the targets' version for this machine.
   const builder = nodeBinary(host);
@@ -82,6 +91,7 @@ try {
       assets: {
         ...Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
+        'licenses.txt': notices,
       },
     };
     const configFile = join(work, `sea-${target}.json`);
@@ -93,6 +103,7 @@ try {
     sizes.push([target, statSync(exe).size, sha256]);
     console.log(`${exe}: ${(statSync(exe).size / 1e6).toFixed(1)} MB, Node ${NODE_VERSION}${config.useCodeCache ? ', code cache' : ''}, sha256 ${sha256.slice(0, 16)}…`);
   }
+  copyFileSync(notices, join(out, 'THIRD-PARTY-NOTICES.txt'));
   writeFileSync(join(out, 'SHA256SUMS'), sizes.map(([target, , sha]) => `${sha}  sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}\n`).join(''));
 
   // The sizes a user downloads, written where the docs quote them (after a build of every target):

@@ -23,7 +23,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import { assertCharset, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,6 +44,7 @@ for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`,
 
 const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }));
 await mergeChunks({ from: `${root}${out}/cli-split`, to: `${root}${out}/cli` });
+for (const file of readdirSync(`${root}${out}/cli`).filter((f) => f.endsWith('.cjs'))) assertCharset(`dist/cli/${file}`, readFileSync(`${root}${out}/cli/${file}`, 'utf8'));
 rmSync(`${root}${out}/cli-split`, { recursive: true });
 writeFileSync(`${root}${out}/cli/version.cjs`, `exports.VERSION = ${JSON.stringify(version)};\n`);
 mkdirSync(`${root}${out}/fonts`);

@@ -2,13 +2,21 @@
  * The single executable's entry (scripts/build-exe.mjs): what bin/sign-cli.js
  * does for the npm package, in the one script a single executable application
  * runs (CommonJS, so that V8's code cache built with it is used: no top-level
- * await). `--version` answers before the CLI is evaluated.
+ * await). `--version` answers before the CLI is evaluated, written as
+ * bin/sign-cli.js writes it: straight to a pipe or a file (fd-stream.ts), not
+ * through process.stdout, whose stream and net modules take longer than the rest.
  */
 import { VERSION } from '../core/version.js';
+import { fdStream } from './fd-stream.js';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${VERSION}\n`);
+  const onError = (error: NodeJS.ErrnoException): void => {
+    if (error.code === 'EPIPE') return;
+    process.stderr.write(`error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`);
+    process.exitCode = 1;
+  };
+  fdStream(1, onError, () => process.stdout).write(`${VERSION}\n`);
 } else {
   void import('./main.js')
     .then(({ runProcess }) => runProcess(process.argv))

@@ -21,9 +21,10 @@ const DEFAULT_MIN = 8;
 const ANSI = /\u001b\[[0-9;]*m/g;
 /**
  * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗) and its own colour
- * codes: one column a character once the codes are out.
+ * codes: one column a character once the codes are out. Written as escapes: the bundle holds no
+ * character beyond Latin-1 (scripts/build.mjs).
  */
-const PLAIN = /^(?:[\x20-\x7e…✓✗]|\u001b\[[0-9;]*m)*$/;
+const PLAIN = /^(?:[\x20-\x7e\u2026\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
 
 /**
  * string-width, once some text needs it. Setting it up costs about 50 ms on Node 24 (its

@@ -15,8 +15,11 @@ const MIN_SECRET_FOR_TAIL = 12;
 /** Without a type prefix, the first four characters show only on keys at least this long. */
 const MIN_LENGTH_FOR_LEAD = 20;
 const HIDDEN = '****';
-/** How services hide the middle of a key. Letters are never taken for a mask: a real key may contain "xxxx". */
-const MASK_RE = /^(.*?)(?:\*+|•+|…|\.{3,})(.{4})$/;
+/**
+ * How services hide the middle of a key (*, • or …). Letters are never taken for a mask: a real key
+ * may contain "xxxx". Written as escapes: the bundle holds no character beyond Latin-1 (scripts/build.mjs).
+ */
+const MASK_RE = /^(.*?)(?:\*+|\u2022+|\u2026|\.{3,})(.{4})$/;
 
 /** The key as SPEC §2.3 shows it: the leading part and the last four characters. */
 export function maskKey(key: string): string {

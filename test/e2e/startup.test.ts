@@ -55,6 +55,14 @@ describe('the launcher', () => {
     expect(JSON.parse(readFileSync(join(ROOT, 'bin', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
   });
 
+  it('keeps every chunk to Latin-1: one other character and V8 holds the whole chunk at two bytes a character', () => {
+    // scripts/cli-bundle.mjs (assertCharset) fails the build on one; this checks what was built.
+    const dir = join(ROOT, 'dist', 'cli');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.cjs'))) {
+      expect(readFileSync(join(dir, file), 'utf8').search(/[^\x00-\xff]/), file).toBe(-1);
+    }
+  });
+
   it('ships source maps that carry our sources, not the dependencies’ (the package would be half again as large)', () => {
     const dir = join(ROOT, 'dist', 'cli');
     const maps = readdirSync(dir).filter((f) => f.endsWith('.map'));
