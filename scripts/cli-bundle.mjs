@@ -218,15 +218,16 @@ export function cliBundleOptions({ outdir, splitting, version, entryPoints = { m
 /**
  * V8 keeps a script's source at one byte a character only while every character is Latin-1: one
  * character beyond (a "…" in a regular expression; esbuild escapes strings, not regex literals)
- * doubles the whole script in memory. A single executable's script must be ASCII (`max` 0x7f):
- * only then does Node use it in place, where any other character makes it decode and copy the
- * 4 MB script on every start (bench/startup.mjs). So the build fails on one, saying where it is.
+ * doubles the whole script in memory. A single executable's script must be ASCII: only then does
+ * Node use it where it lies, where any other character makes it decode and copy the 4 MB script
+ * on every start (bench/startup.mjs). So the build fails on one, saying where it is.
  */
-export function assertCharset(file, text, max = 0xff) {
-  const at = text.search(max === 0x7f ? /[^\x00-\x7f]/ : /[^\x00-\xff]/);
+const CHARSETS = { latin1: /[^\x00-\xff]/, ascii: /[^\x00-\x7f]/ };
+export function assertCharset(file, text, charset = 'latin1') {
+  const at = text.search(CHARSETS[charset]);
   if (at === -1) return;
   const line = text.slice(0, at).split('\n').length;
   const context = text.slice(Math.max(0, at - 40), at + 20).replace(/\s+/g, ' ');
   const escape = `\\u${text.codePointAt(at).toString(16).padStart(4, '0')}`;
-  throw new Error(`${file}:${line}: ${JSON.stringify(text[at])} is beyond ${max === 0x7f ? 'ASCII' : 'Latin-1'} (in "${context}"); write it as an escape (${escape}) in the source`);
+  throw new Error(`${file}:${line}: ${JSON.stringify(text[at])} is not ${charset === 'ascii' ? 'ASCII' : 'Latin-1'} (in "${context}"); write it as an escape (${escape}) in the source`);
 }
