@@ -1,12 +1,10 @@
-// Loaded with --import by bench/startup.mjs, in a run of its own (a hook slows loading): counts
-// the modules of the CLI bundle a command loads, printed on stderr at exit. Node 22.15+.
-import { registerHooks } from 'node:module';
+// Loaded with --import by bench/startup.mjs, in a run of its own: counts the modules of the CLI
+// bundle a command loads (require.cache at exit, where the launcher's chunk loader puts each
+// chunk as Node's require would; launch.cjs, the loader itself, not counted), printed on stderr.
+import { createRequire } from 'node:module';
 
-const seen = new Set();
-registerHooks({
-  load(url, context, next) {
-    if (url.includes('/dist/cli/')) seen.add(url);
-    return next(url, context);
-  },
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  const loaded = Object.keys(cache).filter((file) => file.includes('/dist/cli/') && !file.endsWith('launch.cjs'));
+  process.stderr.write(`\nsign-cli modules loaded: ${loaded.length}\n`);
 });
-process.on('exit', () => process.stderr.write(`\nsign-cli modules loaded: ${seen.size}\n`));

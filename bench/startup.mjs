@@ -63,7 +63,7 @@ function measure(runs, env) {
   return times.map((own, i) => ({ ms: median(own), ratio: median(own.map((t, round) => t / times[0][round])) }));
 }
 
-/** How many modules of the bundle each command loads on `node` (a load hook, Node 22.15+; else undefined). */
+/** How many modules of the bundle each command loads on `node` (require.cache at exit; undefined if not reported). */
 function moduleCounts(node, env) {
   return COMMANDS.map(([, args]) => {
     const result = spawnSync(node, ['--import', join(ROOT, 'bench', 'count-modules.mjs'), BIN, ...args], { cwd: ROOT, env, encoding: 'utf8' });
@@ -91,7 +91,7 @@ export async function benchStartup() {
   const home = mkdtempSync(join(tmpdir(), 'sign-cli-bench-startup-'));
   // A user's environment without our variables; config and state in a scratch dir.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR' && name !== 'NODE_COMPILE_CACHE'));
-  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(home, 'config'), SIGN_STATE_DIR: join(home, 'state'), TMPDIR: join(home, 'tmp') });
+  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(home, 'config'), SIGN_STATE_DIR: join(home, 'state'), SIGN_CACHE_DIR: join(home, 'cache'), TMPDIR: join(home, 'tmp') });
   mkdirSync(env.TMPDIR);
   try {
     // One stored profile, so `keys list --local` reads a real config file and draws a table.

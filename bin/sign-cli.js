@@ -19,14 +19,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     }
   }
 } else {
-  // Node 22.1+: V8's compiled code for the bundle is cached on disk (in the OS temp dir), so
-  // later runs skip most of the parsing and compiling. Node 20 has no such cache, and is
-  // spared loading node:module for nothing.
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major > 22 || (major === 22 && minor >= 1)) require('node:module').enableCompileCache?.();
   // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
   if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
-  require('../dist/cli/main.cjs')
+  // The bundle's chunks, with V8's compiled code of the last runs (src/cli/launch/launch.ts).
+  require('../dist/cli/launch.cjs')
+    .loadCli(require('node:path').join(__dirname, '..', 'dist', 'cli'), process.argv, process.env)
     .runProcess(process.argv)
     .then((code) => {
       process.exitCode = code;

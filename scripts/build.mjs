@@ -14,11 +14,13 @@
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
 //   dist/fonts.
 // - dist/cli/version.cjs: the version alone, so the launcher answers --version without
-//   loading the CLI.
+//   loading the CLI; dist/cli/launch.cjs: what loads the bundle's chunks with the code caches
+//   of src/cli/launch (made after a command ran: what it ran is not compiled again).
 // Everything is built beside dist/ and then put in its place, so that a run of the CLI (or
 // of the tests) during a build finds the old build or the new one, never half of one, and
 // nothing of a deleted source survives.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +46,22 @@ for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`,
 
 const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }));
 await mergeChunks({ from: `${root}${out}/cli-split`, to: `${root}${out}/cli` });
+// The launcher's loader (src/cli/launch): on its own, not a chunk of the bundle, with the hash of
+// the bundle it loads, under which its code caches are kept (a cache is for one build only).
+const bundleHash = createHash('sha256');
+for (const file of readdirSync(`${root}${out}/cli`).filter((f) => f.endsWith('.cjs')).sort()) bundleHash.update(`${file}\0`).update(readFileSync(`${root}${out}/cli/${file}`));
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/launch/launch.ts'],
+  outfile: `${out}/cli/launch.cjs`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  minify: true,
+  define: { SIGN_BUILD_ID: JSON.stringify(bundleHash.digest('hex').slice(0, 16)) },
+  logLevel: 'warning',
+});
 for (const file of readdirSync(`${root}${out}/cli`).filter((f) => f.endsWith('.cjs'))) assertCharset(`dist/cli/${file}`, readFileSync(`${root}${out}/cli/${file}`, 'utf8'));
 rmSync(`${root}${out}/cli-split`, { recursive: true });
 writeFileSync(`${root}${out}/cli/version.cjs`, `exports.VERSION = ${JSON.stringify(version)};\n`);

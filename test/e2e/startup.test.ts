@@ -4,7 +4,7 @@
  * (Timings live in bench/startup.mjs; nothing here measures time.)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -79,6 +79,56 @@ describe('the launcher', () => {
   });
 });
 
+describe('the code caches of the launcher', () => {
+  const cacheFiles = (root: string): string[] => {
+    const code = join(root, 'code');
+    return existsSync(code) ? readdirSync(code).flatMap((build) => readdirSync(join(code, build)).map((f) => `${build}/${f}`)) : [];
+  };
+
+  it('are written by the first run of a command, private, and the next run gives the same answer from them', async () => {
+    const root = tempDir('sign-cli-cache-');
+    const args = ['envelopes', 'validate', 'examples/envelope.json'];
+    const first = await runCli(args, { env: { SIGN_CACHE_DIR: root } });
+    expect(first).toMatchObject({ code: 0, stdout: '✓ examples/envelope.json: valid\n', stderr: '' });
+    const files = cacheFiles(root);
+    expect(files.filter((f) => f.endsWith('/main.cjs.cache'))).toHaveLength(1);
+    expect(files.filter((f) => f.endsWith('.cjs.cache')).length).toBeGreaterThan(3);
+    expect(files.some((f) => f.endsWith('/ran.envelopes.validate'))).toBe(true);
+    expect(files.some((f) => f.endsWith('.tmp'))).toBe(false);
+    const build = files[0]!.split('/')[0]!;
+    expect(build).toMatch(new RegExp(`^[0-9a-f]{16}-node${process.versions.node.replace(/\./g, '\\.')}-${process.arch}$`));
+    expect(statSync(join(root, 'code', build)).mode & 0o777).toBe(0o700);
+    expect(statSync(join(root, 'code', build, 'main.cjs.cache')).mode & 0o777).toBe(0o600);
+    const before = statSync(join(root, 'code', build, 'main.cjs.cache')).mtimeMs;
+    const second = await runCli(args, { env: { SIGN_CACHE_DIR: root } });
+    expect(second).toEqual(first);
+    // Taken, not written again.
+    expect(statSync(join(root, 'code', build, 'main.cjs.cache')).mtimeMs).toBe(before);
+  });
+
+  it('a damaged cache is refused by V8 and written again; the command does not notice', async () => {
+    const root = tempDir('sign-cli-cache-');
+    expect((await runCli(['--help'], { env: { SIGN_CACHE_DIR: root } })).code).toBe(0);
+    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache'))) writeFileSync(join(root, 'code', file), 'not a code cache');
+    const help = await runCli(['--help'], { env: { SIGN_CACHE_DIR: root } });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('envelopes');
+    expect(help.stderr).toBe('');
+    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache'))) expect(readFileSync(join(root, 'code', file), 'utf8')).not.toBe('not a code cache');
+  });
+
+  it('are not read or written in a directory others can write to, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
+    const root = tempDir('sign-cli-cache-');
+    mkdirSync(join(root, 'code'), { mode: 0o777 });
+    chmodSync(join(root, 'code'), 0o777);
+    expect((await runCli(['keys', 'list', '--local'], { env: { SIGN_CACHE_DIR: root } })).code).toBe(0);
+    expect(cacheFiles(root)).toEqual([]);
+    const off = tempDir('sign-cli-cache-');
+    expect((await runCli(['keys', 'list', '--local'], { env: { SIGN_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' } })).code).toBe(0);
+    expect(cacheFiles(off)).toEqual([]);
+  });
+});
+
 /** The bytes of the bundle a command line loads (require.cache at exit, through a preload). */
 function bundleBytesLoaded(args: string[]): { files: string[]; bytes: number } {
   const dir = tempDir();
@@ -90,7 +140,8 @@ function bundleBytesLoaded(args: string[]): { files: string[]; bytes: number } {
   );
   const config = join(dir, 'config');
   execFileSync(process.execPath, ['--require', preload, BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), SIGN_CONFIG_DIR: config }, stdio: 'ignore' });
-  const files = JSON.parse(readFileSync(report, 'utf8')) as string[];
+  // launch.cjs is the launcher's loader (src/cli/launch), loaded by every command line but --version.
+  const files = (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter((file) => !file.endsWith('launch.cjs'));
   return { files, bytes: files.reduce((sum, file) => sum + statSync(file).size, 0) };
 }
 

@@ -11,6 +11,8 @@ export { BIN, ROOT, tempDir, type CliResult } from './paths.js';
 
 ensureFreshBuild();
 
+let codeCacheDir: string | undefined;
+
 /** The environment a user's shell would give, minus anything of ours that could leak in. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -25,6 +27,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   env.SIGN_CONFIG_DIR ??= tempDir('sign-cli-config-');
   // Create journals stay out of the real state dir; tests sharing one pass SIGN_STATE_DIR.
   env.SIGN_STATE_DIR ??= tempDir('sign-cli-state-');
+  // The launcher's code caches (src/cli/launch): one directory for the run's CLIs, not the home's.
+  env.SIGN_CACHE_DIR ??= (codeCacheDir ??= tempDir('sign-cli-cache-'));
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;

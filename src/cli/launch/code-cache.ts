@@ -1,0 +1,167 @@
+/**
+ * V8 code caches of the CLI's chunks, made after a command has run.
+ *
+ * Node's own compile cache (module.enableCompileCache) saves what V8 holds of a file right
+ * after compiling it, before it runs. V8 compiles a function the first time it is called, so
+ * that cache has little more than the top level of each chunk: every run compiled commander,
+ * zod and the command again, about 5 ms of `envelopes validate` on Node 24 (bench/startup.mjs,
+ * docs/assumptions.md "Start-up on Node 24"). A cache made when the command has finished
+ * holds every function it ran.
+ *
+ * One cache file per chunk, in a directory of the build and the runtime, so a cache is never
+ * read for other code (V8 itself checks only the source's length). A cache V8 rejects (its
+ * flags changed) or that is missing is written at the end of the run; the first run of each
+ * command line (`keys list`, `envelopes validate`) writes every chunk it loaded once more, so
+ * that the caches hold what every command that ran needs, not only what the first one ran.
+ * Files are written whole (a temporary file, then a rename) and only into a directory this user
+ * owns and no one else can write: a planted cache would be code run by whoever runs sign-cli.
+ * Any failure means no cache, never a failed command.
+ */
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What V8 serialises: a vm.Script, after it has run. */
+export interface CachedScript {
+  createCachedData(): Buffer;
+}
+
+export type CacheOutcome = 'hit' | 'miss' | 'rejected';
+
+export interface CodeCacheOptions {
+  /** The directory of caches of every build (cacheRoot). */
+  root: string;
+  /** The build and runtime the caches are for: a subdirectory of their own. */
+  key: string;
+  /** The command line's words (commandKey): its first run refreshes every chunk it loads. */
+  command: string;
+  /** Now, in ms (injected for the pruning tests). */
+  now?: number;
+}
+
+/** Directories of other builds or runtimes untouched for this long are removed when a new one is made. */
+export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
+
+/** `$SIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/sign-cli`, else `~/.cache/sign-cli` (as the state and data dirs; the home as os.homedir() finds it); undefined without one. */
+export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string): string | undefined {
+  if (env.SIGN_CACHE_DIR) return env.SIGN_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sign-cli');
+  let dir: string;
+  try {
+    dir = home();
+  } catch {
+    return undefined; // a user with no home (os.homedir throws without HOME or a passwd entry)
+  }
+  return dir ? join(dir, '.cache', 'sign-cli') : undefined;
+}
+
+/**
+ * The command a line names, for the once-per-command refresh: its first two words (`keys
+ * list`), options skipped, up to the first argument that is not a word (a file, a value).
+ * A value of a global option given first (`--profile prod keys list`) is taken for a word:
+ * one more refresh, nothing worse.
+ */
+export function commandKey(args: readonly string[]): string {
+  const words: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith('-')) continue;
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(arg) || words.length === 2) break;
+    words.push(arg);
+  }
+  return words.length > 0 ? words.join('.') : 'program';
+}
+
+/** The directory is this user's alone: a directory (not a link), theirs, and writable by no one else. */
+function isPrivateDirectory(dir: string): boolean {
+  const stats = lstatSync(dir);
+  if (!stats.isDirectory()) return false;
+  if (typeof process.getuid !== 'function') return true;
+  return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+}
+
+interface Tracked {
+  name: string;
+  script: CachedScript;
+  outcome: CacheOutcome;
+}
+
+export class CodeCache {
+  private readonly tracked: Tracked[] = [];
+
+  private constructor(
+    readonly dir: string,
+    private readonly marker: string,
+  ) {}
+
+  /** The cache of this build and runtime, its directory made private; undefined when there can be none. */
+  static open(options: CodeCacheOptions): CodeCache | undefined {
+    const dir = join(options.root, 'code', options.key);
+    try {
+      const made = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
+      if (!isPrivateDirectory(dir) || !isPrivateDirectory(join(options.root, 'code'))) return undefined;
+      if (made) pruneStale(join(options.root, 'code'), options.key, options.now ?? Date.now());
+    } catch {
+      return undefined;
+    }
+    return new CodeCache(dir, join(dir, `ran.${options.command}`));
+  }
+
+  /** The cache of a chunk, if there is one to give V8. */
+  read(name: string): Buffer | undefined {
+    try {
+      return readFileSync(this.file(name));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A chunk compiled in this run, and what became of its cache: persist() decides whether to write it. */
+  track(name: string, script: CachedScript, outcome: CacheOutcome): void {
+    this.tracked.push({ name, script, outcome });
+  }
+
+  /**
+   * At the end of the run: writes the caches missing or rejected, or every chunk's when this
+   * command line had not run with these caches yet (then marks it as run). Returns the chunks written.
+   */
+  persist(): string[] {
+    let firstRun: boolean;
+    try {
+      firstRun = !statSync(this.marker).isFile();
+    } catch {
+      firstRun = true;
+    }
+    const written: string[] = [];
+    for (const { name, script, outcome } of this.tracked) {
+      if (!firstRun && outcome === 'hit') continue;
+      if (this.write(this.file(name), script.createCachedData())) written.push(name);
+    }
+    if (firstRun && written.length === this.tracked.length) this.write(this.marker, Buffer.alloc(0));
+    return written;
+  }
+
+  private file(name: string): string {
+    return join(this.dir, `${name}.cache`);
+  }
+
+  /** Whole or not at all: a reader sees the old file or the new one. */
+  private write(path: string, data: Buffer): boolean {
+    const temporary = `${path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, data, { mode: 0o600 });
+      renameSync(temporary, path);
+      return true;
+    } catch {
+      rmSync(temporary, { force: true });
+      return false;
+    }
+  }
+}
+
+/** Removes the caches of other builds and runtimes not written for a week (an upgrade leaves the old ones behind). */
+function pruneStale(codeDir: string, keep: string, now: number): void {
+  for (const entry of readdirSync(codeDir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === keep) continue;
+    const dir = join(codeDir, entry.name);
+    if (now - statSync(dir).mtimeMs > STALE_AFTER_MS) rmSync(dir, { recursive: true, force: true });
+  }
+}
