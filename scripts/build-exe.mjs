@@ -1,18 +1,20 @@
 // `npm run build:exe`: sign-cli as single executables (Node's single executable applications),
 // one file each that needs no Node installed: dist/exe/sign-cli-<platform>-<arch>[.exe].
 //
-// - One CommonJS bundle of the CLI without code splitting (a single executable runs one script;
-//   its dynamic imports are inlined and evaluated on first use), the signed copy's fonts as
-//   assets of the executable (src/sandbox/font-files.ts reads them there).
+// - The CLI's chunks, built as the package's are (split, merged, CommonJS), are assets of the
+//   executable (`cli/<name>`); its script answers --version and loads the chunks a command
+//   needs with the code caches the package's launcher uses (src/cli/launch: V8's compiled code,
+//   made after a command ran, in the user's cache directory). One script of the whole CLI
+//   (4 MB) took longer to start than the chunks a command needs (`--help` 1.5 against 1.2 of
+//   its Node's bare start, docs/assumptions.md "Single executables").
 // - Each target's Node binary comes from the npm registry (node-<platform>-<arch>, the same
 //   version for every target), and Node's own `--build-sea` (Node 25.5+: no postject) injects
-//   the bundle, run by a Node of that same version for this machine.
-// - The script is ASCII (checked): Node then uses it where it lies in the executable, where one
-//   other character makes it decode and copy 4 MB on every start (about 4 ms). The licence
-//   notices, some with names that are not ASCII, are the asset `licenses.txt` and a file beside
-//   the executables (THIRD-PARTY-NOTICES.txt).
-// - This machine's target gets V8's code cache of the bundle (parsed and compiled at build
-//   time: a faster start); the others cannot (a code cache is only valid where it was made).
+//   the script and the assets, run by a Node of that same version for this machine.
+// - The script is ASCII (checked): Node then uses it where it lies in the executable instead of
+//   decoding a copy. This machine's target gets V8's code cache of it (made at build time; a
+//   code cache is only valid where it was made). The licence notices, some with names that are
+//   not ASCII, are the asset `licenses.txt` and a file beside the executables
+//   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/font-files.ts).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
 //   an asset too: scripts/exe/keyring-from-asset.cjs writes it to the user's cache directory
 //   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).
@@ -20,11 +22,12 @@
 // SIGN_EXE_TARGETS=linux-x64 (comma-separated) builds fewer; SIGN_EXE_NODE_VERSION picks the Node.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { assertCharset, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import { mergeChunks } from './merge-chunks.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
 import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
@@ -49,11 +52,46 @@ try {
   const keyringFromAsset = {
     name: 'keyring-from-asset',
     setup(build) {
-      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: join(root, 'scripts', 'exe', 'keyring-from-asset.cjs') }));
+      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: '@napi-rs/keyring', namespace: 'keyring-from-asset' }));
+      // As ESM naming the binding's classes: in a split bundle, `await import()` of a CommonJS
+      // module gives only its `default` (src/cli/keychain.ts reads AsyncEntry).
+      build.onLoad({ filter: /.*/, namespace: 'keyring-from-asset' }, () => ({
+        contents: `import binding from ${JSON.stringify(join(root, 'scripts', 'exe', 'keyring-from-asset.cjs'))};\nexport default binding;\nexport const { AsyncEntry, Entry } = binding;\n`,
+        resolveDir: root,
+        loader: 'js',
+      }));
     },
   };
+  // The CLI's chunks, split and merged as the package's are (scripts/build.mjs), each an asset
+  // `cli/<name>` that the executable's script loads when a command needs it, with the code
+  // caches of src/cli/launch. Their licence notices go beside them (below), not in them.
+  const split = join(work, 'split');
+  const chunks = join(work, 'cli');
+  await esbuild.build({ ...cliBundleOptions({ outdir: split, splitting: true, version, plugins: [keyringFromAsset], external: [] }), legalComments: 'external' });
+  await mergeChunks({ from: split, to: chunks });
+  const chunkFiles = readdirSync(chunks).filter((f) => f.endsWith('.cjs')).sort();
+  const bundleHash = createHash('sha256');
+  for (const file of chunkFiles) {
+    const code = readFileSync(join(chunks, file), 'utf8');
+    assertCharset(`the executable's ${file}`, code, 'latin1');
+    bundleHash.update(`${file}\0`).update(code);
+  }
+  // The dependencies' licence notices (some with names beyond ASCII): the asset `licenses.txt`
+  // and a file beside the executables. esbuild writes them per chunk; each block once.
+  const blocks = new Set(
+    readdirSync(split)
+      .filter((f) => f.endsWith('.LEGAL.txt'))
+      .sort()
+      .flatMap((f) => readFileSync(join(split, f), 'utf8').replace(/^Bundled license information:\n\n/, '').split(/\n(?=\S)/))
+      .map((block) => block.trimEnd())
+      .filter(Boolean),
+  );
+  const notices = join(work, 'THIRD-PARTY-NOTICES.txt');
+  writeFileSync(notices, `Bundled license information:\n\n${[...blocks].join('\n\n')}\n`);
+
+  // The executable's script: --version, and the loader of the chunks.
   const bundle = join(work, 'sign-cli.cjs');
-  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, plugins: [keyringFromAsset], external: [] });
+  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, external: [] });
   await esbuild.build({
     ...base,
     // CommonJS: the executable's code cache (made at build time) is used for a CommonJS main.
@@ -61,17 +99,12 @@ try {
     outExtension: { '.js': '.cjs' },
     sourcemap: false,
     metafile: false,
-    // A single executable's script has no file of its own: import.meta.url names the executable,
-    // so what packages compute from it at load time (pdfkit: createRequire, a data file's URL
-    // it never reads here) is valid. Nothing is read beside the executable. Its `require`
-    // gives Node's built-ins, all the bundle asks of it.
-    define: { ...base.define, 'import.meta.url': '__signCliExeUrl' },
+    // A single executable's script has no file of its own: import.meta.url names the executable.
+    // Its `require` gives Node's built-ins, all the script asks of it.
+    define: { ...base.define, 'import.meta.url': '__signCliExeUrl', SIGN_BUILD_ID: JSON.stringify(bundleHash.digest('hex').slice(0, 16)) },
     banner: { js: 'const __signCliExeUrl=require("node:url").pathToFileURL(process.execPath).href;' },
-    // The dependencies' licence notices (some with names beyond ASCII) travel as an asset of
-    // their own, `licenses.txt`, and beside the executables: the script stays ASCII.
-    legalComments: 'external',
+    legalComments: 'none',
   });
-  const notices = `${bundle}.LEGAL.txt`;
   assertCharset('the executable\'s script', readFileSync(bundle, 'utf8'), 'ascii');
 
   // The builder: a Node of the targets' version for this machine.
@@ -92,6 +125,7 @@ try {
         ...Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
         'licenses.txt': notices,
+        ...Object.fromEntries(chunkFiles.map((f) => [`cli/${f}`, join(chunks, f)])),
       },
     };
     const configFile = join(work, `sea-${target}.json`);

@@ -2,7 +2,7 @@
  * The single executable's entry (scripts/build-exe.mjs): what bin/sign-cli.js
  * does for the npm package, in the one script a single executable application
  * runs (CommonJS, so that V8's code cache built with it is used: no top-level
- * await). `--version` answers before the CLI is evaluated, written as
+ * await); the CLI's chunks are the executable's assets. `--version` answers before the CLI is evaluated, written as
  * bin/sign-cli.js writes it: straight to a pipe or a file (fd-stream.ts), not
  * through process.stdout, whose stream and net modules take longer than the rest.
  */
@@ -18,8 +18,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   };
   fdStream(1, onError, () => process.stdout).write(`${VERSION}\n`);
 } else {
-  void import('./main.js')
-    .then(({ runProcess }) => runProcess(process.argv))
+  // The CLI's chunks are the executable's assets (scripts/build-exe.mjs), loaded as the package's launcher loads its files.
+  void import('./launch/executable.js')
+    .then(({ loadExecutableCli }) => loadExecutableCli(process.argv, process.env).runProcess(process.argv))
     .then((code) => {
       process.exitCode = code;
     });

@@ -5,6 +5,7 @@
  * like any other, with its own __filename and __dirname; a chunk requiring another
  * (`require("./chunk-….cjs")`, how the bundle writes its import()s too) gets it from here,
  * anything else (a built-in, the keychain's native addon) from Node's require for that file.
+ * The single executable loads the same way, its chunks being its assets.
  */
 import { createRequire, Module } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -24,9 +25,12 @@ export class ChunkLoader {
   private readonly modules: NodeJS.Require['cache'];
 
   constructor(
-    /** The bundle's directory (dist/cli). */
+    /** The bundle's directory (dist/cli; for the single executable, a name under it that no file has). */
     private readonly dir: string,
-    private readonly cache: CodeCache,
+    /** Where compiled code is kept; none: every chunk compiled from its source. */
+    private readonly cache: CodeCache | undefined,
+    /** A chunk's code: its file, or the single executable's asset. */
+    private readonly source: (name: string) => string = (name) => readFileSync(join(dir, name), 'utf8'),
   ) {
     this.modules = createRequire(join(dir, 'main.cjs')).cache;
   }
@@ -36,15 +40,14 @@ export class ChunkLoader {
     const filename = join(this.dir, name);
     const loaded = this.modules[filename];
     if (loaded) return loaded.exports;
-    const source = readFileSync(filename, 'utf8');
-    const cachedData = this.cache.read(name);
-    const script = new vm.Script(Module.wrap(source), {
+    const cachedData = this.cache?.read(name);
+    const script = new vm.Script(Module.wrap(this.source(name)), {
       filename,
       ...(cachedData ? { cachedData } : {}),
       // An import() in a chunk, if one ever has one, resolved as in a file Node loaded (Node 20.12+).
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    this.cache.track(name, script, cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit');
+    this.cache?.track(name, script, cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit');
     const module = new Module(filename);
     module.filename = filename;
     this.modules[filename] = module;

@@ -41,17 +41,25 @@ export interface CodeCacheOptions {
 /** Directories of other builds or runtimes untouched for this long are removed when a new one is made. */
 export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
 
-/** `$SIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/sign-cli`, else `~/.cache/sign-cli` (as the state and data dirs; the home as os.homedir() finds it); undefined without one. */
-export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string): string | undefined {
+/**
+ * `$SIGN_CACHE_DIR`, else the platform's cache directory with `sign-cli` in it, where the single
+ * executable also keeps the keychain's addon (scripts/exe/keyring-from-asset.cjs):
+ * `$XDG_CACHE_HOME` or `~/.cache` (Linux and the rest), `~/Library/Caches` (macOS),
+ * `%LOCALAPPDATA%` (Windows). Undefined without a home.
+ */
+export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
   if (env.SIGN_CACHE_DIR) return env.SIGN_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sign-cli');
+  const fromEnv = platform === 'win32' ? env.LOCALAPPDATA : platform === 'darwin' ? undefined : env.XDG_CACHE_HOME;
+  if (fromEnv) return join(fromEnv, 'sign-cli');
   let dir: string;
   try {
     dir = home();
   } catch {
     return undefined; // a user with no home (os.homedir throws without HOME or a passwd entry)
   }
-  return dir ? join(dir, '.cache', 'sign-cli') : undefined;
+  if (!dir) return undefined;
+  const base = platform === 'win32' ? join(dir, 'AppData', 'Local') : platform === 'darwin' ? join(dir, 'Library', 'Caches') : join(dir, '.cache');
+  return join(base, 'sign-cli');
 }
 
 /**

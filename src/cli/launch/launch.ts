@@ -3,16 +3,13 @@
  * bundle's main.cjs, its chunks loaded with the code caches of code-cache.ts, which are
  * written when the process exits. Without a cache directory (no home, not private, or
  * NODE_DISABLE_COMPILE_CACHE set), and under --verbose, the chunks are required as before,
- * with Node's compile cache where Node has one. Built on its own into dist/cli/launch.cjs (scripts/build.mjs),
- * with the build's hash as SIGN_BUILD_ID.
+ * with Node's compile cache where Node has one. Built on its own into dist/cli/launch.cjs
+ * (scripts/build.mjs), with the build's hash as SIGN_BUILD_ID.
  */
 import * as nodeModule from 'node:module';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ChunkLoader } from './chunk-loader.js';
-import { cacheRoot, CodeCache, commandKey } from './code-cache.js';
-
-declare const SIGN_BUILD_ID: string;
+import { openCodeCache } from './open-cache.js';
 
 export interface CliMain {
   runProcess(argv: string[]): Promise<number>;
@@ -20,14 +17,11 @@ export interface CliMain {
 
 /** main.cjs of the bundle in `dir`. */
 export function loadCli(dir: string, argv: readonly string[], env: NodeJS.ProcessEnv): CliMain {
-  // Node maps stacks to src/ (--verbose) only for files its own loader compiled.
-  const root = env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled ? undefined : cacheRoot(env, homedir);
-  const cache = root && CodeCache.open({ root, key: `${SIGN_BUILD_ID}-node${process.versions.node}-${process.arch}`, command: commandKey(argv.slice(2)) });
+  const cache = openCodeCache(argv, env);
   if (!cache) {
     // Node 22.1+: its compile cache (in the OS temp dir); Node 20 has none.
     (nodeModule as { enableCompileCache?: () => void }).enableCompileCache?.();
     return nodeModule.createRequire(join(dir, 'main.cjs'))('./main.cjs') as CliMain;
   }
-  process.once('exit', () => cache.persist());
   return new ChunkLoader(dir, cache).load('main.cjs') as CliMain;
 }

@@ -52,10 +52,13 @@ describe('commandKey', () => {
 });
 
 describe('cacheRoot', () => {
-  it('is SIGN_CACHE_DIR, else $XDG_CACHE_HOME/sign-cli, else ~/.cache/sign-cli', () => {
-    expect(cacheRoot({ SIGN_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x' }, () => '/h')).toBe('/c');
-    expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h')).toBe('/x/sign-cli');
-    expect(cacheRoot({}, () => '/h')).toBe('/h/.cache/sign-cli');
+  it('is SIGN_CACHE_DIR, else the platform\'s cache directory: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%', () => {
+    expect(cacheRoot({ SIGN_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x' }, () => '/h', 'linux')).toBe('/c');
+    expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h', 'linux')).toBe(join('/x', 'sign-cli'));
+    expect(cacheRoot({}, () => '/h', 'linux')).toBe(join('/h', '.cache', 'sign-cli'));
+    expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h', 'darwin')).toBe(join('/h', 'Library', 'Caches', 'sign-cli'));
+    expect(cacheRoot({ LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/x' }, () => '/h', 'win32')).toBe(join('/l', 'sign-cli'));
+    expect(cacheRoot({}, () => '/h', 'win32')).toBe(join('/h', 'AppData', 'Local', 'sign-cli'));
     expect(cacheRoot({}, () => '')).toBeUndefined();
     expect(
       cacheRoot({}, () => {
@@ -77,6 +80,20 @@ describe('the chunk loader', () => {
     expect(cached[join(dir, 'main.cjs')]?.loaded).toBe(true);
     // Loaded once: the same exports again.
     expect(new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })!).load('main.cjs')).toBe(main);
+  });
+
+  it('takes the chunks from elsewhere, as the single executable does from its assets, with no cache at all', () => {
+    const files = bundle();
+    const asked: string[] = [];
+    const virtual = join(tempDir('sign-cli-exe-'), 'sign-cli', 'cli');
+    const loader = new ChunkLoader(virtual, undefined, (name) => {
+      asked.push(name);
+      return readFileSync(join(files, name), 'utf8');
+    });
+    const main = loader.load('main.cjs') as { greet(n: string): string; where: string };
+    expect(main.greet('di')).toBe('HELLO DI/');
+    expect(main.where).toBe(join(virtual, 'main.cjs'));
+    expect(asked).toEqual(['main.cjs', 'chunk-A1.cjs']);
   });
 
   it('a chunk that throws is not left half-loaded in require.cache', () => {

@@ -1,0 +1,16 @@
+/** The code caches of the running build (code-cache.ts), for the package's launcher and the single executable. */
+import { homedir } from 'node:os';
+import { cacheRoot, CodeCache, commandKey } from './code-cache.js';
+
+/** The hash of the bundle's chunks, given by the build (scripts/build.mjs, scripts/build-exe.mjs). */
+declare const SIGN_BUILD_ID: string;
+
+/** The code caches of this build and runtime, written when the process exits; undefined when there can be none. */
+export function openCodeCache(argv: readonly string[], env: NodeJS.ProcessEnv): CodeCache | undefined {
+  // Node maps stacks to src/ (--verbose) only for files its own loader compiled.
+  const root = env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled ? undefined : cacheRoot(env, homedir);
+  const cache = root ? CodeCache.open({ root, key: `${SIGN_BUILD_ID}-node${process.versions.node}-${process.arch}`, command: commandKey(argv.slice(2)) }) : undefined;
+  if (cache) process.once('exit', () => cache.persist());
+  return cache;
+}
+
