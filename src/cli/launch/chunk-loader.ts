@@ -17,7 +17,7 @@ import type { CodeCache } from './code-cache.js';
 const SIBLING = /^\.\/([\w.-]+\.cjs)$/;
 
 /** What Node's CommonJS loader gives a module: a function of these five. */
-type ModuleWrapper = (exports: unknown, require: NodeJS.Require | ((id: string) => unknown), module: Module, filename: string, dirname: string) => void;
+type ModuleWrapper = (exports: unknown, require: (id: string) => unknown, module: Module, filename: string, dirname: string) => void;
 
 
 export class ChunkLoader {
@@ -52,10 +52,15 @@ export class ChunkLoader {
     module.filename = filename;
     this.modules[filename] = module;
     let outside: NodeJS.Require | undefined;
-    const requireFor = (id: string): unknown => {
-      const sibling = SIBLING.exec(id);
-      return sibling ? this.load(sibling[1]!) : (outside ??= createRequire(filename))(id);
-    };
+    const nodeRequire = (): NodeJS.Require => (outside ??= createRequire(filename));
+    // What a chunk may ask of its require besides calling it, as of Node's.
+    const requireFor = Object.assign(
+      (id: string): unknown => {
+        const sibling = SIBLING.exec(id);
+        return sibling ? this.load(sibling[1]!) : nodeRequire()(id);
+      },
+      { resolve: (id: string, options?: { paths?: string[] }) => nodeRequire().resolve(id, options), cache: this.modules },
+    );
     try {
       (script.runInThisContext() as ModuleWrapper).call(module.exports, module.exports, requireFor, module, filename, this.dir);
     } catch (error) {

@@ -64,9 +64,10 @@ export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: 
 
 /**
  * The command a line names, for the once-per-command refresh: its first two words (`keys
- * list`), options skipped, up to the first argument that is not a word (a file, a value).
- * A value of a global option given first (`--profile prod keys list`) is taken for a word:
- * one more refresh, nothing worse.
+ * list`), options skipped, up to the first argument that is not a word (a file, a value),
+ * and whether it asks for help (which runs other code than the command: `validate --help`
+ * first must not stand for `validate`). A value of a global option given first (`--profile
+ * prod keys list`) is taken for a word: one more refresh, nothing worse.
  */
 export function commandKey(args: readonly string[]): string {
   const words: string[] = [];
@@ -75,7 +76,8 @@ export function commandKey(args: readonly string[]): string {
     if (!/^[a-z][a-z0-9-]{0,31}$/.test(arg) || words.length === 2) break;
     words.push(arg);
   }
-  return words.length > 0 ? words.join('.') : 'program';
+  const key = words.length > 0 ? words.join('.') : 'program';
+  return args.includes('--help') || args.includes('-h') ? `${key}.help` : key;
 }
 
 /** The directory is this user's alone: a directory (not a link), theirs, and writable by no one else. */

@@ -13,7 +13,7 @@ import { tempDir } from '../../helpers/paths.js';
 /** A bundle of two chunks like the CLI's: main.cjs requires a chunk, which requires a built-in. */
 function bundle(): string {
   const dir = tempDir('sign-cli-bundle-');
-  writeFileSync(join(dir, 'main.cjs'), '"use strict";var c=require("./chunk-A1.cjs");exports.greet=(n)=>c.upper("hello "+n);exports.where=__filename;\n');
+  writeFileSync(join(dir, 'main.cjs'), '"use strict";var c=require("./chunk-A1.cjs");exports.greet=(n)=>c.upper("hello "+n);exports.where=__filename;exports.resolved=require.resolve("node:path");\n');
   writeFileSync(join(dir, 'chunk-A1.cjs'), '"use strict";const p=require("node:path");exports.upper=(s)=>s.toUpperCase()+p.sep;exports.dir=__dirname;\n');
   return dir;
 }
@@ -43,7 +43,10 @@ describe('commandKey', () => {
     [['keys', 'list', '--local'], 'keys.list'],
     [['--json', 'keys', 'list'], 'keys.list'],
     [['envelopes', 'create', '-f', 'a.json'], 'envelopes.create'],
-    [['--help'], 'program'],
+    [['--help'], 'program.help'],
+    [[], 'program'],
+    [['envelopes', 'validate', '--help'], 'envelopes.validate.help'],
+    [['help', 'envelopes'], 'help.envelopes'],
     [['envelopes', '../x', 'validate'], 'envelopes'],
     [['ENVELOPES'], 'program'],
   ])('%j is %s', (args, key) => {
@@ -74,6 +77,7 @@ describe('the chunk loader', () => {
     const { main } = run(dir, tempDir());
     expect(main.greet('ada')).toBe(`HELLO ADA/`);
     expect(main.where).toBe(join(dir, 'main.cjs'));
+    expect((main as unknown as { resolved: string }).resolved).toBe('node:path');
     const { createRequire } = process.getBuiltinModule('node:module');
     const cached = createRequire(join(dir, 'main.cjs')).cache;
     expect(cached[join(dir, 'chunk-A1.cjs')]?.exports.dir).toBe(dir);
