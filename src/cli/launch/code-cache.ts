@@ -143,7 +143,13 @@ export class CodeCache {
     const written: string[] = [];
     for (const { name, script, outcome } of this.tracked) {
       if (!firstRun && outcome === 'hit') continue;
-      if (this.write(this.file(name), script.createCachedData())) written.push(name);
+      let data: Buffer;
+      try {
+        data = script.createCachedData();
+      } catch {
+        continue; // runs in the process's exit: nothing may escape
+      }
+      if (this.write(this.file(name), data)) written.push(name);
     }
     if (firstRun && written.length === this.tracked.length) this.write(this.marker, Buffer.alloc(0));
     return written;
