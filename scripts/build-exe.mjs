@@ -26,7 +26,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { assertCharset, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import { assertCharset, chunksHash, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
@@ -69,13 +69,8 @@ try {
   const chunks = join(work, 'cli');
   await esbuild.build({ ...cliBundleOptions({ outdir: split, splitting: true, version, plugins: [keyringFromAsset], external: [] }), legalComments: 'external' });
   await mergeChunks({ from: split, to: chunks });
-  const chunkFiles = readdirSync(chunks).filter((f) => f.endsWith('.cjs')).sort();
-  const bundleHash = createHash('sha256');
-  for (const file of chunkFiles) {
-    const code = readFileSync(join(chunks, file), 'utf8');
-    assertCharset(`the executable's ${file}`, code, 'latin1');
-    bundleHash.update(`${file}\0`).update(code);
-  }
+  const build = chunksHash(chunks, 'the executable\'s cli');
+  const chunkFiles = readdirSync(chunks).filter((f) => f.endsWith('.cjs'));
   // The dependencies' licence notices (some with names beyond ASCII): the asset `licenses.txt`
   // and a file beside the executables. esbuild writes them per chunk; each block once.
   const blocks = new Set(
@@ -101,7 +96,7 @@ try {
     metafile: false,
     // A single executable's script has no file of its own: import.meta.url names the executable.
     // Its `require` gives Node's built-ins, all the script asks of it.
-    define: { ...base.define, 'import.meta.url': '__signCliExeUrl', SIGN_BUILD_ID: JSON.stringify(bundleHash.digest('hex').slice(0, 16)) },
+    define: { ...base.define, 'import.meta.url': '__signCliExeUrl', SIGN_BUILD_ID: JSON.stringify(build) },
     banner: { js: 'const __signCliExeUrl=require("node:url").pathToFileURL(process.execPath).href;' },
     legalComments: 'none',
   });

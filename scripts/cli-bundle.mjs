@@ -1,8 +1,10 @@
 // The CLI's esbuild options and plugins, shared by the package's bundle (scripts/build.mjs:
 // code splitting, so each command loads only its chunks) and the single executables'
 // (scripts/build-exe.mjs: one file, as a single executable application needs).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -230,4 +232,19 @@ export function assertCharset(file, text, charset = 'latin1') {
   const context = text.slice(Math.max(0, at - 40), at + 20).replace(/\s+/g, ' ');
   const escape = `\\u${text.codePointAt(at).toString(16).padStart(4, '0')}`;
   throw new Error(`${file}:${line}: ${JSON.stringify(text[at])} is not ${charset === 'ascii' ? 'ASCII' : 'Latin-1'} (in "${context}"); write it as an escape (${escape}) in the source`);
+}
+
+/**
+ * The hash of a built bundle's chunks (every .cjs in `dir`, by name and content), checking each
+ * is Latin-1 on the way: the build's id, under which the launcher keeps its code caches
+ * (src/cli/launch), since V8 checks only a cached source's length.
+ */
+export function chunksHash(dir, label) {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cjs')).sort()) {
+    const code = readFileSync(join(dir, file), 'utf8');
+    assertCharset(`${label}/${file}`, code, 'latin1');
+    hash.update(`${file}\0`).update(code);
+  }
+  return hash.digest('hex').slice(0, 16);
 }

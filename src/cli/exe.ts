@@ -2,9 +2,10 @@
  * The single executable's entry (scripts/build-exe.mjs): what bin/sign-cli.js
  * does for the npm package, in the one script a single executable application
  * runs (CommonJS, so that V8's code cache built with it is used: no top-level
- * await); the CLI's chunks are the executable's assets. `--version` answers before the CLI is evaluated, written as
- * bin/sign-cli.js writes it: straight to a pipe or a file (fd-stream.ts), not
- * through process.stdout, whose stream and net modules take longer than the rest.
+ * await); the CLI's chunks are the executable's assets. `--version` answers
+ * before the CLI is loaded, written as bin/sign-cli.js writes it: straight to a
+ * pipe or a file (fd-stream.ts), not through process.stdout, whose stream and
+ * net modules take longer than the rest.
  */
 import { VERSION } from '../core/version.js';
 import { fdStream } from './fd-stream.js';

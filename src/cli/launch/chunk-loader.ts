@@ -19,7 +19,6 @@ const SIBLING = /^\.\/([\w.-]+\.cjs)$/;
 /** What Node's CommonJS loader gives a module: a function of these five. */
 type ModuleWrapper = (exports: unknown, require: (id: string) => unknown, module: Module, filename: string, dirname: string) => void;
 
-
 export class ChunkLoader {
   /** Node's require.cache (this module may itself be ESM, under test). */
   private readonly modules: NodeJS.Require['cache'];
