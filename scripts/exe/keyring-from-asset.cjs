@@ -6,25 +6,18 @@
 // keys in the 0600 config file with its usual warning (src/cli/keychain.ts).
 const sea = require('node:sea');
 const { createHash } = require('node:crypto');
-const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { homedir } = require('node:os');
 const { join } = require('node:path');
+const { isPrivateDirectory, platformCacheDir } = require('../../src/cli/launch/code-cache.ts');
 
 const bytes = new Uint8Array(sea.getRawAsset('keyring.node'));
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 const digest = sha256(bytes);
-const base =
-  process.platform === 'win32' ? (process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'))
-  : process.platform === 'darwin' ? join(homedir(), 'Library', 'Caches')
-  : (process.env.XDG_CACHE_HOME || join(homedir(), '.cache'));
-const dir = join(base, 'sign-cli');
+const dir = platformCacheDir(process.env, homedir);
+if (!dir) throw new Error('no home directory to keep the keychain binding in');
 mkdirSync(dir, { recursive: true, mode: 0o700 });
-if (process.platform !== 'win32') {
-  const stat = lstatSync(dir);
-  if (!stat.isDirectory() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) {
-    throw new Error(`${dir} is not a directory of your own that only you can write (chmod 700 ${dir})`);
-  }
-}
+if (!isPrivateDirectory(dir)) throw new Error(`${dir} is not a directory of your own that only you can write (chmod 700 ${dir})`);
 const file = join(dir, `keyring-${digest.slice(0, 16)}.node`);
 let current = false;
 try {

@@ -42,13 +42,12 @@ export interface CodeCacheOptions {
 export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * `$SIGN_CACHE_DIR`, else the platform's cache directory with `sign-cli` in it, where the single
- * executable also keeps the keychain's addon (scripts/exe/keyring-from-asset.cjs):
- * `$XDG_CACHE_HOME` or `~/.cache` (Linux and the rest), `~/Library/Caches` (macOS),
- * `%LOCALAPPDATA%` (Windows). Undefined without a home.
+ * The platform's cache directory with `sign-cli` in it: `$XDG_CACHE_HOME` or `~/.cache`
+ * (Linux and the rest), `~/Library/Caches` (macOS), `%LOCALAPPDATA%` (Windows). Undefined
+ * without a home. The single executable keeps the keychain's addon there too
+ * (scripts/exe/keyring-from-asset.cjs).
  */
-export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
-  if (env.SIGN_CACHE_DIR) return env.SIGN_CACHE_DIR;
+export function platformCacheDir(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
   const fromEnv = platform === 'win32' ? env.LOCALAPPDATA : platform === 'darwin' ? undefined : env.XDG_CACHE_HOME;
   if (fromEnv) return join(fromEnv, 'sign-cli');
   let dir: string;
@@ -60,6 +59,11 @@ export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: 
   if (!dir) return undefined;
   const base = platform === 'win32' ? join(dir, 'AppData', 'Local') : platform === 'darwin' ? join(dir, 'Library', 'Caches') : join(dir, '.cache');
   return join(base, 'sign-cli');
+}
+
+/** Where the code caches go: `$SIGN_CACHE_DIR`, else the platform's cache directory. */
+export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
+  return env.SIGN_CACHE_DIR || platformCacheDir(env, home, platform);
 }
 
 /**
@@ -80,8 +84,8 @@ export function commandKey(args: readonly string[]): string {
   return args.includes('--help') || args.includes('-h') ? `${key}.help` : key;
 }
 
-/** The directory is this user's alone: a directory (not a link), theirs, and writable by no one else. */
-function isPrivateDirectory(dir: string): boolean {
+/** The directory is this user's alone: a directory (not a link), theirs, and writable by no one else (Windows: a directory). */
+export function isPrivateDirectory(dir: string): boolean {
   const stats = lstatSync(dir);
   if (!stats.isDirectory()) return false;
   if (typeof process.getuid !== 'function') return true;

@@ -7,7 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, st
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkLoader } from '../../../src/cli/launch/chunk-loader.js';
-import { cacheRoot, CodeCache, commandKey, STALE_AFTER_MS } from '../../../src/cli/launch/code-cache.js';
+import { cacheRoot, CodeCache, commandKey, platformCacheDir, STALE_AFTER_MS } from '../../../src/cli/launch/code-cache.js';
 import { tempDir } from '../../helpers/paths.js';
 
 /** A bundle of two chunks like the CLI's: main.cjs requires a chunk, which requires a built-in. */
@@ -63,6 +63,8 @@ describe('cacheRoot', () => {
     expect(cacheRoot({ LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/x' }, () => '/h', 'win32')).toBe(join('/l', 'sign-cli'));
     expect(cacheRoot({}, () => '/h', 'win32')).toBe(join('/h', 'AppData', 'Local', 'sign-cli'));
     expect(cacheRoot({}, () => '')).toBeUndefined();
+    // The keychain addon's place (the executable) is the platform's, whatever SIGN_CACHE_DIR says.
+    expect(platformCacheDir({ SIGN_CACHE_DIR: '/c' }, () => '/h', 'linux')).toBe(join('/h', '.cache', 'sign-cli'));
     expect(
       cacheRoot({}, () => {
         throw new Error('no home');
