@@ -26,7 +26,7 @@ export function makeAction(state: RunState): Action {
       const positional = args.slice(0, -2).flat() as string[];
       // Loaded when a command runs: help and usage errors never need the context's code.
       const { CommandContext } = await import('./context.js');
-      const ctx = new CommandContext(options, state.signal, state.io, state.argv);
+      const ctx = new CommandContext(options, () => state.signal, state.io, state.argv);
       ctx.command = command;
       state.context = ctx;
       try {

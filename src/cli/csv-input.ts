@@ -126,12 +126,13 @@ export interface CsvInputs extends InputSet {
 /**
  * Opens the CSV and the template and checks them against each other before a
  * row is read: a placeholder with no column is a usage error (exit 2).
+ * `signal` is asked for only when the CSV comes on stdin.
  */
-export async function openCsvInputs(source: CsvSource, signal: AbortSignal, io: Io): Promise<CsvInputs> {
+export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal, io: Io): Promise<CsvInputs> {
   const template = readTemplate(source.template);
   const placeholders = templatePlaceholders(template);
   if (placeholders.length === 0) throw new UsageError(`--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`, { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' });
-  const stdin = source.csv === '-' ? await spoolStdin(io, signal, 'recipients CSV') : undefined;
+  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : undefined;
   const path = stdin?.path ?? source.csv;
   const name = source.csv === '-' ? 'stdin' : source.csv;
   try {

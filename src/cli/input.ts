@@ -121,9 +121,10 @@ export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Pro
   return { path, dir, hash: hash.digest('hex') };
 }
 
-export async function openInputs(paths: string[], ndjson: boolean, signal: AbortSignal, io: Io): Promise<InputSet> {
+/** The envelope inputs named (`-` for stdin); `signal` is asked for only when stdin is read (start-up). */
+export async function openInputs(paths: string[], ndjson: boolean, signal: () => AbortSignal, io: Io): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
-  const stdin = files.includes('-') ? await spoolStdin(io, signal, ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
+  const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
   let identity: string | undefined;

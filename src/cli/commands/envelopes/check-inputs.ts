@@ -64,14 +64,14 @@ export async function openCommandInputs(ctx: CommandContext, paths: string[], fl
     if (flags.template !== undefined || flags.delimiter !== undefined) {
       throw new UsageError(`${flags.template !== undefined ? '--template' : '--delimiter'} goes with --csv`, { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' });
     }
-    return openInputs(paths, flags.ndjson === true, ctx.signal, ctx.io);
+    return openInputs(paths, flags.ndjson === true, () => ctx.signal, ctx.io);
   }
   if (flags.template === undefined) {
     throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: '`sign-cli envelopes sample --template` prints one to start from; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
   }
   if (paths.length > 0 || flags.ndjson) throw new UsageError(`--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`);
   const { openCsvInputs } = await import('../../csv-input.js');
-  const inputs = await openCsvInputs({ csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}) }, ctx.signal, ctx.io);
+  const inputs = await openCsvInputs({ csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}) }, () => ctx.signal, ctx.io);
   const name = flags.csv === '-' ? 'stdin' : flags.csv;
   for (const column of inputs.unusedColumns) ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
   const nameless = inputs.namelessColumns;
