@@ -22,10 +22,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // --verbose prints the stack of an unexpected error: mapped to src/ (the maps ship with it).
   if (args.includes('--verbose') || args.includes('-v')) process.setSourceMapsEnabled(true);
   // The bundle's chunks, with V8's compiled code of the last runs (src/cli/launch/launch.ts).
+  // It exits the process when the command is done (src/cli/main.ts).
   require('../dist/cli/launch.cjs')
     .loadCli(require('node:path').join(__dirname, '..', 'dist', 'cli'), process.argv, process.env)
-    .runProcess(process.argv)
-    .then((code) => {
-      process.exitCode = code;
-    });
+    .runProcess(process.argv);
 }

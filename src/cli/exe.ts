@@ -20,9 +20,5 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   fdStream(1, onError, () => process.stdout).write(`${VERSION}\n`);
 } else {
   // The CLI's chunks are the executable's assets (scripts/build-exe.mjs), loaded as the package's launcher loads its files.
-  void import('./launch/executable.js')
-    .then(({ loadExecutableCli }) => loadExecutableCli(process.argv, process.env).runProcess(process.argv))
-    .then((code) => {
-      process.exitCode = code;
-    });
+  void import('./launch/executable.js').then(({ loadExecutableCli }) => loadExecutableCli(process.argv, process.env).runProcess(process.argv));
 }

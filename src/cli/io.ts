@@ -35,11 +35,21 @@ export interface Io {
   relaunch: { command: string; args: string[] };
 }
 
+/** The process's IO, which knows when what was written has been handed to the OS. */
+export interface SystemIo extends Io {
+  /**
+   * Resolves once everything written so far to stdout and stderr has left the process
+   * (a terminal on Windows and a pipe on macOS are written asynchronously). Only the streams
+   * a command used are asked: making one now would load its modules for nothing.
+   */
+  drained(): Promise<void>;
+}
+
 /**
  * The process's IO. `onWriteError` hears a failed write to stdout or stderr (a closed pipe's
  * EPIPE, a terminal gone away's EIO), which would otherwise be an unhandled error.
  */
-export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException) => void = () => {}): Io {
+export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException) => void = () => {}): SystemIo {
   // Each is made when first used: Node makes process.stdin (and stdout, stderr) on first
   // access, loading the stream, net or tty modules behind it; stdin read from a file or
   // /dev/null loads fs/promises, readline and the REPL's history too. Most commands never
@@ -61,6 +71,10 @@ export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException)
     clock: systemClock,
     get relaunch() {
       return relaunchCommand();
+    },
+    async drained() {
+      const used = [stdout, stderr].filter((stream): stream is OutStream => stream !== undefined);
+      await Promise.all(used.map((stream) => new Promise<unknown>((resolve) => stream.write('', resolve))));
     },
   };
 }

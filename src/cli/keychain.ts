@@ -79,19 +79,6 @@ export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Plat
   };
 }
 
-/** Keychain calls that outlived their bound and may still be running in the binding's thread. */
-let stuck = 0;
-
-/**
- * How many keychain calls are still running after their bound: the binding
- * cannot cancel a call already under way (a D-Bus call waiting for an unlock
- * prompt nobody sees), and it would hold the process open, so the CLI exits
- * on its own once the command is done (main.ts).
- */
-export function stuckKeychainCalls(): number {
-  return stuck;
-}
-
 /** One keychain call, bounded in time whether or not the binding stops it; any failure is a KeychainUnavailableError naming the keychain. */
 async function answered<T>(label: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -110,14 +97,10 @@ async function answered<T>(label: string, call: (signal: AbortSignal) => Promise
     work = call(controller.signal);
     return await Promise.race([work, timedOut]);
   } catch (error) {
-    if (error instanceof KeychainUnavailableError && work) {
-      stuck++;
-      work.then(
-        () => stuck--,
-        () => stuck--,
-      );
-      throw error;
-    }
+    // The binding cannot cancel a call already under way (a D-Bus call waiting for an unlock
+    // prompt nobody sees): it may run on in its thread, and would hold the process open if the
+    // CLI waited for the event loop to empty; it does not (runProcess in main.ts exits).
+    if (error instanceof KeychainUnavailableError) throw error;
     throw new KeychainUnavailableError(`${label} did not answer: ${oneLine((error as Error).message).slice(0, 200)}`);
   } finally {
     clearTimeout(timer);

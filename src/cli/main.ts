@@ -5,7 +5,6 @@
 import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf } from '../core/errors.js';
-import { stuckKeychainCalls } from './keychain.js';
 import { systemIo, type Io } from './io.js';
 import { type RunState } from './action.js';
 import { programFor } from './program.js';
@@ -64,8 +63,9 @@ let currentRun: RunState | undefined;
  * it quietly. Ctrl-C, a CI timeout's SIGTERM and a closed terminal's (or
  * dropped SSH session's) SIGHUP all mean "stop": nothing new is sent, what is
  * in flight gets at most its --timeout, then a summary; a second one quits at once.
+ * The process exits when the command is done and its output written.
  */
-export async function runProcess(argv: string[]): Promise<number> {
+export async function runProcess(argv: string[]): Promise<never> {
   // Made when the command first asks for its signal; a stop before that aborts it as it is made.
   let controller: AbortController | undefined;
   let stopped = false;
@@ -106,15 +106,15 @@ export async function runProcess(argv: string[]): Promise<number> {
       io.stderr.write(`error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`);
       exitCode = ExitCode.failed;
     }
-    // A keychain call the binding could not stop would hold the process open: its bound has passed, so leave.
-    if (stuckKeychainCalls() > 0) {
-      await Promise.all([io.stdout, io.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
-      process.exit(exitCode);
-    }
-    return exitCode;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
   }
+  // Leave now, not when the event loop empties: Node's own exit first tears the whole heap
+  // down (about 1 ms of a `create`, bench/startup.mjs), and a keychain call the binding could
+  // not stop (keychain.ts) or a kept-alive connection would hold the process open. What the
+  // command wrote is handed to the OS first; the code caches are written on 'exit' (launch/).
+  await io.drained();
+  process.exit(exitCode);
 }

@@ -22,6 +22,26 @@ describe('the launcher', () => {
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
+  it('exits once the command is done and its output written, whatever else would hold the process open', async () => {
+    // A timer that never ends stands for what the CLI cannot stop: a keychain call still running
+    // in the binding's thread, a kept-alive connection. Node's own exit would wait for it forever.
+    const hold = join(tempDir(), 'hold-open.cjs');
+    writeFileSync(hold, 'setInterval(() => {}, 60_000);\n');
+    const env = { NODE_OPTIONS: `--require ${hold}` };
+    const valid = await runCli(['envelopes', 'validate', join(ROOT, 'examples', 'envelope.json'), '--json'], { env, timeoutMs: 10_000 });
+    expect(valid.signal).toBeNull();
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true, errors: [] });
+    // The exit code is the command's, and a long output arrives whole.
+    const missing = await runCli(['envelopes', 'validate', join(tempDir(), 'none.json')], { env, timeoutMs: 10_000 });
+    expect(missing).toMatchObject({ signal: null, code: 2 });
+    expect(missing.stderr).toMatch(/^error: .*none\.json: no such file/);
+    const script = await runCli(['completion', 'bash'], { env, timeoutMs: 10_000 });
+    expect(script.code).toBe(0);
+    expect(script.stdout.length).toBeGreaterThan(2000);
+    expect(script.stdout.trimEnd().split('\n').at(-1)).toMatch(/complete /);
+  });
+
   it('--version among other arguments still goes through the CLI', async () => {
     const result = await runCli(['--no-color', '--version']);
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });

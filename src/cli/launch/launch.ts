@@ -12,7 +12,8 @@ import { ChunkLoader } from './chunk-loader.js';
 import { openCodeCache } from './open-cache.js';
 
 export interface CliMain {
-  runProcess(argv: string[]): Promise<number>;
+  /** Runs the command line and exits the process with its exit code. */
+  runProcess(argv: string[]): Promise<never>;
 }
 
 /** main.cjs of the bundle in `dir`. */
