@@ -39,6 +39,9 @@ export function fdStream(fd: number, onError: WriteErrorHandler, realStream: () 
   const stream: OutStream = {
     isTTY: false,
     columns: undefined,
+    get direct() {
+      return real === undefined;
+    },
     write(chunk, callback) {
       if (real) return real.write(chunk, callback);
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;

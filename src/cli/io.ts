@@ -16,6 +16,8 @@ export interface OutStream {
   isTTY?: boolean | undefined;
   columns?: number | undefined;
   on?(event: 'drain', listener: () => void): unknown;
+  /** True while written straight to the descriptor (fd-stream.ts): a failed write is reported as it fails. */
+  readonly direct?: boolean;
 }
 
 /** What a command reads stdin from. */
@@ -38,9 +40,10 @@ export interface Io {
 /** The process's IO, which knows when what was written has been handed to the OS. */
 export interface SystemIo extends Io {
   /**
-   * Resolves once everything written so far to stdout and stderr has left the process
-   * (a terminal on Windows and a pipe on macOS are written asynchronously). Only the streams
-   * a command used are asked: making one now would load its modules for nothing.
+   * Resolves once everything written so far to stdout and stderr has left the process (a
+   * terminal on Windows and a pipe on macOS are written asynchronously) or failed, and the
+   * failure has been reported to `onWriteError`. Only the streams a command used are asked:
+   * making one now would load its modules for nothing.
    */
   drained(): Promise<void>;
 }
@@ -75,6 +78,10 @@ export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException)
     async drained() {
       const used = [stdout, stderr].filter((stream): stream is OutStream => stream !== undefined);
       await Promise.all(used.map((stream) => new Promise<unknown>((resolve) => stream.write('', resolve))));
+      // Node's own stream reports a failed write with an 'error' event after the write's
+      // callback: a turn of the event loop hears it. A direct write needs none (and the turn
+      // costs most of a millisecond at start-up, for V8's pending tasks).
+      if (used.some((stream) => stream.direct !== true)) await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }

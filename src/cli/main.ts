@@ -99,9 +99,9 @@ export async function runProcess(argv: string[]): Promise<never> {
   process.on('SIGHUP', onSignal);
   try {
     exitCode = await main(argv, io, signal);
-    // No false success: what the command printed did not all arrive. (A stream reports a
-    // failed write a tick later: one turn of the event loop lets it.)
-    await new Promise((resolve) => setImmediate(resolve));
+    // No false success: what the command printed did not all arrive (drained() waits until
+    // every write has left or failed, and a failure has been heard).
+    await io.drained();
     if (lostOutput && exitCode === ExitCode.ok) {
       io.stderr.write(`error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`);
       exitCode = ExitCode.failed;

@@ -37,6 +37,8 @@ describe('fdStream', () => {
     try {
       expect(stream.isTTY).toBe(false);
       expect(stream.columns).toBeUndefined();
+      // A failed write is reported as it fails: the CLI need not wait a turn of the event loop to hear it.
+      expect(stream.direct).toBe(true);
       stream.write('first ');
       stream.write(Buffer.from('second ✓\n'));
       await new Promise((resolve) => stream.write('', resolve));
@@ -52,6 +54,7 @@ describe('fdStream', () => {
     const probe = realStreamProbe();
     try {
       const stream = fdStream(fd, () => {}, probe.make);
+      expect(stream.direct).not.toBe(true);
       stream.write('to the real one');
     } finally {
       closeSync(fd);
