@@ -1,13 +1,14 @@
 // Start-up time: the wall time of five everyday commands, on the Node users run (Node 24 from
 // the registry) first, then on this machine's Node, each next to `node -e 0` of the same Node
-// in the same run; then the single executable (dist/exe, built if missing) next to the bare
-// start of the Node it carries. Rounds are interleaved (baseline, then each command, again and
+// in the same run; then the single executable (dist/exe, built again if older than the CLI)
+// next to the bare start of the Node it carries. Every binary is first dropped from the page
+// cache (evictFromPageCache). Rounds are interleaved (baseline, then each command, again and
 // again) so a host whose speed drifts affects all of them alike; each time is the median of its
 // runs, and each ratio is the median of the per-round ratios (a command's run over the baseline's
 // run of the same round), as the listener bench does: on a shared VM whose speed moves by a
 // quarter within a minute, a ratio of medians moved by 0.2 between identical runs.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from './util.mjs';
@@ -51,6 +52,7 @@ const median = (values) => {
  * its median time and (for the commands) the median of its per-round ratios to the baseline.
  */
 function measure(runs, env) {
+  evictFromPageCache([...new Set(runs.map(([command]) => command))]);
   for (let i = 0; i < WARMUP; i++) for (const [command, args] of runs) timed(command, args, env);
   const times = runs.map(() => []);
   for (let round = 0; round < RUNS; round++) {
@@ -61,6 +63,23 @@ function measure(runs, env) {
     }
   }
   return times.map((own, i) => ({ ms: median(own), ratio: median(own.map((t, round) => t / times[0][round])) }));
+}
+
+/**
+ * Drops each binary's pages from the page cache, so the warm-up reads them back from disk as
+ * they are read after a reboot. A file just written (a build's executable, a Node just
+ * downloaded) stays cached in larger pieces that the kernel maps faster: on this VM such a copy
+ * of Node 26 started 2 ms sooner than the same bytes read from disk, which made the single
+ * executable, built a moment before, read 0.1 better against its Node than it is. GNU dd's
+ * nocache flag (Linux); elsewhere the binaries are measured as they are, and the run says so.
+ */
+function evictFromPageCache(files) {
+  for (const file of files) {
+    const result = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (result.status !== 0) {
+      console.error(`note: could not drop ${file} from the page cache (${String(result.stderr ?? result.error).trim() || 'dd failed'}); measured as it is`);
+    }
+  }
 }
 
 /** How many modules of the bundle each command loads on `node` (require.cache at exit; undefined if not reported). */
@@ -114,7 +133,9 @@ export async function benchStartup() {
 
     // The single executable, against the bare start of the Node it carries.
     const exe = join(ROOT, 'dist', 'exe', `sign-cli-${HOST_TARGET}`);
-    if (!existsSync(exe)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], { env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET }, stdio: 'inherit' });
+    // Built again when the CLI was built after it: the executable measured is this source's.
+    const stale = !existsSync(exe) || statSync(exe).mtimeMs < statSync(join(ROOT, 'dist', 'cli', 'main.cjs')).mtimeMs;
+    if (stale) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], { env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET }, stdio: 'inherit' });
     const exeNode = registryNode(HOST_TARGET, EXE_NODE_VERSION);
     const exeCommands = COMMANDS.map(([name, args]) => [name, args, EXE_TARGETS[name]]);
     const measured = measure([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env);
