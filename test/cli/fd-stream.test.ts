@@ -49,8 +49,24 @@ describe('fdStream', () => {
     expect(made).toBe(0);
   });
 
-  it('hands anything that is neither a pipe nor a file (here /dev/null, a device) to the real stream, with the error handler on it', () => {
+  it('writes /dev/null directly too (where scripts and hyperfine send output), and never makes the real stream', async () => {
     const fd = openSync('/dev/null', 'w');
+    const probe = realStreamProbe();
+    let made = 0;
+    try {
+      const stream = fdStream(fd, () => {}, () => (made++, probe.make()));
+      expect(stream.direct).toBe(true);
+      stream.write('gone');
+      await new Promise((resolve) => stream.write('', resolve));
+    } finally {
+      closeSync(fd);
+    }
+    expect(made).toBe(0);
+    expect(probe.asked).toEqual([]);
+  });
+
+  it('hands anything that is neither a pipe, a file nor /dev/null (here /dev/zero, another device) to the real stream, with the error handler on it', () => {
+    const fd = openSync('/dev/zero', 'w');
     const probe = realStreamProbe();
     try {
       const stream = fdStream(fd, () => {}, probe.make);
