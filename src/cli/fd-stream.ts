@@ -1,7 +1,7 @@
 /**
  * stdout and stderr for the process, written with fs.writeSync while they are a pipe, a
- * socket, a file or /dev/null. Node makes process.stdout on first use, and for a pipe that means a
- * net.Socket: the net, stream and stream-internals modules, about 6 ms of a command's
+ * socket, a file or /dev/null. Node makes process.stdout on first use, and for a pipe that
+ * means a net.Socket: the net, stream and stream-internals modules, about 6 ms of a command's
  * start-up on Node 24, more than many commands' own work (bench/startup.mjs). A shell's pipe
  * is a FIFO; a program that spawns sign-cli from Node (or libuv) gives it a UNIX socket.
  * Written this way they behave as process.stdout does there (Node writes pipes, sockets and
