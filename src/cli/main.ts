@@ -99,12 +99,14 @@ export async function runProcess(argv: string[]): Promise<never> {
   process.on('SIGHUP', onSignal);
   try {
     exitCode = await main(argv, io, signal);
-    // No false success: what the command printed did not all arrive (drained() waits until
-    // every write has left or failed, and a failure has been heard).
+    // What the command wrote is handed to the OS before the process leaves (drained() waits
+    // until every write has left or failed, and a failure has been heard).
     await io.drained();
+    // No false success: what the command printed did not all arrive.
     if (lostOutput && exitCode === ExitCode.ok) {
       io.stderr.write(`error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`);
       exitCode = ExitCode.failed;
+      await io.drained();
     }
   } finally {
     process.off('SIGINT', onSignal);
@@ -113,8 +115,7 @@ export async function runProcess(argv: string[]): Promise<never> {
   }
   // Leave now, not when the event loop empties: Node's own exit first tears the whole heap
   // down (about 1 ms of a `create`, bench/startup.mjs), and a keychain call the binding could
-  // not stop (keychain.ts) or a kept-alive connection would hold the process open. What the
-  // command wrote is handed to the OS first; the code caches are written on 'exit' (launch/).
-  await io.drained();
+  // not stop (keychain.ts) or a kept-alive connection would hold the process open. The code
+  // caches are written on 'exit' (launch/).
   process.exit(exitCode);
 }
