@@ -1,7 +1,8 @@
 /**
  * The sandbox's own endpoints under /_sandbox/ (not part of the service):
- * health, counters and state for tests and benchmarks, fault injection, and
- * minting keys of any account and environment. All but health need the
+ * health, counters and state for tests and benchmarks, fault injection,
+ * minting keys of any account and environment, the CA's certificate and the
+ * RFC 3161 timestamp authority. All but health, the CA and the TSA need the
  * sandbox's own key.
  */
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPES } from '../core/endpoints.js';
 import { safeEqual } from '../core/webhooks.js';
 import { DAY_MS, isoDate } from './days.js';
-import { readBody, sendError, sendJson } from './http.js';
+import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
 import { newId, randomBase62 } from './ids.js';
 import { SANDBOX_ACCOUNT, envelopeRealm } from './realm.js';
 import type { SandboxServices } from './services.js';
@@ -44,6 +45,11 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
     const pem = readFileSync(services.identity.caFile);
     res.writeHead(200, { 'content-type': 'application/x-pem-file', 'content-length': pem.length });
     res.end(pem);
+    return;
+  }
+  // Public, as a TSA is: RFC 3161 requests in, responses out (application/timestamp-query, -reply).
+  if (path === '/_sandbox/tsa') {
+    await answerTsa(services, req, res);
     return;
   }
   if (!safeEqual(req.headers.authorization ?? '', `Bearer ${secrets.apiKey}`)) {
@@ -92,6 +98,29 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
     else sendJson(res, 201, created);
   } else {
     sendError(res, 404, 'not_found', `no sandbox control endpoint ${req.method} ${path}`);
+  }
+}
+
+async function answerTsa(services: SandboxServices, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'POST') {
+    sendError(res, 405, 'method_not_allowed', 'the TSA takes POST with an RFC 3161 request (application/timestamp-query)', {}, { allow: 'POST' });
+    return;
+  }
+  if (!/^application\/timestamp-query\b/i.test(req.headers['content-type'] ?? '')) {
+    sendError(res, 415, 'unsupported_media_type', 'the TSA takes Content-Type: application/timestamp-query (a DER TimeStampReq)');
+    return;
+  }
+  const tsa = services.identity.tsa;
+  const { answerTimestampRequest, BadTimestampRequest } = await import('./tsa.js');
+  try {
+    if (!tsa) throw new Error('no TSA');
+    const reply = await answerTimestampRequest(tsa, await readBody(req, 64 * 1024), new Date(services.clock.now()));
+    res.writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': reply.length });
+    res.end(reply);
+  } catch (error) {
+    if (error instanceof BadTimestampRequest) sendError(res, 400, 'invalid_timestamp_request', error.message);
+    else if (error instanceof BodyTooLargeError) sendError(res, 413, 'body_too_large', 'a TimeStampReq is a few hundred bytes; this one is over 64 KB');
+    else throw error;
   }
 }
 

@@ -8,30 +8,21 @@
  * matches the hash its audit trail recorded.
  */
 import 'reflect-metadata';
-import type { webcrypto as WebCrypto } from 'node:crypto';
 import { pemToDer as der, webcrypto } from '../core/web-crypto.js';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
+import { ALGORITHM, importSigningKey as importKey, pem, writePrivateFile, type CryptoKey, type CryptoKeyPair } from './key-files.js';
+import { tsaIdentity, type TsaIdentity } from './tsa.js';
 
 x509.cryptoProvider.set(webcrypto() as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-
-type CryptoKey = WebCrypto.CryptoKey;
-type CryptoKeyPair = WebCrypto.CryptoKeyPair;
 
 export const CA_FILE = 'ca.pem';
 const CA_KEY_FILE = 'ca-key.pem';
 const SIGNING_FILE = 'signing.pem';
 const SIGNING_KEY_FILE = 'signing-key.pem';
 
-const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 } as const;
 const YEAR_MS = 365 * 86_400_000;
-
-/** Readable by the owner only, whatever the umask (as credentials.env). */
-function writePrivateFile(path: string, text: string): void {
-  writeFileSync(path, text, { mode: 0o600 });
-  chmodSync(path, 0o600);
-}
 
 export interface SigningIdentity {
   /** The CA certificate (DER) and the path of its PEM. */
@@ -40,13 +31,8 @@ export interface SigningIdentity {
   /** The signing certificate (DER) and its private key. */
   certificate: Uint8Array;
   privateKey: CryptoKey;
-}
-
-const pem = (label: string, der: ArrayBuffer | Uint8Array) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der as Uint8Array).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
-
-async function importKey(text: string): Promise<CryptoKey> {
-  return webcrypto().subtle.importKey('pkcs8', der(text), { name: ALGORITHM.name, hash: ALGORITHM.hash }, false, ['sign']) as Promise<CryptoKey>;
+  /** The timestamp authority that stamps its signatures (PAdES B-T); without one, signatures are B-B. */
+  tsa?: TsaIdentity;
 }
 
 /** The identity in `dataDir`, made on first use. `now` dates the certificates (the sandbox's clock). */
@@ -54,11 +40,14 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   const caFile = join(dataDir, CA_FILE);
   const files = [caFile, join(dataDir, SIGNING_FILE), join(dataDir, SIGNING_KEY_FILE)];
   if (files.every((file) => existsSync(file))) {
+    const ca = der(readFileSync(caFile, 'utf8'));
     return {
-      ca: der(readFileSync(caFile, 'utf8')),
+      ca,
       caFile,
       certificate: der(readFileSync(files[1]!, 'utf8')),
       privateKey: await importKey(readFileSync(files[2]!, 'utf8')),
+      // A data dir from before the TSA gets one now, from its own CA.
+      tsa: await tsaIdentity(dataDir, ca),
     };
   }
   // Valid from a day before now: a client whose clock is a little behind still accepts them.
@@ -99,5 +88,6 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   writePrivateFile(files[2]!, pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)));
   writePrivateFile(files[1]!, certificate.toString('pem'));
   writePrivateFile(caFile, ca.toString('pem'));
-  return { ca: new Uint8Array(ca.rawData), caFile, certificate: new Uint8Array(certificate.rawData), privateKey: await importKey(readFileSync(files[2]!, 'utf8')) };
+  const caDer = new Uint8Array(ca.rawData);
+  return { ca: caDer, caFile, certificate: new Uint8Array(certificate.rawData), privateKey: await importKey(readFileSync(files[2]!, 'utf8')), tsa: await tsaIdentity(dataDir, caDer) };
 }

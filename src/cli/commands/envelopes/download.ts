@@ -84,7 +84,7 @@ export async function downloadCommand(ctx: CommandContext, options: DownloadOpti
       rmSync(partial, { force: true });
       throw error;
     }
-    // The verifier (pdf-lib, pkijs) loads only for --verify.
+    // The verifier loads only for --verify.
     const checks = options.verify ? await import('./verify.js') : undefined;
     const verification = checks ? await checks.verifyFile(ctx, file, { ...(options.trust ? { trust: options.trust } : {}), envelope: id! }) : undefined;
     if (output.json) {

@@ -1,9 +1,11 @@
 /**
- * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>]`:
+ * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>]`:
  * is this the signed document, unaltered? Every signature of the file checked
- * offline (core/pades-verify.ts); with --envelope, the service's audit trail
- * too: its hash chain, and that its closing entry names this file's hash.
+ * offline, every later revision judged against it (core/pades/verify.ts); with
+ * --envelope, the service's audit trail too: its hash chain, and that its
+ * closing entry names this file's hash.
  */
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
@@ -13,16 +15,22 @@ import { collect } from '../../flags.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import { readFlagFile } from '../../stdin.js';
 import { formatTime } from '../../time.js';
-import { pemToDer } from '../../../core/web-crypto.js';
+import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
+
+/** Larger files are refused before they are read: a signed contract is kilobytes or a few megabytes. */
+export const MAX_PDF_BYTES = 256 * 1024 * 1024;
 
 export const doc: CommandDoc = {
-  summary: 'check, offline, that a signed PDF is the signed document, unaltered: every signature, its certificate chain, and (with --envelope) the audit trail',
+  summary: 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
   details: [
-    'For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature, the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system\'s where Node reads them, and each `--trust` PEM) at the signing time, that certificate\'s purpose (signing, not a TLS server), the ESS signing certificate (PAdES), the signing time within the certificate\'s validity, and that the last signature covers the whole file (else "modified after signing"). With `--envelope <id>`, the envelope\'s audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file\'s SHA-256. The signing time is the one the signer states (`/M`; no timestamp is checked).',
-    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why), 2 when the file is not a readable PDF. Not checked: revocation (OCSP, CRL), timestamps and long-term validation.',
+    'For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (RSA, RSA-PSS, ECDSA, Ed25519; SHA-256/384/512), its signature timestamp (RFC 3161: the imprint over the signature, the TSA\'s purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system\'s where Node reads them, and each `--trust` PEM), that certificate\'s purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared with the revision the signature signed, and a change that is not allowed after it (a page\'s content or resources, the page tree, fonts, other catalog entries) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks) and annotations (DocMDP 3).',
+    'The chain is validated now, or at the time a verified signature timestamp proves; the signer\'s `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope\'s audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file\'s SHA-256.',
+    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF or is over 256 MB. Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
-  more: ['`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "signatures": [{"field", "signer", "signing_time", "sub_filter", "valid", "checks": [{"check", "ok", "detail"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`.'],
-  examples: ['sign-cli envelopes download "$id" -o signed.pdf --wait', 'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"'],
+  more: [
+    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "valid", "checks": [{"check", "ok", "detail"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none.',
+  ],
+  examples: ['sign-cli envelopes download "$id" -o signed.pdf --wait', 'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json'],
 };
 
 export function registerVerify(envelopes: Command, action: Action): void {
@@ -30,23 +38,32 @@ export function registerVerify(envelopes: Command, action: Action): void {
     .argument('<file.pdf>', 'the signed PDF')
     .option('--trust <ca.pem>', 'a CA certificate (PEM) to trust besides Node\'s bundled roots (repeatable)', collect)
     .option('--envelope <id>', 'also check the envelope\'s audit trail: its chain, and that it names this file\'s hash')
+    .option('--at <claimed|time>', 'validate the certificates at the signer\'s claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp\'s time')
     .action(action(verifyCommand));
 }
 
 const CHECK_COLUMNS: readonly Column[] = [{ head: 'SIGNATURE' }, { head: 'CHECK' }, { head: '' }, { head: 'DETAIL', cut: true, min: 20 }];
+const REVISION_COLUMNS: readonly Column[] = [{ head: 'REVISION' }, { head: 'BYTES' }, { head: 'SIGNED BY' }, { head: 'CHANGES', cut: true, min: 20 }];
 
-/** Every certificate of each --trust file, DER; `isCertificate` tells a PEM block that is one. */
-function trustedCertificates(files: string[], isCertificate: (der: Uint8Array) => boolean): Uint8Array[] {
+type Core = typeof import('../../../core/pades/verify.js');
+
+/** Every certificate of each --trust file, DER. */
+function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
   return files.flatMap((file) => {
-    const pem = readFlagFile('--trust', file).toString('utf8');
-    const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-    if (!blocks) throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
-    return blocks.map((block) => {
-      const der = pemToDer(block);
-      if (!isCertificate(der)) throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
-      return der;
-    });
+    const blocks = core.pemCertificates(readFlagFile('--trust', file).toString('utf8'));
+    if (blocks.length === 0) throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
+    for (const der of blocks) if (!core.isCertificate(der)) throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
+    return blocks;
   });
+}
+
+/** `--at`: claimed, or an ISO 8601 time. */
+export function parseAt(value: string | undefined): VerifyOptions['at'] {
+  if (value === undefined) return undefined;
+  if (value === 'claimed') return 'claimed';
+  const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(time.getTime())) throw new UsageError(`--at ${value}: not a time`, { hint: 'give `claimed` (the signer\'s /M) or an ISO 8601 time such as 2026-01-31T12:00:00Z' });
+  return time;
 }
 
 interface AuditCheck {
@@ -75,51 +92,80 @@ async function auditCheck(ctx: CommandContext, id: string, sha256: string): Prom
 /** What verify found: the file's verdict, the audit trail's (with --envelope), and the two together. */
 export interface FileVerification {
   file: string;
-  verdict: import('../../../core/pades-verify.js').PdfVerdict;
+  verdict: PdfVerdict;
   audit: AuditCheck | null;
   valid: boolean;
 }
 
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF. */
-export async function verifyFile(ctx: CommandContext, file: string, options: { trust?: string[]; envelope?: string }): Promise<FileVerification> {
-  const [{ verifyPdf, isCertificate }, { NotAPdfError }] = await Promise.all([import('../../../core/pades-verify.js'), import('../../../core/pdf-signatures.js')]);
-  const trusted = trustedCertificates(options.trust ?? [], isCertificate);
+export async function verifyFile(ctx: CommandContext, file: string, options: { trust?: string[]; envelope?: string; at?: string }): Promise<FileVerification> {
+  const at = parseAt(options.at);
+  const core = await import('../../../core/pades/verify.js');
+  const trusted = trustedCertificates(core, options.trust ?? []);
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    size = 0;
+  }
+  if (size > MAX_PDF_BYTES) throw new UsageError(`${file}: ${size} bytes, over the 256 MB a signed document may have here`, { hint: 'check that it is the signed copy; a contract is kilobytes or a few megabytes' });
   const pdf = readFlagFile('the file', file);
   let verdict;
   try {
-    verdict = await verifyPdf(pdf, { trusted });
+    verdict = await core.verifyPdf(pdf, { trusted, ...(at ? { at } : {}), now: new Date(ctx.io.clock.now()) });
   } catch (error) {
-    if (error instanceof NotAPdfError) throw new UsageError(`${file}: ${error.message}`, { hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`' });
+    if (error instanceof core.NotAPdfError) throw new UsageError(`${file}: ${error.message}`, { hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`' });
     throw error;
   }
   const audit = options.envelope ? await auditCheck(ctx, options.envelope, verdict.sha256) : null;
   return { file, verdict, audit, valid: verdict.valid && (audit?.ok ?? true) };
 }
 
-/** The checks as a table (a terminal or a pipe), then one line: verified, or what failed. Returns the exit code. */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The checks and the revisions as tables, then the verdict: all on stdout, so a report saved to a file is whole. Returns the exit code. */
 export async function reportVerification(ctx: CommandContext, { file, verdict, audit, valid }: FileVerification): Promise<number> {
   const { output } = ctx;
+  const { printTable } = await import('../../table.js');
+  const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
   if (verdict.signatures.length > 0) {
-    const { printTable } = await import('../../table.js');
-    const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
     await printTable(
       output,
       CHECK_COLUMNS,
       verdict.signatures.flatMap((s) => s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))])).concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
     );
   }
+  if (verdict.revisions.length > 1) {
+    const { changeLabel } = await import('../../../core/pades/verify.js');
+    output.line();
+    await printTable(
+      output,
+      REVISION_COLUMNS,
+      verdict.revisions.map((r) => [
+        String(r.revision),
+        String(r.end),
+        r.signed_by.length > 0 ? r.signed_by.map((f) => cellText(f)).join(', ') : '-',
+        r.revision === 1 ? 'the original document' : r.changes.length === 0 ? 'nothing that changes the document' : cellText([...new Set(r.changes.map((c) => changeLabel(c)))].join('; ')),
+      ]),
+    );
+  }
   if (verdict.signatures.length === 0) {
-    output.info(`${output.err.red('✗')} ${file}: no signature in it; it proves nothing about who signed it`);
+    output.line(`${output.out.red('✗')} ${file}: no signature in it; it proves nothing about who signed it`);
     return ExitCode.failed;
   }
   const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))].map((s) => cellText(s)).join(', ');
   if (valid) {
-    output.info(`${output.err.green('✓')} ${file}: ${verdict.signatures.length} signature${verdict.signatures.length === 1 ? '' : 's'} verified (${signers}); unaltered since signing`);
+    const last = Math.max(...verdict.signatures.map((s) => s.revision ?? 0));
+    const after = verdict.modified_after_signing ? `; ${plural(verdict.revisions.length - last, 'revision')} after the last signature, with only changes the signatures allow` : '; unaltered since signing';
+    output.line(`${output.out.green('✓')} ${file}: ${plural(verdict.signatures.length, 'signature')} verified (${signers})${after}`);
     return ExitCode.ok;
   }
-  const failed = verdict.signatures.flatMap((s) => s.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${detailText(c.detail)}`)).concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
-  output.info(`${output.err.red('✗')} ${file} does not verify: ${failed.map((f) => cellText(f)).join('; ')}`);
-  if (verdict.signatures.some((s) => s.checks.some((c) => c.check === 'certificate chain' && !c.ok))) {
+  const named = verdict.signatures.length > 1;
+  const failed = verdict.signatures
+    .flatMap((s) => s.checks.filter((c) => !c.ok).map((c) => `${named ? `${s.field}: ` : ''}${c.check}: ${detailText(c.detail)}`))
+    .concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
+  output.line(`${output.out.red('✗')} ${file} does not verify: ${failed.map((f) => cellText(f)).join('; ')}`);
+  if (verdict.signatures.some((s) => s.checks.some((c) => c.check === 'certificate chain' && !c.ok && c.detail.startsWith('not to a trusted root')))) {
     output.info("hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem> (the sandbox's is served at <base-url>/_sandbox/ca.pem)");
   }
   return ExitCode.failed;
@@ -130,7 +176,7 @@ function detailText(detail: string): string {
   return detail.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, (iso) => formatTime(iso));
 }
 
-export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string }, [file]: string[]): Promise<number> {
+export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string; at?: string }, [file]: string[]): Promise<number> {
   const result = await verifyFile(ctx, file!, options);
   if (!ctx.output.json) return reportVerification(ctx, result);
   ctx.output.jsonDocument({ file, ...result.verdict, valid: result.valid, audit_trail: result.audit });

@@ -1,5 +1,5 @@
 /** `envelopes download`, in process against an in-process sandbox: --wait, the PDF check, -o -, errors. */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
@@ -52,8 +52,13 @@ describe('envelopes download', () => {
   });
 
   it('too early: exit 1 suggesting --wait, and no file, not even a partial one', async () => {
-    const id = await create(EXAMPLE);
+    // A signer who never opens it (the sandbox's +noview): the envelope stays unsigned however loaded the machine is.
     const dir = tempDir();
+    const envelope = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as { signers: { email?: string }[] };
+    envelope.signers[0]!.email = 'pending+noview@example.com';
+    writeFileSync(join(dir, 'pending.json'), JSON.stringify(envelope));
+    const id = await create(join(dir, 'pending.json'));
+    rmSync(join(dir, 'pending.json'));
     const result = await runCommand(['envelopes', 'download', id, '-o', join(dir, 'x.pdf')], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('envelope_not_completed');

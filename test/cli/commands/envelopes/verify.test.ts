@@ -42,14 +42,19 @@ describe('envelopes verify', () => {
     expect(verdict.signatures).toHaveLength(1);
     expect(verdict.signatures[0]!.signer).toBe('sign-cli sandbox signing service');
     expect(verdict.signatures[0]!.checks.map((c) => [c.check, c.ok])).toEqual([
-      ['byte range', true], ['digest', true], ['signature', true], ['certificate chain', true], ['certificate purpose', true], ['signing certificate', true], ['signing time', true], ['whole file', true],
+      ['byte range', true], ['digest', true], ['signature', true], ['timestamp', true], ['certificate chain', true], ['certificate purpose', true], ['signing certificate', true], ['changes after', true],
     ]);
+    // PAdES B-T: the sandbox's TSA proves the time, and the chain is validated then.
+    expect(verdict.signatures[0]).toMatchObject({ type: 'approval', revision: 2, docmdp: null, validation_time: 'timestamp', timestamp: { tsa: 'sign-cli sandbox timestamp authority', valid: true }, changes_after: [] });
+    expect(verdict.modified_after_signing).toBe(false);
     expect(verdict.audit_trail).toMatchObject({ ok: true });
     const human = await runCommand(['envelopes', 'verify', file, '--trust', caFile], { env });
     expect(human.code).toBe(0);
-    expect(human.stderr).toMatch(/✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/);
-    // The signing time in the one time format of human output; --json keeps ISO.
-    expect(human.stdout).toMatch(/signing time .*\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z \(as the signer states it/);
+    // The verdict is the last line of stdout, with the table: `verify x.pdf > report.txt` keeps it.
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(/✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/);
+    expect(human.stderr).toBe('');
+    // The timestamp's time in the one time format of human output; --json keeps ISO.
+    expect(human.stdout).toMatch(/timestamp +✓ +by sign-cli sandbox timestamp authority at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z: the signature existed then/);
     expect(human.stdout).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d{3}Z/);
     expect(verdict.signatures[0]!.signing_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
@@ -57,7 +62,7 @@ describe('envelopes verify', () => {
   it('fails, naming the check, without the CA, after a changed byte or an appended revision, or against another envelope', async () => {
     const untrusted = await runCommand(['envelopes', 'verify', file], { env });
     expect(untrusted.code).toBe(1);
-    expect(untrusted.stderr).toContain('certificate chain: not to a trusted root');
+    expect(untrusted.stdout).toContain('certificate chain: not to a trusted root');
     expect(untrusted.stderr).toContain('hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem>');
 
     const changed = Buffer.from(readFileSync(file));
@@ -65,7 +70,7 @@ describe('envelopes verify', () => {
     writeFileSync(join(dir, 'changed.pdf'), changed);
     const tampered = await runCommand(['envelopes', 'verify', join(dir, 'changed.pdf'), '--trust', caFile], { env });
     expect(tampered.code).toBe(1);
-    expect(tampered.stderr).toContain('digest: sha256 of the signed bytes differs from the one signed: the document changed');
+    expect(tampered.stdout).toContain('digest: sha256 of the signed bytes differs from the one signed: the document changed');
 
     const appended = join(dir, 'appended.pdf');
     writeFileSync(appended, readFileSync(file));
@@ -73,12 +78,14 @@ describe('envelopes verify', () => {
     const after = await runCommand(['envelopes', 'verify', appended, '--trust', caFile, '--json'], { env });
     expect(after.code).toBe(1);
     expect(JSON.parse(after.stdout)).toMatchObject({ valid: false, modified_after_signing: true });
+    const afterHuman = await runCommand(['envelopes', 'verify', appended, '--trust', caFile], { env });
+    expect(afterHuman.stdout).toMatch(/changes after: modified after signing: \d+ bytes were appended after the last revision/);
 
     const other = (await runCommand(['envelopes', 'create', '-f', join(ROOT, 'examples', 'envelope-ar.json'), '--new', '--query', 'envelope.id'], { env })).stdout.trim();
     await runCommand(['envelopes', 'download', other, '-o', join(dir, 'other.pdf'), '--wait'], { env });
     const mismatch = await runCommand(['envelopes', 'verify', file, '--trust', caFile, '--envelope', other], { env });
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stderr).toContain('its closing entry does not record this file\'s SHA-256');
+    expect(mismatch.stdout).toContain('its closing entry does not record this file\'s SHA-256');
   });
 
   it('download --verify checks the file it saved, the audit trail included; --json carries the verdict', async () => {
@@ -103,6 +110,6 @@ describe('envelopes verify', () => {
     writeFileSync(plain, '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
     const unsigned = await runCommand(['envelopes', 'verify', plain], { env });
     expect(unsigned.code).toBe(1);
-    expect(unsigned.stderr).toContain('no signature in it');
+    expect(unsigned.stdout).toContain('no signature in it');
   });
 });

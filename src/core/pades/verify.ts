@@ -1,0 +1,205 @@
+/**
+ * Offline verification of a PDF's signatures, as `envelopes verify` reports
+ * it. For each signature: its byte ranges, the digest of what it covers, the
+ * CMS signature, the certificate chain to a trusted root at the validation
+ * time, the certificate's purpose, the ESS signing certificate, its signature
+ * timestamp, and what every later revision changed, allowed or not after
+ * this signature (DocMDP, FieldMDP). The validation time is now, or the time
+ * a verified RFC 3161 signature timestamp proves; the signer's /M is only
+ * claimed, and used only when asked (`at: 'claimed'`). Document timestamps are
+ * checked as timestamps. Not checked: revocation (OCSP, CRL) and long-term
+ * validation (DSS, B-LT, B-LTA).
+ */
+import { createHash } from 'node:crypto';
+import { readPdf, type PdfFile } from './pdf-file.js';
+import { findSignatures, locks, type PdfSignature } from './pdf-signatures.js';
+import { trustAnchors, type TrustAnchors } from './chain.js';
+import { parseCertificate } from './x509.js';
+import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
+import { revisionChanges, type JudgedChange } from './revision-analysis.js';
+import type { Change } from './pdf-changes.js';
+
+export { NotAPdfError } from './pdf-file.js';
+export { pdfDate } from './pdf-signatures.js';
+export { pemCertificates } from './x509.js';
+
+/** Whether DER bytes are one X.509 certificate this verifier can read. */
+export function isCertificate(der: Uint8Array): boolean {
+  try {
+    parseCertificate(der);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type CheckName = 'byte range' | 'digest' | 'signature' | 'certificate chain' | 'certificate purpose' | 'signing certificate' | 'timestamp' | 'changes after';
+
+export interface CheckResult {
+  check: CheckName;
+  ok: boolean;
+  detail: string;
+}
+
+export interface TimestampVerdict {
+  /** The time the token proves (ISO 8601), when it could be read. */
+  time: string | null;
+  tsa: string | null;
+  valid: boolean;
+  detail: string;
+}
+
+export interface SignatureVerdict {
+  field: string;
+  /** The certificate's common name (else its whole subject), when the CMS could be read. */
+  signer: string | null;
+  /** /M of the signature dictionary (claimed by the signer, not proved), or a document timestamp's time. */
+  signing_time: string | null;
+  sub_filter: string | null;
+  type: 'approval' | 'certification' | 'document timestamp';
+  /** The revision this signature signed (1 = the first), or null when its bytes end inside one. */
+  revision: number | null;
+  /** The DocMDP permission in force after this signature (1, 2, 3), or null when none is set. */
+  docmdp: number | null;
+  timestamp: TimestampVerdict | null;
+  /** The time the certificate chain was validated at, and where it came from. */
+  validated_at: string;
+  validation_time: 'now' | 'timestamp' | 'claimed' | 'given';
+  changes_after: JudgedChange[];
+  checks: CheckResult[];
+  valid: boolean;
+}
+
+export interface RevisionSummary {
+  revision: number;
+  /** Bytes [0, end) are this revision. */
+  end: number;
+  /** The signature fields whose signatures signed exactly this revision. */
+  signed_by: string[];
+  /** What this revision changed in the one before it (none for the first). */
+  changes: Omit<Change, 'need' | 'revision'>[];
+}
+
+export interface PdfVerdict {
+  bytes: number;
+  sha256: string;
+  revisions: RevisionSummary[];
+  signatures: SignatureVerdict[];
+  /** Bytes or revisions follow the last signature. */
+  modified_after_signing: boolean;
+  valid: boolean;
+}
+
+export interface VerifyOptions {
+  /** Extra trusted roots, DER (`--trust`). */
+  trusted?: Uint8Array[];
+  /** Node's roots too (default true). */
+  systemRoots?: boolean;
+  /** Validate at another time: the signer's claimed /M, or a given instant. */
+  at?: 'claimed' | Date;
+  /** The current time (a clock, for tests). */
+  now?: Date;
+}
+
+/** Everything a signature's checks need to know about the file. */
+export interface VerifyContext {
+  pdf: Uint8Array;
+  file: PdfFile;
+  anchors: TrustAnchors;
+  now: Date;
+  at: VerifyOptions['at'];
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The revision whose end the byte range reaches (its %%EOF, with or without the end of line). */
+function signedRevision(file: PdfFile, signature: PdfSignature): number | null {
+  const [, , start2, length2] = signature.byteRange;
+  const end = (start2 ?? 0) + (length2 ?? 0);
+  if (file.repaired) return end >= file.bytes.length - 2 ? 1 : null;
+  const rev = file.revisions.find((r) => end <= r.end && end >= r.end - 2);
+  return rev ? rev.number : null;
+}
+
+/** Every signature of the PDF, checked; NotAPdfError when the bytes are not a readable PDF. */
+export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): Promise<PdfVerdict> {
+  const file = readPdf(pdf);
+  const final = file.revisions.at(-1)!;
+  const signatures = findSignatures(final);
+  const ctx: VerifyContext = { pdf, file, anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false), now: options.now ?? new Date(), at: options.at };
+  const changes = revisionChanges(file);
+  const revisions = signatures.map((s) => signedRevision(file, s));
+  const certifier = signatures.findIndex((s) => s.certification);
+  const verdicts: SignatureVerdict[] = [];
+  for (const [i, signature] of signatures.entries()) {
+    const revision = revisions[i]!;
+    const base = signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature);
+    // The certification's permissions govern every change after it, whichever signature follows.
+    const certP = certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1) ? signatures[certifier]!.docmdp : null;
+    const docmdp = [signature.docmdp, certP].filter((p): p is number => p !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null);
+    const after = judgeAfter(file, changes, revision, docmdp, signature);
+    base.checks.push(after.check);
+    verdicts.push({
+      ...base,
+      type: signature.documentTimestamp ? 'document timestamp' : signature.certification ? 'certification' : 'approval',
+      revision,
+      docmdp,
+      changes_after: after.changes,
+      valid: base.checks.every((c) => c.ok),
+    });
+  }
+  const lastSigned = Math.max(0, ...revisions.map((r) => r ?? 0));
+  const ends = signatures.map((s) => (s.byteRange[2] ?? 0) + (s.byteRange[3] ?? 0));
+  return {
+    bytes: pdf.length,
+    sha256: createHash('sha256').update(pdf).digest('hex'),
+    revisions: file.revisions.map((r) => ({ revision: r.number, end: r.end, signed_by: signatures.filter((_, i) => revisions[i] === r.number).map((s) => s.field), changes: r.number === 1 ? [] : changes(r.number).map(({ need: _need, revision: _revision, ...c }) => c) })),
+    signatures: verdicts,
+    modified_after_signing: signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0 || Math.max(...ends) < file.revisions.at(-1)!.end - 2),
+    valid: verdicts.length > 0 && verdicts.every((v) => v.valid),
+  };
+}
+
+/** The changes of every revision after `revision`, judged with this signature's permissions. */
+function judgeAfter(file: PdfFile, changes: (revision: number) => Change[], revision: number | null, docmdp: number | null, signature: PdfSignature): { check: CheckResult; changes: JudgedChange[] } {
+  const appended = file.trailingBytes > 0 ? `modified after signing: ${plural(file.trailingBytes, 'byte')} ${file.trailingBytes === 1 ? 'was' : 'were'} appended after the last revision, and no reader reads ${file.trailingBytes === 1 ? 'it' : 'them'} as part of the document` : null;
+  if (revision === null) {
+    const why = file.repaired ? 'the file\'s cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown' : 'the signed bytes end inside a revision, not at one: what follows them cannot be compared';
+    return { check: { check: 'changes after', ok: false, detail: why }, changes: [] };
+  }
+  const count = file.revisions.length;
+  const judged: JudgedChange[] = [];
+  for (let r = revision + 1; r <= count; r++) {
+    for (const change of changes(r)) {
+      const allowed = change.need === 'none' || (change.need === 'signing' && docmdp !== 1) || (change.need === 'fill' && docmdp !== 1 && !(change.field && signature.locks.some((l) => locks(l, change.field!)))) || (change.need === 'annotate' && docmdp === 3);
+      judged.push({ revision: change.revision, kind: change.kind, object: change.object, ...(change.page ? { page: change.page } : {}), ...(change.field ? { field: change.field } : {}), action: change.action, allowed, detail: change.detail });
+    }
+  }
+  const refused = judged.filter((c) => !c.allowed);
+  const where = `covers revision ${revision} of ${count}`;
+  if (refused.length > 0 || appended) {
+    const first = [...new Set(refused.map((c) => `${changeSubject(c) ?? c.detail} (revision ${c.revision})`))];
+    const more = first.length > 3 ? `, and ${first.length - 3} more` : '';
+    first.splice(3);
+    const detail = [refused.length > 0 ? `changed after this signature: ${first.join(', ')}${more}${docmdp === 1 && refused.length > 0 ? ' (its DocMDP permission 1 allows no change)' : ''}` : null, appended].filter(Boolean).join('; ');
+    return { check: { check: 'changes after', ok: false, detail: `${detail} [${where}]` }, changes: judged };
+  }
+  if (revision === count) return { check: { check: 'changes after', ok: true, detail: count === 1 ? 'the signature covers the whole file' : `the signature covers the whole file (${where})` }, changes: judged };
+  const allowedKinds = [...new Set(judged.map((c) => `${changeLabel(c)} (revision ${c.revision})`))];
+  const listed = allowedKinds.slice(0, 3).join('; ') + (allowedKinds.length > 3 ? `; and ${allowedKinds.length - 3} more` : '');
+  return { check: { check: 'changes after', ok: true, detail: `${where}; every later change is allowed after it: ${listed || 'nothing that matters to the document'}` }, changes: judged };
+}
+
+/** What a change touched, as people name it: "page 1 content", "form field total", "signature field Bob". */
+export function changeSubject(change: { kind: string; page?: number; field?: string; detail: string }): string | null {
+  if (change.page && change.kind.startsWith('page')) return change.kind === 'page' ? `page ${change.page}` : `page ${change.page} ${change.kind.slice(5)}`;
+  if (change.field && ['form field', 'signature field', 'document timestamp', 'signature'].includes(change.kind)) return `${change.kind} ${change.field}`;
+  if (change.kind === 'annotation' && change.page) return `an annotation on page ${change.page}`;
+  return null;
+}
+
+/** A change in a few words: "page 1 content changed", "signature field Bob added". */
+export function changeLabel(change: { kind: string; page?: number; field?: string; action: string; detail: string }): string {
+  const subject = changeSubject(change);
+  return subject ? `${subject} ${change.action}` : change.detail;
+}

@@ -1,0 +1,258 @@
+/**
+ * X.509 certificates as the verifier needs them (RFC 5280): names, validity,
+ * the public key, the extensions that decide what a certificate may do, and
+ * signature checks with node:crypto. Parsed from DER by der.ts; node's own
+ * X509Certificate would do part of it, but not key usage bits, nor the names
+ * as bytes for finding an issuer.
+ */
+import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+
+/** node:crypto's RSA_PKCS1_PADDING and RSA_PKCS1_PSS_PADDING: the CLI bundle loads node:crypto's functions lazily, not its objects. */
+const RSA_PKCS1_PADDING = 1;
+const RSA_PKCS1_PSS_PADDING = 6;
+import { TAG, bits, children, encoded, explicit, is, oid, integerHex, readDer, sequence, smallInteger, time, octets, value, directoryString, DerError, type Der } from './der.js';
+
+export const OID = {
+  commonName: '2.5.4.3',
+  basicConstraints: '2.5.29.19',
+  keyUsage: '2.5.29.15',
+  extKeyUsage: '2.5.29.37',
+  subjectKeyId: '2.5.29.14',
+  authorityKeyId: '2.5.29.35',
+  timeStamping: '1.3.6.1.5.5.7.3.8',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+} as const;
+
+/** Extensions a validator may meet marked critical and still process (or safely need not). */
+const UNDERSTOOD = new Set([OID.basicConstraints, OID.keyUsage, OID.extKeyUsage, OID.subjectKeyId, OID.authorityKeyId, '2.5.29.17', '2.5.29.32', '2.5.29.36', '2.5.29.54', '2.5.29.18']);
+
+export interface Certificate {
+  der: Uint8Array;
+  tbs: Uint8Array;
+  serial: string;
+  /** The names as encoded: an issuer is found by its subject's bytes. */
+  issuer: Uint8Array;
+  subject: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+  spki: Uint8Array;
+  signatureAlgorithm: Der;
+  signature: Uint8Array;
+  /** Whether the basic constraints extension is there at all (a version 1 root has none). */
+  basicConstraints: boolean;
+  ca: boolean;
+  pathLength: number | undefined;
+  /** Key usage bits, or undefined when the extension is absent (no restriction). */
+  keyUsage: { digitalSignature: boolean; nonRepudiation: boolean; keyCertSign: boolean } | undefined;
+  extKeyUsage: string[] | undefined;
+  extKeyUsageCritical: boolean;
+  subjectKeyId: string | undefined;
+  /** Critical extensions this reader does not process: such a certificate must not be accepted. */
+  unknownCritical: string[];
+}
+
+/** Parses one certificate, or throws DerError. */
+export function parseCertificate(der: Uint8Array): Certificate {
+  const top = readDer(der);
+  const [tbsNode, algorithm, signatureValue] = sequence(top, 'the certificate');
+  const tbs = sequence(tbsNode, 'the certificate\'s body');
+  let i = 0;
+  if (is(tbs[0], 0, 2)) i++;
+  const serial = integerHex(tbs[i]);
+  const issuer = tbs[i + 2];
+  const [notBefore, notAfter] = sequence(tbs[i + 3], 'the validity');
+  const subject = tbs[i + 4];
+  const spki = tbs[i + 5];
+  if (!issuer || !subject || !spki || !algorithm) throw new DerError('the certificate is incomplete');
+  const cert: Certificate = {
+    der: encoded(top),
+    tbs: encoded(tbsNode!),
+    serial,
+    issuer: encoded(issuer),
+    subject: encoded(subject),
+    notBefore: time(notBefore),
+    notAfter: time(notAfter),
+    spki: encoded(spki),
+    signatureAlgorithm: algorithm,
+    signature: bits(signatureValue),
+    basicConstraints: false,
+    ca: false,
+    pathLength: undefined,
+    keyUsage: undefined,
+    extKeyUsage: undefined,
+    extKeyUsageCritical: false,
+    subjectKeyId: undefined,
+    unknownCritical: [],
+  };
+  const extensions = tbs.slice(i + 6).find((n) => is(n, 3, 2));
+  for (const extension of extensions ? sequence(explicit(extensions), 'the extensions') : []) {
+    const parts = sequence(extension, 'an extension');
+    const id = oid(parts[0]);
+    const critical = is(parts[1], TAG.boolean) && value(parts[1])[0] !== 0;
+    const inner = readDer(octets(parts.at(-1)));
+    if (critical && !UNDERSTOOD.has(id)) cert.unknownCritical.push(id);
+    if (id === OID.basicConstraints) {
+      const fields = sequence(inner, 'basic constraints');
+      cert.basicConstraints = true;
+      cert.ca = is(fields[0], TAG.boolean) && value(fields[0])[0] !== 0;
+      const length = fields.find((f) => is(f, TAG.integer));
+      if (length) cert.pathLength = smallInteger(length);
+    } else if (id === OID.keyUsage) {
+      const b = bits(inner);
+      cert.keyUsage = { digitalSignature: ((b[0] ?? 0) & 0x80) !== 0, nonRepudiation: ((b[0] ?? 0) & 0x40) !== 0, keyCertSign: ((b[0] ?? 0) & 0x04) !== 0 };
+    } else if (id === OID.extKeyUsage) {
+      cert.extKeyUsage = sequence(inner, 'extended key usage').map((n) => oid(n));
+      cert.extKeyUsageCritical = critical;
+    } else if (id === OID.subjectKeyId) {
+      cert.subjectKeyId = Buffer.from(octets(inner)).toString('hex');
+    }
+  }
+  return cert;
+}
+
+/** The SHA-x of the whole certificate (ESS signing-certificate references). */
+export const certificateHash = (cert: Certificate, algorithm: string): Buffer => createHash(algorithm).update(cert.der).digest();
+
+/** The attributes of a name, in order, as [OID, text]. */
+function nameAttributes(name: Uint8Array): [string, string][] {
+  const out: [string, string][] = [];
+  for (const rdn of sequence(readDer(name), 'a name')) {
+    for (const attribute of sequence(rdn, 'a name part')) {
+      const [type, text] = sequence(attribute, 'a name attribute');
+      if (text) out.push([oid(type), directoryString(text)]);
+    }
+  }
+  return out;
+}
+
+/** The certificate's common name, else its whole subject, for people to read. */
+export function displayName(cert: Certificate): string {
+  try {
+    const attributes = nameAttributes(cert.subject);
+    return attributes.find(([type]) => type === OID.commonName)?.[1] ?? attributes.map(([, text]) => text).join(', ');
+  } catch {
+    return `serial ${cert.serial}`;
+  }
+}
+
+/**
+ * Whether two names are the same: byte for byte, else attribute by attribute
+ * with case and inner spaces folded (RFC 5280 7.1's comparison, short of full
+ * string preparation), which is how an issuer written as PrintableString is
+ * found by a subject written as UTF8String.
+ */
+export function sameName(a: Uint8Array, b: Uint8Array): boolean {
+  if (Buffer.from(a).equals(b)) return true;
+  try {
+    const fold = (name: Uint8Array) => nameAttributes(name).map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`).join('\u0000');
+    return fold(a) === fold(b);
+  } catch {
+    return false;
+  }
+}
+
+export const HASHES: Record<string, string> = {
+  '1.3.14.3.2.26': 'sha1',
+  '2.16.840.1.101.3.4.2.4': 'sha224',
+  '2.16.840.1.101.3.4.2.1': 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+  '2.16.840.1.101.3.4.2.8': 'sha3-256',
+  '2.16.840.1.101.3.4.2.9': 'sha3-384',
+  '2.16.840.1.101.3.4.2.10': 'sha3-512',
+};
+
+/** Hashes too weak to trust for a signature made today (as pyHanko and ETSI's algorithm catalogue rule). */
+export const WEAK_HASHES = new Set(['sha1', 'md5']);
+
+type Scheme = { kind: 'rsa' | 'ecdsa'; hash: string | null } | { kind: 'pss' } | { kind: 'eddsa' };
+const SCHEMES: Record<string, Scheme> = {
+  '1.2.840.113549.1.1.1': { kind: 'rsa', hash: null },
+  '1.2.840.113549.1.1.5': { kind: 'rsa', hash: 'sha1' },
+  '1.2.840.113549.1.1.14': { kind: 'rsa', hash: 'sha224' },
+  '1.2.840.113549.1.1.11': { kind: 'rsa', hash: 'sha256' },
+  '1.2.840.113549.1.1.12': { kind: 'rsa', hash: 'sha384' },
+  '1.2.840.113549.1.1.13': { kind: 'rsa', hash: 'sha512' },
+  '1.2.840.113549.1.1.10': { kind: 'pss' },
+  '1.2.840.10045.2.1': { kind: 'ecdsa', hash: null },
+  '1.2.840.10045.4.1': { kind: 'ecdsa', hash: 'sha1' },
+  '1.2.840.10045.4.3.1': { kind: 'ecdsa', hash: 'sha224' },
+  '1.2.840.10045.4.3.2': { kind: 'ecdsa', hash: 'sha256' },
+  '1.2.840.10045.4.3.3': { kind: 'ecdsa', hash: 'sha384' },
+  '1.2.840.10045.4.3.4': { kind: 'ecdsa', hash: 'sha512' },
+  '1.3.101.112': { kind: 'eddsa' },
+  '1.3.101.113': { kind: 'eddsa' },
+};
+
+export interface SignatureCheck {
+  ok: boolean;
+  /** The algorithm as people know it (`RSA PKCS#1 v1.5 with sha256`), or why it is not supported. */
+  algorithm: string;
+  supported: boolean;
+}
+
+/**
+ * Whether `signature` over `data` verifies with `spki` under the algorithm
+ * identifier `algorithm`; `digestHint` is the hash when the identifier names
+ * only the key type (CMS's rsaEncryption or id-ecPublicKey).
+ */
+export function verifySignature(algorithm: Der, spki: Uint8Array, data: Uint8Array, signature: Uint8Array, digestHint?: string): SignatureCheck {
+  const parts = sequence(algorithm, 'the signature algorithm');
+  const id = oid(parts[0]);
+  const scheme = SCHEMES[id];
+  if (!scheme) return { ok: false, supported: false, algorithm: `algorithm ${id} is not supported` };
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+  } catch {
+    return { ok: false, supported: false, algorithm: 'the certificate\'s public key is not readable' };
+  }
+  const attempt = (hash: string | null, options: Record<string, unknown>, name: string): SignatureCheck => {
+    if (hash && WEAK_HASHES.has(hash)) return { ok: false, supported: false, algorithm: `${name}: ${hash} is too weak to trust` };
+    try {
+      return { ok: cryptoVerify(hash, data, { key, ...options }, signature), supported: true, algorithm: name };
+    } catch {
+      return { ok: false, supported: true, algorithm: name };
+    }
+  };
+  if (scheme.kind === 'eddsa') return attempt(null, {}, id === '1.3.101.112' ? 'Ed25519' : 'Ed448');
+  if (scheme.kind === 'pss') {
+    // RSASSA-PSS-params: [0] hash (default SHA-1), [1] mask generation (MGF1 with that hash), [2] salt length (default 20).
+    const params = parts[1] && parts[1].constructed ? children(parts[1]) : [];
+    const field = (n: number) => params.find((p) => is(p, n, 2));
+    const hashField = field(0);
+    const hash = hashField ? HASHES[oid(sequence(explicit(hashField), 'the PSS hash')[0])] : 'sha1';
+    const saltField = field(2);
+    const saltLength = saltField ? smallInteger(explicit(saltField)) : 20;
+    if (!hash) return { ok: false, supported: false, algorithm: 'RSA-PSS with an unsupported hash' };
+    return attempt(hash, { padding: RSA_PKCS1_PSS_PADDING, saltLength }, `RSA-PSS with ${hash}`);
+  }
+  const hash = scheme.hash ?? digestHint ?? null;
+  if (!hash) return { ok: false, supported: false, algorithm: `algorithm ${id} without a digest` };
+  if (scheme.kind === 'ecdsa') return attempt(hash, { dsaEncoding: 'der' }, `ECDSA with ${hash}`);
+  return attempt(hash, { padding: RSA_PKCS1_PADDING }, `RSA PKCS#1 v1.5 with ${hash}`);
+}
+
+/** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */
+export function issuedBy(cert: Certificate, issuer: Certificate): boolean {
+  return sameName(cert.issuer, issuer.subject) && verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature).ok;
+}
+
+/** The DER of each PEM certificate block in `text`. */
+export function pemCertificates(text: string): Uint8Array[] {
+  return (text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+    (block) => new Uint8Array(Buffer.from(block.replace(/-----[^-]+-----|\s/g, ''), 'base64')),
+  );
+}
+
+/** The subject of a certificate's DER, read without parsing the rest (finding anchors by name). */
+export function subjectOf(der: Uint8Array): Uint8Array | undefined {
+  try {
+    const tbs = sequence(sequence(readDer(der), 'certificate')[0], 'body');
+    const i = is(tbs[0], 0, 2) ? 1 : 0;
+    const subject = tbs[i + 4];
+    return subject ? encoded(subject) : undefined;
+  } catch {
+    return undefined;
+  }
+}

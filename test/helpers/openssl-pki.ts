@@ -1,0 +1,128 @@
+/**
+ * Certificates, CMS signatures and RFC 3161 timestamps made by OpenSSL, the
+ * independent implementation the verifier is checked against: `openssl req`
+ * and `x509` for a CA and its signers (RSA, RSA-PSS, ECDSA, Ed25519),
+ * `openssl cms -sign -cades -binary` for the CMS a PDF signature holds, and
+ * `openssl ts -reply` as a TSA. Certificates whose validity lies in the past
+ * (which OpenSSL 3.0's command line cannot date) come from @peculiar/x509, and
+ * OpenSSL signs with them all the same.
+ */
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import type { webcrypto } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
+import { encode, children, encoded, readDer, sequence, value, type Der } from '../../src/core/pades/der.js';
+import { parseSignedData } from '../../src/core/pades/cms.js';
+import { missingTools } from './system-tools.js';
+
+/** For describe.skipIf: true when openssl is missing here. */
+export const NO_OPENSSL = missingTools(['openssl'], 'openssl', 'the tests against OpenSSL\'s CMS and TSA');
+
+export interface Party {
+  name: string;
+  cert: string;
+  key: string;
+}
+
+export class Pki {
+  private serial = 1;
+  constructor(readonly dir: string) {}
+
+  private run(...args: string[]): Buffer {
+    return execFileSync('openssl', args, { cwd: this.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+
+  private file(name: string, text: string | Uint8Array): string {
+    const path = join(this.dir, name);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  /** A self-signed CA. */
+  ca(name: string): Party {
+    const base = name.replace(/\W+/g, '-').toLowerCase();
+    this.run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.crt`, '-days', '30', '-subj', `/CN=${name}/O=Elsewhere`, '-addext', 'basicConstraints=critical,CA:true', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    return { name, cert: join(this.dir, `${base}.crt`), key: join(this.dir, `${base}.key`) };
+  }
+
+  /**
+   * A certificate `ca` issues: key `rsa` (default), `rsa-pss`, `ec:P-256|P-384|P-521` or `ed25519`;
+   * `timestamping` makes a TSA's (critical extended key usage timeStamping).
+   */
+  issue(ca: Party, name: string, options: { key?: string; timestamping?: boolean } = {}): Party {
+    const base = name.replace(/\W+/g, '-').toLowerCase();
+    const key = options.key ?? 'rsa';
+    const genkey = key === 'rsa' ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'] : key === 'rsa-pss' ? ['-algorithm', 'RSA-PSS', '-pkeyopt', 'rsa_keygen_bits:2048'] : key === 'ed25519' ? ['-algorithm', 'ED25519'] : ['-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${key.slice(3)}`];
+    this.run('genpkey', ...genkey, '-out', `${base}.key`);
+    this.run('req', '-new', '-key', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${name}/O=Elsewhere`);
+    const ext = options.timestamping ? 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n' : 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n';
+    this.file(`${base}.ext`, ext);
+    this.run('x509', '-req', '-in', `${base}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', String(++this.serial + 1000), '-out', `${base}.crt`, '-days', '30', '-extfile', `${base}.ext`);
+    return { name, cert: join(this.dir, `${base}.crt`), key: join(this.dir, `${base}.key`) };
+  }
+
+  /** A signer certificate valid only between `notBefore` and `notAfter` (in the past, say), issued by a CA of its own. */
+  async dated(name: string, notBefore: Date, notAfter: Date): Promise<{ ca: Party; signer: Party }> {
+    const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 } as const;
+    x509.cryptoProvider.set(globalThis.crypto as never);
+    const subtle = globalThis.crypto.subtle;
+    const caKeys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const ca = await x509.X509CertificateGenerator.createSelfSigned({ serialNumber: '01', name: `CN=${name} CA`, notBefore: new Date(notBefore.getTime() - 86_400_000), notAfter: new Date(Date.now() + 30 * 86_400_000), keys: caKeys, signingAlgorithm: algorithm, extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)] });
+    const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const leaf = await x509.X509CertificateGenerator.create({ serialNumber: '02', subject: `CN=${name}`, issuer: ca.subject, notBefore, notAfter, publicKey: keys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: algorithm, extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true)] });
+    const pem = (label: string, der: ArrayBuffer) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
+    const base = name.replace(/\W+/g, '-').toLowerCase();
+    return {
+      ca: { name: `${name} CA`, cert: this.file(`${base}-ca.crt`, ca.toString('pem')), key: '' },
+      signer: { name, cert: this.file(`${base}.crt`, leaf.toString('pem')), key: this.file(`${base}.key`, pem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey))) },
+    };
+  }
+
+  /** `openssl cms -sign -cades -binary`: a detached CAdES CMS over `data`, the CA's certificate carried. */
+  cms(data: Uint8Array, signer: Party, ca: Party, options: { md?: string; pss?: boolean; cades?: boolean } = {}): Buffer {
+    const input = this.file('to-sign.bin', data);
+    const args = ['cms', '-sign', '-binary', '-in', input, '-signer', signer.cert, '-inkey', signer.key, '-certfile', ca.cert, '-outform', 'DER', '-md', options.md ?? 'sha256'];
+    if (options.cades !== false) args.push('-cades');
+    if (options.pss) args.push('-keyopt', 'rsa_padding_mode:pss');
+    return this.run(...args);
+  }
+
+  /** A TSA's token (`openssl ts -reply -token_out`) over the SHA-256 of `data`. */
+  timestamp(data: Uint8Array, tsa: Party, ca: Party): Buffer {
+    const input = this.file('to-stamp.bin', data);
+    this.file('tsa.cnf', `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`);
+    this.file('tsa-serial', '01\n');
+    this.run('ts', '-query', '-data', input, '-sha256', '-cert', '-no_nonce', '-out', 'query.tsq');
+    this.run('ts', '-reply', '-config', 'tsa.cnf', '-queryfile', 'query.tsq', '-token_out', '-out', 'token.der');
+    return readFileSync(join(this.dir, 'token.der'));
+  }
+}
+
+/** The signature value of a CMS's one signer (what a signature timestamp stamps). */
+export function signatureValue(cms: Uint8Array): Uint8Array {
+  return parseSignedData(cms).signers[0]!.signature;
+}
+
+/**
+ * The CMS with `token` added to its signer as the unsigned attribute
+ * id-aa-signatureTimeStampToken: every enclosing length written again.
+ */
+export function withSignatureTimestamp(cms: Uint8Array, token: Uint8Array): Buffer {
+  const oid = Buffer.from('060b2a864886f70d010910020e', 'hex');
+  const attribute = encode(0x30, Buffer.concat([oid, encode(0x31, token)]));
+  const top = readDer(cms);
+  const [type, explicit] = sequence(top, 'ContentInfo');
+  const signedData = readDer(value(explicit!));
+  const parts = children(signedData);
+  const infos = parts.at(-1)!;
+  const info = children(infos)[0]!;
+  const infoParts = children(info);
+  const last = infoParts.at(-1)!;
+  const unsigned = last.cls === 2 && last.tag === 1 ? Buffer.concat([value(last), attribute]) : attribute;
+  const kept = last.cls === 2 && last.tag === 1 ? infoParts.slice(0, -1) : infoParts;
+  const newInfo = encode(0x30, Buffer.concat([...kept.map((p: Der) => encoded(p)), encode(0xa1, unsigned)]));
+  const newSignedData = encode(0x30, Buffer.concat([...parts.slice(0, -1).map((p) => encoded(p)), encode(0x31, newInfo)]));
+  return Buffer.from(encode(0x30, Buffer.concat([encoded(type!), encode(0xa0, newSignedData)])));
+}
