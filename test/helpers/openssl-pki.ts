@@ -9,6 +9,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
+import * as nodeCrypto from 'node:crypto';
 import type { webcrypto } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,6 +99,42 @@ export class Pki {
     this.run('ts', '-reply', '-config', 'tsa.cnf', '-queryfile', 'query.tsq', '-token_out', '-out', 'token.der');
     return readFileSync(join(this.dir, 'token.der'));
   }
+}
+
+const oidDer = (dotted: string): Buffer => {
+  const [a, b, ...rest] = dotted.split('.').map(Number);
+  const bytes = [a! * 40 + b!];
+  for (const n of rest) {
+    const chunk = [n & 0x7f];
+    for (let v = n >> 7; v > 0; v >>= 7) chunk.unshift((v & 0x7f) | 0x80);
+    bytes.push(...chunk);
+  }
+  return Buffer.from(encode(0x06, Uint8Array.from(bytes)));
+};
+
+/**
+ * A CAdES CMS signed with Ed25519 (RFC 8419), written here: OpenSSL 3.0's
+ * `cms -sign` cannot (it finds no digest for the key). Certificate and key
+ * are OpenSSL's; the signature is node:crypto's.
+ */
+export function ed25519Cms(data: Uint8Array, signer: Party, ca: Party): Buffer {
+  const { createHash, createPrivateKey, sign } = nodeCrypto;
+  const certDer = (file: string) => Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  const cert = certDer(signer.cert);
+  const tbs = children(children(readDer(cert))[0]!);
+  const first = tbs[0]!.cls === 2 ? 1 : 0;
+  const issuerAndSerial = encode(0x30, Buffer.concat([encoded(tbs[first + 2]!), encoded(tbs[first]!)]));
+  const sha512 = encode(0x30, oidDer('2.16.840.1.101.3.4.2.3'));
+  const attr = (oid: string, valueDer: Uint8Array) => encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
+  const attrs = Buffer.concat([
+    attr('1.2.840.113549.1.9.3', oidDer('1.2.840.113549.1.7.1')),
+    attr('1.2.840.113549.1.9.4', encode(0x04, createHash('sha512').update(data).digest())),
+    attr('1.2.840.113549.1.9.16.2.47', encode(0x30, encode(0x30, encode(0x30, encode(0x04, createHash('sha256').update(cert).digest()))))),
+  ]);
+  const signature = sign(null, encode(0x31, attrs), createPrivateKey(readFileSync(signer.key)));
+  const signerInfo = encode(0x30, Buffer.concat([encode(0x02, Uint8Array.of(1)), issuerAndSerial, sha512, encode(0xa0, attrs), encode(0x30, oidDer('1.3.101.112')), encode(0x04, signature)]));
+  const signedData = encode(0x30, Buffer.concat([encode(0x02, Uint8Array.of(1)), encode(0x31, sha512), encode(0x30, oidDer('1.2.840.113549.1.7.1')), encode(0xa0, Buffer.concat([cert, certDer(ca.cert)])), encode(0x31, signerInfo)]));
+  return Buffer.from(encode(0x30, Buffer.concat([oidDer('1.2.840.113549.1.7.2'), encode(0xa0, signedData)])));
 }
 
 /** The signature value of a CMS's one signer (what a signature timestamp stamps). */

@@ -113,12 +113,19 @@ export interface VerifyContext {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The revision whose end the byte range reaches (its %%EOF, with or without the end of line). */
-function signedRevision(file: PdfFile, signature: PdfSignature): number | null {
+function rangeRevision(file: PdfFile, signature: PdfSignature): number | null {
   const [, , start2, length2] = signature.byteRange;
   const end = (start2 ?? 0) + (length2 ?? 0);
   if (file.repaired) return end >= file.bytes.length - 2 ? 1 : null;
   const rev = file.revisions.find((r) => end <= r.end && end >= r.end - 2);
   return rev ? rev.number : null;
+}
+
+/** The revision that wrote the signature dictionary as the final revision reads it. */
+function dictionaryRevision(file: PdfFile, signature: PdfSignature): number | null {
+  if (signature.object === null) return null;
+  const key = file.revisions.at(-1)!.entryKey(signature.object);
+  return file.revisions.find((r) => r.entryKey(signature.object!) === key)?.number ?? null;
 }
 
 /** Every signature of the PDF, checked; NotAPdfError when the bytes are not a readable PDF. */
@@ -128,16 +135,19 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   const signatures = findSignatures(final);
   const ctx: VerifyContext = { pdf, file, anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false), now: options.now ?? new Date(), at: options.at };
   const changes = revisionChanges(file);
-  const revisions = signatures.map((s) => signedRevision(file, s));
+  const ranges = signatures.map((s) => rangeRevision(file, s));
+  // A broken byte range still belongs to the revision its dictionary was written in.
+  const revisions = signatures.map((s, i) => ranges[i] ?? dictionaryRevision(file, s));
   const certifier = signatures.findIndex((s) => s.certification);
   const verdicts: SignatureVerdict[] = [];
   for (const [i, signature] of signatures.entries()) {
-    const revision = revisions[i]!;
+    const revision = revisions[i] ?? null;
     const base = signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature);
     // The certification's permissions govern every change after it, whichever signature follows.
     const certP = certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1) ? signatures[certifier]!.docmdp : null;
     const docmdp = [signature.docmdp, certP].filter((p): p is number => p !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null);
-    const after = judgeAfter(file, changes, revision, docmdp, signature);
+    const rangeOk = base.checks.find((c) => c.check === 'byte range')?.ok === true;
+    const after = judgeAfter(file, changes, rangeOk && ranges[i] === null ? null : revision, docmdp, signature);
     base.checks.push(after.check);
     verdicts.push({
       ...base,
@@ -149,13 +159,12 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     });
   }
   const lastSigned = Math.max(0, ...revisions.map((r) => r ?? 0));
-  const ends = signatures.map((s) => (s.byteRange[2] ?? 0) + (s.byteRange[3] ?? 0));
   return {
     bytes: pdf.length,
     sha256: createHash('sha256').update(pdf).digest('hex'),
     revisions: file.revisions.map((r) => ({ revision: r.number, end: r.end, signed_by: signatures.filter((_, i) => revisions[i] === r.number).map((s) => s.field), changes: r.number === 1 ? [] : changes(r.number).map(({ need: _need, revision: _revision, ...c }) => c) })),
     signatures: verdicts,
-    modified_after_signing: signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0 || Math.max(...ends) < file.revisions.at(-1)!.end - 2),
+    modified_after_signing: signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
     valid: verdicts.length > 0 && verdicts.every((v) => v.valid),
   };
 }
@@ -164,7 +173,9 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
 function judgeAfter(file: PdfFile, changes: (revision: number) => Change[], revision: number | null, docmdp: number | null, signature: PdfSignature): { check: CheckResult; changes: JudgedChange[] } {
   const appended = file.trailingBytes > 0 ? `modified after signing: ${plural(file.trailingBytes, 'byte')} ${file.trailingBytes === 1 ? 'was' : 'were'} appended after the last revision, and no reader reads ${file.trailingBytes === 1 ? 'it' : 'them'} as part of the document` : null;
   if (revision === null) {
-    const why = file.repaired ? 'the file\'s cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown' : 'the signed bytes end inside a revision, not at one: what follows them cannot be compared';
+    const why = file.repaired
+      ? 'the file\'s cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown'
+      : 'the signed bytes end inside a revision, not at its end: part of that revision is unsigned, and what follows cannot be compared';
     return { check: { check: 'changes after', ok: false, detail: why }, changes: [] };
   }
   const count = file.revisions.length;
