@@ -12,10 +12,11 @@ import { benchListener } from './listener.mjs';
 import { benchRateStore } from './rate-store.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
+import { benchVerify } from './verify.mjs';
 
 const FIGURES = join(fileURLToPath(new URL('..', import.meta.url)), 'docs', 'figures', 'benchmarks.md');
 const only = process.argv[2];
-const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, csv: benchCsv, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore };
+const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, csv: benchCsv, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore, verify: benchVerify };
 if (only && !(only in benches)) {
   console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);
   process.exit(2);

@@ -8,6 +8,7 @@
 // run of the same round), as the listener bench does: on a shared VM whose speed moves by a
 // quarter within a minute, a ratio of medians moved by 0.2 between identical runs.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { interleaved } from './interleaved.mjs';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,57 +31,6 @@ const COMMANDS = [
 ];
 /** The single executable: --help within 1.2 of its Node's bare start; the others reported. */
 const EXE_TARGETS = { '--help': 1.2 };
-
-function timed(command, args, env) {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}: ${String(result.stderr).slice(0, 500)}`);
-  }
-  return ms;
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-/**
- * Interleaved and rotated runs of the baseline and each command: [base, ...commands], each with
- * its median time and (for the commands) the median of its per-round ratios to the baseline.
- */
-function measure(runs, env) {
-  evictFromPageCache([...new Set(runs.map(([command]) => command))]);
-  for (let i = 0; i < WARMUP; i++) for (const [command, args] of runs) timed(command, args, env);
-  const times = runs.map(() => []);
-  for (let round = 0; round < RUNS; round++) {
-    // Rotate the order each round: no command always follows the same one.
-    for (let k = 0; k < runs.length; k++) {
-      const i = (k + round) % runs.length;
-      times[i].push(timed(runs[i][0], runs[i][1], env));
-    }
-  }
-  return times.map((own, i) => ({ ms: median(own), ratio: median(own.map((t, round) => t / times[0][round])) }));
-}
-
-/**
- * Drops each binary's pages from the page cache, so the warm-up reads them back from disk as
- * they are read after a reboot. A file just written (a build's executable, a Node just
- * downloaded) stays cached in larger pieces that the kernel maps faster: on this VM such a copy
- * of Node 26 started 2 ms sooner than the same bytes read from disk, which made the single
- * executable, built a moment before, read 0.1 better against its Node than it is. GNU dd's
- * nocache flag (Linux); elsewhere the binaries are measured as they are, and the run says so.
- */
-function evictFromPageCache(files) {
-  for (const file of files) {
-    const result = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (result.status !== 0) {
-      console.error(`note: could not drop ${file} from the page cache (${String(result.stderr ?? result.error).trim() || 'dd failed'}); measured as it is`);
-    }
-  }
-}
 
 /** How many modules of the bundle each command loads on `node` (require.cache at exit; undefined if not reported). */
 function moduleCounts(node, env) {
@@ -125,7 +75,7 @@ export async function benchStartup() {
     let ok = true;
     for (const [node, name] of nodes) {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-      const measured = measure([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env);
+      const measured = interleaved([[node, ['-e', '0']], ...COMMANDS.map(([, args]) => [node, [BIN, ...args]])], env, { runs: RUNS, warmup: WARMUP });
       const result = rowsFor(`${name} (${version})`, measured, COMMANDS, moduleCounts(node, env));
       rows.push(...result.rows);
       ok &&= result.ok;
@@ -138,7 +88,7 @@ export async function benchStartup() {
     if (stale) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], { env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET }, stdio: 'inherit' });
     const exeNode = registryNode(HOST_TARGET, EXE_NODE_VERSION);
     const exeCommands = COMMANDS.map(([name, args]) => [name, args, EXE_TARGETS[name]]);
-    const measured = measure([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env);
+    const measured = interleaved([[exeNode, ['-e', '0']], ...exeCommands.map(([, args]) => [exe, args])], env, { runs: RUNS, warmup: WARMUP });
     const result = rowsFor(`single executable (Node ${EXE_NODE_VERSION})`, measured, exeCommands);
     rows.push(...result.rows.map(([label, value]) => [label.replace(': node -e 0 (baseline)', `: its node -e 0 (baseline)`).replace(': sign-cli ', ': '), value]));
     ok &&= result.ok;

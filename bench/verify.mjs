@@ -1,0 +1,74 @@
+// `envelopes verify` of a one-signature sandbox signed copy (PAdES B-T), next to `node -e 0` of the
+// same Node and to poppler's pdfsig on the same file (when installed), in interleaved rounds
+// (bench/interleaved.mjs). Target: verify within 2.5 times the bare start of Node 24 (issue 37),
+// and the same reported for this machine's Node. The copy comes from a sandbox started for the
+// run; pdfsig checks it against an NSS database trusting the sandbox CA, so both answer "valid".
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, ROOT, spawnServer, stop } from './util.mjs';
+import { interleaved } from './interleaved.mjs';
+import { HOST_TARGET, registryNode } from '../scripts/registry-node.mjs';
+
+const RUNS = Number(process.env.BENCH_VERIFY_RUNS ?? 21);
+const TARGET = 2.5;
+
+/** The command's path on PATH, or null. */
+const which = (command) => {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() : null;
+};
+
+/** A sandbox's signed copy of the sample envelope, and the sandbox's CA. */
+async function signedCopy(dir, env) {
+  const { child, firstLine } = await spawnServer([BIN, 'sandbox', '--port', '0', '--json', '--speed', '100', '--data-dir', join(dir, 'sandbox')], env);
+  try {
+    const { base_url: baseUrl, api_key: apiKey, ca_file: caFile } = JSON.parse(firstLine);
+    const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey };
+    const cli = (...args) => execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
+    execFileSync('sh', ['-c', `"${process.execPath}" "${BIN}" envelopes sample > "${join(dir, 'envelope.json')}"`], { env: cliEnv });
+    const id = cli('envelopes', 'create', '-f', join(dir, 'envelope.json'), '--new', '--query', 'envelope.id').trim();
+    const file = join(dir, 'signed.pdf');
+    cli('envelopes', 'download', id, '-o', file, '--wait');
+    return { file, caFile };
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function benchVerify() {
+  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-verify-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'));
+  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(dir, 'config'), SIGN_STATE_DIR: join(dir, 'state'), SIGN_CACHE_DIR: join(dir, 'cache'), TMPDIR: join(dir, 'tmp') });
+  mkdirSync(env.TMPDIR);
+  try {
+    const { file, caFile } = await signedCopy(dir, env);
+    const pdfsigBin = which('pdfsig');
+    const pdfsig = pdfsigBin && which('certutil') ? join(dir, 'nss') : null;
+    if (pdfsig) {
+      mkdirSync(pdfsig);
+      execFileSync('certutil', ['-N', '-d', `sql:${pdfsig}`, '--empty-password'], { stdio: 'ignore' });
+      execFileSync('certutil', ['-A', '-d', `sql:${pdfsig}`, '-n', 'sandbox', '-t', 'CT,C,C', '-i', caFile], { stdio: 'ignore' });
+    }
+    const rows = [];
+    let ok = true;
+    for (const [node, name] of [
+      [registryNode(HOST_TARGET, '24'), 'Node 24'],
+      [process.execPath, `Node ${process.versions.node.split('.')[0]} (this machine)`],
+    ]) {
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      const runs = [[node, ['-e', '0']], [node, [BIN, 'envelopes', 'verify', file, '--trust', caFile]], ...(pdfsig ? [[pdfsigBin, ['-nssdir', `sql:${pdfsig}`, file]]] : [])];
+      const [base, verify, poppler] = interleaved(runs, env, { runs: RUNS, warmup: 2 });
+      const met = verify.ratio <= TARGET;
+      if (name === 'Node 24') ok &&= met;
+      rows.push([`${name} (${version}): node -e 0 (baseline)`, `${base.ms.toFixed(1)} ms`]);
+      rows.push([`${name} (${version}): sign-cli envelopes verify`, `${verify.ms.toFixed(1)} ms  ratio ${verify.ratio.toFixed(2)}  (target <= ${TARGET.toFixed(2)}${name === 'Node 24' ? '' : ', reported'}: ${met ? 'met' : 'NOT met'})`]);
+      if (poppler) rows.push([`${name} (${version}): pdfsig, same file`, `${poppler.ms.toFixed(1)} ms  ratio ${poppler.ratio.toFixed(2)}`]);
+    }
+    if (!pdfsig) rows.push(['pdfsig', 'not installed (apt-get install poppler-utils libnss3-tools): not measured']);
+    return { name: `verify of a one-signature sandbox copy, PAdES B-T (median of ${RUNS} interleaved rounds; ratio: median of the per-round ratios to node -e 0 of the same Node)`, rows, ok };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
