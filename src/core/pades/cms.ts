@@ -115,6 +115,14 @@ export interface DigestCheck {
 
 /** The signed attributes' message digest against the digest of `content`, and their content type. */
 export function checkDigest(data: SignedData, signer: SignerInfo, content: Uint8Array): DigestCheck {
+  try {
+    return compareDigest(data, signer, content);
+  } catch {
+    return { ok: false, detail: 'the signed attributes are not readable (their message digest or content type is malformed)' };
+  }
+}
+
+function compareDigest(data: SignedData, signer: SignerInfo, content: Uint8Array): DigestCheck {
   const algorithm = signer.digest;
   if (!algorithm) return { ok: false, detail: `digest algorithm ${signer.digestOid} is not supported` };
   if (WEAK_HASHES.has(algorithm)) return { ok: false, detail: `the digest is ${algorithm}, too weak to trust for a signature` };

@@ -256,11 +256,25 @@ function revision(reader: Reader, number: number, end: number, trailer: PdfDict,
   return rev;
 }
 
-/** The last `startxref` before `end`, and the offset it names. */
-function startxrefBefore(bytes: Uint8Array, end: number): number | undefined {
+/** Every `startxref` keyword's position, in order (found once: a hostile file may hold millions of %%EOF). */
+function startxrefPositions(bytes: Uint8Array): number[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const at = buf.lastIndexOf('startxref', end, 'latin1');
-  if (at === -1) return undefined;
+  const out: number[] = [];
+  for (let at = buf.indexOf('startxref', 0, 'latin1'); at !== -1; at = buf.indexOf('startxref', at + 9, 'latin1')) out.push(at);
+  return out;
+}
+
+/** The offset named by the last `startxref` (of `positions`) before `end`. */
+function startxrefBefore(bytes: Uint8Array, positions: number[], end: number): number | undefined {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid]! < end) lo = mid + 1;
+    else hi = mid;
+  }
+  const at = positions[lo - 1];
+  if (at === undefined) return undefined;
   const m = /^startxref\s+(\d+)/.exec(ascii(bytes, at, Math.min(end, at + 40)));
   return m ? Number(m[1]) : undefined;
 }
@@ -294,22 +308,27 @@ function reconstruct(reader: Reader, bytes: Uint8Array): Revision | null {
   return rev;
 }
 
+/** More revisions than any signing workflow makes: a file with more is refused rather than compared pair by pair. */
+export const MAX_REVISIONS = 1000;
+
 /** Reads the file's revisions; NotAPdfError when it is not a PDF at all. */
 export function readPdf(bytes: Uint8Array): PdfFile {
   if (Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).indexOf('%PDF-') === -1) throw new NotAPdfError('not a PDF (no %PDF- header)');
   const reader = new Reader(bytes);
   const revisions: Revision[] = [];
+  const positions = startxrefPositions(bytes);
   for (const { eof, end } of eofEnds(bytes)) {
-    const startxref = startxrefBefore(bytes, eof);
+    const startxref = startxrefBefore(bytes, positions, eof);
     // A revision adds a cross-reference of its own: a %%EOF whose startxref names an earlier
     // section adds no revision, and its bytes are counted as appended, not read.
     if (startxref === undefined || startxref < (revisions.at(-1)?.end ?? 0)) continue;
     const rev = readRevision(reader, revisions.length + 1, startxref, end);
     if (rev && isRef(rev.trailer.entries.get('Root'))) revisions.push(rev);
+    if (revisions.length > MAX_REVISIONS) throw new NotAPdfError(`more than ${MAX_REVISIONS} revisions: not a document this check compares`);
   }
   // An update with no %%EOF of its own still reads (readers take the last startxref).
   const last = revisions.at(-1);
-  const finalStart = startxrefBefore(bytes, bytes.length);
+  const finalStart = startxrefBefore(bytes, positions, bytes.length);
   if (finalStart !== undefined && (!last || finalStart >= last.end)) {
     const rev = readRevision(reader, revisions.length + 1, finalStart, bytes.length);
     if (rev && isRef(rev.trailer.entries.get('Root'))) revisions.push(rev);
@@ -321,7 +340,14 @@ export function readPdf(bytes: Uint8Array): PdfFile {
   }
   const end = revisions.at(-1)!.end;
   let trailing = 0;
-  for (let i = end; i < bytes.length; i++) if (!/\s/.test(String.fromCharCode(bytes[i]!)) && bytes[i] !== 0) trailing = i - end + 1;
+  for (let i = bytes.length - 1; i >= end; i--) {
+    const b = bytes[i]!;
+    // PDF's white-space characters (NUL, tab, LF, FF, CR, space) after the last %%EOF are not content.
+    if (b !== 0 && b !== 9 && b !== 10 && b !== 12 && b !== 13 && b !== 32) {
+      trailing = i - end + 1;
+      break;
+    }
+  }
   return { bytes, revisions, trailingBytes: trailing, repaired: false };
 }
 

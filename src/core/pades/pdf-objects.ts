@@ -43,6 +43,9 @@ const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f
 const isRegular = (b: number | undefined) => b !== undefined && !WHITESPACE.has(b) && !DELIMITERS.has(b);
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 
+/** The most a stream may decode to (cross-reference and object streams are kilobytes to a few megabytes). */
+const MAX_DECODED_BYTES = 64 * 1024 * 1024;
+
 /** Depth bound: a hostile file nesting arrays a million deep must not overflow the stack. */
 const MAX_DEPTH = 200;
 
@@ -280,7 +283,8 @@ export function decodeStream(stream: PdfStream): Uint8Array {
   const parms = stream.dict.entries.get('DecodeParms');
   for (const [i, f] of filters.entries()) {
     if (!isName(f, 'FlateDecode')) throw new PdfSyntaxError(`stream filter ${isName(f) ? f.name : '?'} is not supported here`);
-    data = inflateSync(data, { finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */ });
+    // Bounded: a hostile stream that inflates to gigabytes stops at the limit.
+    data = inflateSync(data, { finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */, maxOutputLength: MAX_DECODED_BYTES });
     const p = Array.isArray(parms) ? parms[i] : parms;
     if (isDict(p)) data = unpredict(data, p);
   }

@@ -197,6 +197,15 @@ export interface SignatureCheck {
  * only the key type (CMS's rsaEncryption or id-ecPublicKey).
  */
 export function verifySignature(algorithm: Der, spki: Uint8Array, data: Uint8Array, signature: Uint8Array, digestHint?: string): SignatureCheck {
+  try {
+    return verifyWith(algorithm, spki, data, signature, digestHint);
+  } catch {
+    // A malformed algorithm identifier (its parameters unreadable) verifies nothing.
+    return { ok: false, supported: false, algorithm: 'the signature algorithm is not readable' };
+  }
+}
+
+function verifyWith(algorithm: Der, spki: Uint8Array, data: Uint8Array, signature: Uint8Array, digestHint?: string): SignatureCheck {
   const parts = sequence(algorithm, 'the signature algorithm');
   const id = oid(parts[0]);
   const scheme = SCHEMES[id];
