@@ -10,8 +10,9 @@
  * The revisions' objects are read back with the verifier's own reader only to
  * find the catalog and the page: what is judged is written here.
  */
+import { deflateSync } from 'node:zlib';
 import { readPdf, catalogOf } from '../../src/core/pades/pdf-file.js';
-import { isRef, type PdfRef } from '../../src/core/pades/pdf-objects.js';
+import { isRef, type PdfRef, type PdfValue } from '../../src/core/pades/pdf-objects.js';
 
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
@@ -76,9 +77,12 @@ function lastRevision(pdf: Buffer) {
 /**
  * An incremental update: `objects` (number → body, new or redefined; null
  * frees one) appended with a cross-reference section of their own, the
- * trailer pointing back to the previous one.
+ * trailer pointing back to the previous one. `compressed` writes it as
+ * PDF 1.5 writers do: the objects that are not streams in an object stream,
+ * and the cross-reference as a stream.
  */
-export function appendRevision(pdf: Buffer, objects: Record<number, string | null>, trailerExtra = ''): Buffer {
+export function appendRevision(pdf: Buffer, objects: Record<number, string | null>, trailerExtra = '', compressed = false): Buffer {
+  if (compressed) return appendCompressed(pdf, objects);
   const { startxref, size, root } = lastRevision(pdf);
   let body = pdf.toString('latin1');
   if (!body.endsWith('\n')) body += '\n';
@@ -99,19 +103,85 @@ export function appendRevision(pdf: Buffer, objects: Record<number, string | nul
   return latin1(body);
 }
 
+/** appendRevision's PDF 1.5 form: an object stream and a cross-reference stream (PNG Up predictor, as Acrobat and pyHanko write them). */
+function appendCompressed(pdf: Buffer, objects: Record<number, string | null>): Buffer {
+  const { startxref, size, root } = lastRevision(pdf);
+  const entries = Object.entries(objects).map(([num, body]) => [Number(num), body] as const);
+  const inStream = entries.filter(([, body]) => body !== null && !/\bstream\r?\n/.test(body));
+  const plain = entries.filter(([, body]) => body !== null && /\bstream\r?\n/.test(body));
+  const objStm = Math.max(size, ...entries.map(([n]) => n + 1));
+  const xrefNum = objStm + 1;
+  let body = pdf.toString('latin1');
+  if (!body.endsWith('\n')) body += '\n';
+  const rows = new Map<number, [number, number, number]>();
+  for (const [num, text] of plain) {
+    rows.set(num, [1, Buffer.byteLength(body, 'latin1'), 0]);
+    body += `${num} 0 obj\n${text}\nendobj\n`;
+  }
+  if (inStream.length > 0) {
+    let header = '';
+    let content = '';
+    inStream.forEach(([num, text], i) => {
+      header += `${num} ${Buffer.byteLength(content, 'latin1')} `;
+      content += `${text}\n`;
+      rows.set(num, [2, objStm, i]);
+    });
+    const data = deflateSync(Buffer.from(header + content, 'latin1'));
+    rows.set(objStm, [1, Buffer.byteLength(body, 'latin1'), 0]);
+    body += `${objStm} 0 obj\n<< /Type /ObjStm /N ${inStream.length} /First ${Buffer.byteLength(header, 'latin1')} /Filter /FlateDecode /Length ${data.length} >>\nstream\n${data.toString('latin1')}\nendstream\nendobj\n`;
+  }
+  for (const [num, text] of entries) if (text === null) rows.set(num, [0, 0, 1]);
+  const xrefAt = Buffer.byteLength(body, 'latin1');
+  rows.set(xrefNum, [1, xrefAt, 0]);
+  const nums = [...rows.keys()].sort((a, b) => a - b);
+  // Rows of 1 + 4 + 2 bytes, each behind the PNG "Up" filter byte.
+  const raw: number[] = [];
+  let previous = [0, 0, 0, 0, 0, 0, 0];
+  for (const num of nums) {
+    const [type, a, b] = rows.get(num)!;
+    const row = [type, (a >>> 24) & 255, (a >>> 16) & 255, (a >>> 8) & 255, a & 255, (b >>> 8) & 255, b & 255];
+    raw.push(2, ...row.map((v, i) => (v - previous[i]! + 256) & 255));
+    previous = row;
+  }
+  const data = deflateSync(Uint8Array.from(raw));
+  const index = nums.flatMap((n) => [n, 1]).join(' ');
+  body += `${xrefNum} 0 obj\n<< /Type /XRef /Size ${xrefNum + 1} /Root ${root.num} 0 R /Prev ${startxref} /W [1 4 2] /Index [${index}] /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 7 >> /Length ${data.length} >>\nstream\n${data.toString('latin1')}\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return latin1(body);
+}
+
 /** The next free object number of the last revision. */
 export function nextObject(pdf: Buffer): number {
   return lastRevision(pdf).size;
 }
 
-/** An object's body as the last revision has it (to redefine it with a change). */
+/** An object's body as the last revision has it (to redefine it with a change): as written, or written again from an object stream. */
 export function objectText(pdf: Buffer, num: number): string {
   const text = pdf.toString('latin1');
   const rev = lastRevision(pdf).rev;
   const key = rev.entryKey(num);
+  if (key.includes('#')) return writeValue(rev.get(num));
   const offset = Number(key.slice(1));
   const start = text.indexOf('obj', offset) + 3;
   return text.slice(start, text.indexOf('endobj', start)).trim();
+}
+
+/** A value in PDF syntax (for objects read from object streams, which are never streams). */
+function writeValue(value: PdfValue | undefined): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return `[${value.map(writeValue).join(' ')}]`;
+  switch (value.kind) {
+    case 'name':
+      return `/${value.name}`;
+    case 'string':
+      return `<${Buffer.from(value.bytes).toString('hex')}>`;
+    case 'ref':
+      return `${value.num} ${value.gen} R`;
+    case 'dict':
+      return `<< ${[...value.entries].map(([k, v]) => `/${k} ${writeValue(v)}`).join(' ')} >>`;
+    case 'stream':
+      throw new Error('a stream is not in an object stream');
+  }
 }
 
 export interface SignatureOptions {

@@ -70,6 +70,10 @@ export function checkSignature(ctx: VerifyContext, signature: PdfSignature): Bas
   base.checks.push(range.check);
   if (!range.signed) return base;
   const signed = range.signed;
+  if (signature.subFilter === 'adbe.pkcs7.sha1' || signature.subFilter === 'adbe.x509.rsa_sha1') {
+    add(base, 'signature', false, `/SubFilter /${signature.subFilter} signs a SHA-1 digest, deprecated since PDF 2.0 and too weak to trust: not verified`);
+    return base;
+  }
   let data;
   try {
     data = parseSignedData(signature.contents);

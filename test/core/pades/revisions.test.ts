@@ -147,3 +147,33 @@ describe.skipIf(NO_OPENSSL)('DocMDP and FieldMDP', () => {
     expect((await verify(fill(doc, 11, 'paid'))).valid).toBe(true);
   });
 });
+
+describe.skipIf(NO_OPENSSL)('PDF 1.5 files: object streams and cross-reference streams', () => {
+  /** basePdf with everything but its content stream moved into an object stream, the cross-reference a stream. */
+  const compressedBase = () => {
+    const plain = basePdf();
+    return appendRevision(plain, { 1: objectText(plain, 1), 2: objectText(plain, 2), 3: objectText(plain, 3), 5: objectText(plain, 5) }, '', true);
+  };
+
+  it('a signature over a compressed file verifies, and one whose page is rewritten in a compressed update fails', async () => {
+    const signed = await signAs(() => alice, 'Alice')(compressedBase());
+    const verdict = await verify(signed);
+    expect(verdict.valid, JSON.stringify(verdict.signatures[0]!.checks.filter((c) => !c.ok))).toBe(true);
+    expect(verdict.revisions).toHaveLength(3);
+    // The attacker's update is itself compressed: the page (in an object stream) now draws another stream.
+    const attacked = appendRevision(signed, { 3: objectText(signed, 3).replace('/Contents 4 0 R', '/Contents 30 0 R'), 30: stream(textContent('PAY 900 EUR TO MALLORY')) }, '', true);
+    const after = await verify(await signAs(() => bob, 'Bob')(attacked));
+    expect(check(after, 'Alice', 'changes after').detail).toContain('page 1 content (revision 4)');
+    expect(check(after, 'Bob', 'changes after').ok).toBe(true);
+  });
+
+  it('a DSS added in a compressed update after the signature is allowed', async () => {
+    const signed = await signAs(() => alice, 'Alice')(compressedBase());
+    const catalog = objectText(signed, 1).replace(/>>\s*$/, ' /DSS 40 0 R >>');
+    const withDss = appendRevision(signed, { 1: catalog, 40: '<< /Certs [41 0 R] >>', 41: stream('not really a certificate') }, '', true);
+    const verdict = await verify(withDss);
+    expect(verdict.valid).toBe(true);
+    expect(verdict.modified_after_signing).toBe(true);
+    expect(verdict.signatures[0]!.changes_after).toContainEqual(expect.objectContaining({ kind: 'dss', allowed: true }));
+  });
+});
