@@ -18,6 +18,7 @@ import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
 import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from '../core/web-crypto.js';
 import { ALGORITHM, importSigningKey, pem, writePrivateFile, type CryptoKey, type CryptoKeyPair } from './key-files.js';
+import { signedData } from './cms-builder.js';
 
 usePkijsWithNodeCrypto(pkijs);
 x509.cryptoProvider.set(webcrypto() as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -30,9 +31,6 @@ const POLICY = '2.999.1.3161';
 const OID = {
   signedData: '1.2.840.113549.1.7.2',
   tstInfo: '1.2.840.113549.1.9.16.1.4',
-  contentType: '1.2.840.113549.1.9.3',
-  messageDigest: '1.2.840.113549.1.9.4',
-  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
   sha256: '2.16.840.1.101.3.4.2.1',
 } as const;
 const HASHES: Record<string, number> = { '2.16.840.1.101.3.4.2.1': 32, '2.16.840.1.101.3.4.2.2': 48, '2.16.840.1.101.3.4.2.3': 64 };
@@ -100,32 +98,14 @@ export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): P
     accuracy: new pkijs.Accuracy({ seconds: 1 }),
     ...(request.nonce ? { nonce: request.nonce } : {}),
   });
-  const content = tstInfo.toSchema().toBER(false);
-  const signer = pkijs.Certificate.fromBER(tsa.certificate);
-  const ca = pkijs.Certificate.fromBER(tsa.ca);
-  const certHash = createHash('sha256').update(tsa.certificate).digest();
-  const essV2 = new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: certHash })] })] })] });
-  const signedData = new pkijs.SignedData({
-    version: 3,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.tstInfo, eContent: new asn1js.OctetString({ valueHex: content }) }),
-    signerInfos: [
-      new pkijs.SignerInfo({
-        version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: signer.issuer, serialNumber: signer.serialNumber }),
-        signedAttrs: new pkijs.SignedAndUnsignedAttributes({
-          type: 0,
-          attributes: [
-            new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.tstInfo })] }),
-            new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: createHash('sha256').update(Buffer.from(content)).digest() })] }),
-            new pkijs.Attribute({ type: OID.signingCertificateV2, values: [essV2] }),
-          ],
-        }),
-      }),
-    ],
-    ...(request.certificates ? { certificates: [signer, ca] } : {}),
+  const signed = await signedData({
+    certificate: tsa.certificate,
+    privateKey: tsa.privateKey,
+    certificates: request.certificates ? [tsa.certificate, tsa.ca] : [],
+    contentType: OID.tstInfo,
+    content: { attached: new Uint8Array(tstInfo.toSchema().toBER(false)) },
   });
-  await signedData.sign(tsa.privateKey as unknown as Parameters<typeof signedData.sign>[0], 0, 'SHA-256');
-  return new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
+  return new pkijs.ContentInfo({ contentType: OID.signedData, content: signed.toSchema(true) });
 }
 
 /** A token over the SHA-256 of `data`, at `genTime`, with the TSA's certificates (for the signed copies). */
