@@ -2,20 +2,27 @@
  * Envelopes from a spreadsheet: a CSV of recipients and an envelope template
  * (core/template.ts), one envelope per row, as an InputSet like the NDJSON
  * one, streamed in constant memory through csv-parse. CSV as spreadsheets
- * write it: a UTF-8 BOM, CRLF, quoted fields with delimiters, quotes and line
- * breaks, `;` as the delimiter (Excel in many locales; detected from the
- * header line, or --delimiter), header names trimmed. Rows are named as a
- * spreadsheet numbers them: `recipients.csv:row 12`, the header being row 1.
+ * write it: UTF-8 or UTF-16 (input/encoding.ts decides once per file, or
+ * --encoding), a BOM, Excel's `sep=;` first line, CRLF, quoted fields with
+ * delimiters, quotes and line breaks, `;` as the delimiter (Excel in many
+ * locales; detected from the header line, or --delimiter), header names
+ * trimmed. A file whose export lost letters (`?`, mojibake) is refused once,
+ * before a row is read (input/sheet-scan.ts). Rows are named as a spreadsheet
+ * numbers them: `recipients.csv:row 12`, the header being row 1; each
+ * envelope carries which column filled which field, so errors name the column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
-import { renderTemplate, templatePlaceholders } from '../core/template.js';
+import { renderTemplate, templatePlaceholders, type ColumnSources } from '../core/template.js';
 import { spoolStdin, type InputSet, type ReadInput } from './input.js';
 import type { Io } from './io.js';
+import { decideEncoding, decodedText, type EncodingDecision } from './input/encoding.js';
+import { mayHoldLoss } from './input/lossy.js';
 
 export interface CsvSource {
   /** The CSV file, or `-` for stdin. */
@@ -24,6 +31,12 @@ export interface CsvSource {
   template: string;
   /** One character; detected from the header line when not given. */
   delimiter?: string;
+  /** --encoding: read the file as this WHATWG encoding instead of deciding. */
+  encoding?: string;
+  /** Cells of "??" are what the sheet holds, not letters an export lost. */
+  allowQuestionMarks?: boolean;
+  /** Country whose national phone numbers become E.164. */
+  defaultCountry?: string;
 }
 
 const CANDIDATES = [',', ';', '\t', '|'];
@@ -49,15 +62,31 @@ function checkDelimiter(value: string): string {
   return delimiter;
 }
 
-/** The first line of a file (up to 64 KiB), BOM removed: what the delimiter is detected from. */
-function firstLine(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(65_536);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  } finally {
-    closeSync(fd);
+/** Excel's first line naming the delimiter (`sep=;`), which it reads and does not show as a row. */
+const SEP_LINE = /^sep=(.)\r?$/;
+
+/** The first line of the decoded file (up to 64 KiB of text): a `sep=` line or the header. */
+async function firstLine(path: string, decision: EncodingDecision): Promise<string> {
+  let text = '';
+  for await (const chunk of decodedText(path, decision)) {
+    text += chunk;
+    if (text.includes('\n') || text.length > 65_536) break;
+  }
+  return text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+}
+
+/** The decoded text, without a `sep=` first line. */
+async function* sheetText(path: string, decision: EncodingDecision, sepLine: boolean): AsyncGenerator<string> {
+  let skipping = sepLine;
+  for await (const chunk of decodedText(path, decision)) {
+    if (!skipping) {
+      yield chunk;
+      continue;
+    }
+    const end = chunk.indexOf('\n');
+    if (end === -1) continue;
+    skipping = false;
+    if (end + 1 < chunk.length) yield chunk.slice(end + 1);
   }
 }
 
@@ -76,9 +105,9 @@ const MAX_RECORD_BYTES = 1_048_576;
  * usage error naming the file and the last good row. The file is closed
  * however the reading ends (a break, an error, Ctrl-C).
  */
-async function* csvRecords(path: string, name: string, delimiter: string): AsyncGenerator<Row> {
+async function* csvRecords(path: string, name: string, delimiter: string, decision: EncodingDecision, sepLine: boolean): AsyncGenerator<Row> {
   const { parse, CsvError } = await import('csv-parse');
-  const file = createReadStream(path);
+  const file = Readable.from(sheetText(path, decision, sepLine));
   const parser = file.pipe(parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_RECORD_BYTES }));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
@@ -144,8 +173,11 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
       const code = (error as NodeJS.ErrnoException).code;
       throw new UsageError(`--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }
-    const delimiter = source.delimiter !== undefined ? checkDelimiter(source.delimiter) : detectDelimiter(firstLine(path));
-    const records = csvRecords(path, name, delimiter);
+    const decision = await decideEncoding(path, name, source.encoding);
+    const line = await firstLine(path, decision);
+    const sep = SEP_LINE.exec(line);
+    const delimiter = source.delimiter !== undefined ? checkDelimiter(source.delimiter) : sep ? sep[1]! : detectDelimiter(line);
+    const records = csvRecords(path, name, delimiter, decision, sep !== null);
     const [first, second] = [await records.next(), await records.next()];
     await records.return(undefined);
     if (first.done) throw new UsageError(`--csv ${name}: the file is empty; its first row must name the columns`);
@@ -161,6 +193,12 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
         hint: `its columns: ${header.filter(Boolean).join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
       });
     }
+    // Letters an export lost: looked for in the raw text first, cell by cell only where it may hold some.
+    if (await fileMayHoldLoss(path, decision)) {
+      const { scanSheet, lossError } = await import('./input/sheet-scan.js');
+      const losses = await scanSheet(csvRecords(path, name, delimiter, decision, sep !== null), header, new Set(placeholders), source.allowQuestionMarks === true);
+      if (losses.length > 0) throw lossError(name, losses);
+    }
     let identity: string | undefined;
     return {
       delimiter,
@@ -175,7 +213,7 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
       },
       async *read(): AsyncGenerator<ReadInput> {
         let headerSeen = false;
-        for await (const { row, cells } of csvRecords(path, name, delimiter)) {
+        for await (const { row, cells } of csvRecords(path, name, delimiter, decision, sep !== null)) {
           if (!headerSeen) {
             headerSeen = true;
             continue;
@@ -188,12 +226,10 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
             yield { source: where, error: new Error(`has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`) };
             continue;
           }
-          if (cells.some((cell) => cell.includes('\uFFFD'))) {
-            yield { source: where, error: new Error('is not UTF-8 text: save the sheet as "CSV UTF-8" (Excel) or pick UTF-8 when exporting') };
-            continue;
-          }
           const values = Object.fromEntries(header.flatMap((column, i) => (column === '' ? [] : [[column, cells[i]!]])));
-          yield { source: where, value: normalizeEnvelope(renderTemplate(template, values)) };
+          const columns: ColumnSources = new Map();
+          const rendered = renderTemplate(template, values, columns);
+          yield { source: where, value: normalizeEnvelope(rendered, source.defaultCountry ? { defaultCountry: source.defaultCountry } : {}), columns };
         }
       },
       close: () => {
@@ -204,4 +240,15 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
     if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Whether the decoded file may hold lost letters (a fast look at the raw text; the cells are judged only then). */
+async function fileMayHoldLoss(path: string, decision: EncodingDecision): Promise<boolean> {
+  let tail = '';
+  for await (const chunk of decodedText(path, decision)) {
+    // Two characters of the last chunk kept: a "??" or a mojibake pair may straddle the cut.
+    if (mayHoldLoss(tail + chunk)) return true;
+    tail = chunk.slice(-2);
+  }
+  return false;
 }

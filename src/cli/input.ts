@@ -5,21 +5,25 @@
  * spooled to a temporary file for that.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { readStdinChunks } from './stdin.js';
 import type { Io } from './io.js';
+import { decideEncoding, decodedText, readDecoded, type EncodingDecision } from './input/encoding.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
   source: string;
   value: unknown;
+  /** From a spreadsheet: the columns that filled each field (`signers[1].phone` → `witness_phone`). */
+  columns?: import('../core/template.js').ColumnSources;
 }
 
 /** One input as read: a parsed envelope, or where and why it is broken (its JSON, or a CSV row: csv-input.ts). */
@@ -75,10 +79,16 @@ function looksLikeNdjson(source: string, text: string): boolean {
   return lines.length >= 2 && lines.every((line) => line.trimStart().startsWith('{') && line.trimEnd().endsWith('}'));
 }
 
-function parse(text: string, source: string, lineOffset = 0, ndjson = true): ReadInput {
+/** How input files are read: their encoding (else decided per file) and the country of national phone numbers. */
+export interface ReadOptions {
+  encoding?: string;
+  defaultCountry?: string;
+}
+
+function parse(text: string, source: string, options: ReadOptions, lineOffset = 0, ndjson = true): ReadInput {
   try {
-    // As it will be validated, keyed and sent: NFC, trimmed, e-mail domains in lower case.
-    return { source, value: normalizeEnvelope(parseJsonText(text, source, lineOffset)) };
+    // As it will be validated, keyed and sent: NFC, trimmed, e-mail domains in lower case, phones in E.164.
+    return { source, value: normalizeEnvelope(parseJsonText(text, source, lineOffset), options.defaultCountry ? { defaultCountry: options.defaultCountry } : {}) };
   } catch (error) {
     if (!(error instanceof InputParseError)) throw error;
     if (!ndjson && looksLikeNdjson(source, text)) {
@@ -88,13 +98,13 @@ function parse(text: string, source: string, lineOffset = 0, ndjson = true): Rea
   }
 }
 
-async function* readNdjson(path: string, name: string): AsyncGenerator<ReadInput> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+async function* readNdjson(path: string, name: string, decision: EncodingDecision, options: ReadOptions): AsyncGenerator<ReadInput> {
+  const lines = createInterface({ input: Readable.from(decodedText(path, decision)), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n++;
     if (line.trim() === '') continue;
-    const parsed = parse(line, name, n - 1);
+    const parsed = parse(line, name, options, n - 1);
     yield { ...parsed, source: `${name}:${n}` } as ReadInput;
   }
 }
@@ -122,8 +132,18 @@ export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Pro
 }
 
 /** The envelope inputs named (`-` for stdin); `signal` is asked for only when stdin is read (start-up). */
-export async function openInputs(paths: string[], ndjson: boolean, signal: () => AbortSignal, io: Io): Promise<InputSet> {
+export async function openInputs(paths: string[], ndjson: boolean, signal: () => AbortSignal, io: Io, options: ReadOptions = {}): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
+  // Each file's encoding is decided once (input/encoding.ts), however often the inputs are read.
+  const decisions = new Map<string, EncodingDecision>();
+  const decide = async (file: string) => {
+    let decision = decisions.get(file);
+    if (!decision) {
+      decision = await decideEncoding(physical(file), file === '-' ? 'stdin' : file, options.encoding);
+      decisions.set(file, decision);
+    }
+    return decision;
+  };
   const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
@@ -139,17 +159,18 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
     },
     async *read() {
       for (const file of files) {
-        if (ndjson) {
-          yield* readNdjson(physical(file), file);
-          continue;
-        }
-        let text: string;
+        let decision: EncodingDecision;
         try {
-          text = readFileSync(physical(file), 'utf8');
+          decision = await decide(file);
         } catch (error) {
+          if (error instanceof UsageError) throw error;
           throw new UsageError(`${file}: cannot read: ${(error as Error).message}`);
         }
-        yield parse(text, file, 0, false);
+        if (ndjson) {
+          yield* readNdjson(physical(file), file, decision, options);
+          continue;
+        }
+        yield parse(await readDecoded(physical(file), decision), file, options, 0, false);
       }
     },
     close: () => {

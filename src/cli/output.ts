@@ -238,6 +238,8 @@ export class Output {
 }
 
 /** `file.json: signers[1].phone: message`, or `file.json: message` for the whole document. */
+/** `source: path: message`; from a spreadsheet, `source: column (path): message`. */
 export function formatIssue(source: string, issue: FieldIssue): string {
-  return oneLine(`${source}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+  const where = issue.column ? `${issue.column} (${issue.path})` : issue.path;
+  return oneLine(`${source}: ${where ? `${where}: ` : ''}${issue.message}`);
 }

@@ -13,6 +13,7 @@ import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, StorageE
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
+import { isRecord } from './records.js';
 import { isRetryableStatus } from './retry.js';
 
 export { contentHash } from './idempotency.js';
@@ -79,6 +80,14 @@ export interface BulkOptions {
    */
   confirm?(entry: JournalEntry): Promise<'mine' | 'other'>;
   onOutcome(outcome: BulkOutcome): void;
+  /**
+   * An input about to be sent whose contract_id an earlier input of this
+   * journal already created an envelope for (an edited row, say): it is sent,
+   * since the edit may be deliberate, and named.
+   */
+  onSecondForContract?(ref: string, contractId: string, earlier: JournalEntry): void;
+  /** The clock of the journal's times. */
+  now?: () => number;
 }
 
 /**
@@ -198,7 +207,12 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    const record = (state: JournalState, extra: { envelope_id?: string; error?: string } = {}) => journal?.record({ id, ref: input.ref, key, state, ...extra });
+    const contractId = isRecord(input.value) && typeof input.value.contract_id === 'string' ? input.value.contract_id : undefined;
+    if (contractId !== undefined && !known && !options.fresh) {
+      const earlier = journal?.createdFor(contractId);
+      if (earlier && earlier.id !== id) options.onSecondForContract?.(input.ref, contractId, earlier);
+    }
+    const record = (state: JournalState, extra: { envelope_id?: string; error?: string; contract_id?: string; at?: string } = {}) => journal?.record({ id, ref: input.ref, key, state, ...extra });
     let onWire = false;
     try {
       const result = await options.create(input.value, {
@@ -212,7 +226,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       });
       const envelopeId = result.envelope.id;
       // Acknowledged by the service: reported whatever the journal can take.
-      tryRecord(() => record('created', envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) }));
+      const about = { ...(contractId !== undefined ? { contract_id: contractId } : {}), at: new Date((options.now ?? Date.now)()).toISOString() };
+      tryRecord(() => record('created', envelopeId === undefined || envelopeId === null ? about : { envelope_id: String(envelopeId), ...about }));
       // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
       if (result.existed) summary.alreadyCreated++;
       else summary.created++;

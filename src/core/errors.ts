@@ -16,10 +16,16 @@ export interface FieldIssue {
   /** JSON path such as `signers[1].phone`; empty for the whole document. */
   path: string;
   message: string;
-  /** A machine reason where a caller may act on it: `unknown_field` (the CLI offers --allow-unknown-fields). */
-  code?: 'unknown_field';
-  /** For `unknown_field`: the known field it most likely stands for. */
+  /**
+   * A machine reason where a caller may act on it: `unknown_field` (the CLI offers
+   * --allow-unknown-fields), `case_slip` (a known value in another case), the phone
+   * reasons of phone.ts (a national number: the CLI offers a default country).
+   */
+  code?: 'unknown_field' | 'case_slip' | 'phone_spreadsheet_number' | 'phone_national' | 'phone_invalid' | 'phone_format';
+  /** For `unknown_field` and `case_slip`: the known field or value it most likely stands for. */
   suggestion?: string;
+  /** Where the value came from in a spreadsheet: the column(s) of the CSV that filled this field. */
+  column?: string;
 }
 
 /**

@@ -66,6 +66,40 @@ export interface JournalEntry {
    * account and environment). Absent in journals written before keys were told apart.
    */
   fp?: string;
+  /** The input's contract_id, on `created` entries: an edited input for the same contract is named. */
+  contract_id?: string;
+  /** When it was recorded (ISO 8601), on `created` entries. */
+  at?: string;
+}
+
+/** The latest `created` entry under `fingerprint` for each contract_id, from journal text. */
+function contractIndex(entries: Iterable<JournalEntry>): Map<string, JournalEntry> {
+  const index = new Map<string, JournalEntry>();
+  for (const entry of entries) if (entry.state === 'created' && typeof entry.contract_id === 'string') index.set(entry.contract_id, entry);
+  return index;
+}
+
+/**
+ * The contracts a journal records as created under `fingerprint`, read without
+ * taking the journal (a dry run looks; it does not run).
+ */
+export function createdContracts(path: string, fingerprint: string): Map<string, JournalEntry> {
+  let text: string;
+  try {
+    text = existsSync(path) ? readLog(path, { noFollow: true }) : '';
+  } catch {
+    return new Map();
+  }
+  const entries: JournalEntry[] = [];
+  for (const line of text.split('\n')) {
+    try {
+      const entry = line.trim() ? (JSON.parse(line) as JournalEntry) : undefined;
+      if (entry && typeof entry.id === 'string' && (entry.fp ?? '') === fingerprint) entries.push(entry);
+    } catch {
+      // Not a journal line: skipped, as the journal itself skips it.
+    }
+  }
+  return contractIndex(entries);
 }
 
 /** What the journal knows of one input: under this run's key, and under other keys. */
@@ -146,6 +180,14 @@ export class CreateJournal {
     this.unfinished = [...this.entries.values(), ...[...this.foreign.values()].flatMap((byKey) => [...byKey.values()])].filter(inDoubt).length;
   }
 
+  private contractsIndex: Map<string, JournalEntry> | undefined;
+
+  /** The envelope an earlier input of this journal created for `contractId` under this run's key, if any. */
+  createdFor(contractId: string): JournalEntry | undefined {
+    this.contractsIndex ??= contractIndex(this.entries.values());
+    return this.contractsIndex.get(contractId);
+  }
+
   /** What the journal knows of an input, under this run's key and under others. */
   lookup(id: string): JournalLookup {
     return { own: this.entries.get(id), others: [...(this.foreign.get(id)?.values() ?? [])] };
@@ -156,6 +198,7 @@ export class CreateJournal {
     const line = { ...entry, fp: this.fingerprint };
     this.log.append(`${JSON.stringify(line)}\n`);
     this.entries.set(entry.id, line);
+    if (line.state === 'created' && line.contract_id !== undefined) this.contractsIndex?.set(line.contract_id, line);
   }
 
   close(): void {

@@ -6,12 +6,14 @@
  * derived and it is sent, every string is NFC-normalised and trimmed, and
  * each signer's e-mail domain is lower-cased (domains are case-insensitive;
  * the part before the @ is kept as given: some mail systems tell it apart
- * by case). What still differs (another signer, another version) stays a
- * different envelope.
+ * by case), and each phone is written in E.164 where it means one number
+ * (`+966 50 123 4567`, `00966…`, Arabic-Indic digits). What still differs
+ * (another signer, another version) stays a different envelope.
  *
  * Apart from envelope.ts so that reading input needs no zod.
  */
 import { isRecord } from './records.js';
+import { normalizePhone } from './phone.js';
 
 const text = (value: string): string => value.normalize('NFC').trim();
 
@@ -36,15 +38,27 @@ function normalizeValue(value: unknown, depth: number): unknown {
   return out;
 }
 
+export interface NormalizeOptions {
+  /** ISO 3166 country (`SA`) whose national numbers (`0501234567`) become E.164; otherwise they are refused. */
+  defaultCountry?: string;
+}
+
 /**
  * The envelope as it will be sent: a new value, the input untouched. Values
  * that are not envelopes (an array, a number) come back as they are, strings
- * in them normalised, for validation to judge.
+ * in them normalised, for validation to judge. Each phone that means one
+ * number without doubt becomes E.164 (phone.ts).
  */
-export function normalizeEnvelope<T>(envelope: T): T {
+export function normalizeEnvelope<T>(envelope: T, options: NormalizeOptions = {}): T {
   const out = normalizeValue(envelope, 0);
   if (isRecord(out) && Array.isArray(out.signers)) {
-    out.signers = out.signers.map((signer) => (isRecord(signer) && typeof signer.email === 'string' ? { ...signer, email: normalizeEmail(signer.email) } : signer));
+    out.signers = out.signers.map((signer) => {
+      if (!isRecord(signer)) return signer;
+      const next = { ...signer };
+      if (typeof signer.email === 'string') next.email = normalizeEmail(signer.email);
+      if (typeof signer.phone === 'string' && signer.phone !== '') next.phone = normalizePhone(signer.phone, options.defaultCountry);
+      return next;
+    });
   }
   return out as T;
 }

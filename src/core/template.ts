@@ -62,29 +62,44 @@ function typed(cell: string, kind: Kind): unknown {
 /** Marks a value the rendering left out (an empty cell). */
 const LEFT_OUT = Symbol('left out');
 
+/** Where the rendered envelope's values came from: its JSON path (`signers[1].phone`) → the columns that filled it. */
+export type ColumnSources = Map<string, string[]>;
+
+type Rendered = { value: unknown; templated: boolean; allEmpty: boolean; sources: [string, string[]][] };
+
+/** A source path below `key` (an object key or an array index). */
+const under = (key: string | number, path: string) => {
+  const head = typeof key === 'number' ? `[${key}]` : key;
+  return path === '' || path.startsWith('[') ? `${head}${path}` : `${head}.${path}`;
+};
+
 /**
  * The envelope one row renders to. `row` maps column names to cells; a
  * placeholder without a column renders as empty (callers check the columns
- * first: templatePlaceholders).
+ * first: templatePlaceholders). With `sources`, each rendered field's columns
+ * are recorded there, at its path in the rendered envelope (a signer left out
+ * moves the ones after it).
  */
-export function renderTemplate(template: unknown, row: Readonly<Record<string, string>>): unknown {
-  const render = (value: unknown, path: (string | number)[]): { value: unknown; templated: boolean; allEmpty: boolean } => {
+export function renderTemplate(template: unknown, row: Readonly<Record<string, string>>, sources?: ColumnSources): unknown {
+  const render = (value: unknown, path: (string | number)[]): Rendered => {
     if (typeof value === 'string') {
       const whole = WHOLE_RE.exec(value);
       if (whole) {
         const cell = row[whole[1]!] ?? '';
-        if (cell.trim() === '') return { value: LEFT_OUT, templated: true, allEmpty: true };
-        return { value: typed(cell, fieldKind(path)), templated: true, allEmpty: false };
+        if (cell.trim() === '') return { value: LEFT_OUT, templated: true, allEmpty: true, sources: [] };
+        return { value: typed(cell, fieldKind(path)), templated: true, allEmpty: false, sources: [['', [whole[1]!]]] };
       }
       PLACEHOLDER_RE.lastIndex = 0;
-      if (!PLACEHOLDER_RE.test(value)) return { value, templated: false, allEmpty: false };
+      if (!PLACEHOLDER_RE.test(value)) return { value, templated: false, allEmpty: false, sources: [] };
       let empty = true;
+      const columns: string[] = [];
       const text = value.replace(PLACEHOLDER_RE, (_m, name: string) => {
         const cell = row[name] ?? '';
         if (cell.trim() !== '') empty = false;
+        if (!columns.includes(name)) columns.push(name);
         return cell;
       });
-      return { value: text, templated: true, allEmpty: empty };
+      return { value: text, templated: true, allEmpty: empty, sources: [['', columns]] };
     }
     if (Array.isArray(value)) {
       const items = value.map((item, i) => ({ item, r: render(item, [...path, i]) }));
@@ -94,22 +109,28 @@ export function renderTemplate(template: unknown, row: Readonly<Record<string, s
       // validation names what is missing rather than the envelope going to the fixed signers alone.
       const rowFilledOne = items.some(({ item, r }) => isObject(item) && r.templated && !r.allEmpty);
       const kept = items.filter(({ item, r }) => r.value !== LEFT_OUT && !(rowFilledOne && isObject(item) && r.templated && r.allEmpty));
-      return { value: kept.map(({ r }) => r.value), templated: items.some(({ r }) => r.templated), allEmpty: false };
+      const keptSources = kept.flatMap(({ r }, index) => r.sources.map(([p, c]): [string, string[]] => [under(index, p), c]));
+      return { value: kept.map(({ r }) => r.value), templated: items.some(({ r }) => r.templated), allEmpty: false, sources: keptSources };
     }
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       let templated = false;
       let allEmpty = true;
+      const found: [string, string[]][] = [];
       for (const [key, item] of Object.entries(value)) {
         const r = render(item, [...path, key]);
         if (r.templated) templated = true;
         if (!r.allEmpty && r.templated) allEmpty = false;
-        if (r.value !== LEFT_OUT) out[key] = r.value;
+        if (r.value !== LEFT_OUT) {
+          out[key] = r.value;
+          for (const [p, c] of r.sources) found.push([under(key, p), c]);
+        }
       }
-      return { value: out, templated, allEmpty: templated && allEmpty };
+      return { value: out, templated, allEmpty: templated && allEmpty, sources: found };
     }
-    return { value, templated: false, allEmpty: false };
+    return { value, templated: false, allEmpty: false, sources: [] };
   };
-  const rendered = render(template, []).value;
-  return rendered === LEFT_OUT ? undefined : rendered;
+  const rendered = render(template, []);
+  if (sources) for (const [path, columns] of rendered.sources) sources.set(path, columns);
+  return rendered.value === LEFT_OUT ? undefined : rendered.value;
 }

@@ -124,8 +124,9 @@ describe('validateEnvelope', () => {
 
   it('names the fix in its messages', () => {
     const { errors } = validateEnvelope(mutate((e) => (e.signers[1]!.phone = '0501234567')));
-    expect(errors[0]!.message).toMatch(/leading \+/);
+    expect(errors[0]!.message).toMatch(/national number .*add the country code/);
     expect(errors[0]!.message).toContain('"0501234567"');
+    expect(errors[0]!.code).toBe('phone_national');
     const missing = validateEnvelope(mutate((e) => delete e.title)).errors[0]!;
     expect(missing.message).toMatch(/^is required/);
   });
@@ -192,8 +193,8 @@ describe('plain text: no control or bidi character in any string', () => {
     expect(errors).toContainEqual({ path, message: expect.stringContaining(`contains ${what}`) });
   });
 
-  it('Arabic, accents and marks that are not controls stay valid', () => {
-    expect(validateEnvelope(mutate((e) => (e.signers[0]!.name = 'ليلى حداد \u200f Amāl'))).errors).toEqual([]);
+  it('Arabic, accents, and a zero-width non-joiner between Persian letters stay valid', () => {
+    expect(validateEnvelope(mutate((e) => (e.signers[0]!.name = 'ليلى حداد Amāl محمد\u200cرضا'))).errors).toEqual([]);
   });
 });
 

@@ -109,7 +109,7 @@ describe('envelopes create, interactively', () => {
     await answer('Signer 2: delivery channel', '{Down}', '{Enter}'); // whatsapp
     // A wrong answer is refused on the spot, with the rule and the fix.
     await answer('Signer 2: phone', '0501234567', '{Enter}');
-    await waitFor('a leading + and digits only');
+    await waitFor('is a national number (it starts with 0): add the country code');
     tmux('send-keys', '-t', SESSION, ...Array<string>(10).fill('BSpace'));
     tmux('send-keys', '-t', SESSION, '-l', '+971501234567');
     tmux('send-keys', '-t', SESSION, 'Enter');

@@ -114,8 +114,8 @@ describe('signing journey and webhooks (speed 40)', () => {
     expect(types).not.toContain('envelope.completed');
   });
 
-  it('fails the envelope when identity verification fails (magic phone +15550000002)', async () => {
-    const list = [{ name: 'Omar Khalil', phone: '+15550000002', channel: 'whatsapp', order: 1, verification: 'uae_pass' }];
+  it('fails the envelope when identity verification fails (magic phone +12025550102)', async () => {
+    const list = [{ name: 'Omar Khalil', phone: '+12025550102', channel: 'whatsapp', order: 1, verification: 'uae_pass' }];
     const { id } = await create(sandbox, { ...EXAMPLE, signers: list, webhook_url: receiver.url });
     await waitForStatus(sandbox, id, 'failed');
     await receiver.waitFor((all) => eventTypes(forEnvelope(all, id)).includes('envelope.failed'));

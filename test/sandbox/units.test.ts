@@ -32,9 +32,9 @@ describe('sandbox pieces', () => {
 
   it('recognises the documented magic values', () => {
     expect(magicBehaviour({ email: 'Omar+Decline@example.com' })).toBe('decline');
-    expect(magicBehaviour({ phone: '+15550000001' })).toBe('decline');
+    expect(magicBehaviour({ phone: '+12025550101' })).toBe('decline');
     expect(magicBehaviour({ email: 'a+verifyfail@example.com' })).toBe('fail_verification');
-    expect(magicBehaviour({ phone: '+15550000003' })).toBe('never_view');
+    expect(magicBehaviour({ phone: '+12025550103' })).toBe('never_view');
     expect(magicBehaviour({ email: 'decline@example.com' })).toBeUndefined();
     expect(magicBehaviour({})).toBeUndefined();
   });

@@ -8,6 +8,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope.js';
+import { normalizePhone, phoneProblem } from '../../core/phone.js';
 import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
 
@@ -38,7 +39,8 @@ export const checks = {
   version: ruleOf(envelopeSchema.shape.document.shape.version, asNumber),
   signerName: ruleOf(signerSchema.shape.name),
   email: (text: string) => (text.trim() === '' ? 'is required when channel is "email"' : ruleOf(signerSchema.shape.email)(text.trim())),
-  phone: (text: string) => (text.trim() === '' ? 'is required when channel is "whatsapp"; such as +971501234567' : ruleOf(signerSchema.shape.phone)(text.trim())),
+  // As a file's phone is judged: the forms that mean one number are taken (and sent as E.164).
+  phone: (text: string) => (text.trim() === '' ? 'is required when channel is "whatsapp"; such as +971501234567' : (phoneProblem(normalizePhone(text.trim()))?.message ?? true)),
   order: ruleOf(signerSchema.shape.order, asNumber),
   expires: optional(ruleOf(envelopeSchema.shape.expires_in_days, asNumber)),
   locale: optional(ruleOf(envelopeSchema.shape.locale)),
@@ -78,11 +80,11 @@ export async function askEnvelope(prompts: PromptApi, signal?: AbortSignal): Pro
     const name = await ask(`Signer ${n}: full name`, checks.signerName);
     const channel = (await pick(prompts, signal, `Signer ${n}: delivery channel`, SEEN_VALUES.channel))!;
     const signer: Record<string, unknown> = { name, channel };
-    if (channel === 'whatsapp') signer.phone = await ask(`Signer ${n}: phone, international form (+971…)`, checks.phone);
+    if (channel === 'whatsapp') signer.phone = normalizePhone(await ask(`Signer ${n}: phone, international form (+971…)`, checks.phone));
     else if (channel === 'email') signer.email = await ask(`Signer ${n}: e-mail`, checks.email);
     else {
       const contact = await ask(`Signer ${n}: e-mail or phone for ${channel} (optional)`, (t) => (t.trim() === '' || t.includes('@') ? optional(checks.email)(t) : checks.phone(t)));
-      if (contact) signer[contact.includes('@') ? 'email' : 'phone'] = contact;
+      if (contact) signer[contact.includes('@') ? 'email' : 'phone'] = contact.includes('@') ? contact : normalizePhone(contact);
     }
     const verification = await pick(prompts, signal, `Signer ${n}: identity verification`, SEEN_VALUES.verification, { allowNone: 'none' });
     if (verification) signer.verification = verification;

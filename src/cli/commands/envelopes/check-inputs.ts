@@ -3,6 +3,7 @@
  * `envelopes validate`: a parse error or a broken rule of any input is found
  * before a single request could be sent.
  */
+import type { Command } from 'commander';
 import { InputParseError, UsageError, type FieldIssue } from '../../../core/errors.js';
 import type { ValidationResult } from '../../../core/envelope.js';
 import { openInputs, type InputSet, type ReadInput } from '../../input.js';
@@ -23,9 +24,11 @@ export async function loadValidator(options: { allowUnknownFields: boolean }): P
   return (value) => {
     const result = validateEnvelope(value, { allowUnknownFields: options.allowUnknownFields });
     // The core says what is wrong; the command says how to send such a field deliberately.
-    result.errors = result.errors.map((issue) =>
-      issue.code === 'unknown_field' ? { ...issue, message: `${issue.message} (the fields are in docs/service.md; --allow-unknown-fields sends it as is)` } : issue,
-    );
+    result.errors = result.errors.map((issue) => {
+      if (issue.code === 'unknown_field') return { ...issue, message: `${issue.message} (the fields are in docs/service.md; --allow-unknown-fields sends it as is)` };
+      if (issue.code === 'phone_national') return { ...issue, message: `${issue.message} (or --default-country <CC> to read national numbers as that country's, e.g. --default-country AE)` };
+      return issue;
+    });
     return result;
   };
 }
@@ -42,7 +45,15 @@ export function checkInput(input: ReadInput, validate: Validator): CheckedInput 
     const suggestion = error.suggestion ? `; ${error.suggestion}` : '';
     return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}${suggestion}` }], warnings: [] };
   }
-  return { ...input, ...validate(input.value) };
+  const result = validate(input.value);
+  const { columns } = input;
+  if (!columns || columns.size === 0) return { source: input.source, value: input.value, ...result };
+  // A spreadsheet's row: each problem names the column that filled the field, as the sheet calls it.
+  const named = (issue: FieldIssue): FieldIssue => {
+    const from = columns.get(issue.path);
+    return from ? { ...issue, column: from.join(', ') } : issue;
+  };
+  return { source: input.source, value: input.value, errors: result.errors.map(named), warnings: result.warnings.map(named) };
 }
 
 /** How a command was told where its envelopes are: files and directories (JSON, NDJSON) or a CSV with a template. */
@@ -51,6 +62,26 @@ export interface InputFlags {
   csv?: string;
   template?: string;
   delimiter?: string;
+  encoding?: string;
+  defaultCountry?: string;
+  allowQuestionMarks?: boolean;
+}
+
+/** The options of how input files are read, shared by create and validate. */
+export function readingOptions(command: Command): Command {
+  return command
+    .option('--encoding <label>', 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves')
+    .option('--default-country <CC>', 'read national phone numbers (0501234567) as this country\'s (ISO code such as AE or SA) and send them in international form')
+    .option('--allow-question-marks', 'with --csv: cells of "??" are what the sheet holds, not letters an export replaced');
+}
+
+/** --default-country as libphonenumber takes it: two letters, upper case, a country it knows. */
+async function checkCountry(value: string | undefined): Promise<string | undefined> {
+  if (value === undefined) return undefined;
+  const code = value.trim().toUpperCase();
+  const { isPhoneCountry } = await import('../../../core/phone.js');
+  if (!isPhoneCountry(code)) throw new UsageError(`--default-country ${value}: not a country code`, { hint: 'give the two-letter ISO 3166 code, such as AE, SA, EG or GB' });
+  return code;
 }
 
 /**
@@ -60,18 +91,28 @@ export interface InputFlags {
  * up as an error for its missing column).
  */
 export async function openCommandInputs(ctx: CommandContext, paths: string[], flags: InputFlags, pathFlag: string): Promise<InputSet> {
+  const defaultCountry = await checkCountry(flags.defaultCountry);
+  if (flags.encoding !== undefined) {
+    const { checkLabel } = await import('../../input/encoding.js');
+    checkLabel(flags.encoding);
+  }
+  const reading = { ...(flags.encoding !== undefined ? { encoding: flags.encoding } : {}), ...(defaultCountry ? { defaultCountry } : {}) };
   if (flags.csv === undefined) {
-    if (flags.template !== undefined || flags.delimiter !== undefined) {
-      throw new UsageError(`${flags.template !== undefined ? '--template' : '--delimiter'} goes with --csv`, { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' });
+    if (flags.template !== undefined || flags.delimiter !== undefined || flags.allowQuestionMarks) {
+      throw new UsageError(`${flags.template !== undefined ? '--template' : flags.delimiter !== undefined ? '--delimiter' : '--allow-question-marks'} goes with --csv`, { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' });
     }
-    return openInputs(paths, flags.ndjson === true, () => ctx.signal, ctx.io);
+    return openInputs(paths, flags.ndjson === true, () => ctx.signal, ctx.io, reading);
   }
   if (flags.template === undefined) {
     throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: '`sign-cli envelopes sample --template` prints one to start from; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
   }
   if (paths.length > 0 || flags.ndjson) throw new UsageError(`--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`);
   const { openCsvInputs } = await import('../../csv-input.js');
-  const inputs = await openCsvInputs({ csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}) }, () => ctx.signal, ctx.io);
+  const inputs = await openCsvInputs(
+    { csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}), ...reading, allowQuestionMarks: flags.allowQuestionMarks === true },
+    () => ctx.signal,
+    ctx.io,
+  );
   const name = flags.csv === '-' ? 'stdin' : flags.csv;
   for (const column of inputs.unusedColumns) ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
   const nameless = inputs.namelessColumns;

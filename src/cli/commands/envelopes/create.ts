@@ -26,7 +26,7 @@ import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../hints.js';
-import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, type InputFlags } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
 
 interface CreateOptions extends InputFlags {
   file?: string[];
@@ -46,7 +46,7 @@ export const DEFAULT_CONCURRENCY = 32;
 const MAX_SHOWN_PROBLEMS = 50;
 
 export function registerCreate(envelopes: Command, action: Action): void {
-  defineCommand(envelopes, 'create', doc)
+  readingOptions(defineCommand(envelopes, 'create', doc))
     .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', collect)
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
     .option('--csv <file|->', 'one envelope per row of this CSV (a spreadsheet\'s export), filled into --template; streamed')
@@ -112,7 +112,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
         hint: 'drop --idempotency-key; each envelope gets its own key',
       });
     }
-    if (options.dryRun) return await dryRun(ctx, inputs, count.total, shown);
+    if (options.dryRun) return await dryRun(ctx, options, inputs, count.total, shown);
     if (!(await confirmLive(ctx, options, count.total))) return ExitCode.ok;
     return await send(ctx, options, pacing, { inputs, total: count.total });
   } finally {
@@ -153,11 +153,16 @@ async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: 
 }
 
 /** After a clean validation pass; `shown` (human output): the inputs that pass noted, so nothing is read again. */
-async function dryRun(ctx: CommandContext, inputs: InputSet, total: number, shown?: string[]): Promise<number> {
+async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: InputSet, total: number, shown?: string[]): Promise<number> {
   const { output } = ctx;
   const connection = await ctx.resolveConnection();
   const { baseUrl } = connection;
   const environment = ctx.environmentOf(connection);
+  if (!options.new) {
+    // What a run would name: inputs whose contract already has an envelope from an earlier run.
+    const { dryRunContractWarnings } = await import('./contract-warnings.js');
+    await dryRunContractWarnings(output, inputs, journalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path, keyFingerprint(connection.apiKey ?? ''));
+  }
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   if (shown) {
     if (total <= MAX_SHOWN_PROBLEMS) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
@@ -225,10 +230,11 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   const connection = await ctx.resolveConnection();
   const environment = ctx.environmentOf(connection);
   // Loaded by the sending pass only: a dry run or a validation error never needs them.
-  const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }] = await Promise.all([
+  const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }, { warnSecondForContract: warnSecond }] = await Promise.all([
     import('../../../core/bulk.js'),
     import('../../../core/journal.js'),
     import('../../../core/pid-lock.js'),
+    import('./contract-warnings.js'),
   ]);
   // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
   let journal: InstanceType<typeof CreateJournal> | undefined;
@@ -265,6 +271,8 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
       stop,
       confirm: confirmWith(client, ctx.signal),
       onOutcome,
+      onSecondForContract: (ref, contractId, earlier) => warnSecond(output, ref, contractId, earlier),
+      now: () => ctx.io.clock.now(),
     });
   } catch (error) {
     journal?.close();

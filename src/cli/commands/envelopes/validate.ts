@@ -4,7 +4,7 @@ import { completes } from '../../completion-hints.js';
 import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
-import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, type InputFlags } from './check-inputs.js';
+import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 export const doc: CommandDoc = {
@@ -27,7 +27,7 @@ export const doc: CommandDoc = {
 };
 
 export function registerValidate(envelopes: Command, action: Action): void {
-  defineCommand(envelopes, 'validate', doc)
+  readingOptions(defineCommand(envelopes, 'validate', doc))
     .argument('[path...]', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
     .option('--csv <file|->', 'one envelope per row of this CSV, filled into --template')

@@ -90,8 +90,8 @@ describe('envelopes create --csv --template', () => {
     const before = await sandbox.envelopeCount();
     const result = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE], { env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`${csv.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:row 3: signers\\[0\\]\\.phone: must be an international phone number`));
-    expect(result.stderr).toContain(`${csv}:row 3: expires_in_days:`);
+    expect(result.stderr).toMatch(new RegExp(`${csv.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:row 3: signer_phone \\(signers\\[0\\]\\.phone\\): is a national number`));
+    expect(result.stderr).toContain(`${csv}:row 3: days (expires_in_days):`);
     expect(result.stderr).toContain(`${csv}:row 4: has 2 fields, the header has 9`);
     expect(result.stderr).toContain('2 of 3 inputs are invalid; nothing was sent.');
     expect(await sandbox.envelopeCount()).toBe(before);
