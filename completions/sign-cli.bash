@@ -24,6 +24,8 @@ _sign_cli() {
     --retries) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-store) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --encoding) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --default-country) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --file) COMPREPLY=(); return ;;
     -f) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --csv) COMPREPLY=(); return ;;
@@ -87,7 +89,7 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -100,8 +102,8 @@ _sign_cli() {
     case "$cmd" in
       '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h' ;;
       'envelopes') words=''" $globals" ;;
-      'envelopes create') words='--file -f --ndjson --csv --template --delimiter --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --yes -y'" $globals" ;;
-      'envelopes validate') words='--ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
+      'envelopes create') words='--encoding --default-country --allow-question-marks --file -f --ndjson --csv --template --delimiter --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --yes -y'" $globals" ;;
+      'envelopes validate') words='--encoding --default-country --allow-question-marks --ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
       'envelopes sample') words='--count --csv --template'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
       'envelopes download') words='--output -o --wait --wait-timeout --verify --trust'" $globals" ;;

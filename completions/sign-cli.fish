@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --at --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --at --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
@@ -81,6 +81,9 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, off
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'list' -d 'list envelopes, newest first'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'void' -d 'void an envelope still under way: its signers can no longer sign (asks first)'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l encoding -x -d 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l default-country -x -d 'read national phone numbers (0501234567) as this country'\''s (ISO code such as AE or SA) and send them in international form'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l allow-question-marks -d 'with --csv: cells of "??" are what the sheet holds, not letters an export replaced'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l file -s f -r -F -d 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l ndjson -d 'the files (or stdin) hold one envelope per line; streamed'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l csv -r -F -d 'one envelope per row of this CSV (a spreadsheet'\''s export), filled into --template; streamed'
@@ -94,6 +97,9 @@ complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l rate -x -d 'maximu
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l concurrency -x -d 'requests in flight at once (default: 32)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal -r -F -d 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l yes -s y -d 'do not ask before creating more than one envelope in live (it is asked only on a terminal)'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l encoding -x -d 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l default-country -x -d 'read national phone numbers (0501234567) as this country'\''s (ISO code such as AE or SA) and send them in international form'
+complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l allow-question-marks -d 'with --csv: cells of "??" are what the sheet holds, not letters an export replaced'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l ndjson -d 'the files hold one envelope per line'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l csv -r -F -d 'one envelope per row of this CSV, filled into --template'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l template -r -F -d 'with --csv: an envelope whose strings may hold {{column}} placeholders'

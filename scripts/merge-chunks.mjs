@@ -31,6 +31,9 @@ import { transform } from 'esbuild';
  */
 const MIN_CHUNK_SIZE = 50_000;
 
+/** Dependencies loaded only when something is wrong: chardet names the encoding of a file that is not UTF-8. */
+const RARE = ['chardet'];
+
 /** Loads each esbuild module with its source map, which Rollup then maps through. */
 const withSourceMaps = {
   name: 'esbuild-source-maps',
@@ -39,7 +42,15 @@ const withSourceMaps = {
     const link = /\n\/\/# sourceMappingURL=(\S+)\s*$/.exec(code);
     if (!link) return code;
     const map = JSON.parse(await readFile(join(dirname(id), link[1]), 'utf8'));
-    return { code: code.slice(0, link.index + 1), map };
+    const body = code.slice(0, link.index + 1);
+    // Code only a rare error needs is kept out of the chunks every command loads: the merge would
+    // put a small dependency whose top level only defines functions (as esbuild wraps CommonJS)
+    // into the chunk every command reads. A module with a side effect is never merged where it
+    // would not have run; this one marks the chunk as loaded, which nothing reads.
+    if (map.sources.length > 0 && map.sources.every((source) => RARE.some((name) => source.includes(`node_modules/${name}/`)))) {
+      return { code: `${body}globalThis.__signCliRareChunk = true;\n`, map };
+    }
+    return { code: body, map };
   },
 };
 

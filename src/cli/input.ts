@@ -5,18 +5,17 @@
  * spooled to a temporary file for that.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { readStdinChunks } from './stdin.js';
 import type { Io } from './io.js';
-import { decideEncoding, decodedText, readDecoded, type EncodingDecision } from './input/encoding.js';
+import { decideEncoding, decodedText, readTextFile, type EncodingDecision } from './input/encoding.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
@@ -99,6 +98,8 @@ function parse(text: string, source: string, options: ReadOptions, lineOffset = 
 }
 
 async function* readNdjson(path: string, name: string, decision: EncodingDecision, options: ReadOptions): AsyncGenerator<ReadInput> {
+  // Node's stream module only here: a class is no lazy import, and JSON inputs need no streams (start-up).
+  const { Readable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
   const lines = createInterface({ input: Readable.from(decodedText(path, decision)), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
@@ -131,6 +132,23 @@ export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Pro
   return { path, dir, hash: hash.digest('hex') };
 }
 
+/**
+ * A file that can be read only once (a named pipe, `<(…)`), copied to a private
+ * temporary file: its encoding is decided over the whole of it before it is
+ * read as envelopes, and a create reads it twice (validation, then sending).
+ */
+async function spoolOnce(path: string): Promise<{ path: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-pipe-'));
+  const copy = join(dir, 'input');
+  try {
+    await pipeline(createReadStream(path), createWriteStream(copy, { mode: 0o600 }));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new UsageError(`${path}: cannot read: ${(error as Error).message}`);
+  }
+  return { path: copy, dir };
+}
+
 /** The envelope inputs named (`-` for stdin); `signal` is asked for only when stdin is read (start-up). */
 export async function openInputs(paths: string[], ndjson: boolean, signal: () => AbortSignal, io: Io, options: ReadOptions = {}): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
@@ -145,10 +163,14 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
     return decision;
   };
   const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
+  const spooled = new Map<string, { path: string; dir: string }>();
+  for (const file of files) {
+    if (file !== '-' && !isRegularFile(file)) spooled.set(file, await spoolOnce(file));
+  }
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
   let identity: string | undefined;
-  const physical = (file: string) => (file === '-' ? stdin!.path : file);
+  const physical = (file: string) => (file === '-' ? stdin!.path : (spooled.get(file)?.path ?? file));
   return {
     get identity() {
       identity ??= createHash('sha256')
@@ -159,22 +181,35 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
     },
     async *read() {
       for (const file of files) {
-        let decision: EncodingDecision;
+        const name = file === '-' ? 'stdin' : file;
         try {
-          decision = await decide(file);
+          if (ndjson) {
+            const decision = await decide(file);
+            yield* readNdjson(physical(file), file, decision, options);
+            continue;
+          }
+          // A JSON file is small: read whole, without streams (start-up).
+          const text = await readTextFile(physical(file), name, options.encoding);
+          yield parse(text, file, options, 0, false);
         } catch (error) {
           if (error instanceof UsageError) throw error;
           throw new UsageError(`${file}: cannot read: ${(error as Error).message}`);
         }
-        if (ndjson) {
-          yield* readNdjson(physical(file), file, decision, options);
-          continue;
-        }
-        yield parse(await readDecoded(physical(file), decision), file, options, 0, false);
       }
     },
     close: () => {
       if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
+      for (const { dir } of spooled.values()) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A regular file (not a pipe, a device or something missing, which reading reports). */
+function isRegularFile(path: string): boolean {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() || stats.isDirectory();
+  } catch {
+    return true;
+  }
 }

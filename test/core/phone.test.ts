@@ -56,3 +56,40 @@ describe('phoneProblem', () => {
     expect(validateEnvelope(normalizeEnvelope(envelope, { defaultCountry: 'SA' })).errors).toEqual([]);
   });
 });
+
+describe('the same verdicts as libphonenumber\'s own parser', () => {
+  it('phone-metadata.ts is what `npm run phone-metadata` writes from the installed libphonenumber-js', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { phoneMetadataSource } = (await import('../../scripts/phone-metadata.mjs')) as { phoneMetadataSource(): string };
+    expect(readFileSync(new URL('../../src/core/phone-metadata.ts', import.meta.url), 'utf8')).toBe(phoneMetadataSource());
+  });
+
+  it('for every country\'s example mobile number, the same number cut, lengthened and changed, and random numbers under every calling code', async () => {
+    const { parsePhoneNumberFromString, getCountries, getCountryCallingCode } = await import('libphonenumber-js/core');
+    const metadata = (await import('libphonenumber-js/min/metadata')).default;
+    const examples = (await import('libphonenumber-js/mobile/examples')).default as Record<string, string>;
+    let seed = 1;
+    const next = (k: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % k;
+    };
+    const candidates: string[] = [];
+    for (const country of getCountries(metadata)) {
+      const example = examples[country];
+      if (!example) continue;
+      const e164 = `+${getCountryCallingCode(country, metadata)}${example}`;
+      candidates.push(e164, e164.slice(0, -1), `${e164}5`, `${e164.slice(0, 4)}9${e164.slice(5)}`);
+    }
+    for (const code of new Set(getCountries(metadata).map((c) => getCountryCallingCode(c, metadata)))) {
+      for (let i = 0; i < 20; i++) candidates.push(`+${code}${String(next(1e12)).padStart(6 + next(7), '0')}`);
+    }
+    const differ = candidates
+      .filter((e164) => /^\+[1-9]\d{6,14}$/.test(e164))
+      .filter((e164) => {
+        const parsed = parsePhoneNumberFromString(e164, metadata);
+        return (phoneProblem(e164) === undefined) !== (parsed?.isValid() === true && parsed.number === e164);
+      });
+    expect(candidates.length).toBeGreaterThan(5000);
+    expect(differ).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@
  * `--encoding` (any WHATWG label Node's TextDecoder knows, e.g. windows-1256).
  * Decoding is streamed with the same decision, so memory stays flat.
  */
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
 
 export interface EncodingDecision {
@@ -21,6 +21,26 @@ export interface EncodingDecision {
 }
 
 const SNIFF_BYTES = 65_536;
+
+/**
+ * A whole file read at once (a JSON envelope: small), decoded by the same rule as
+ * decideEncoding, without streams: reading a JSON file stays as cheap as it was.
+ */
+export async function readTextFile(path: string, name: string, label?: string): Promise<string> {
+  const bytes = readFileSync(path);
+  const sniffed = sniff(bytes);
+  if (label !== undefined) {
+    const encoding = checkLabel(label);
+    const bom = sniffed && sniffed.how === 'bom' && sniffed.encoding === encoding ? sniffed.bom : 0;
+    return textDecoder(encoding).decode(bytes.subarray(bom));
+  }
+  if (sniffed) return textDecoder(sniffed.encoding, true).decode(bytes.subarray(sniffed.bom));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw await notUtf8(name, bytes, newlines(bytes, firstInvalid(bytes)) + 1);
+  }
+}
 
 /** The first bytes of a file (at most 64 KiB). */
 function head(path: string): Uint8Array {
@@ -50,6 +70,30 @@ export function sniff(bytes: Uint8Array): EncodingDecision | undefined {
   if (oddZero > pairs * 0.3 && evenZero < pairs * 0.05) return { encoding: 'utf-16le', bom: 0, how: 'zero bytes' };
   if (evenZero > pairs * 0.3 && oddZero < pairs * 0.05) return { encoding: 'utf-16be', bom: 0, how: 'zero bytes' };
   return undefined;
+}
+
+/** Windows-1252's characters for bytes 0x80–0x9F (the WHATWG index), where ISO-8859-1 has C1 controls. */
+const CP1252_80_9F = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+  0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/** What decodes a file: a TextDecoder, or the stand-in below. */
+export interface Decoder {
+  decode(input?: Uint8Array, options?: { stream?: boolean }): string;
+}
+
+/**
+ * A decoder for `encoding`. Node 20's TextDecoder decodes windows-1252 as ISO-8859-1
+ * (bytes 0x80–0x9F as C1 controls: “smart quotes” and … lost); where it does, those
+ * bytes are mapped here. Node 24 decodes it right, and gets its own decoder.
+ */
+export function textDecoder(encoding: string, fatal = false): Decoder {
+  const native = new TextDecoder(encoding, { fatal, ignoreBOM: true });
+  if (native.encoding !== 'windows-1252' || native.decode(Uint8Array.of(0x85)) === '\u2026') return native;
+  return {
+    decode: (input) => (input ? Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1').replace(/[\u0080-\u009f]/g, (c) => String.fromCharCode(CP1252_80_9F[c.charCodeAt(0) - 0x80]!)) : ''),
+  };
 }
 
 /** `--encoding`: a label Node's TextDecoder knows, or a usage error naming a few. */
@@ -86,7 +130,7 @@ const GUESSES: Record<string, { label: string; what: string }> = {
 function looksArabic1256(sample: Uint8Array): boolean {
   const high = sample.filter((b) => b >= 0x80);
   if (high.length < 4) return false;
-  const text = new TextDecoder('windows-1256').decode(high);
+  const text = textDecoder('windows-1256').decode(high);
   const arabic = [...text].filter((ch) => /[\u0600-\u06ff]/.test(ch)).length;
   return arabic / high.length > 0.6;
 }
@@ -167,19 +211,20 @@ export async function decideEncoding(path: string, name: string, label?: string)
     stream.destroy();
   }
   if (!bad) return { encoding: 'utf-8', bom: 0, how: 'utf-8' };
-  const likely = await guess(bad.sample);
-  const where = ` (from line ${bad.line})`;
-  throw new UsageError(
-    `${name}: not UTF-8 text${where}${likely ? `; it looks like ${likely.label} (${likely.what})` : ''}, so its letters would be read wrong`,
-    {
-      hint: `save it as "CSV UTF-8" (Excel), "Text CSV" with character set Unicode (UTF-8) (LibreOffice) or download it as CSV (Google Sheets, always UTF-8); or read it as it is with --encoding ${likely?.label ?? 'windows-1256'}`,
-    },
-  );
+  throw await notUtf8(name, bad.sample, bad.line);
+}
+
+/** The one error for a file that is not UTF-8: where, what it most likely is, and the fixes. */
+async function notUtf8(name: string, sample: Uint8Array, line: number): Promise<UsageError> {
+  const likely = await guess(sample);
+  return new UsageError(`${name}: not UTF-8 text (from line ${line})${likely ? `; it looks like ${likely.label} (${likely.what})` : ''}, so its letters would be read wrong`, {
+    hint: `save it as "CSV UTF-8" (Excel), "Text CSV" with character set Unicode (UTF-8) (LibreOffice) or download it as CSV (Google Sheets, always UTF-8); or read it as it is with --encoding ${likely?.label ?? 'windows-1256'}`,
+  });
 }
 
 /** The file decoded as decided, in chunks of text (a decoder in streaming mode: no character is split). */
 export async function* decodedText(path: string, decision: EncodingDecision): AsyncGenerator<string> {
-  const decoder = new TextDecoder(decision.encoding, { fatal: decision.how !== 'given', ignoreBOM: true });
+  const decoder = textDecoder(decision.encoding, decision.how !== 'given');
   const stream = createReadStream(path, { start: decision.bom, highWaterMark: SNIFF_BYTES });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -193,9 +238,3 @@ export async function* decodedText(path: string, decision: EncodingDecision): As
   }
 }
 
-/** A whole (small) file decoded as decided: JSON files. */
-export async function readDecoded(path: string, decision: EncodingDecision): Promise<string> {
-  let text = '';
-  for await (const chunk of decodedText(path, decision)) text += chunk;
-  return text;
-}

@@ -9,6 +9,8 @@
  * what that UTF-8 says is shown as what the cell most likely meant.
  */
 
+import { textDecoder } from './encoding.js';
+
 export type LossKind = 'question marks' | 'mojibake' | 'replacement character';
 
 export interface Loss {
@@ -31,7 +33,7 @@ const pages = new Map<string, CodePage>();
 function codePage(name: 'windows-1252' | 'windows-1256'): CodePage {
   let page = pages.get(name);
   if (!page) {
-    const decoder = new TextDecoder(name);
+    const decoder = textDecoder(name);
     const encode = new Map<string, number>();
     for (let b = 0x80; b <= 0xff; b++) encode.set(decoder.decode(Uint8Array.of(b)), b);
     page = { name, encode };
@@ -77,12 +79,25 @@ export function unmojibake(text: string): string | undefined {
   return undefined;
 }
 
+const escapeClass = (chars: Iterable<string>) => [...chars].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
 /**
- * Characters that begin most mojibake of these two code pages: in 1252,
- * Ã Â Ø Ù Ð and their neighbours (UTF-8 lead bytes); in 1256, ط ظ (0xD8, 0xD9, the lead
- * bytes of Arabic in UTF-8). A cheap filter before the exact test.
+ * What begins mojibake in either code page: the character of a UTF-8 lead byte
+ * (0xC2–0xEF) followed by the character of a continuation byte (0x80–0xBF) that
+ * is not a letter (letters pair up in real text: an Arabic word in 1256, say).
+ * A cheap filter before the exact test.
  */
-const MOJIBAKE_HINT = /[\u00c2-\u00df\u00e0-\u00ef\u0637\u0638][^\s]/;
+const MOJIBAKE_HINT = (() => {
+  const leads = new Set<string>();
+  const continuations = new Set<string>();
+  for (const name of ['windows-1252', 'windows-1256'] as const) {
+    for (const [ch, byte] of codePage(name).encode) {
+      if (byte >= 0xc2 && byte <= 0xef) leads.add(ch);
+      if (byte >= 0x80 && byte <= 0xbf && !/\p{L}/u.test(ch)) continuations.add(ch);
+    }
+  }
+  return new RegExp(`[${escapeClass(leads)}][${escapeClass(continuations)}]`);
+})();
 
 /** What a cell lost, if anything. */
 export function lossIn(cell: string): Loss | undefined {

@@ -4,15 +4,12 @@
  * derived from its body and recorded in a journal, so that a re-run (after a
  * crash, a timeout, Ctrl-C, or success) never creates anything twice.
  */
-import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { completes } from '../../completion-hints.js';
 import { ApiError, ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { SignClient } from '../../../core/client.js';
 import type { JournalEntry } from '../../../core/journal.js';
-import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
+import { keyFingerprint } from '../../../core/service-identity.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
@@ -26,6 +23,7 @@ import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../hints.js';
+import { journalPaths, mayHaveJournals } from './journal-paths.js';
 import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
 
 interface CreateOptions extends InputFlags {
@@ -63,10 +61,6 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .action(action(createCommand));
 }
 
-/** `$SIGN_STATE_DIR`, else `$XDG_STATE_HOME/sign-cli`, else `~/.local/state/sign-cli`. */
-export function stateDir(env: NodeJS.ProcessEnv): string {
-  return env.SIGN_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'sign-cli');
-}
 
 /** Rate and concurrency, checked before any input is read. */
 async function pace(ctx: CommandContext, options: CreateOptions): Promise<{ rate: number; concurrency: number }> {
@@ -158,8 +152,9 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
   const connection = await ctx.resolveConnection();
   const { baseUrl } = connection;
   const environment = ctx.environmentOf(connection);
-  if (!options.new) {
-    // What a run would name: inputs whose contract already has an envelope from an earlier run.
+  // What a run would name: inputs whose contract already has an envelope from an earlier run
+  // (only where a journal can be: a first run on a machine reads nothing, hashes nothing).
+  if (!options.new && mayHaveJournals(ctx.env, options)) {
     const { dryRunContractWarnings } = await import('./contract-warnings.js');
     await dryRunContractWarnings(output, inputs, journalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path, keyFingerprint(connection.apiKey ?? ''));
   }
@@ -184,23 +179,6 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
   }
   output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_SHOWN_PROBLEMS && !output.json ? ` (would POST to ${url})` : ''}`);
   return ExitCode.ok;
-}
-
-/**
- * The journal of this command for this service and environment: a test run
- * and a live run of the same files keep separate journals, and any spelling
- * of the base URL finds the same one. `legacy`: where a version that kept one
- * journal per base URL (all environments) put it; read, never written.
- */
-function journalPaths(ctx: CommandContext, options: CreateOptions, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
-  if (options.journal) return { path: options.journal };
-  const name = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
-  const dir = join(stateDir(ctx.env), 'journals');
-  pruneJournals(dir, Date.now());
-  return {
-    path: join(dir, `create-${name(`${serviceIdentity(baseUrl)}\n${environment ?? '?'}\n${identity}`)}.jsonl`),
-    legacy: join(dir, `create-${name(`${baseUrl}\n${identity}`)}.jsonl`),
-  };
 }
 
 /**
