@@ -29,14 +29,11 @@ const SNIFF_BYTES = 65_536;
 export async function readTextFile(path: string, name: string, label?: string): Promise<string> {
   const bytes = readFileSync(path);
   const sniffed = sniff(bytes);
-  if (label !== undefined) {
-    const encoding = checkLabel(label);
-    const bom = sniffed && sniffed.how === 'bom' && sniffed.encoding === encoding ? sniffed.bom : 0;
-    return textDecoder(encoding).decode(bytes.subarray(bom));
-  }
-  if (sniffed) return textDecoder(sniffed.encoding, true).decode(bytes.subarray(sniffed.bom));
+  // Decoded whole, a byte order mark kept as U+FEFF: the JSON reader takes one off, as before (a second is an error).
+  if (label !== undefined) return textDecoder(checkLabel(label)).decode(bytes);
+  if (sniffed) return textDecoder(sniffed.encoding, true).decode(bytes);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw await notUtf8(name, bytes, newlines(bytes, firstInvalid(bytes)) + 1);
   }
