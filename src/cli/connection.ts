@@ -1,6 +1,6 @@
 /**
  * Where a command's service and key come from, with the precedence of
- * DESIGN.md §2: flag, then environment, then the profile, then the config
+ * docs/configuration.md: flag, then environment, then the profile, then the config
  * setting, then the local sandbox. Each value remembers its source, for
  * --verbose and doctor.
  */

@@ -2,7 +2,7 @@
  * What `config list` shows: every setting as a run of sign-cli would use it
  * right now, and where that value comes from (a flag, the environment, the
  * active profile, the config file, or the default), in the precedence of
- * DESIGN.md §2. Secrets are masked.
+ * docs/configuration.md. Secrets are masked.
  */
 import { maskKey } from '../core/keys.js';
 import { showRateStoreUrl } from '../core/rate-store-url.js';

@@ -1,6 +1,6 @@
 /**
  * The sign-cli program as a process: the command tree a command line needs,
- * and the mapping of every outcome to an exit code (DESIGN.md §2).
+ * and the mapping of every outcome to an exit code (docs/commands/exit-codes.md).
  */
 import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';

@@ -1,7 +1,7 @@
 /**
  * `--query <expression>`: a JMESPath expression (the AWS and Azure CLIs'
  * convention) applied to the JSON a command prints, once per document or per
- * line for line-per-object outputs (DESIGN.md §6: applied to the finished
+ * line for line-per-object outputs (as the AWS CLI's: applied to the finished
  * output, never inside commands). The evaluator is the JMESPath Community's
  * TypeScript implementation, loaded only when --query is given.
  */

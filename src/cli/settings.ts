@@ -10,7 +10,7 @@ import { WEBHOOK_SCHEMES } from '../core/webhook-schemes.js';
 import { parseRateStoreUrl, showRateStoreUrl } from '../core/rate-store-url.js';
 import { parseIntegerOption, parsePositiveNumberOption } from './flags.js';
 
-/** The local sandbox: what the CLI talks to when nothing else is configured (DESIGN.md §2). */
+/** The local sandbox: what the CLI talks to when nothing else is configured (docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
 export interface SettingSpec {

@@ -1,6 +1,6 @@
 /**
  * One error hierarchy for the whole tool. Each error knows the exit code of
- * DESIGN.md §2 it maps to, so the CLI never has to guess from a message.
+ * docs/commands/exit-codes.md it maps to, so the CLI never has to guess from a message.
  */
 
 export const ExitCode = {
@@ -153,7 +153,7 @@ export class NetworkError extends SignError {
 
 /**
  * A 2xx that is not what was asked for (an HTML page, an empty body, a
- * non-PDF): usually a wrong base URL. Never a success (DESIGN.md §5).
+ * non-PDF): usually a wrong base URL. Never a success (no false success).
  */
 export class UnexpectedResponseError extends SignError {
   constructor(

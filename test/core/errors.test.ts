@@ -23,7 +23,7 @@ describe('parseErrorBody reads any error body shape', () => {
   });
 });
 
-describe('exit codes (DESIGN.md §2)', () => {
+describe('exit codes (docs/commands/exit-codes.md)', () => {
   it('maps each error class to its code', () => {
     expect(exitCodeOf(new UsageError('x'))).toBe(ExitCode.usage);
     expect(exitCodeOf(new ValidationError('f.json', [{ path: 'title', message: 'is required' }]))).toBe(2);

@@ -1,6 +1,6 @@
 /**
  * What `envelopes create` says about each envelope as it finishes: a line for a
- * person, or one JSON object per envelope (DESIGN.md §3).
+ * person, or one JSON object per envelope (docs/commands/envelopes-create.md).
  */
 import { SignError, ValidationError } from '../../../core/errors.js';
 import type { BulkOutcome } from '../../../core/bulk.js';
@@ -9,7 +9,7 @@ import { cellText } from '../../cell.js';
 import { hintOf } from '../../hints.js';
 import { untrusted } from '../../../core/text.js';
 
-/** One line of `--json` output per envelope (DESIGN.md §3). */
+/** One line of `--json` output per envelope (docs/commands/envelopes-create.md). */
 export interface CreateReport {
   input: string;
   status: 'created' | 'failed' | 'valid';

@@ -138,7 +138,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     output.protect(sandbox.webhookSecret);
     output.info(`${formatInstant(new Date())} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`);
   } else if (output.json) {
-    // The contract of DESIGN.md §3: scripts and tests read the sandbox's own test key from here.
+    // The command's contract (docs/commands/sandbox.md): scripts and tests read the sandbox's own test key from here.
     output.jsonLine({
       base_url: sandbox.baseUrl,
       api_key: sandbox.apiKey,
