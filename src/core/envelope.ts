@@ -121,7 +121,7 @@ export const signerSchema = z.looseObject(
         z.regex(EMAIL_RE, { error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}` }),
       ),
     ),
-    // What a number may be is phone.ts's (libphonenumber, for its country): checkPhones below.
+    // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
     phone: z.optional(z.string({ error: expected('a phone number in international form') }).check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong }))),
     order: z.optional(
       z.number({ error: expected('an integer from 1') }).check(
