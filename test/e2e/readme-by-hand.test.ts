@@ -115,7 +115,9 @@ describe('README: by hand, against the local sandbox', () => {
     const one = openTerminal('one');
     paste(one, terminal1, `echo "BLOCK-ONE-DONE $? $(pwd)"`);
     // The listener's terminal, once the sandbox has written its credentials (a person opens it then).
-    await until('the sandbox started by the block', () => existsSync(join(dataDir, 'credentials.env')), 60_000, one);
+    // The block builds first (tsc and esbuild: about 16 s alone, over a minute beside the rest of
+    // the suite on two cores), so the sandbox's start is waited for with the build's margin.
+    await until('the sandbox started by the block', () => existsSync(join(dataDir, 'credentials.env')), 180_000, one);
     const two = openTerminal('two');
     paste(two, terminal2, '');
 
@@ -140,7 +142,7 @@ describe('README: by hand, against the local sandbox', () => {
     tmux('send-keys', '-t', one, 'Enter');
     const id = await until('$id', () => /THE-ID (env_\w+)/.exec(screen(one))?.[1], 10_000, one);
     session = { scratch, id };
-  }, 240_000);
+  }, 360_000);
 
   it('then every example of the README and docs/commands runs as written, in that session', async (context) => {
     if (!session) context.skip();
