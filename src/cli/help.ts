@@ -112,10 +112,30 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
     ...(grouped ? details : []),
     ...section('Help topics:', command.parent ? [] : TOPICS.map((topic) => item(`help ${topic.name}`, topic.summary))),
     ...section(command.parent ? 'Options:' : 'Global options:', helper.visibleOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
-    ...section('Global options:', helper.visibleGlobalOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
+    ...section('Global options (sign-cli --help; their env vars: sign-cli help environment):', inheritedTerms(helper.visibleGlobalOptions(command).map((o) => helper.optionTerm(o)), helpWidth)),
     ...section('Examples:', (doc?.examples ?? []).map((example) => `  $ ${example}`)),
   ];
-  return lines.join('\n').replace(/\n+$/, '');
+  // One newline at the end, as every line a command prints: the shell's prompt starts on its own line.
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+/**
+ * The options a subcommand inherits, short (gh's INHERITED FLAGS): their terms packed into lines
+ * of the help's width, so the thirteen of them take three lines instead of a screen. The
+ * program's own help describes each; `help environment` the variables behind them.
+ */
+export function inheritedTerms(terms: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const term of terms) {
+    if (line && 2 + line.length + 2 + term.length > width) {
+      lines.push(`  ${line}`);
+      line = '';
+    }
+    line = line ? `${line}  ${term}` : term;
+  }
+  if (line) lines.push(`  ${line}`);
+  return lines;
 }
 
 /** What the program's help shows of a top-level command (src/cli/command-index.ts). */

@@ -24,13 +24,24 @@ describe('help', () => {
     const result = await runCommand(['envelopes', 'get', '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    const globals = result.stdout.slice(result.stdout.indexOf('Global options:'));
-    expect(result.stdout).toContain('Global options:');
+    const globals = result.stdout.slice(result.stdout.indexOf('Global options ('), result.stdout.indexOf('Examples:'));
     // The command's own options come first, the inherited ones after (gh's INHERITED FLAGS).
-    expect(result.stdout.indexOf('Options:')).toBeLessThan(result.stdout.indexOf('Global options:'));
+    expect(result.stdout.indexOf('Options:')).toBeLessThan(result.stdout.indexOf('Global options ('));
     for (const flag of ['--json', '--base-url <url>', '--profile <name>', '--verbose', '--timeout <seconds>']) expect(globals).toContain(flag);
+    // Short, as gh shows them: terms only, pointing to where they are described.
+    expect(globals).toContain('sign-cli --help');
+    expect(globals).toContain('sign-cli help environment');
+    expect(globals).not.toContain('per-request timeout');
     // --version is the program's alone.
     expect(globals).not.toContain('--version');
+  });
+
+  it('ends with one newline, so the prompt starts on a line of its own', async () => {
+    const results = await Promise.all([[], ['envelopes'], ['envelopes', 'create'], ['help', 'environment']].map((path) => runCommand(path[0] === 'help' ? path : [...path, '--help'])));
+    for (const result of results) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/[^\n]\n$/);
+    }
   });
 
   it('`help envelopes create` is `envelopes create --help`, at any depth', async () => {
@@ -85,8 +96,9 @@ describe('help of every command', () => {
   it('lists the global options in every subcommand, after its own commands and options', () => {
     for (const { path, command } of all.filter((c) => c.path.length > 0)) {
       const text = command.helpInformation();
-      expect(text, path.join(' ')).toMatch(/Global options:[\s\S]*--json/);
-      const globalsAt = text.indexOf('Global options:');
+      expect(text, path.join(' ')).toMatch(/Global options \([^\n]*\n(?: {2}\S[^\n]*\n){1,6}(?:\n|$)/);
+      expect(text, path.join(' ')).toMatch(/Global options \([\s\S]*--json/);
+      const globalsAt = text.indexOf('Global options (');
       if (text.includes('Commands:')) expect(text.indexOf('Commands:'), path.join(' ')).toBeLessThan(globalsAt);
       expect(text.indexOf('\nOptions:'), path.join(' ')).toBeLessThan(globalsAt);
     }
