@@ -40,6 +40,16 @@ describe('README', () => {
     expect(broken).toEqual([]);
   });
 
+  it('has blocks a person pastes into bash or zsh: no shell comments in them (README and docs/commands)', () => {
+    // zsh runs a pasted `# text` as a command (interactive_comments is off in `zsh -f` and stock macOS).
+    const commandPages = readdirSync(join(ROOT, 'docs', 'commands')).filter((f) => f.endsWith('.md'));
+    const shown = [{ name: 'README.md', text: readme }, ...guides, ...commandPages.map((f) => ({ name: `docs/commands/${f}`, text: readFileSync(join(ROOT, 'docs', 'commands', f), 'utf8') }))];
+    const commented = shown.flatMap((page) =>
+      [...page.text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((line) => /(?:^|\s)#/.test(line)).map((line) => `${page.name}: ${line}`)),
+    );
+    expect(commented).toEqual([]);
+  });
+
   it('is a front door, not the manual: under 250 lines', () => {
     expect(readme.split('\n').length).toBeLessThan(250);
   });

@@ -10,7 +10,7 @@
  * `$id`), every other example of the README and of docs/commands runs as
  * written (examples.ts): the examples say they run after the by-hand block.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -89,7 +89,7 @@ async function until<T>(what: string, check: () => T | undefined | null | false,
 }
 
 afterAll(() => {
-  spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: home, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
+  for (const of of [home, zshHome]) spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: of, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
   spawnSync('tmux', [...tmuxArgs, 'kill-server']);
 });
 
@@ -148,8 +148,75 @@ describe('README: by hand, against the local sandbox', () => {
     if (!session) context.skip();
     const pages = examplePages();
     expect(pages.length).toBeGreaterThan(30);
-    const failures = await runExamplePages(pages, { scratch: session!.scratch, id: session!.id, home, credentials: join(home, '.local', 'share', 'sign-cli', 'sandbox', 'credentials.env') });
-    expect(failures).toEqual([]);
+    const facts = { scratch: session!.scratch, id: session!.id, home, credentials: join(home, '.local', 'share', 'sign-cli', 'sandbox', 'credentials.env') };
+    expect(await runExamplePages(pages, facts)).toEqual([]);
+    // Pasted into zsh as well (zsh -f: comments off, as on a stock macOS shell).
+    if (zshMissing(context)) return;
+    expect(await runExamplePages(pages, facts, 'zsh')).toEqual([]);
     expect(gitStatus()).toBe(gitBefore);
-  }, 240_000);
+  }, 360_000);
+
+  it('and pasted into an interactive zsh -f, the by-hand blocks run through as in bash', async (context) => {
+    if (zshMissing(context)) return;
+    // The bash session's sandbox and listener hold 4010 and 4020: stopped first, as a person would.
+    spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: home, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
+    spawnSync('tmux', [...tmuxArgs, 'kill-server']);
+    const before = gitStatus();
+    const env = Object.fromEntries([...shellEnv, `HOME=${zshHome}`].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+    const one = await pasteIntoZsh(`${terminal1}echo "BLOCK-ONE-DONE $? $(pwd)"\n`, env, () => false, 240_000);
+    expect(one.output).not.toMatch(/command not found|too many arguments|no matches found|parse error|No such file|error:/);
+    const done = /BLOCK-ONE-DONE (\d+) (\S+)/.exec(one.output);
+    expect(done?.[1], one.output).toBe('0');
+    expect(done![2]!.startsWith(ROOT)).toBe(false);
+    expect(readdirSync(done![2]!).sort()).toEqual(['envelope.json', 'signed.pdf']);
+    expect(one.output).toMatch(/^env_\w+\s+completed\s+2\/2\s+\S+ \S+\s+CTR-2027-0042\s+Office lease renewal 2027$/m);
+    // The listener's block, stopped with Ctrl-C once it listens, exits 0.
+    const two = await pasteIntoZsh(terminal2, env, (output) => /listening on http:\/\/127\.0\.0\.1:4020/.test(output), 60_000);
+    expect(two.output).toMatch(/listening on http:\/\/127\.0\.0\.1:4020/);
+    expect(two.output).not.toMatch(/command not found|too many arguments|parse error/);
+    expect(gitStatus()).toBe(before);
+  }, 360_000);
 });
+
+const zshHome = tempDir('sign-cli-readme-zsh-home-');
+
+/** Whether zsh is missing: a skip with a note here, a failure in CI (which installs it). */
+function zshMissing(context: { skip: () => void }): boolean {
+  if (spawnSync('zsh', ['-f', '-c', 'true']).status === 0) return false;
+  const note = 'zsh is not installed: the README blocks are not tried in zsh (.ci/run installs it)';
+  if (inCi) throw new Error(note);
+  console.warn(`skipped: ${note}`);
+  context.skip();
+  return true;
+}
+
+/**
+ * A block pasted into an interactive `zsh -f` at the repo root (`-i -s`: read as typed, so a `#`
+ * is not a comment). `stopWhen` the output says so, the block's foreground command gets Ctrl-C
+ * (SIGINT to the process group, as a terminal sends it).
+ */
+function pasteIntoZsh(block: string, env: Record<string, string>, stopWhen: (output: string) => boolean, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('zsh', ['-f', '-i', '-s'], { cwd: ROOT, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    let stopped = false;
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL');
+      reject(new Error(`zsh block: timed out; output:\n${output}`));
+    }, timeoutMs);
+    const take = (chunk: string) => {
+      output += chunk;
+      if (!stopped && stopWhen(output)) {
+        stopped = true;
+        process.kill(-child.pid!, 'SIGINT');
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+    child.stdin.end(block);
+  });
+}

@@ -61,7 +61,8 @@ function script(page: ExamplePage): string {
   const out = ['set -u'];
   page.lines.forEach((line, i) => {
     const command = SERVER.test(line) ? `timeout --foreground --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}` : line;
-    out.push(command, `status=$?; if [ "$status" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $status" >&2; exit 1; fi`);
+    // `rc`, not `status`: zsh's $status is $? and read-only.
+    out.push(command, `rc=$?; if [ "$rc" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $rc" >&2; exit 1; fi`);
   });
   out.push('wait');
   return `${out.join('\n')}\n`;
@@ -75,19 +76,31 @@ export interface SessionFacts {
   credentials: string;
 }
 
-function runPage(page: ExamplePage, facts: SessionFacts, bin: string): Promise<string | undefined> {
+/**
+ * The shells a person pastes into: bash, and zsh as macOS ships it (`zsh -f`: no rc files, so
+ * interactive_comments off) reading the page as a paste, interactively (`-i -s`: a zsh script run
+ * reads comments, a pasted block does not).
+ */
+export type PasteShell = 'bash' | 'zsh';
+const SHELL_ARGS: Record<PasteShell, (file: string) => string[]> = {
+  bash: (file) => ['--norc', '--noprofile', file],
+  zsh: () => ['-f', '-i', '-s'],
+};
+
+function runPage(page: ExamplePage, facts: SessionFacts, bin: string, shell: PasteShell): Promise<string | undefined> {
   const dir = join(tempDir('sign-cli-examples-'), basename(page.name, '.md'));
   mkdirSync(dir);
   cpSync(facts.scratch, dir, { recursive: true });
   const file = join(dir, '..', 'examples.sh');
   writeFileSync(file, `. ${JSON.stringify(facts.credentials)}\nexport SIGN_BASE_URL SIGN_API_KEY SIGN_WEBHOOK_SECRET\n${script(page)}`);
   return new Promise((resolve) => {
-    const child = spawn('bash', ['--norc', '--noprofile', file], {
+    const child = spawn(shell, SHELL_ARGS[shell](file), {
       cwd: dir,
       // A config of the page's own: one page's settings and profiles are not another's.
       env: { PATH: `${bin}:${process.env.PATH}`, HOME: facts.home, SIGN_CONFIG_DIR: join(dir, '..', 'config'), TMPDIR: process.env.TMPDIR ?? '/tmp', LANG: 'C.UTF-8', NO_COLOR: '1', repo: ROOT, id: facts.id },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [shell === 'zsh' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
+    if (shell === 'zsh') child.stdin!.end(readFileSync(file));
     let stderr = '';
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -98,13 +111,13 @@ function runPage(page: ExamplePage, facts: SessionFacts, bin: string): Promise<s
       if (code === 0) return resolve(undefined);
       const failed = /EXAMPLE-FAILED (\d+) exit (\d+)/.exec(stderr);
       const line = failed ? page.lines[Number(failed[1]) - 1] : undefined;
-      resolve(`${page.name}: ${line ? `\`${line.trim()}\` exited ${failed![2]}` : `exit ${code}`}\n${stderr.slice(-1500)}${stdout.slice(-500)}`);
+      resolve(`${page.name} (${shell}): ${line ? `\`${line.trim()}\` exited ${failed![2]}` : `exit ${code}`}\n${stderr.slice(-1500)}${stdout.slice(-500)}`);
     });
   });
 }
 
 /** Runs every page (four at a time); the failures, one message each. */
-export async function runExamplePages(pages: ExamplePage[], facts: SessionFacts): Promise<string[]> {
+export async function runExamplePages(pages: ExamplePage[], facts: SessionFacts, shell: PasteShell = 'bash'): Promise<string[]> {
   const bin = tempDir('sign-cli-examples-bin-');
   writeFileSync(join(bin, 'sign-cli'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
   chmodSync(join(bin, 'sign-cli'), 0o755);
@@ -113,7 +126,7 @@ export async function runExamplePages(pages: ExamplePage[], facts: SessionFacts)
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let page = queue.shift(); page; page = queue.shift()) {
-        const failure = await runPage(page, facts, bin);
+        const failure = await runPage(page, facts, bin, shell);
         if (failure) failures.push(failure);
       }
     }),

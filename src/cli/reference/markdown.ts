@@ -49,10 +49,36 @@ export function markdownPage(page: Page, globalOptions: readonly Item[]): string
     if (page.options.length > 0) lines.push('## Options', '', ...table(['Option', 'Meaning'], page.options));
     lines.push(`The [global options](README.md#global-options) apply too.`, '');
   }
-  if (doc.examples.length > 0) lines.push('## Examples', '', '```sh', ...doc.examples, '```', '');
+  if (doc.examples.length > 0) lines.push('## Examples', '', ...exampleBlocks(doc.examples));
   const related = [page.parent ? link(page.parent) : undefined, `\`man ${page.manName}\``].filter(Boolean);
   lines.push('## See also', '', related.join(' · '), '');
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+/** An example's trailing `  # what it does`, the one shell comment an example may carry. */
+const EXAMPLE_COMMENT = /\s+#\s+(.*)$/;
+
+/**
+ * Examples as blocks a person pastes: no shell comments in them (zsh, as macOS ships it, runs
+ * `# text` as a command when pasted). An example's comment becomes a sentence before a block of
+ * its own; examples without one share a block.
+ */
+export function exampleBlocks(examples: readonly string[]): string[] {
+  const lines: string[] = [];
+  let open = false;
+  for (const example of examples) {
+    const comment = EXAMPLE_COMMENT.exec(example);
+    if (comment || !open) {
+      if (open) lines.push('```', '');
+      if (comment) lines.push(`${comment[1]![0]!.toUpperCase()}${comment[1]!.slice(1)}:`, '');
+      lines.push('```sh');
+      open = !comment;
+    }
+    lines.push(comment ? example.slice(0, comment.index) : example);
+    if (comment) lines.push('```', '');
+  }
+  if (open) lines.push('```', '');
+  return lines;
 }
 
 export function markdownTopic(topic: Topic): string {
