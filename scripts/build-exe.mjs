@@ -28,7 +28,6 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { assertCharset, chunksHash, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
-import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
 import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
 
@@ -105,6 +104,7 @@ try {
   // The builder: a Node of the targets' version for this machine.
   const builder = nodeBinary(host);
   mkdirSync(out, { recursive: true });
+  // Printed here; written to the docs only by `npm run sizes`, the command that measures them.
   const sizes = [];
   for (const target of wanted) {
     const exe = join(out, `sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}`);
@@ -134,23 +134,6 @@ try {
   }
   copyFileSync(notices, join(out, 'THIRD-PARTY-NOTICES.txt'));
   writeFileSync(join(out, 'SHA256SUMS'), sizes.map(([target, , sha]) => `${sha}  sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}\n`).join(''));
-
-  // The sizes a user downloads, written where the docs quote them (after a build of every target):
-  // each executable, and the npm package as `npm pack` would make it from the current build.
-  if (wanted.length === Object.keys(TARGETS).length) writeSizes(sizes);
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-function writeSizes(sizes) {
-  const rows = sizes.map(([target, bytes]) => [`single executable, ${target}`, `${(bytes / 1e6).toFixed(1)} MB`]);
-  if (existsSync(join(root, 'dist', 'cli', 'main.cjs'))) {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
-    rows.push(['npm package, tarball', `${(pack.size / 1e6).toFixed(1)} MB`], ['npm package, installed (no dependencies)', `${(pack.unpackedSize / 1e6).toFixed(1)} MB`]);
-  }
-  updateFigures(
-    join(root, 'docs', 'figures', 'install.md'),
-    { title: 'Install sizes', writer: 'npm run build:exe', intro: `The executables carry Node ${NODE_VERSION}; the npm package needs Node 20.19 or later.` },
-    { sizes: `## Sizes\n\n${measuredOn()}\n\n${figureTable(rows, ['What', 'Size'])}` },
-  );
 }
