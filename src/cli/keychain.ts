@@ -57,7 +57,25 @@ const LABELS: Partial<Record<NodeJS.Platform, string>> = {
  * server, a container, CI) there is no keychain, and the binding is not
  * even loaded.
  */
-export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<Keychain> {
+/** The binding's loader: an import of @napi-rs/keyring (a seam, so a missing module is tested without uninstalling it). */
+export type KeychainBindingLoader = () => Promise<typeof import('@napi-rs/keyring')>;
+const loadBinding: KeychainBindingLoader = () => import('@napi-rs/keyring');
+
+/**
+ * Why the binding did not load, in one line. The common case is an install without it (an offline
+ * `npm install` skips the optional native module): Node's "Cannot find module" with its require
+ * stack says nothing a user acts on.
+ */
+export function bindingProblem(error: unknown, platform: string, arch: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (?:module|native binding)|Failed to load native binding/i.test(message)) {
+    return `no OS keychain module for ${platform}-${arch} (@napi-rs/keyring, an optional dependency, is not installed)`;
+  }
+  return `the OS keychain module did not load on ${platform}-${arch} (${oneLine(message.split('\n')[0]!).slice(0, 160)})`;
+}
+
+export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, load: KeychainBindingLoader = loadBinding): Promise<Keychain> {
   const label = LABELS[platform] ?? 'the system keychain';
   if (env.SIGN_KEYCHAIN === 'off') throw new KeychainUnavailableError('SIGN_KEYCHAIN=off');
   if (platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) {
@@ -65,9 +83,9 @@ export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Plat
   }
   let binding: typeof import('@napi-rs/keyring');
   try {
-    binding = await import('@napi-rs/keyring');
+    binding = await load();
   } catch (error) {
-    throw new KeychainUnavailableError(`no keychain binding for ${platform}-${process.arch} (${oneLine((error as Error).message).slice(0, 160)})`);
+    throw new KeychainUnavailableError(bindingProblem(error, platform, process.arch));
   }
   const options = platform === 'linux' ? { linux: { store: 'secret-service' as const } } : undefined;
   const entry = (account: string) => new binding.AsyncEntry(KEYCHAIN_SERVICE, account, options);

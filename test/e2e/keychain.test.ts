@@ -7,11 +7,12 @@
  * The binding is native and reads the process's environment, so these run the
  * built binary.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE } from '../helpers/envelopes.js';
-import { runCli } from '../helpers/cli.js';
+import { cleanEnv, ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { expectNoKey, withConfig } from '../helpers/profiles.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { NO_SECRET_SERVICE, startSecretService, type SecretService } from '../helpers/secret-service.js';
@@ -164,5 +165,38 @@ describe.skipIf(NO_SECRET_SERVICE)('keys in the OS keychain (a real Secret Servi
     expect(quiet.stderr).not.toContain('warning');
     expect(JSON.parse(readFileSync(off.file, 'utf8')).profiles.ci.api_key).toBe(sandbox.apiKey);
     expectNoKey([quiet], sandbox.apiKey);
+  });
+});
+
+describe('an install without the keychain module (an offline npm install skips the optional addon)', () => {
+  it('keys add says so in one line and keeps the key in the 0600 file: no require stack', async () => {
+    // The package as an offline install has it: bin/ and dist/cli with no node_modules anywhere above.
+    const installed = tempDir('sign-cli-no-addon-');
+    cpSync(join(ROOT, 'bin'), join(installed, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist', 'cli'), join(installed, 'dist', 'cli'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(installed, 'package.json'));
+    const config = withConfig();
+    const key = 'sk_test_51NoAddonKeyForThisTestOnly0000abcd';
+    const result = await new Promise<CliResult>((resolve) => {
+      // A D-Bus address, so that the binding is looked for (without one it is not even loaded).
+      const child = spawn(process.execPath, [join(installed, 'bin', 'sign-cli.js'), 'keys', 'add', 'ci', '--stdin', '--offline'], {
+        cwd: installed,
+        env: cleanEnv({ ...config.env, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(installed, 'no-bus')}` }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      child.stdin.end(`${key}\n`);
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^warning: no OS keychain answered \(no OS keychain module for linux-x64 \(@napi-rs\/keyring, an optional dependency, is not installed\)\); the key is kept in .+ \(mode 0600\)/);
+    expect(result.stderr).not.toMatch(/Require stack|Cannot find module|node_modules/);
+    expect(lines.filter((line) => line.startsWith('warning:'))).toHaveLength(1);
+    expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.ci.api_key).toBe(key);
+    expectNoKey([result], key);
   });
 });
