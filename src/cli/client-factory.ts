@@ -64,6 +64,8 @@ export class ClientFactory {
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
       keyLabel: keyLabel(connection),
+      // The command's clock (src/cli/io.ts): its waits and notices are the ones tests drive.
+      clock: this.inputs.io.clock,
       paths: checkPathOverrides((await this.inputs.loadConfig()).get('paths')),
       // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as curl and gh read them (core/proxy.ts).
       proxy: proxySettingsFrom(this.inputs.io.env),
@@ -72,7 +74,9 @@ export class ClientFactory {
       onTrace: (event) => {
         if (event.type === 'response' && event.status >= 200 && event.status < 300) this.keyUsedAt = new Date();
         if (event.type === 'retry' && !output.verbose) this.showRetry(event);
-        output.trace(formatTrace(event));
+        // A server that accepts and says nothing: said on stderr, on a terminal or not.
+        if (event.type === 'waiting') output.info(output.err.yellow(waitingLine(event)));
+        if (event.type !== 'waiting') output.trace(formatTrace(event));
       },
       ...overrides,
     });
@@ -187,5 +191,19 @@ export function formatTrace(event: TraceEvent): string {
       return `< HTTP ${event.status} in ${event.durationMs} ms${event.headers['idempotent-replayed'] === 'true' ? ' (replayed by the service)' : ''}`;
     case 'retry':
       return `… attempt ${event.attempt} failed (${event.reason}); retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.source})`;
+    case 'waiting':
+      return waitingLine(event);
   }
+}
+
+/**
+ * What a silent server is keeping us waiting for, and how long it may still take: the attempt's
+ * bound, and the attempts left after it (each bounded the same, with waits between them).
+ */
+export function waitingLine(event: TraceEvent & { type: 'waiting' }): string {
+  const { origin, pathname } = new URL(event.url);
+  const left = event.attempts - event.attempt;
+  const after = left > 0 ? `, then up to ${left} more attempt${left === 1 ? '' : 's'} (--timeout, --retries)` : ' (--timeout)';
+  const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+  return `… waiting for ${origin} to answer ${event.method} ${pathname}: no answer for ${seconds(event.waitedMs)} (attempt ${event.attempt} of ${event.attempts}); this attempt gives up at ${seconds(event.timeoutMs)}${after}`;
 }

@@ -21,7 +21,9 @@ export type TraceEvent =
   | { type: 'note'; message: string }
   | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string> }
   | { type: 'response'; attempt: number; status: number; durationMs: number; headers: Record<string, string | undefined> }
-  | { type: 'retry'; attempt: number; delayMs: number; source: DelaySource; reason: string };
+  | { type: 'retry'; attempt: number; delayMs: number; source: DelaySource; reason: string }
+  /** An attempt still unanswered after `waitedMs` (WAIT_NOTICE_MS): said even when nothing else is. */
+  | { type: 'waiting'; attempt: number; attempts: number; method: string; url: string; waitedMs: number; timeoutMs: number };
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -103,6 +105,9 @@ export interface TransportOptions {
   onTrace: (event: TraceEvent) => void;
 }
 
+/** How long an attempt goes unanswered before the caller hears of it (a `waiting` trace): a silent server is not a silent tool. */
+export const WAIT_NOTICE_MS = 10_000;
+
 export class Transport {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
@@ -154,7 +159,11 @@ export class Transport {
    * its status (a 4xx is the caller's to show), its body as bytes.
    */
   async sendRaw(request: RawRequest, options: RequestOptions = {}): Promise<ApiResponse<Buffer>> {
-    const url = withQuery(joinUrl(this.baseUrl, request.path), options.query);
+    // A query written in the path (`/api/v1/envelopes?limit=5`) is the URL's query, not part of its path (`%3F`).
+    const at = request.path.indexOf('?');
+    const joined = new URL(joinUrl(this.baseUrl, at < 0 ? request.path : request.path.slice(0, at)));
+    if (at >= 0) joined.search = request.path.slice(at + 1);
+    const url = withQuery(joined.toString(), options.query);
     const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
     return this.exchange<Buffer>({ method: request.method, url, label: `${request.method} ${request.path}`, body: request.body, headers, anyStatus: true }, { ...options, binary: true });
   }
@@ -198,6 +207,13 @@ export class Transport {
       let response: Dispatcher.ResponseData;
       let raw: Buffer | undefined;
       let file: FileAnswer | undefined;
+      // Said once per attempt that goes unanswered that long; called off by the answer (or its failure).
+      const answered = new AbortController();
+      const attempts = this.policy.maxRetries + 1;
+      this.clock.sleep(WAIT_NOTICE_MS, AbortSignal.any([answered.signal, attemptSignal])).then(
+        () => this.onTrace({ type: 'waiting', attempt, attempts, method: spec.method, url, waitedMs: WAIT_NOTICE_MS, timeoutMs: this.timeoutMs }),
+        () => {},
+      );
       try {
         response = await request(url, {
           method: spec.method as Dispatcher.HttpMethod,
@@ -255,6 +271,8 @@ export class Transport {
           reason: operation === 'resendEvent' ? 'maybe_resent' : keyed ? 'maybe_sent' : 'connect_failed',
           reasonData: { idempotencyKey },
         });
+      } finally {
+        answered.abort();
       }
       sent = true;
       const responseHeaders = flattenHeaders(response.headers);
