@@ -11,13 +11,13 @@ import { formatTime } from './time.js';
 
 /** Ids, type, state, result (an error included) and time are read by; only the URL gives way. */
 export const DELIVERY_COLUMNS: readonly Column[] = [
-  { head: 'EVENT' },
+  { head: 'EVENT', whole: true },
   { head: 'TYPE' },
-  { head: 'ENVELOPE' },
+  { head: 'ENVELOPE', whole: true },
   { head: 'STATE' },
   { head: 'ATTEMPTS' },
   { head: 'LAST RESULT' },
-  { head: 'LAST ATTEMPT' },
+  { head: 'LAST ATTEMPT', whole: true },
   { head: 'URL', cut: true, min: 12 },
 ];
 

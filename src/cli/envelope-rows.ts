@@ -1,21 +1,23 @@
 /**
  * Envelopes as rows for `envelopes list`, printed as pages arrive so a
  * listing of any length streams (table.ts: StreamedTable). Id, state, signed
- * count and time are read by; the contract id and the title give way on a
- * narrow terminal. Pure functions, tested without spawning.
+ * count, time and contract id are read by, never cut; only the title gives
+ * way on a narrow terminal, and when even that is not enough (80 columns and a
+ * contract id of more than a few characters) each envelope is shown stacked.
+ * Pure functions, tested without spawning.
  */
 import type { Envelope } from '../core/envelope.js';
 import { cellText as text, type Column } from './cell.js';
 import { formatTime } from './time.js';
 
-/** At 80 columns the read-by columns take 65; the contract id and title share the rest. */
+/** The read-by columns take 65 columns before the contract id; the title has what is left. */
 export const LIST_COLUMNS: readonly Column[] = [
-  { head: 'ID' },
+  { head: 'ID', whole: true },
   { head: 'STATUS' },
   { head: 'SIGNED' },
-  { head: 'CREATED' },
-  { head: 'CONTRACT', cut: true, min: 5 },
-  { head: 'TITLE', cut: true, min: 5 },
+  { head: 'CREATED', whole: true },
+  { head: 'CONTRACT', whole: true },
+  { head: 'TITLE', cut: true },
 ];
 
 /** `signed/total` signers. */

@@ -6,6 +6,8 @@
 import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../core/envelope.js';
 import { cellText as text } from './cell.js';
+import { fitLine, free, optional, whole, type LinePart } from './line-fit.js';
+import { cutTo, displayWidth } from './table.js';
 import { formatInstant, formatTime } from './time.js';
 
 interface SignerLike {
@@ -34,32 +36,57 @@ function icon(out: ChalkInstance, status: string): string {
   return out.yellow('◐');
 }
 
-/** Cut to `width` characters (with …), colour codes aside: the block must not wrap, or the redraw drifts. */
-function fit(line: string, width: number | undefined): string {
-  if (width === undefined) return line;
-  const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
-  if ([...plain].length <= width) return line;
-  return `${[...plain].slice(0, Math.max(0, width - 1)).join('')}…`;
-}
-
-/** The block shown on a terminal, redrawn in place at every poll. */
+/**
+ * The block shown on a terminal, redrawn in place at every poll. Each line is
+ * fitted to the width (line-fit.ts): titles, names and channels are cut with
+ * …, ids and times never, and our own words are left out whole rather than
+ * cut. A line must never wrap, or the redraw drifts: one that still does not
+ * fit (a terminal narrower than an id and a time) is cut whole, as a last
+ * resort. Measuring text that is not plain ASCII needs `prepareWidths` done.
+ */
 export function liveBlock(envelope: Envelope, out: ChalkInstance, options: { checkedAt: Date; columns?: number | undefined; intervalS: number }): string[] {
   const status = text(envelope.status);
   const signers = signersOf(envelope);
   const nameWidth = Math.min(32, Math.max(0, ...signers.map((s, i) => [...signerLabel(s, i)].length)));
   const channelWidth = Math.max(0, ...signers.map((s) => text(s.channel).length));
   const width = options.columns === undefined ? undefined : options.columns - 1;
-  const lines = [
-    `${icon(out, status)} ${out.bold(text(envelope.id))}  ${text(envelope.title)}${envelope.contract_id ? `  (${text(envelope.contract_id)})` : ''}`,
-    `  status ${out.bold(status)}, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`,
-    ...signers.map((s, i) => {
+  const lines: LinePart[][] = [
+    [
+      { text: icon(out, status) },
+      ' ',
+      whole(envelope.id, { paint: out.bold }),
+      '  ',
+      free(envelope.title, { min: 12 }),
+      // The contract id is never cut: left out whole when the title would have to be cut short.
+      ...(envelope.contract_id ? [optional(`  (${text(envelope.contract_id)})`)] : []),
+    ],
+    ['  status ', whole(envelope.status, { paint: out.bold }), optional(`, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`)],
+    ...signers.map((s, i): LinePart[] => {
       const state = text(s.status);
-      const at = state === 'signed' && s.signed_at ? ` ${formatTime(s.signed_at)}` : '';
-      return `  ${icon(out, state)} ${signerLabel(s, i).padEnd(nameWidth)}  ${text(s.channel).padEnd(channelWidth)}  ${state}${at}`;
+      return [
+        '  ',
+        { text: icon(out, state) },
+        ' ',
+        { text: signerLabel(s, i), cut: true, pad: nameWidth },
+        '  ',
+        free(s.channel, { pad: channelWidth, rank: 1 }),
+        '  ',
+        whole(s.status),
+        state === 'signed' && s.signed_at ? ` ${formatTime(s.signed_at)}` : '',
+      ];
     }),
-    out.dim(`  checked ${formatInstant(options.checkedAt)}, every ${options.intervalS} s or slower while nothing changes; Ctrl-C stops watching`),
+    [
+      '  checked ',
+      formatInstant(options.checkedAt),
+      ` \u00b7 every ${options.intervalS} s`,
+      optional(', slower while quiet', 0),
+      optional(' \u00b7 Ctrl-C stops', 1),
+    ].map((p) => (typeof p === 'string' ? { text: p, paint: out.dim } : { ...p, paint: out.dim })),
   ];
-  return lines.map((line) => fit(line, width));
+  return lines.map((parts) => {
+    const line = fitLine(parts, width);
+    return width !== undefined && displayWidth(line) > width ? cutTo(line, width) : line;
+  });
 }
 
 /** The lines a pipe gets for the change from `previous` to `next` (everything, the first time). */

@@ -29,3 +29,6 @@ export async function* upTo<T>(items: AsyncIterable<T>, limit: number | undefine
     yield item;
   }
 }
+
+/** The footer of a listing cut at `count`: within 80 columns (72 at 10,000), as every line of our own words. */
+export const moreLine = (count: number): string => `showing the newest ${count}; more with --limit <n>, or every one with --all`;

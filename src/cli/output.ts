@@ -46,6 +46,10 @@ export class Output {
     this.stderr = options.stderr;
     this.out = new Chalk({ level: colourWanted(options.color, this.stdout, env) ? 1 : 0 });
     this.err = new Chalk({ level: colourWanted(options.color, this.stderr, env) ? 1 : 0 });
+    // The secrets the environment hands every command are known from the first line on: an
+    // error before the key is resolved (a usage error quoting a path) masks them too.
+    this.protect(env.SIGN_API_KEY?.trim());
+    for (const secret of (env.SIGN_WEBHOOK_SECRET ?? '').split(/[\n,]/)) this.protect(secret.trim());
   }
 
   /** Whether stderr is a terminal (progress and retry lines are drawn only there). */
@@ -56,6 +60,11 @@ export class Output {
   /** The terminal's width when stdout is one (tables fit it); undefined for a pipe or a file. */
   get columns(): number | undefined {
     return this.stdout.isTTY === true ? this.stdout.columns || 80 : undefined;
+  }
+
+  /** The terminal's width when stderr is one (its streamed lines fit it); undefined for a pipe or a file. */
+  get errColumns(): number | undefined {
+    return this.stderr.isTTY === true ? this.stderr.columns || 80 : undefined;
   }
 
   /** Registers a secret (API key, webhook secret) that must never appear in full. */
@@ -218,6 +227,11 @@ export class Output {
 
   trace(text: string): void {
     if (this.verbose) this.info(this.err.dim(text));
+  }
+
+  /** An error line of a command's own (not a thrown error): `error: text`, its text shown safely and masked as every line. */
+  errorLine(text: string): void {
+    this.info(`${this.err.red('error:')} ${untrusted(text)}`);
   }
 
   /** One line per problem: what failed and why, then the hint on the same line. */

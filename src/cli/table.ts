@@ -5,8 +5,9 @@
  * text (titles, URLs, details; `cut: true`) give way first, cut with …; the
  * columns a person reads by (ids, names, times, types, states, errors) are
  * never cut. When even those do not fit, each row is shown stacked, one
- * `label: value` line per column, rows apart by a blank line. Piped output is
- * never cut and never stacked.
+ * `label: value` line per column, rows apart by a blank line, each value but
+ * an id or a time (`whole`) cut to its line: a value never wraps, so none can
+ * start a line of its own. Piped output is never cut and never stacked.
  */
 import type { Column } from './cell.js';
 
@@ -32,6 +33,11 @@ const PLAIN = /^(?:[\x20-\x7e\u2026\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
  * Latin names never needs, so every printer first awaits `prepareWidths` with its text.
  */
 let unicodeWidth: ((text: string) => number) | undefined;
+
+/** Loads the Unicode width measure, for a printer that measures text as it comes (a listener's events, a bulk run's lines). */
+export async function loadUnicodeWidth(): Promise<void> {
+  unicodeWidth ??= (await import('string-width')).default;
+}
 
 /** Loads the Unicode width measure if any of `texts` is not plain ASCII; sync measuring of that text needs it done. */
 export async function prepareWidths(texts: Iterable<string>): Promise<void> {
@@ -129,16 +135,24 @@ export function headLine(columns: readonly Column[], widths: readonly number[], 
     .trimEnd();
 }
 
+/** A field of a record: an id or a time is `whole`, never cut. */
+export interface RecordField {
+  label: string;
+  value: string;
+  whole?: boolean;
+}
+
 /**
  * One record as `label: value` lines, labels aligned (the stacked layout, and
- * `envelopes get`). On a terminal a value marked `cut` is cut to what is left
- * of the width; the others are shown whole.
+ * `envelopes get`). On a terminal every value but a `whole` one is cut to what
+ * is left of the width, so that no value wraps: a title padded to the width
+ * cannot put a `status: completed` of its own at the start of the next line.
  */
-export function recordLines(fields: readonly { label: string; value: string; cut?: boolean }[], width: number | undefined, style: Style = plainStyle): string[] {
+export function recordLines(fields: readonly RecordField[], width: number | undefined, style: Style = plainStyle): string[] {
   const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
-  return fields.map(({ label, value, cut }) => {
+  return fields.map(({ label, value, whole }) => {
     const room = width === undefined ? undefined : width - labelWidth - GAP.length;
-    const shown = cut && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, DEFAULT_MIN)) : value;
+    const shown = !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
     return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
   });
 }
@@ -146,7 +160,7 @@ export function recordLines(fields: readonly { label: string; value: string; cut
 /** A row in the stacked layout: the column heads, in lower case, as labels. */
 export function stackedLines(columns: readonly Column[], cells: readonly string[], width: number | undefined, style: Style = plainStyle): string[] {
   return recordLines(
-    columns.map((column, i) => ({ label: column.head.toLowerCase(), value: cells[i] ?? '', ...(column.cut ? { cut: true } : {}) })),
+    columns.map((column, i) => ({ label: column.head.toLowerCase(), value: cells[i] ?? '', ...(column.whole ? { whole: true } : {}) })),
     width,
     style,
   );
@@ -185,7 +199,7 @@ export async function printTable(output: TableOutput, columns: readonly Column[]
 }
 
 /** One record as `label: value` lines on stdout. */
-export async function printRecord(output: TableOutput, fields: readonly { label: string; value: string; cut?: boolean }[]): Promise<void> {
+export async function printRecord(output: TableOutput, fields: readonly RecordField[]): Promise<void> {
   await prepareWidths(fields.flatMap((f) => [f.label, f.value]));
   for (const line of recordLines(fields, output.columns, styleOf(output))) output.line(line);
 }

@@ -48,7 +48,7 @@ describe('watch rendering', () => {
       '  status sent, 1 of 2 signed',
       '  ✓ 1. Layla Haddad  email  signed 2026-11-22 10:41:02Z',
       '  ◐ 2. Omar Khalil   email  viewed',
-      '  checked 2026-11-22 10:41:05Z, every 2 s or slower while nothing changes; Ctrl-C stops watching',
+      '  checked 2026-11-22 10:41:05Z · every 2 s, slower while quiet · Ctrl-C stops',
     ]);
     const narrow = liveBlock(envelope('declined', [['Layla Haddad', 'declined']]), plain, { checkedAt: at, intervalS: 2, columns: 21 });
     for (const line of narrow) expect([...line].length).toBeLessThanOrEqual(20);
@@ -77,12 +77,16 @@ describe('list rows', () => {
     expect(envelopeRow({ id: 'env_2', created_at: 'not a time' })[3]).toBe('not a time');
   });
 
-  it('fits 80 columns by cutting title and contract, never id, state or time', () => {
-    const rows = [['env_0123456789abcdefghij', 'completed', '2/2', '2026-11-22 10:40:00Z', 'CONTRACT-WITH-A-LONG-NAME', 'A title that is much too long for a narrow terminal']];
-    const [head, line] = tableLines(LIST_COLUMNS, rows, 80);
-    expect(displayWidth(line!)).toBeLessThanOrEqual(80);
-    expect(line).toMatch(/^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  CONT[^ ]*…  A ti[^ ]*…$/);
-    expect(head).toMatch(/^ID +STATUS +SIGNED +CREATED +CONT[^ ]* +TITLE$/);
+  it('cuts only the title: never the id, state, time or contract id (stacked at 80 columns, a table at 120)', () => {
+    const rows = [['env_0123456789abcdefghij', 'completed', '2/2', '2026-11-22 10:40:00Z', 'EMP-2027-CONTRACT-0042', 'A title that is much too long for a narrow terminal']];
+    const [head, line] = tableLines(LIST_COLUMNS, rows, 120);
+    expect(displayWidth(line!)).toBeLessThanOrEqual(120);
+    expect(line).toMatch(/^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  EMP-2027-CONTRACT-0042  A title[^ ]* [^…]*…$/);
+    expect(head).toMatch(/^ID +STATUS +SIGNED +CREATED +CONTRACT +TITLE$/);
+    const stacked = tableLines(LIST_COLUMNS, rows, 80);
+    for (const shown of stacked) expect(displayWidth(shown)).toBeLessThanOrEqual(80);
+    expect(stacked).toContain('contract:  EMP-2027-CONTRACT-0042');
+    expect(stacked).toContain('title:     A title that is much too long for a narrow terminal');
     // A pipe is never cut.
     expect(tableLines(LIST_COLUMNS, rows, undefined)[1]).toContain('A title that is much too long for a narrow terminal');
   });

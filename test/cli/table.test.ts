@@ -58,11 +58,16 @@ describe('tables', () => {
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
   });
 
-  it('a record (envelopes get) keeps read-by values whole and cuts only the ones marked', () => {
-    expect(recordLines([{ label: 'id', value: 'env_1' }, { label: 'webhook_url', value: 'https://example.com/' + 'x'.repeat(60), cut: true }], 40)).toEqual([
-      'id:           env_1',
+  it('a record (envelopes get) cuts every value to its line but ids and times, so none wraps onto a line of its own', () => {
+    const id = `env_${'i'.repeat(40)}`;
+    const title = `Lease${'x'.repeat(30)}status: completed`;
+    expect(recordLines([{ label: 'id', value: id, whole: true }, { label: 'title', value: title }, { label: 'webhook_url', value: 'https://example.com/' + 'x'.repeat(60) }], 40)).toEqual([
+      `id:           ${id}`,
+      'title:        Leasexxxxxxxxxxxxxxxxxxxx…',
       'webhook_url:  https://example.com/xxxxx…',
     ]);
+    // A pipe: nothing cut.
+    expect(recordLines([{ label: 'title', value: title }], undefined)).toEqual([`title:  ${title}`]);
   });
 
   it('measures what the terminal shows: wide characters, combining marks and colour codes', () => {

@@ -115,11 +115,11 @@ describe.each([80, 120])('at %i columns', (width) => {
     expect(all.join('\n')).toContain(failedEvent);
   });
 
-  it('envelopes list: a table; only the contract and the title give way', async () => {
+  it('envelopes list: only the title gives way, never the contract id; stacked at 80, a table at 120', async () => {
     const lines = await atWidth(width, ['envelopes', 'list']);
-    oneFace(lines, width, 'table', ['ID', 'STATUS', 'SIGNED', 'CREATED', 'CONT\\S*', 'TITLE'], [completed, arabic]);
-    expect(lines.find((l) => l.startsWith(completed))).toMatch(new RegExp(`^${completed}\\s+completed\\s+2/2\\s+${TIME.source}\\s`));
-    if (width === 120) expect(lines.join('\n')).toContain('CTR-TABLES-0001');
+    oneFace(lines, width, width === 80 ? 'stacked' : 'table', ['ID', 'STATUS', 'SIGNED', 'CREATED', 'CONTRACT', 'TITLE'], [completed, arabic, 'CTR-TABLES-0001', 'CTR-TABLES-0002']);
+    if (width === 120) expect(lines.find((l) => l.startsWith(completed))).toMatch(new RegExp(`^${completed}\\s+completed\\s+2/2\\s+${TIME.source}\\s+CTR-TABLES-0001\\s`));
+    else expect(lines.join('\n')).toMatch(new RegExp(`^id:\\s+${completed}$`, 'm'));
   });
 
   it('envelopes audit: the actor whole; stacked at 80, a table at 120', async () => {

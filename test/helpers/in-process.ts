@@ -139,8 +139,8 @@ const completeLines = (text: string): string[] => {
 };
 
 /** `sign-cli webhooks listen --port 0 …` in process, once its "listening on" line is out. */
-export async function startListener(args: string[], env: Record<string, string | undefined> = {}): Promise<TestListener> {
-  const run = startCommand(['webhooks', 'listen', '--port', '0', ...args], { env });
+export async function startListener(args: string[], env: Record<string, string | undefined> = {}, terminal: { tty?: boolean; columns?: number } = {}): Promise<TestListener> {
+  const run = startCommand(['webhooks', 'listen', '--port', '0', ...args], { env, ...terminal });
   let stopped: Promise<CommandResult> | undefined;
   await Promise.race([
     run.waitFor(/listening on http:\/\/\S+/, 15_000),

@@ -128,7 +128,8 @@ export async function promptForEnvelope(ctx: CommandContext, prompts?: PromptApi
 
 async function flow(ctx: CommandContext, api: PromptApi): Promise<Record<string, unknown> | undefined> {
   const { output } = ctx;
-  output.info(output.err.dim('Creating an envelope step by step (Ctrl-C to quit). Each answer is checked as you type.'));
+  // Within 80 columns: a line of our own words that wraps looks broken.
+  output.info(output.err.dim('An envelope, step by step: each answer is checked as you type. Ctrl-C quits.'));
   const envelope = await askEnvelope(api, ctx.signal);
   const { errors, warnings } = validateEnvelope(envelope);
   output.line('');

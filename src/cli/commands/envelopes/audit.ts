@@ -9,7 +9,7 @@ import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 /** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
-export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#' }, { head: 'TIME' }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];
+export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#', whole: true }, { head: 'TIME', whole: true }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];
 
 export const doc: CommandDoc = {
   summary: 'show the audit trail of an envelope; --verify checks its hash chain',

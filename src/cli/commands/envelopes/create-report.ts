@@ -7,7 +7,12 @@ import type { BulkOutcome } from '../../../core/bulk.js';
 import type { CommandContext } from '../../context.js';
 import { cellText } from '../../cell.js';
 import { hintOf } from '../../hints.js';
-import { untrusted } from '../../../core/text.js';
+import { fitLine, free, optional, whole, type LinePart } from '../../line-fit.js';
+
+/** Loads what fitting the lines to a terminal needs, before the first envelope is reported. */
+export async function prepareReport(ctx: CommandContext): Promise<void> {
+  if (!ctx.output.json && ctx.output.columns !== undefined) await (await import('../../table.js')).loadUnicodeWidth();
+}
 
 /** One line of `--json` output per envelope (docs/commands/envelopes-create.md). */
 export interface CreateReport {
@@ -25,16 +30,25 @@ export interface CreateReport {
   environment: string | null;
 }
 
-function describeEnvelope(envelope: Record<string, unknown>): string {
+/** The title (quoted, as JSON: free text, cut first) and, if there is room, how many signers and the state. */
+function describeEnvelope(envelope: Record<string, unknown>): LinePart[] {
   const signers = Array.isArray(envelope.signers) ? envelope.signers.length : 0;
   const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}` : '';
-  // The title as JSON (quoted), then escaped: JSON leaves DEL, C1 and bidi controls raw.
-  return `${untrusted(JSON.stringify(envelope.title ?? ''))} (${signers} signer${signers === 1 ? '' : 's'}${status})`;
+  // The title as JSON (quoted), then escaped and collapsed: JSON leaves DEL, C1 and bidi controls raw.
+  return [free(JSON.stringify(envelope.title ?? ''), { min: 12 }), optional(` (${signers} signer${signers === 1 ? '' : 's'}${status})`, 1)];
 }
 
+/**
+ * A line a person reads per envelope, on stdout, fitted to the terminal
+ * (line-fit.ts): the envelope id and the environment whole, the title and the
+ * input's name cut with …, and the explanations of ours left out whole when
+ * there is no room (the summary on stderr says them once). Fitting measures
+ * text as it comes: `prepareReport` loads the measure first.
+ */
 export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, environment: string | null): void {
   const { output } = ctx;
   const where = environment ? ` in ${environment}` : '';
+  const ref = free(outcome.ref, { rank: 1 });
   if (outcome.status === 'created') {
     const { result } = outcome;
     const envelope = result.envelope;
@@ -42,22 +56,27 @@ export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boo
       output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.existed, environment } satisfies CreateReport);
       return;
     }
-    const id = cellText(envelope.id);
+    const id = whole(envelope.id, { paint: output.out.bold });
     if (result.existed) {
       // The service knew this Idempotency-Key: the envelope existed before this run.
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created ${output.out.bold(id)}${where}: ${describeEnvelope(envelope)}; the service recognised it, nothing new was created (--new creates another)`);
+      output.line(fitLine([{ text: '=', paint: output.out.dim }, ' ', ref, ': already created ', id, where, ': ', ...describeEnvelope(envelope), optional('; the service recognised it, nothing new was created (--new creates another)', 0)], output.columns));
       return;
     }
     // Replayed after this run's own lost answer: this run created it, and the service gave its answer again.
-    const retried = result.attempts > 1 ? output.out.dim(` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`) : '';
-    output.line(`${output.out.green('✓')} created ${output.out.bold(id)}${where} from ${outcome.ref}: ${describeEnvelope(envelope)}${retried}`);
+    const retried = result.attempts > 1 ? { text: ` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`, paint: output.out.dim } : '';
+    output.line(fitLine([{ text: '✓', paint: output.out.green }, ' created ', id, where, ' from ', ref, ': ', ...describeEnvelope(envelope), retried], output.columns));
     return;
   }
   if (outcome.status === 'skipped') {
     if (output.json) {
       output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true, environment } satisfies CreateReport);
     } else {
-      output.line(`${output.out.dim('=')} ${outcome.ref}: already created${outcome.envelopeId ? ` ${output.out.bold(outcome.envelopeId)}` : ''}${where} by an earlier run; not sent again (--new creates another)`);
+      output.line(
+        fitLine(
+          [{ text: '=', paint: output.out.dim }, ' ', ref, ': already created', outcome.envelopeId && ' ', outcome.envelopeId && whole(outcome.envelopeId, { paint: output.out.bold }), where, ' by an earlier run', optional('; not sent again (--new creates another)', 0)],
+          output.columns,
+        ),
+      );
     }
     return;
   }

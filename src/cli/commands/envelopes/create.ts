@@ -17,7 +17,7 @@ import type { CommandContext } from '../../context.js';
 import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags.js';
 import { defineCommand } from '../../command-doc.js';
 import { doc } from './create-doc.js';
-import { report, type CreateReport } from './create-report.js';
+import { prepareReport, report, type CreateReport } from './create-report.js';
 import type { InputSet } from '../../input.js';
 import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
@@ -227,6 +227,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
     throw error;
   }
   if (journal && journal.unfinished > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
+  await prepareReport(ctx);
   const progress = new Progress(output, total);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
   const stop = ctx.signal;

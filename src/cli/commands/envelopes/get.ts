@@ -17,6 +17,9 @@ export const SIGNER_COLUMNS: readonly Column[] = [
   { head: 'STATUS' },
 ];
 
+/** The fields shown whole whatever the width: ids and times. */
+const WHOLE_FIELDS = new Set(['id', 'contract_id', 'created_at', 'expires_at']);
+
 export const doc: CommandDoc = {
   summary: 'show one envelope',
   details: ['Its fields, then its signers as a table; `--json` prints the envelope as the service returned it. An envelope of another account or environment is not found (exit 1).'],
@@ -39,6 +42,8 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       return ExitCode.ok;
     }
     const document = (envelope.document ?? {}) as Record<string, unknown>;
+    // Every value but the ids and times is cut to its line on a terminal (table.ts: recordLines), so
+    // that a title padded to the width cannot wrap into a `status:` line of its own.
     const fields: [string, string][] = [
       ['id', text(envelope.id)],
       ['status', text(envelope.status)],
@@ -53,7 +58,7 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       ['expires_at', formatTime(envelope.expires_at)],
     ];
     const { printRecord, printTable } = await import('../../table.js');
-    await printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value })));
+    await printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value, ...(WHOLE_FIELDS.has(label) ? { whole: true } : {}) })));
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {
       output.line();

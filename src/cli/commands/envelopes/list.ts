@@ -6,7 +6,7 @@ import { ENVELOPE_STATUSES } from '../../../core/states.js';
 import type { CommandContext } from '../../context.js';
 import { LIST_COLUMNS, envelopeRow } from '../../envelope-rows.js';
 import { checkChoices } from '../../choices.js';
-import { askFor, listLimit, upTo } from '../../listing.js';
+import { askFor, listLimit, moreLine, upTo } from '../../listing.js';
 import type { Action } from '../../action.js';
 import { parseSince } from '../../since.js';
 import { completes, valuesOf } from '../../completion-hints.js';
@@ -88,7 +88,7 @@ export async function listCommand(ctx: CommandContext, options: ListOptions): Pr
       output.info('no envelopes match');
       return ExitCode.ok;
     }
-    if (seen.more) output.info(`showing the newest ${count}; there are more: --limit <n> shows more, --all shows every one`);
+    if (seen.more) output.info(moreLine(count));
     return ExitCode.ok;
   } finally {
     await client.close();

@@ -35,6 +35,8 @@ export async function watchCommand(ctx: CommandContext, options: { interval: str
   const { output } = ctx;
   const intervalS = parsePositiveNumberOption('--interval', options.interval);
   const live = !output.json && output.columns !== undefined;
+  // The live block is fitted to the terminal at every poll (its icons are not ASCII): the width measure, once.
+  if (live) await (await import('../../table.js')).loadUnicodeWidth();
   const client = await ctx.client({}, ['getEnvelope']);
   let envelope: Envelope;
   try {

@@ -32,8 +32,8 @@ export function registerList(keys: Command, action: Action): void {
 export const KEY_COLUMNS: readonly Column[] = [
   { head: 'NAME' },
   { head: 'ENV' },
-  { head: 'KEY' },
-  { head: 'LAST USED' },
+  { head: 'KEY', whole: true },
+  { head: 'LAST USED', whole: true },
   { head: 'EXPIRES' },
   { head: 'SCOPES' },
   { head: 'SOURCE' },

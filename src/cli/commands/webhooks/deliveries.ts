@@ -9,7 +9,7 @@ import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../..
 import { ExitCode } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
-import { askFor, listLimit, upTo } from '../../listing.js';
+import { askFor, listLimit, moreLine, upTo } from '../../listing.js';
 import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
@@ -75,7 +75,7 @@ export async function deliveriesCommand(ctx: CommandContext, options: Deliveries
     const { out } = output;
     const { printTable } = await import('../../table.js');
     await printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
-    if (seen.more) output.info(`showing the newest ${limit}; there are more: --limit <n> shows more, --all shows every one`);
+    if (seen.more) output.info(moreLine(limit ?? all.length));
     return ExitCode.ok;
   } finally {
     await client.close();

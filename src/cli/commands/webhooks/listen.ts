@@ -9,7 +9,8 @@ import type { Output } from '../../output.js';
 import type { Action } from '../../action.js';
 import { formatInstant } from '../../time.js';
 import { cellText } from '../../cell.js';
-import { untrusted } from '../../../core/text.js';
+import { isEventType } from '../../../core/events.js';
+import { fitLine, free, optional, whole, type LinePart } from '../../line-fit.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
@@ -94,11 +95,16 @@ function jsonEventLine(event: ListenedEvent): string {
 }
 
 /**
- * One line per event, always: every value comes from a delivery, so each is
- * escaped (a signer named `Omar\n06:43:00  envelope.completed …` shows as
- * one name, not a second event) before sign-cli colours it.
+ * One line per event, always, that fits the terminal (line-fit.ts): every
+ * value comes from a delivery, so each is escaped and its whitespace runs
+ * collapsed (a signer named `Omar\n06:43:00  envelope.completed …`, or `Omar`
+ * and 42 spaces before a fake event, shows as one name, not a second event),
+ * and the name, an unknown type, a URL and an error are cut with … to the
+ * width, so nothing a delivery holds can wrap to the start of a line. The
+ * time, the ids and a known type are shown whole; the state is left out
+ * before the name is cut short when it only repeats the type.
  */
-export function eventLine(output: Pick<Output, 'out'>, event: ListenedEvent, at: string = clock()): string {
+export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: ListenedEvent, at: string = clock()): string {
   const { out } = output;
   const payload = event.payload as { data?: unknown } | null;
   const data = (payload && typeof payload.data === 'object' && payload.data !== null ? payload.data : {}) as Record<string, unknown>;
@@ -106,24 +112,43 @@ export function eventLine(output: Pick<Output, 'out'>, event: ListenedEvent, at:
   const type = cellText(event.type);
   const status = cellText(signer.status ?? data.envelope_status);
   const colour = /completed|signed/.test(type) ? out.green : /declined|failed|expired/.test(type) ? out.red : out.cyan;
-  let line = `${out.dim(at)}  ${colour(type.padEnd(26))} ${cellText(data.envelope_id).padEnd(24)} ${cellText(signer.name).padEnd(18)} ${status}`.trimEnd();
-  if (event.duplicate) line = `${out.dim(at)}  ${out.yellow(`duplicate #${event.delivery}`)} of ${cellText(event.id)} (${type}), not a new event`;
-  if (event.forwards) line += `  ${event.forwards.map((f) => forwardText(out, f, event.forwards!.length > 1)).join('  ')}`;
-  return line;
+  // A type of the service's own list is a word to read by; anything else is the sender's free text.
+  const typePart = isEventType(event.type) ? whole(event.type, { pad: 18, paint: colour }) : free(event.type, { pad: 18, paint: colour, rank: 1 });
+  const forwards: LinePart[] = (event.forwards ?? []).flatMap((f) => ['  ', ...forwardParts(out, f, event.forwards!.length > 1)]);
+  if (event.duplicate) {
+    // Our words and the id; the type, the sender's, is left out whole rather than cut when the line is short of room.
+    return fitLine([whole(at, { paint: out.dim }), '  ', { text: `duplicate #${event.delivery}`, paint: out.yellow }, ' of ', whole(event.id), optional(` (${type})`, 1), optional(', not a new event', 0), ...forwards], output.columns);
+  }
+  return fitLine(
+    [
+      whole(at, { paint: out.dim }),
+      '  ',
+      typePart,
+      ' ',
+      whole(data.envelope_id, { pad: 24 }),
+      ' ',
+      free(signer.name, { pad: 18 }),
+      ' ',
+      // `signer.signed … signed`: the state says again what the type said; it goes before the name is cut short.
+      status !== '' && type.endsWith(`.${status}`) ? optional(status) : free(signer.status ?? data.envelope_status, { rank: 2 }),
+      ...forwards,
+    ],
+    output.columns,
+  );
 }
 
 /** What the app answered a forwarded delivery (`→ 200 12 ms`, with its URL when there are several), or why forwarding failed. */
-function forwardText(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): string {
-  const where = withUrl ? ` ${forward.url}` : '';
+function forwardParts(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): LinePart[] {
+  const where: LinePart[] = withUrl ? [' ', free(forward.url, { rank: 1 })] : [];
   // A failed forward is never silent: red, and marked ✗ for a terminal without colour.
-  if (!('status' in forward)) return `${colour.dim('→')}${where} ${colour.red(`forward failed: ${untrusted(forward.error)} ✗`)}`;
+  if (!('status' in forward)) return [{ text: '→', paint: colour.dim }, ...where, ' ', { text: 'forward failed: ', paint: colour.red }, free(forward.error, { rank: 1, paint: colour.red }), { text: ' ✗', paint: colour.red }];
   const ok = forward.status >= 200 && forward.status < 300;
-  return `${colour.dim('→')}${where} ${ok ? colour.green(String(forward.status)) : colour.red(`${forward.status} ✗`)} ${colour.dim(`${forward.durationMs} ms`)}`;
+  return [{ text: '→', paint: colour.dim }, ...where, ' ', ok ? { text: String(forward.status), paint: colour.green } : { text: `${forward.status} ✗`, paint: colour.red }, ' ', { text: `${forward.durationMs} ms`, paint: colour.dim }];
 }
 
 /** --verbose: what each app answered, one line each. */
-function forwardBodies(event: ListenedEvent): string[] {
-  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [`  ← ${f.url}: ${untrusted(f.body.replace(/\s+/g, ' ').trim().slice(0, 200)) || '(empty body)'}`] : []));
+function forwardBodies(event: ListenedEvent, width: number | undefined): string[] {
+  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [fitLine(['  ← ', free(f.url, { rank: 1 }), ': ', f.body.trim() === '' ? '(empty body)' : free(f.body.trim().slice(0, 200))], width)] : []));
 }
 
 export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -158,6 +183,8 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
     }
   }
   let saveFailures = 0;
+  // Lines are fitted to the terminal as events come, synchronously: the Unicode width measure is loaded now.
+  if (output.columns !== undefined || output.errColumns !== undefined) await (await import('../../table.js')).loadUnicodeWidth();
   output.batchStdout();
   let listener;
   try {
@@ -195,14 +222,15 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
             output.error(error);
           }
           // The JSON line keeps its contract shape; what the apps answered goes to stderr.
-          if (event.forwards) output.info(`${cellText(event.id)} ${event.forwards.map((f) => forwardText(output.err, f, event.forwards!.length > 1)).join('  ')}`);
+          if (event.forwards) output.info(fitLine([whole(event.id), ...event.forwards.flatMap((f, i) => [i === 0 ? ' ' : '  ', ...forwardParts(output.err, f, event.forwards!.length > 1)])], output.errColumns));
         }
-        if (output.verbose) for (const line of forwardBodies(event)) output.info(line);
+        if (output.verbose) for (const line of forwardBodies(event, output.errColumns)) output.info(line);
       },
       onReject: (rejection: Rejection) => {
-        // The method, the path and parts of the reason are the sender's: escaped before the ✗ is coloured.
-        const request = rejection.method === undefined ? '' : ` ${untrusted(rejection.method)} ${untrusted(rejection.path ?? '/')}`;
-        output.info(`${output.err.red('✗')} ${rejection.status}${request}: ${untrusted(rejection.reason)}${schemeAdvice(rejection.suggestion)}`);
+        // The method, the path and parts of the reason are anyone's who can reach the port: escaped,
+        // collapsed and cut to the terminal (the path first), so a path cannot wrap into a fake event line.
+        const request: LinePart[] = rejection.method === undefined ? [] : [' ', free(rejection.method, { min: 4 }), ' ', free(rejection.path ?? '/')];
+        output.info(fitLine([{ text: '✗', paint: output.err.red }, ' ', String(rejection.status), ...request, ': ', free(rejection.reason, { rank: 1, min: 60 }), schemeAdvice(rejection.suggestion)], output.errColumns));
       },
     });
   } catch (error) {

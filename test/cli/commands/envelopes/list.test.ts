@@ -46,17 +46,19 @@ describe('envelopes list', () => {
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+SIGNED\s+CREATED\s+CONTRACT\s+TITLE$/);
     expect(lines).toHaveLength(21);
     expect(lines[1]).toMatch(/^env_\w+\s+(sent|completed)\s+\d\/2\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\s+\S+\s+Office lease renewal 2027$/);
-    expect(result.stderr).toContain('--all shows every one');
+    expect(result.stderr).toContain('showing the newest 20; more with --limit <n>, or every one with --all');
   });
 
-  it('on an 80-column terminal: the title is cut with …, never the id or the time', async () => {
-    const result = await runCommand(['envelopes', 'list', '--limit', '3'], { env, tty: true, columns: 80 });
-    expect(result.code).toBe(0);
-    const rows = result.stdout.trimEnd().split('\n').slice(1);
-    for (const row of rows) {
-      expect(row.length).toBeLessThanOrEqual(80);
-      expect(row).toMatch(/^env_\w+ .* \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z /);
+  it('on a terminal: the title is cut with …, never the id, the time or the contract id (stacked at 80 columns)', async () => {
+    const wide = await runCommand(['envelopes', 'list', '--limit', '3'], { env, tty: true, columns: 100 });
+    expect(wide.code).toBe(0);
+    for (const row of wide.stdout.trimEnd().split('\n').slice(1)) {
+      expect(row.length).toBeLessThanOrEqual(100);
+      expect(row).toMatch(/^env_\w+ .* \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z  LIST-\d{4}  Office lease.*…$/);
     }
+    const narrow = await runCommand(['envelopes', 'list', '--limit', '3'], { env, tty: true, columns: 80 });
+    for (const line of narrow.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(narrow.stdout.match(/^contract: +LIST-\d{4}$/gm)).toHaveLength(3);
   });
 
   it('--limit crosses pages; --contract-id and --status filter', async () => {

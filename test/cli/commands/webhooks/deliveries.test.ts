@@ -96,9 +96,9 @@ describe('webhooks deliveries --all', () => {
 
     const exactly = await f.cli(['webhooks', 'deliveries', '--envelope', f.envelopeA, '--limit', '10']);
     expect(exactly.code).toBe(0);
-    expect(exactly.stderr).not.toContain('there are more');
+    expect(exactly.stderr).not.toContain('more with --limit');
     const fewer = await f.cli(['webhooks', 'deliveries', '--envelope', f.envelopeA, '--limit', '9']);
-    expect(fewer.stderr).toContain('showing the newest 9; there are more: --limit <n> shows more, --all shows every one');
+    expect(fewer.stderr).toContain('showing the newest 9; more with --limit <n>, or every one with --all');
 
     const both = await f.cli(['webhooks', 'deliveries', '--all', '--limit', '3']);
     expect(both.code).toBe(2);
