@@ -249,6 +249,8 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
   await ctx.untilInterrupted();
   await listener.close();
   output.flush();
+  // A terminal has echoed ^C where the cursor was: the summary starts on a line of its own.
+  if (ctx.io.stderr.isTTY === true) output.info('');
   const { received, verified, rejected, duplicates, filtered } = listener.stats;
   output.info(
     `received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}${events ? `, not shown (outside --events) ${filtered}` : ''}` +

@@ -95,3 +95,22 @@ describe('webhooks listen in a pipe', () => {
     expect(listener.stdout[0]).toContain('Omar 2026-11-25 13:05:00Z envelope.completed env_Zq9FAKEFAKEFAKEFAKE00');
   });
 });
+
+describe('webhooks listen stopped with Ctrl-C', () => {
+  it('on a terminal, the summary starts on a line of its own (the terminal echoed ^C where the cursor was)', async () => {
+    listener = await startListener([], env, { tty: true, columns: 80 });
+    expect(await listener.stop()).toBe(0);
+    const lines = listener.stderr;
+    const at = lines.findIndex((line) => line.startsWith('received 0, verified 0'));
+    expect(at, lines.join('\n')).toBeGreaterThan(0);
+    expect(lines[at - 1]).toBe('');
+  });
+
+  it('in a pipe, no empty line: nothing was echoed there', async () => {
+    listener = await startListener([], env);
+    expect(await listener.stop()).toBe(0);
+    const lines = listener.stderr;
+    const at = lines.findIndex((line) => line.startsWith('received 0, verified 0'));
+    expect(lines[at - 1]).toMatch(/Ctrl-C to stop$/);
+  });
+});
