@@ -30,10 +30,14 @@ export interface CreateReport {
   environment: string | null;
 }
 
-/** The title (quoted, as JSON: free text, cut first) and, if there is room, how many signers and the state. */
-function describeEnvelope(envelope: Record<string, unknown>): LinePart[] {
+/**
+ * The title (quoted, as JSON: free text, cut first) and, if there is room, how many signers and the
+ * state. A replayed answer is the service's first one again: its state is the one the envelope had
+ * when it was created (`sent`, however far it has gone since), and is said to be that.
+ */
+function describeEnvelope(envelope: Record<string, unknown>, replayed = false): LinePart[] {
   const signers = Array.isArray(envelope.signers) ? envelope.signers.length : 0;
-  const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}` : '';
+  const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}${replayed ? ' when created' : ''}` : '';
   // The title as JSON (quoted), then escaped and collapsed: JSON leaves DEL, C1 and bidi controls raw.
   return [free(JSON.stringify(envelope.title ?? ''), { min: 12 }), optional(` (${signers} signer${signers === 1 ? '' : 's'}${status})`, 1)];
 }
@@ -59,7 +63,7 @@ export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boo
     const id = whole(envelope.id, { paint: output.out.bold });
     if (result.existed) {
       // The service knew this Idempotency-Key: the envelope existed before this run.
-      output.line(fitLine([{ text: '=', paint: output.out.dim }, ' ', ref, ': already created ', id, where, ': ', ...describeEnvelope(envelope), optional('; the service recognised it, nothing new was created (--new creates another)', 0)], output.columns));
+      output.line(fitLine([{ text: '=', paint: output.out.dim }, ' ', ref, ': already created ', id, where, ': ', ...describeEnvelope(envelope, true), optional('; the service recognised it, nothing new was created (--new creates another)', 0)], output.columns));
       return;
     }
     // Replayed after this run's own lost answer: this run created it, and the service gave its answer again.

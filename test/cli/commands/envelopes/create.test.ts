@@ -59,6 +59,20 @@ describe('envelopes create: output', () => {
     expect(await sandbox.envelopeCount()).toBe(before + 1);
   });
 
+  it('an envelope the service replays (created elsewhere) is reported with the state it was created in, said to be that, not as its state now', async () => {
+    const file = work.unique();
+    const first = await runCommand(['envelopes', 'create', '-f', file, '--query', 'envelope.id'], { env });
+    const id = first.stdout.trim();
+    expect(id).toMatch(/^env_\w+$/);
+    expect((await runCommand(['envelopes', 'watch', id], { env })).code).toBe(0);
+    // Another machine (a journal of its own) sends it again: the service replays its first answer.
+    const again = await runCommand(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_STATE_DIR: tempDir() } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`already created ${id} in test: "Office lease renewal 2027 #`);
+    expect(again.stdout).toContain('(2 signers, status sent when created)');
+    expect(again.stdout).not.toMatch(/status sent\)/);
+  });
+
   it('on a terminal: the same line, and a multi-envelope run ends with a summary on stderr', async () => {
     const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '-f', work.unique()], { env, tty: true, columns: 100 });
     expect(result.code).toBe(0);
