@@ -7,6 +7,7 @@
  * where a file goes would make sign-cli write someone else's file.
  */
 import { lstatSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from './errors.js';
 
 /** Refused: the path and the fix, exit 2 (nothing was sent). */
@@ -48,8 +49,39 @@ export function checkPrivateDirectory(path: string, options: CheckOptions = {}):
   } catch {
     return;
   }
-  // A directory reached through the user's own link (~/.local -> /data/me) is judged by where it leads.
-  check(path, stats.isSymbolicLink() ? statSync(path) : stats, 'what is in it', options);
+  if (stats.isSymbolicLink()) {
+    // A link another user made (in /tmp, say) may lead to a directory of the user's: whoever made it
+    // chose where sign-cli writes. Only the user's own link (or root's) is followed.
+    const uid = myUid();
+    if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
+      throw new UnsafePermissionsError(path, `${path} is a symbolic link made by another user (uid ${stats.uid}), so where it leads cannot be trusted`, `use a directory of your own: rm ${path}`);
+    }
+    // A directory reached through the user's own link (~/.local -> /data/me) is judged by where it leads.
+    stats = statSync(path);
+  }
+  check(path, stats, 'what is in it', options);
+}
+
+/**
+ * A directory sign-cli keeps in a state directory (`journals` in $SIGN_STATE_DIR), checked before
+ * anything in it is read, written or pruned. The state directory must be the user's own and not
+ * writable by others (else another user could move `journals` away and put a link in its place);
+ * `journals` itself must be a real directory, never a link (one left there, even the user's own,
+ * would decide where journals go), and private too. Missing: nothing to check (made 0700).
+ */
+export function checkStateSubdirectory(stateDir: string, name: string): void {
+  checkPrivateDirectory(stateDir);
+  const path = join(stateDir, name);
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (stats.isSymbolicLink()) {
+    throw new UnsafePermissionsError(path, `${path} is a symbolic link; sign-cli does not follow links in its state directory`, `remove the link (rm ${path}): a real directory is made in its place`);
+  }
+  check(path, stats, 'what is in it');
 }
 
 /** A file sign-cli reads its own state from: a regular file of the user's, not writable by others. Missing: nothing to check. */

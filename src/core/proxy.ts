@@ -7,11 +7,11 @@
  * is never proxied, as Go's ProxyFromEnvironment does for gh: the local
  * sandbox works behind a corporate proxy without a NO_PROXY of its own.
  *
- * The proxying itself is undici's EnvHttpProxyAgent (proxy-dispatcher.ts:
- * CONNECT for https, the proxy's credentials from its URL); this module,
- * free of undici so the CLI can read settings at start-up, reads the settings
- * and says, for doctor and --verbose, which proxy a URL goes through, by the
- * same rules.
+ * This module, free of undici so the CLI can read settings at start-up, reads
+ * the settings and decides, in proxyFor() alone, which proxy a URL goes
+ * through: doctor and --verbose show its answer, and the dispatcher
+ * (proxy-dispatcher.ts: undici's ProxyAgent, CONNECT, the proxy's credentials
+ * from its URL) routes every request by it, so they cannot disagree.
  */
 import { UsageError } from './errors.js';
 
@@ -76,6 +76,7 @@ export function proxyFor(url: string, settings: ProxySettings): string | undefin
   const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
   if ((LOOPBACK_HOSTS as readonly string[]).includes(hostname)) return undefined;
   const entries = (settings.noProxy ?? '').split(/[,\s]/).filter(Boolean);
+  // `*` anywhere in the list is everything, as curl reads it (undici honours it only alone).
   if (entries.includes('*')) return undefined;
   for (const entry of entries) {
     const parsed = /^(.+):(\d+)$/.exec(entry);

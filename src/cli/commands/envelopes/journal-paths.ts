@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { checkStateSubdirectory } from '../../../core/ownership.js';
 import { serviceIdentity } from '../../../core/service-identity.js';
 import type { CommandContext } from '../../context.js';
 
@@ -37,7 +38,10 @@ export function mayHaveJournals(env: NodeJS.ProcessEnv, options: { journal?: str
 export function journalPaths(ctx: CommandContext, options: { journal?: string }, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
   if (options.journal) return { path: options.journal };
   const name = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
-  const dir = join(stateDir(ctx.env), 'journals');
+  const root = stateDir(ctx.env);
+  const dir = join(root, 'journals');
+  // Before anything in it is pruned, read or written: another user must not be able to choose where journals go.
+  checkStateSubdirectory(root, 'journals');
   pruneJournals(dir, Date.now());
   return {
     path: join(dir, `create-${name(`${serviceIdentity(baseUrl)}\n${environment ?? '?'}\n${identity}`)}.jsonl`),
