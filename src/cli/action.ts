@@ -13,6 +13,8 @@ export interface RunState {
   argv: string[];
   exitCode: number;
   context?: CommandContext;
+  /** commander's error message, kept by root.ts and shown by main.ts with known secrets masked. */
+  commanderError?: string;
 }
 
 export type CommandFn<O> = (ctx: CommandContext, options: O, args: string[]) => Promise<number>;

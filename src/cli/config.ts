@@ -68,7 +68,7 @@ async function importConfQuietly(): Promise<typeof import('conf').default> {
 const PROJECT = { projectName: 'sign-cli', projectSuffix: '' } as const;
 
 /** The config file: SIGN_CONFIG_DIR/config.json, else conf's place for sign-cli (~/.config/sign-cli/config.json on Linux). */
-function configPath(env: NodeJS.ProcessEnv): string {
+export function configPath(env: NodeJS.ProcessEnv): string {
   const dir = env.SIGN_CONFIG_DIR || envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config;
   return join(dir, 'config.json');
 }

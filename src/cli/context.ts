@@ -108,8 +108,25 @@ export class CommandContext {
       checkPrivateDirectory(dirname(config.path));
       checkPrivateFile(config.path);
       this.config = config;
+      // Every key the file holds, whichever profile this run uses: none is ever shown whole.
+      for (const profile of Object.values(config.get('profiles') ?? {})) this.output.protect(profile.api_key);
     }
     return this.config;
+  }
+
+  /**
+   * Before an error is shown: the keys of the config file are masked in it even when the
+   * command failed before it opened the file (a usage error quoting a path or a value). A file
+   * that cannot be opened holds nothing this run could have read.
+   */
+  async protectStoredKeys(): Promise<void> {
+    try {
+      // Not made for this (opening makes the config directory when there is none).
+      const { existsSync } = await import('node:fs');
+      if (this.config || existsSync((await import('./config.js')).configPath(this.env))) await this.loadConfig();
+    } catch {
+      // Refused or unreadable: its keys were never read, so none can be in the error.
+    }
   }
 
   /** A stored setting (`sign-cli config`), or undefined. */

@@ -12,15 +12,16 @@
  * envelope carries which column filled which field, so errors name the column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { renderTemplate, templatePlaceholders, type ColumnSources } from '../core/template.js';
-import { spoolStdin, type InputSet, type ReadInput } from './input.js';
+import { ENVELOPE_BOUND, spoolStdin, type InputSet, type ReadInput } from './input.js';
 import type { Io } from './io.js';
+import { readBoundedFile } from './stdin.js';
 import { decideEncoding, decodedText, type EncodingDecision } from './input/encoding.js';
 import { mayHoldLoss } from './input/lossy.js';
 
@@ -131,8 +132,10 @@ async function* csvRecords(path: string, name: string, delimiter: string, decisi
 function readTemplate(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // An envelope JSON, bounded as one (input.ts): past the service's limit it is never read whole.
+    text = readBoundedFile(path, { ...ENVELOPE_BOUND, what: `--template ${path}` }).toString('utf8');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`--template ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { hint: 'give an envelope JSON whose strings may hold {{column}} placeholders' });
   }

@@ -8,14 +8,15 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { finished, pipeline } from 'node:stream/promises';
+import { MAX_BODY_BYTES } from '../core/endpoints.js';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
-import { readStdinChunks } from './stdin.js';
+import { readStdinChunks, sizeText, tooLarge, type InputBound } from './stdin.js';
 import type { Io } from './io.js';
 import { decideEncoding, decodedText, readTextFile, type EncodingDecision } from './input/encoding.js';
+import { boundedLines, LineTooLongError } from './input/lines.js';
 
 export interface EnvelopeInput {
   /** How the input is named in output: a path, `path:line` for NDJSON, `-` for stdin. */
@@ -98,34 +99,50 @@ function parse(text: string, source: string, options: ReadOptions, lineOffset = 
 }
 
 async function* readNdjson(path: string, name: string, decision: EncodingDecision, options: ReadOptions): AsyncGenerator<ReadInput> {
-  // Node's stream module only here: a class is no lazy import, and JSON inputs need no streams (start-up).
-  const { Readable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
-  const lines = createInterface({ input: Readable.from(decodedText(path, decision)), crlfDelay: Infinity });
   let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.trim() === '') continue;
-    const parsed = parse(line, name, options, n - 1);
-    yield { ...parsed, source: `${name}:${n}` } as ReadInput;
+  try {
+    // Each line bounded as it is read: one envelope is at most what the service takes in a request.
+    for await (const line of boundedLines(decodedText(path, decision), MAX_BODY_BYTES)) {
+      n++;
+      if (line.trim() === '') continue;
+      const parsed = parse(line, name, options, n - 1);
+      yield { ...parsed, source: `${name}:${n}` } as ReadInput;
+    }
+  } catch (error) {
+    if (!(error instanceof LineTooLongError)) throw error;
+    throw new UsageError(`${name}:${error.line}: the line is longer than ${sizeText(error.maxBytes)}, the most one envelope may be (the service takes no larger request); nothing was sent`, {
+      hint: 'one envelope per line: look for a huge field or a line break missing between envelopes',
+    });
   }
 }
 
-/** Copies stdin to a private temporary file, hashing it on the way (its identity). */
-export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Promise<{ path: string; dir: string; hash: string }> {
+/**
+ * One JSON envelope is at most what the service takes in one request: a file past it
+ * is refused by its size, stdin or a pipe as soon as more has arrived.
+ */
+export const ENVELOPE_BOUND = { bytes: MAX_BODY_BYTES, why: 'the most one envelope may be (the service takes no larger request); nothing was sent' };
+
+/** Copies stdin to a private temporary file, hashing it on the way (its identity); with a bound, refused once past it. */
+export async function spoolStdin(io: Io, signal: AbortSignal, what: string, bound?: InputBound): Promise<{ path: string; dir: string; hash: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash('sha256');
+  let size = 0;
   try {
     const hint = `reading ${what} from stdin; Ctrl-D to end, Ctrl-C to cancel`;
     for await (const chunk of readStdinChunks({ signal, hint, stdin: io.stdin, stderr: io.stderr })) {
+      size += chunk.length;
+      if (bound && size > bound.bytes) throw tooLarge(bound);
       hash.update(chunk);
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     }
     out.end();
     await finished(out);
   } catch (error) {
+    // Closed before its directory goes: a file still being opened would fail with ENOENT later, unheard.
     out.destroy();
+    await finished(out).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -137,13 +154,26 @@ export async function spoolStdin(io: Io, signal: AbortSignal, what: string): Pro
  * temporary file: its encoding is decided over the whole of it before it is
  * read as envelopes, and a create reads it twice (validation, then sending).
  */
-async function spoolOnce(path: string): Promise<{ path: string; dir: string }> {
+async function spoolOnce(path: string, bound?: InputBound): Promise<{ path: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-pipe-'));
   const copy = join(dir, 'input');
+  let size = 0;
   try {
-    await pipeline(createReadStream(path), createWriteStream(copy, { mode: 0o600 }));
+    await pipeline(
+      createReadStream(path),
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          size += chunk.length;
+          // A device that never ends (/dev/zero) or a pipe past the bound: stopped here, not copied whole.
+          if (bound && size > bound.bytes) throw tooLarge(bound);
+          yield chunk;
+        }
+      },
+      createWriteStream(copy, { mode: 0o600 }),
+    );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`${path}: cannot read: ${(error as Error).message}`);
   }
   return { path: copy, dir };
@@ -162,10 +192,12 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
     }
     return decision;
   };
-  const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON') : undefined;
+  // NDJSON is bounded line by line (readNdjson); a JSON envelope whole.
+  const bound = (file: string): InputBound | undefined => (ndjson ? undefined : { ...ENVELOPE_BOUND, what: file === '-' ? 'stdin' : file });
+  const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON', bound('-')) : undefined;
   const spooled = new Map<string, { path: string; dir: string }>();
   for (const file of files) {
-    if (file !== '-' && !isRegularFile(file)) spooled.set(file, await spoolOnce(file));
+    if (file !== '-' && !isRegularFile(file)) spooled.set(file, await spoolOnce(file, bound(file)));
   }
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
@@ -189,7 +221,7 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
             continue;
           }
           // A JSON file is small: read whole, without streams (start-up).
-          const text = await readTextFile(physical(file), name, options.encoding);
+          const text = await readTextFile(physical(file), name, options.encoding, bound(file));
           yield parse(text, file, options, 0, false);
         } catch (error) {
           if (error instanceof UsageError) throw error;

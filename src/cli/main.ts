@@ -42,14 +42,22 @@ export async function main(argv: string[], io: Io = systemIo(), signal?: AbortSi
     await program.parseAsync(argv);
     return state.exitCode;
   } catch (error) {
+    const newOutput = async () => new (await import('./output.js')).Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
         return ExitCode.ok;
       }
-      // commander already printed its one-line message.
+      // commander's one-line message echoes what was typed (`unknown command 'sk_live_…'`): shown
+      // through the output, escaped and with the environment's key and secrets masked.
+      if (state.commanderError !== undefined) {
+        const [output, { escapeControl }] = await Promise.all([newOutput(), import('../core/text.js')]);
+        // Escaped line by line first: a typed escape sequence must not pass for the output's own colour.
+        for (const line of state.commanderError.replace(/\n$/, '').split('\n')) output.info(escapeControl(line));
+      }
       return error.code === 'commander.executeSubCommandAsync' ? ExitCode.failed : ExitCode.usage;
     }
-    const output = state.context?.output ?? new (await import('./output.js')).Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
+    await state.context?.protectStoredKeys();
+    const output = state.context?.output ?? (await newOutput());
     output.error(error);
     return exitCodeOf(error);
   }

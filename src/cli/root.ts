@@ -5,7 +5,6 @@
  * program.ts adds them all (the reference, completion, tests).
  */
 import { Command, Option } from 'commander';
-import { escapeControl } from '../core/text.js';
 import { VERSION } from '../core/version.js';
 import type { RunState } from './action.js';
 import { document, type CommandDoc } from './command-doc.js';
@@ -50,7 +49,10 @@ export function rootProgram(state: RunState): Command {
     .configureOutput({
       writeOut: (text) => state.io.stdout.write(text),
       writeErr: (text) => state.io.stderr.write(text),
-      outputError: (text, write) => write(escapeControl(text)),
+      // Kept, not written: main.ts shows it through the output, which masks a key typed on the line.
+      outputError: (text) => {
+        state.commanderError = (state.commanderError ?? '') + text;
+      },
       getOutHelpWidth: () => state.io.stdout.columns ?? 80,
       getErrHelpWidth: () => state.io.stderr.columns ?? 80,
       getOutHasColors: () => false,

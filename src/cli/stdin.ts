@@ -1,5 +1,5 @@
 /** Reading what the user hands over: stdin, and files named by a flag. */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import type { InStream, OutStream } from './io.js';
 
@@ -49,10 +49,36 @@ export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Bu
   }
 }
 
-/** All of stdin. */
-export async function readStdin(options: StdinOptions): Promise<Buffer> {
+/** Past a bound: how an input is named (`--input -`) and the most it may hold. */
+export interface InputBound {
+  /** The input as messages name it: `--input -`, `-F big.txt`. */
+  what: string;
+  bytes: number;
+  /** Why that is the bound, for the message: "the most the service takes in one request; nothing was sent". */
+  why: string;
+}
+
+/** The one line for an input past its bound: named, with the bound and why (exit 2). */
+export function tooLarge(bound: InputBound): UsageError {
+  return new UsageError(`${bound.what}: larger than ${sizeText(bound.bytes)}, ${bound.why}`);
+}
+
+/** `1 MiB (1,048,576 bytes)`, or the bytes alone for a bound that is no whole number of MiB. */
+export function sizeText(bytes: number): string {
+  const exact = `${bytes.toLocaleString('en-US')} bytes`;
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB (${exact})` : exact;
+}
+
+/** All of stdin; with a bound, refused as soon as more than it has arrived (the rest is never read). */
+export async function readStdin(options: StdinOptions, bound?: InputBound): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of readStdinChunks(options)) chunks.push(chunk);
+  let size = 0;
+  for await (const chunk of readStdinChunks(options)) {
+    size += chunk.length;
+    // Leaving the loop closes stdin (readStdinChunks): a writer still sending gets EPIPE, not a hang.
+    if (bound && size > bound.bytes) throw tooLarge(bound);
+    chunks.push(chunk);
+  }
   return Buffer.concat(chunks);
 }
 
@@ -70,11 +96,41 @@ export async function readStdinLine(options: StdinOptions): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r$/, '');
 }
 
-/** The bytes of a file given to `flag`; a missing or unreadable file is a usage error naming both. */
-export function readFlagFile(flag: string, path: string): Buffer {
+/**
+ * The bytes of a file given to `flag`; a missing or unreadable file is a usage error naming both.
+ * With a bound (`bytes`, `why`), a larger file is refused: by its size when it is a regular file,
+ * else (a pipe, a device) once more than the bound has been read; never read whole.
+ */
+export function readFlagFile(flag: string, path: string, bound?: Omit<InputBound, 'what'>): Buffer {
   try {
-    return readFileSync(path);
+    return bound ? readBoundedFile(path, { ...bound, what: `${flag} ${path}` }) : readFileSync(path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
 }
+
+/** A file of at most `bound.bytes` bytes, read whole; past it, tooLarge(bound), having read at most one chunk past the bound. */
+export function readBoundedFile(path: string, bound: InputBound): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile() && stats.size > bound.bytes) throw tooLarge(bound);
+    // Read in chunks, not by the size stat gave: a pipe has none, and a file may still be growing.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, bound.bytes + 1 - size));
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      chunks.push(chunk.subarray(0, read));
+      size += read;
+      if (size > bound.bytes) throw tooLarge(bound);
+    }
+    return Buffer.concat(chunks, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const READ_CHUNK = 65_536;

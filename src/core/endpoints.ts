@@ -6,6 +6,14 @@ import { UsageError } from './errors.js';
  * (docs/assumptions.md) and every path can be overridden from config.
  */
 
+/**
+ * The largest request body sent, in bytes (1 MiB). SPEC §8 shows no size limit: this is the
+ * local sandbox's (it answers 413 past it), and the CLI reads no input past it either (a
+ * request body, an envelope file or NDJSON line), so nothing larger is ever held or sent.
+ * docs/assumptions.md (size limits).
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export const SCOPES = ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 

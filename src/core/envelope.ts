@@ -10,6 +10,7 @@
  */
 import * as z from 'zod/mini';
 import { tooDeepAt } from './canonical-json.js';
+import { MAX_BODY_BYTES } from './endpoints.js';
 import type { FieldIssue } from './errors.js';
 
 /** Values SPEC.md says "have been seen"; the full lists are not shown. */
@@ -83,7 +84,7 @@ const expected = (what: string) => (issue: { input?: unknown }) =>
  * service decides below them): they keep a runaway generator or a hostile
  * file from being sent at all. docs/assumptions.md.
  */
-export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: 1024 * 1024 } as const;
+export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
 
 const tooLong = (i: { input?: unknown }) => `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
 

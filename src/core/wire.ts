@@ -23,12 +23,21 @@ export function flattenHeaders(headers: Record<string, string | string[] | undef
   return out;
 }
 
+/**
+ * The URL with the query's parameters added after any query it has. The query it has is kept
+ * as written (a raw path's `?x=1`): going through searchParams would write it again in the
+ * form encoding (`%20` as `+`, `b` as `b=`).
+ */
 export function withQuery(url: string, query: RequestOptions['query']): string {
   if (!query) return url;
-  const parsed = new URL(url);
+  const added = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) parsed.searchParams.append(name, item);
+    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) added.append(name, item);
   }
+  const extra = added.toString();
+  if (extra === '') return url;
+  const parsed = new URL(url);
+  parsed.search = parsed.search.length > 1 ? `${parsed.search}&${extra}` : extra;
   return parsed.toString();
 }
 

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPES } from '../core/endpoints.js';
 import { safeEqual } from '../core/webhooks.js';
 import { DAY_MS, isoDate } from './days.js';
-import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
+import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
 import { newId, randomBase62 } from './ids.js';
 import { SANDBOX_ACCOUNT, envelopeRealm } from './realm.js';
 import type { SandboxServices } from './services.js';
@@ -52,7 +52,7 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
     await answerTsa(services, req, res);
     return;
   }
-  if (!safeEqual(req.headers.authorization ?? '', `Bearer ${secrets.apiKey}`)) {
+  if (!safeEqual(bearerToken(req) ?? '', secrets.apiKey)) {
     sendError(res, 401, 'admin_key_required', "sandbox control endpoints need the sandbox's own API key");
     return;
   }

@@ -1,9 +1,14 @@
 /** Small HTTP helpers shared by the sandbox routes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+// The request size limit is a rule of the service: the core's, which the CLI's inputs are bounded by too.
+import { MAX_BODY_BYTES } from '../core/endpoints.js';
 
 export class BodyTooLargeError extends Error {}
+
+/** The token of `Authorization: Bearer <token>`; the scheme's name is case-insensitive (RFC 9110 §11.1). */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
+}
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering them. */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {

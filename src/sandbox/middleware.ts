@@ -11,7 +11,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import type { Scope } from '../core/endpoints.js';
 import { StorageError } from '../core/errors.js';
 import { isoDate } from './days.js';
-import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
+import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
 import { keyRealm, sameRealm } from './realm.js';
 import type { RequestContext, SandboxServices } from './services.js';
 import { idempotencyId, type DeliveryRecord, type EnvelopeRecord, type IdempotencyRecord, type StoredKey, type StoredResponse } from './records.js';
@@ -23,12 +23,12 @@ const LAST_USED_PERSIST_MS = 60_000;
 
 /** The request's key, if it is known, unexpired and has the scope; else the 401/403 is sent. */
 export function authenticate({ store, storageTrouble }: SandboxServices, req: IncomingMessage, res: ServerResponse, scope: Scope | undefined): StoredKey | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (!match) {
+  const token = bearerToken(req);
+  if (token === undefined) {
     sendError(res, 401, 'missing_api_key', 'send the header Authorization: Bearer <API_KEY>', {}, { 'www-authenticate': 'Bearer' });
     return undefined;
   }
-  const key = store.findKey(match[1]!);
+  const key = store.findKey(token);
   if (!key) {
     sendError(res, 401, 'invalid_api_key', 'the API key is not known to this service', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
     return undefined;

@@ -91,6 +91,11 @@ describe('no secret outside credentials.env (and a config the user stored a key 
     await run('doctor --verbose', ['doctor', '--verbose']);
     await run('doctor --json with the profile', ['doctor', '--json'], { SIGN_API_KEY: '' });
     await run('--api-key refused', ['envelopes', 'get', id, '--api-key', sandbox.apiKey]);
+    // A key or secret pasted where a path or a value goes: the error line quotes the path, commander the word typed.
+    await run('api with the key in the path and a field', ['api', '-X', 'GET', `/api/v1/envelopes/${sandbox.apiKey}`, '-f', `x=${sandbox.apiKey}`, '--include', '--verbose']);
+    await run('api with the webhook secret and the profile key in the path', ['api', `/api/v1/envelopes/${sandbox.webhookSecret}/${profileKey.key}`]);
+    await run('api with a stored key in a URL (usage error)', ['api', `https://elsewhere.example/${profileKey.key}`], { SIGN_API_KEY: '' });
+    await run('the key as an unknown command', [sandbox.apiKey]);
 
     // The rate store's password: in the URL of a store that cannot be reached, and of a real one that requires it.
     const storePassword = 'redis-store-password-7f3a9c';

@@ -10,6 +10,7 @@
  */
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
+import { readBoundedFile, type InputBound } from '../stdin.js';
 
 export interface EncodingDecision {
   /** The WHATWG label the file is decoded with. */
@@ -25,9 +26,10 @@ const SNIFF_BYTES = 65_536;
 /**
  * A whole file read at once (a JSON envelope: small), decoded by the same rule as
  * decideEncoding, without streams: reading a JSON file stays as cheap as it was.
+ * With a bound, a larger file is refused (readBoundedFile), never read whole.
  */
-export async function readTextFile(path: string, name: string, label?: string): Promise<string> {
-  const bytes = readFileSync(path);
+export async function readTextFile(path: string, name: string, label?: string, bound?: InputBound): Promise<string> {
+  const bytes = bound ? readBoundedFile(path, bound) : readFileSync(path);
   const sniffed = sniff(bytes);
   // Decoded whole, a byte order mark kept as U+FEFF: the JSON reader takes one off, as before (a second is an error).
   if (label !== undefined) return textDecoder(checkLabel(label)).decode(bytes);

@@ -5,7 +5,7 @@
  * what it sends, so the same call run twice acts once.
  */
 import { Argument, Option, type Command } from 'commander';
-import { ENDPOINTS } from '../../../core/endpoints.js';
+import { ENDPOINTS, MAX_BODY_BYTES } from '../../../core/endpoints.js';
 import { ExitCode, UnexpectedResponseError, UsageError } from '../../../core/errors.js';
 import { MAX_PAGE_SIZE } from '../../../core/pages.js';
 import { contentHash, derivedIdempotencyKey } from '../../../core/idempotency.js';
@@ -16,7 +16,7 @@ import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import { completes, valuesOf } from '../../completion-hints.js';
 import type { CommandContext } from '../../context.js';
 import { collect } from '../../flags.js';
-import { readFlagFile, readStdin } from '../../stdin.js';
+import { readFlagFile, readStdin, tooLarge } from '../../stdin.js';
 
 interface ApiFlags {
   method?: string;
@@ -31,8 +31,9 @@ interface ApiFlags {
 export const doc: CommandDoc = {
   summary: 'call any endpoint of the service, with your key, pacing and retries',
   details: [
-    'The path is relative to the base URL (`/api/v1/...`; no host, so the key never goes elsewhere). The method is GET, or POST when fields or `--input` are given; `-X` sets it.',
+    'The path is relative to the base URL (`/api/v1/...`; no host, so the key never goes elsewhere); a query written in it (`/api/v1/envelopes?limit=5`) is sent as written, before any fields of a GET. The method is GET, or POST when fields or `--input` are given; `-X` sets it.',
     '`-f key=value` adds a string field, `-F key=value` a typed one (`true`, `false`, `null`, numbers; `@file` a file\'s text, `@-` stdin). Keys nest: `signers[0][name]=…`, `signers[][name]=…` (appended), `document.template_id=…`. Fields are the JSON body of a POST, PUT or PATCH, and query parameters of a GET or DELETE (and of any request with `--input`, which is the body as it is).',
+    'A body over 1 MiB, the service\'s limit (from `--input`, a `-F @file` or the fields together), is refused as it is read: exit 2, nothing sent. A `-H` value holds printable text only (a control character is exit 2). A key or secret sign-cli knows (the key in use, the config file\'s, `SIGN_WEBHOOK_SECRET`, a `-H Authorization` token) is masked on every line, the path in an error line included.',
     'A POST carries an Idempotency-Key derived from its method, path and body, so running the same call twice acts once (the service replays its first answer); `-H "Idempotency-Key: …"` sets one, and a retry always resends the same.',
     'The answer is printed as it came: JSON as JSON (indented on a terminal; `--query` picks a part), other text escaped. Exit 0 for a 2xx; otherwise the body is printed all the same, a line on stderr says what came back, and the exit code is 3 for 401 and 403, 1 for anything else.',
     '`--paginate` follows a listing\'s `next_cursor` while `has_more` is true and prints each item as one JSON line (as `envelopes list --all --json`), one page held at a time; `--query` applies to each item.',
@@ -69,16 +70,22 @@ export async function apiCommand(ctx: CommandContext, flags: ApiFlags, [given]: 
   // The global --no-input shares the name, and commander lets globals win: read this command's own.
   const own = ctx.command?.opts() as { input?: unknown } | undefined;
   const input = typeof own?.input === 'string' ? own.input : undefined;
+  // What becomes the body is bounded while it is read: past the service's limit it could never be sent.
+  const bound = { bytes: MAX_BODY_BYTES, why: 'the most the service takes in one request; nothing was sent' };
   const readInput = async (source: string, flag: string): Promise<Buffer> =>
-    source === '-' ? readStdin({ signal: ctx.signal, hint: `reading ${flag} from stdin; Ctrl-D to end`, stdin: ctx.io.stdin, stderr: ctx.io.stderr }) : readFlagFile(flag, source);
+    source === '-'
+      ? readStdin({ signal: ctx.signal, hint: `reading ${flag} from stdin; Ctrl-D to end`, stdin: ctx.io.stdin, stderr: ctx.io.stderr }, { ...bound, what: `${flag} - (stdin)` })
+      : readFlagFile(flag, source, bound);
   const fields: Field[] = [...flags.rawField.map(rawField)];
   for (const text of flags.field) fields.push(await typedField(text, async (file) => (await readInput(file, '-F')).toString('utf8')));
   const method = (flags.method ?? (fields.length > 0 || input !== undefined ? 'POST' : 'GET')).toUpperCase();
   if (!/^[A-Z]+$/.test(method)) throw new UsageError(`--method ${flags.method}: not an HTTP method (GET, POST, PUT, PATCH, DELETE)`);
   if (flags.paginate && method !== 'GET') throw new UsageError('--paginate follows a listing: it needs GET');
   const headers = Object.fromEntries(flags.header.map(parseHeader));
+  // A key given in -H is as secret as the configured one: never shown beyond its mask.
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === 'authorization') ctx.output.protect(value.replace(/^\S+\s+/, ''));
   const inBody = BODY_METHODS.has(method) && input === undefined && fields.length > 0;
-  const body = input !== undefined ? await readInput(input, '--input') : inBody ? JSON.stringify(buildBody(fields)) : undefined;
+  const body = input !== undefined ? await readInput(input, '--input') : inBody ? fieldsBody(fields) : undefined;
   const query = inBody ? {} : queryOf(fields);
   // The same call sent again gets the same key: the service replays instead of acting twice.
   const idempotencyKey = method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
@@ -108,7 +115,24 @@ function parseHeader(text: string): [string, string] {
   const at = text.indexOf(':');
   // A name as HTTP allows it, and a value on one line (a line break would forge another header).
   if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text.slice(0, at).trim()) || /[\r\n\0]/.test(text)) throw new UsageError(`-H ${untrusted(text)}: not "Name: value" on one line`);
-  return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+  const [name, value] = [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+  // What HTTP lets a value hold (RFC 9110 field-value: tab, visible ASCII, obs-text): anything
+  // else (an ESC, a letter beyond Latin-1) would fail in the HTTP client, taken for a network failure.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
+  if (bad) throw new UsageError(`-H ${name}: the value holds ${codePoint(bad[0])}, which an HTTP header cannot carry; give printable ASCII`);
+  return [name, value];
+}
+
+/** `U+001B`, as a message names a character it must not show. */
+function codePoint(ch: string): string {
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The JSON body the fields make; past the service's limit it is refused here, never sent. */
+function fieldsBody(fields: readonly Field[]): string {
+  const body = JSON.stringify(buildBody(fields));
+  if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw tooLarge({ what: 'the body of -f/-F fields', bytes: MAX_BODY_BYTES, why: 'the most the service takes in one request; nothing was sent' });
+  return body;
 }
 
 /** The answer as it came; a non-2xx says so on stderr and sets the exit code. */
@@ -128,7 +152,8 @@ function show(ctx: CommandContext, client: Client, label: string, answer: Answer
   if (answer.status >= 200 && answer.status < 300) return ExitCode.ok;
   const error = json && typeof json.value === 'object' && json.value !== null ? (json.value as { error?: { code?: unknown; message?: unknown } }).error : undefined;
   const detail = error ? ` ${String(error.code ?? '')}${error.message ? `: ${String(error.message)}` : ''}` : '';
-  ctx.io.stderr.write(`error: ${untrusted(`${label}: HTTP ${answer.status}${detail}`)}\n`);
+  // Through the output, as every error line: a key in the path or the server's words is masked.
+  ctx.output.errorLine(`${label}: HTTP ${answer.status}${detail}`);
   return answer.status === 401 || answer.status === 403 ? ExitCode.auth : ExitCode.failed;
 }
 
