@@ -99,6 +99,20 @@ export function errorForStatus(
       reasonData: { scope },
     });
   }
+  // Not the service's JSON error but a page or text, from a server that is not the signing service
+  // (a wrong base URL: a web server, a dev server). A gateway's 502/503/504 page is the service's
+  // own proxy saying the service is down: those stay the service's failures.
+  const trimmed = text.trim();
+  const json = /json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(trimmed);
+  if (trimmed !== '' && !json && ![502, 503, 504].includes(status)) {
+    const sample = `${JSON.stringify(context.scrub(trimmed).replace(/\s+/g, ' ').slice(0, 60))}${trimmed.length > 60 ? '…' : ''}`;
+    const sent = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate` : '';
+    return new UnexpectedResponseError(`${label}: HTTP ${status} (${headers['content-type'] ?? 'no content type'}) with ${sample}${tries}, not like the signing service, whose errors are JSON`, status, headers['content-type'], {
+      hint: `is ${context.baseUrl} the signing service? check the base URL${sent}`,
+      reason: 'not_the_service',
+      reasonData: { baseUrl: context.baseUrl, idempotencyKey },
+    });
+  }
   let hint: string | undefined;
   let reason: 'not_found' | 'event_not_found' | 'not_voidable' | 'not_completed' | 'rate_limited' | 'server_failed' | 'maybe_resent' | undefined;
   if (status === 422 && /idempotency/i.test(`${info.code} ${info.message}`)) {

@@ -103,8 +103,8 @@ function runPage(page: ExamplePage, facts: SessionFacts, bin: string, shell: Pas
     if (shell === 'zsh') child.stdin!.end(readFileSync(file));
     let stderr = '';
     let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('close', (code) => {
       clearTimeout(timer);

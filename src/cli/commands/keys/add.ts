@@ -164,8 +164,11 @@ async function askService(ctx: CommandContext, key: string, baseUrl: string | un
     return mine;
   } catch (error) {
     if (error instanceof AuthError && error.status !== undefined) {
-      throw new AuthError(`the service at ${url} refused this key (HTTP ${error.status}); it was not stored`, error.status, {
-        hint: 'check the key and the base URL; --offline stores it without asking',
+      // What the service said (its code and message) is the reason a newcomer needs: an expired key above all.
+      const said = /HTTP \d{3} ([^;]+);/.exec(error.message)?.[1];
+      const expired = /expired/i.test(said ?? '');
+      throw new AuthError(`the service at ${url} refused this key${expired ? ': it has expired' : ''} (HTTP ${error.status}${said ? ` ${said}` : ''}); it was not stored`, error.status, {
+        hint: expired ? 'add a key that has not expired (a new one from where the account\'s keys are made)' : 'check the key and the base URL; --offline stores it without asking',
       });
     }
     ctx.output.warn(`could not check the key with the service at ${url} (${(error as Error).message}); stored with what the flags say (--offline skips this check)`);

@@ -14,6 +14,17 @@ afterAll(async () => {
 });
 
 describe('keys add', () => {
+  it('an expired key is refused saying it has expired, and is not stored', async () => {
+    const { env, file } = withConfig();
+    const expired = await sandbox.mintKey({ environment: 'test', expires: '2020-01-31' });
+    const add = await runCommand(['keys', 'add', 'old', '--stdin', '--base-url', sandbox.baseUrl], { env, input: `${expired}\n` });
+    expect(add.code).toBe(3);
+    expect(add.stderr).toContain(`error: the service at ${sandbox.baseUrl} refused this key: it has expired (HTTP 401 expired_api_key: the API key expired on 2020-01-31); it was not stored`);
+    expect(add.stderr).toContain('add a key that has not expired');
+    expect(existsSync(file)).toBe(false);
+    expectNoKey([add], expired);
+  });
+
   it('stores a key from stdin in a 0600 config file, first profile active', async () => {
     const { env, file } = withConfig();
     const add = await runCommand(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write'], { env, input: `${sandbox.apiKey}\n` });
@@ -51,7 +62,7 @@ describe('keys add', () => {
     const { env, file } = withConfig();
     const refused = await runCommand(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain('refused this key (HTTP 401); it was not stored');
+    expect(refused.stderr).toContain('refused this key (HTTP 401 invalid_api_key: the API key is not known to this service); it was not stored');
     expect(existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles?.bad : undefined).toBeUndefined();
     const offline = await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
     expect(offline.code).toBe(0);
