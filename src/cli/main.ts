@@ -50,9 +50,14 @@ export async function main(argv: string[], io: Io = systemIo(), signal?: AbortSi
       // commander's one-line message echoes what was typed (`unknown command 'sk_live_…'`): shown
       // through the output, escaped and with the environment's key and secrets masked.
       if (state.commanderError !== undefined) {
-        const [output, { escapeControl }] = await Promise.all([newOutput(), import('../core/text.js')]);
+        const [output, { escapeControl }, { habitHint }] = await Promise.all([newOutput(), import('../core/text.js'), import('./gh-habits.js')]);
+        // A habit from gh spelt another way here: the pointer, on the error's line.
+        const hint = habitHint(state.argv, error.code);
+        // It says more than commander's own "(Did you mean --json?)", which it replaces.
+        const said = state.commanderError.replace(/\n$/, '');
+        const message = hint ? `${said.replace(/\n\(Did you mean [^\n]*\)$/, '')} (hint: ${hint})` : said;
         // Escaped line by line first: a typed escape sequence must not pass for the output's own colour.
-        for (const line of state.commanderError.replace(/\n$/, '').split('\n')) output.info(escapeControl(line));
+        for (const line of message.split('\n')) output.info(escapeControl(line));
       }
       return error.code === 'commander.executeSubCommandAsync' ? ExitCode.failed : ExitCode.usage;
     }
