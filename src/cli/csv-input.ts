@@ -12,14 +12,14 @@
  * envelope carries which column filled which field, so errors name the column.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { renderTemplate, templatePlaceholders, type ColumnSources } from '../core/template.js';
-import { ENVELOPE_BOUND, spoolStdin, type InputSet, type ReadInput } from './input.js';
+import { ENVELOPE_BOUND, spoolOnce, spoolStdin, type InputSet, type ReadInput } from './input.js';
 import type { Io } from './io.js';
 import { readBoundedFile } from './stdin.js';
 import { decideEncoding, decodedText, type EncodingDecision } from './input/encoding.js';
@@ -164,7 +164,9 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
   const template = readTemplate(source.template);
   const placeholders = templatePlaceholders(template);
   if (placeholders.length === 0) throw new UsageError(`--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`, { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' });
-  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : undefined;
+  // Stdin, or a pipe given as a path (`--csv <(…)`, a named pipe), is read once into a private
+  // copy: the encoding is decided over the whole of it, and a create reads it twice.
+  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : isPipe(source.csv) ? await spoolOnce(source.csv) : undefined;
   const path = stdin?.path ?? source.csv;
   const name = source.csv === '-' ? 'stdin' : source.csv;
   try {
@@ -210,7 +212,7 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
       get identity() {
         identity ??= createHash('sha256')
           .update('csv\n')
-          .update(`${source.csv === '-' ? `stdin:${stdin!.hash}` : resolve(source.csv)}\n${resolve(source.template)}`)
+          .update(`${stdin ? `stdin:${'hash' in stdin ? stdin.hash : createHash('sha256').update(readFileSync(stdin.path)).digest('hex')}` : resolve(source.csv)}\n${resolve(source.template)}`)
           .digest('hex');
         return identity;
       },
@@ -242,6 +244,16 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
   } catch (error) {
     if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** A pipe or a character device (`<(…)` is /dev/fd/N): read once, so copied first. */
+function isPipe(path: string): boolean {
+  try {
+    const stats = statSync(path);
+    return stats.isFIFO() || stats.isCharacterDevice();
+  } catch {
+    return false;
   }
 }
 

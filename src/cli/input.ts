@@ -154,7 +154,7 @@ export async function spoolStdin(io: Io, signal: AbortSignal, what: string, boun
  * temporary file: its encoding is decided over the whole of it before it is
  * read as envelopes, and a create reads it twice (validation, then sending).
  */
-async function spoolOnce(path: string, bound?: InputBound): Promise<{ path: string; dir: string }> {
+export async function spoolOnce(path: string, bound?: InputBound): Promise<{ path: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-pipe-'));
   const copy = join(dir, 'input');
   let size = 0;

@@ -12,7 +12,8 @@ import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { workspace } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { textDecoder } from '../../../../src/cli/input/encoding.js';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let sandbox: TestSandbox;
@@ -182,3 +183,33 @@ function encode1256(value: string): Buffer {
   for (let b = 0x80; b <= 0xff; b++) table.set(decoder.decode(Uint8Array.of(b)), b);
   return Buffer.from([...value].map((ch) => (ch.charCodeAt(0) < 0x80 ? ch.charCodeAt(0) : table.get(ch)!)));
 }
+
+describe('a CSV from a pipe given as a path (--csv <(…), a named pipe)', () => {
+  it('is read, as -f <(…) is: created once, and a second run with the same content creates nothing new', async () => {
+    const dir = tempDir();
+    const csv = readFileSync(join(ROOT, 'examples', 'recipients.csv'), 'utf8').replace(/EMP-/g, 'FIFO-');
+    const state = tempDir();
+    const run = async () => {
+      const fifo = join(dir, `recipients-${Math.random().toString(36).slice(2)}.csv`);
+      execFileSync('mkfifo', [fifo]);
+      // The pipe is readable once, as <(…) is: a writer that holds it until the reader comes.
+      const writer = spawn('sh', ['-c', `cat > "${fifo}"`], { stdio: ['pipe', 'ignore', 'ignore'] });
+      writer.stdin.end(csv);
+      try {
+        return await runCommand(['envelopes', 'create', '--csv', fifo, '--template', TEMPLATE], { env: { ...sandbox.env, SIGN_STATE_DIR: state } });
+      } finally {
+        writer.kill();
+      }
+    };
+    const first = await run();
+    expect(first.stderr).not.toContain('not a file');
+    expect(first.code, first.stderr).toBe(0);
+    const rows = csv.trim().split('\n').length - 1;
+    expect(first.stdout.match(/✓ created env_/g)).toHaveLength(rows);
+    // Another pipe, the same content: the journal knows it by its content, not by the pipe's name.
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.match(/already created env_/g)).toHaveLength(rows);
+    expect(second.stdout).not.toContain('✓ created');
+  });
+});
