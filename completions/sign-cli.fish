@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --at --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
@@ -118,6 +118,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes audit"' -l verify -d 'check th
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l trust -x -d 'a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l envelope -x -d 'also check the envelope'\''s audit trail: its chain, and that it names this file'\''s hash'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l at -x -d 'validate the certificates at the signer'\''s claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp'\''s time'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l max-size -x -d 'refuse files larger than this, before reading them (default: 256)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l status -x -a 'sent completed declined failed expired voided' -d 'only envelopes in this state (repeatable or comma-separated: sent, completed, declined, failed, expired, voided)'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l contract-id -x -d 'only envelopes of this contract'

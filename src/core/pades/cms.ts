@@ -113,8 +113,16 @@ export interface DigestCheck {
   detail: string;
 }
 
+/**
+ * What a signature signed: its bytes, or (for the bytes of a large file, hashed in steps
+ * elsewhere) their digest with a hash algorithm, and the bytes themselves when asked.
+ */
+export type SignedContent = Uint8Array | { digest(algorithm: string): Buffer; bytes(): Uint8Array };
+
+const digestOf = (content: SignedContent, algorithm: string): Buffer => (content instanceof Uint8Array ? createHash(algorithm).update(content).digest() : content.digest(algorithm));
+
 /** The signed attributes' message digest against the digest of `content`, and their content type. */
-export function checkDigest(data: SignedData, signer: SignerInfo, content: Uint8Array): DigestCheck {
+export function checkDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
   try {
     return compareDigest(data, signer, content);
   } catch {
@@ -122,11 +130,11 @@ export function checkDigest(data: SignedData, signer: SignerInfo, content: Uint8
   }
 }
 
-function compareDigest(data: SignedData, signer: SignerInfo, content: Uint8Array): DigestCheck {
+function compareDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
   const algorithm = signer.digest;
   if (!algorithm) return { ok: false, detail: `digest algorithm ${signer.digestOid} is not supported` };
   if (WEAK_HASHES.has(algorithm)) return { ok: false, detail: `the digest is ${algorithm}, too weak to trust for a signature` };
-  const actual = createHash(algorithm).update(content).digest();
+  const actual = digestOf(content, algorithm);
   if (!signer.signedAttrs) return { ok: true, detail: `${algorithm}, signed directly (no signed attributes)` };
   const stated = signer.signed.get(CMS_OID.messageDigest)?.[0];
   if (!stated) return { ok: false, detail: 'no message digest among the signed attributes' };
@@ -136,8 +144,8 @@ function compareDigest(data: SignedData, signer: SignerInfo, content: Uint8Array
 }
 
 /** The signature over the signed attributes (as a SET, RFC 5652 5.4), or over the content when there are none. */
-export function checkSignerSignature(signer: SignerInfo, cert: Certificate, content: Uint8Array): SignatureCheck {
-  const data = signer.signedAttrs ? encode(0x31, value(signer.signedAttrs)) : content;
+export function checkSignerSignature(signer: SignerInfo, cert: Certificate, content: SignedContent): SignatureCheck {
+  const data = signer.signedAttrs ? encode(0x31, value(signer.signedAttrs)) : content instanceof Uint8Array ? content : content.bytes();
   return verifySignature(signer.signatureAlgorithm, cert.spki, data, signer.signature, signer.digest);
 }
 

@@ -17,6 +17,7 @@
  */
 import { dictOf, isDict, isName, isRef, sameValue, textOf, type PdfDict, type PdfValue } from './pdf-objects.js';
 import type { Revision } from './pdf-file.js';
+import { COST, runSteps, type Steps } from './pdf-budget.js';
 import type { PartOf, Role, Structure } from './pdf-structure.js';
 
 /** What a change needs: nothing, the right to sign, to fill forms, to annotate; or it is never allowed. */
@@ -58,6 +59,12 @@ const PART: Record<PartOf, { kind: string; need: Need }> = {
 
 /** The changes `next` made to `old` (the revision just before it), judged by `structure` (old's). */
 export function changesBetween(old: Revision, next: Revision, structure: Structure): Change[] {
+  return runSteps(changeSteps(old, next, structure));
+}
+
+/** changesBetween as steps, each object compared counted on the revisions' meter. */
+export function* changeSteps(old: Revision, next: Revision, structure: Structure): Steps<Change[]> {
+  const meter = next.meter;
   const changes: Change[] = [];
   const push = (change: Omit<Change, 'revision'>) => changes.push({ revision: next.number, ...change });
 
@@ -68,11 +75,16 @@ export function changesBetween(old: Revision, next: Revision, structure: Structu
   }
   if (!sameValue(old.trailer.entries.get('Info'), next.trailer.entries.get('Info'))) push({ kind: 'metadata', object: 'trailer', action: 'replaced', need: 'none', detail: 'document information replaced' });
 
-  const numbers = new Set([...old.objects.keys(), ...next.objects.keys()]);
-  for (const num of numbers) {
+  // New objects are not judged by themselves: only the objects of `old` are compared.
+  for (const [num, entry] of old.objects) {
+    meter.add(COST.visit);
+    if (meter.due) yield;
+    // The same entry (read from the same section) reads the same bytes; an object stream's
+    // member also depends on where its stream is, so it is compared by key.
+    const now = next.objects.get(num);
+    if (now === entry && entry.type !== 'compressed') continue;
     if (old.entryKey(num) === next.entryKey(num)) continue;
     const roles = structure.roles.get(num);
-    if (!old.objects.has(num)) continue;
     const before = old.get(num);
     if (!next.objects.has(num)) {
       if (roles) push({ kind: 'object freed', object: refText(num), action: 'removed', need: 'never', detail: `object ${refText(num)} (${describeRole(roles[0]!)}) was freed` });

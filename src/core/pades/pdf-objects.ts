@@ -8,6 +8,7 @@
  * content (object and cross-reference streams: FlateDecode with PNG predictors).
  */
 import { inflateSync } from 'node:zlib';
+import type { Meter } from './pdf-budget.js';
 
 export interface PdfName {
   kind: 'name';
@@ -16,6 +17,11 @@ export interface PdfName {
 export interface PdfString {
   kind: 'string';
   bytes: Uint8Array;
+  /**
+   * A string too long to be anything this verifier reads (over twice the longest signature it
+   * accepts): kept as written, delimiters included, and not decoded (`bytes` is empty).
+   */
+  raw?: Uint8Array;
 }
 export interface PdfRef {
   kind: 'ref';
@@ -36,14 +42,27 @@ export type PdfValue = null | boolean | number | PdfName | PdfString | PdfRef | 
 
 export class PdfSyntaxError extends Error {
   override readonly name = 'PdfSyntaxError';
+  constructor(message: string) {
+    // Without a stack: it is always caught (a damaged object reads as none), and a hostile file
+    // makes millions of them, whose stacks would be most of the time spent reading it.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
 }
 
-const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
-const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
-const isRegular = (b: number | undefined) => b !== undefined && !WHITESPACE.has(b) && !DELIMITERS.has(b);
+/** Byte classes (ISO 32000-2 7.2.3): 1 white-space, 2 delimiter, 0 regular. */
+const CLASS = new Uint8Array(256);
+for (const b of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[b] = 1;
+for (const b of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[b] = 2;
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
+/** A hex digit's value, or 16 for any other byte. */
+const NIBBLE = new Uint8Array(256).fill(16);
+for (let i = 0; i < 16; i++) NIBBLE['0123456789abcdef'.charCodeAt(i)] = NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i;
+const EMPTY = new Uint8Array(0);
 
-/** The most a stream may decode to (cross-reference and object streams are kilobytes to a few megabytes). */
+/** The most a stream may decode to without a meter (cross-reference and object streams are kilobytes to a few megabytes). */
 const MAX_DECODED_BYTES = 64 * 1024 * 1024;
 
 /** Depth bound: a hostile file nesting arrays a million deep must not overflow the stack. */
@@ -51,31 +70,69 @@ const MAX_DEPTH = 200;
 
 export const pdfName = (name: string): PdfName => ({ kind: 'name', name });
 
-/** Reads objects from `bytes`, starting anywhere; `resolveLength` resolves a stream's indirect /Length. */
+export interface LexerOptions {
+  /** Resolves a stream's indirect /Length. */
+  resolveLength?: (ref: PdfRef) => PdfValue;
+  /** Strings that may decode to more than this are kept as written (`raw`), not decoded. */
+  maxString?: number;
+  /** The most one value's syntax may span, its stream data and long strings not counted: larger is a PdfSyntaxError. */
+  maxObject?: number;
+}
+
+/**
+ * Reads objects from `bytes`, starting anywhere. `far` is one past the
+ * furthest byte it has looked at: what it read depends on no byte from there
+ * on, so a reader of the same bytes cut at `far` or later reads the same.
+ */
 export class PdfLexer {
   pos: number;
+  far: number;
+  private readonly buf: Buffer;
+  /** Where the current top-level value began, and how much of it was long strings and stream data. */
+  private origin = 0;
+  private skipped = 0;
+
   constructor(
     readonly bytes: Uint8Array,
     pos = 0,
-    private readonly resolveLength?: (ref: PdfRef) => PdfValue,
+    private readonly options: LexerOptions = {},
   ) {
     this.pos = pos;
+    this.far = pos;
+    this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  private reach(end: number): void {
+    if (end > this.far) this.far = end;
   }
 
   skipSpace(): void {
     const b = this.bytes;
+    const n = b.length;
+    let p = this.pos;
     for (;;) {
-      while (this.pos < b.length && WHITESPACE.has(b[this.pos]!)) this.pos++;
-      if (b[this.pos] !== 0x25) return;
-      while (this.pos < b.length && b[this.pos] !== 0x0a && b[this.pos] !== 0x0d) this.pos++;
+      while (p < n && CLASS[b[p]!] === 1) p++;
+      if (p >= n || b[p] !== 0x25) break;
+      while (p < n && b[p] !== 0x0a && b[p] !== 0x0d) p++;
     }
+    this.pos = p;
+    this.reach(p + 1);
+  }
+
+  /** Where the regular characters at `from` end. */
+  private wordEnd(from: number): number {
+    const b = this.bytes;
+    const n = b.length;
+    let end = from;
+    while (end < n && CLASS[b[end]!] === 0) end++;
+    this.reach(end + 1);
+    return end;
   }
 
   /** The regular characters at the position (a keyword or a number), without moving. */
   peekWord(): string {
-    let end = this.pos;
-    while (isRegular(this.bytes[end])) end++;
-    return Buffer.from(this.bytes.subarray(this.pos, end)).toString('latin1');
+    const end = this.wordEnd(this.pos);
+    return end === this.pos ? '' : this.buf.toString('latin1', this.pos, end);
   }
 
   word(): string {
@@ -90,15 +147,26 @@ export class PdfLexer {
     if (w !== keyword) throw new PdfSyntaxError(`expected ${keyword} at byte ${this.pos - w.length}, found ${w ? JSON.stringify(w.slice(0, 20)) : 'a delimiter'}`);
   }
 
+  /** An object larger than allowed (its long strings and stream data aside) is not read. */
+  private guard(): void {
+    const max = this.options.maxObject;
+    if (max !== undefined && this.pos - this.origin - this.skipped > max) throw new PdfSyntaxError(`an object over ${Math.round(max / 1048576)} MB of syntax at byte ${this.origin}`);
+  }
+
   value(depth = 0): PdfValue {
     if (depth > MAX_DEPTH) throw new PdfSyntaxError('objects nested too deep');
     this.skipSpace();
+    if (depth === 0) {
+      this.origin = this.pos;
+      this.skipped = 0;
+    }
     const b = this.bytes;
     const c = b[this.pos];
     if (c === undefined) throw new PdfSyntaxError('unexpected end of file');
     if (c === 0x2f) return this.name();
     if (c === 0x28) return this.literalString();
     if (c === 0x3c) {
+      this.reach(this.pos + 2);
       if (b[this.pos + 1] === 0x3c) return this.dict(depth);
       return this.hexString();
     }
@@ -112,6 +180,7 @@ export class PdfLexer {
           return items;
         }
         if (this.pos >= b.length) throw new PdfSyntaxError('unterminated array');
+        this.guard();
         items.push(this.value(depth + 1));
       }
     }
@@ -143,49 +212,99 @@ export class PdfLexer {
   private name(): PdfName {
     this.pos++;
     const start = this.pos;
-    while (isRegular(this.bytes[this.pos])) this.pos++;
-    const raw = Buffer.from(this.bytes.subarray(start, this.pos)).toString('latin1');
+    this.pos = this.wordEnd(start);
+    const raw = this.buf.toString('latin1', start, this.pos);
     return pdfName(raw.includes('#') ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : raw);
+  }
+
+  /** Whether a string spanning `span` bytes is too long to decode (`perByte`: how many bytes of its encoding make one of the string). */
+  private tooLong(span: number, perByte: number): boolean {
+    const max = this.options.maxString;
+    return max !== undefined && span > perByte * max;
   }
 
   private literalString(): PdfString {
     const b = this.bytes;
-    this.pos++;
-    const out: number[] = [];
+    const start = this.pos;
+    // Its end first: balanced parentheses, a backslash escaping the byte after it.
+    let p = start + 1;
     let depth = 1;
-    while (this.pos < b.length) {
-      const c = b[this.pos++]!;
+    let escaped = false;
+    while (p < b.length) {
+      const c = b[p++]!;
       if (c === 0x5c) {
-        const e = b[this.pos++];
-        const escapes: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c, 0x28: 0x28, 0x29: 0x29, 0x5c: 0x5c };
-        if (e === undefined) break;
-        if (escapes[e] !== undefined) out.push(escapes[e]!);
-        else if (e >= 0x30 && e <= 0x37) {
-          let v = e - 0x30;
-          for (let i = 0; i < 2 && b[this.pos]! >= 0x30 && b[this.pos]! <= 0x37; i++) v = v * 8 + b[this.pos++]! - 0x30;
-          out.push(v & 0xff);
-        } else if (e === 0x0d) {
-          if (b[this.pos] === 0x0a) this.pos++;
-        } else if (e !== 0x0a) out.push(e);
+        escaped = true;
+        p++;
+      } else if (c === 0x28) depth += 1;
+      else if (c === 0x29) {
+        depth -= 1;
+        if (depth === 0) break;
+      }
+    }
+    this.reach(Math.min(p + 1, b.length));
+    if (depth !== 0) {
+      this.far = b.length;
+      throw new PdfSyntaxError('unterminated string');
+    }
+    this.pos = p;
+    if (this.tooLong(p - start, 2)) {
+      this.skipped += p - start;
+      return { kind: 'string', bytes: EMPTY, raw: b.subarray(start, p) };
+    }
+    const inner = b.subarray(start + 1, p - 1);
+    if (!escaped) return { kind: 'string', bytes: Uint8Array.from(inner) };
+    const out = new Uint8Array(inner.length);
+    let length = 0;
+    for (let i = 0; i < inner.length; ) {
+      const c = inner[i++]!;
+      if (c !== 0x5c) {
+        out[length++] = c;
         continue;
       }
-      if (c === 0x28) depth += 1;
-      if (c === 0x29) {
-        depth -= 1;
-        if (depth === 0) return { kind: 'string', bytes: Uint8Array.from(out) };
-      }
-      out.push(c);
+      const e = inner[i++];
+      if (e === undefined) break;
+      const simple = ESCAPES[e];
+      if (simple !== undefined) out[length++] = simple;
+      else if (e >= 0x30 && e <= 0x37) {
+        let v = e - 0x30;
+        for (let k = 0; k < 2 && inner[i]! >= 0x30 && inner[i]! <= 0x37; k++) v = v * 8 + inner[i++]! - 0x30;
+        out[length++] = v & 0xff;
+      } else if (e === 0x0d) {
+        if (inner[i] === 0x0a) i++;
+      } else if (e !== 0x0a) out[length++] = e;
     }
-    throw new PdfSyntaxError('unterminated string');
+    return { kind: 'string', bytes: out.slice(0, length) };
   }
 
   private hexString(): PdfString {
     const b = this.bytes;
-    const end = b.indexOf(0x3e, this.pos);
-    if (end === -1) throw new PdfSyntaxError('unterminated hex string');
-    const hex = Buffer.from(b.subarray(this.pos + 1, end)).toString('latin1').replace(/[^0-9a-fA-F]/g, '');
+    const start = this.pos;
+    const end = this.buf.indexOf(0x3e, start);
+    if (end === -1) {
+      this.far = b.length;
+      throw new PdfSyntaxError('unterminated hex string');
+    }
     this.pos = end + 1;
-    return { kind: 'string', bytes: new Uint8Array(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')) };
+    this.reach(end + 1);
+    if (this.tooLong(end + 1 - start, 3)) {
+      this.skipped += end + 1 - start;
+      return { kind: 'string', bytes: EMPTY, raw: b.subarray(start, end + 1) };
+    }
+    // Anything but hex digits is ignored; an odd last digit is followed by 0.
+    const out = new Uint8Array((end - start) >> 1 || 1);
+    let length = 0;
+    let high = -1;
+    for (let i = start + 1; i < end; i++) {
+      const v = NIBBLE[b[i]!]!;
+      if (v === 16) continue;
+      if (high < 0) high = v;
+      else {
+        out[length++] = (high << 4) | v;
+        high = -1;
+      }
+    }
+    if (high >= 0) out[length++] = high << 4;
+    return { kind: 'string', bytes: out.slice(0, length) };
   }
 
   private dict(depth: number): PdfDict | PdfStream {
@@ -199,6 +318,7 @@ export class PdfLexer {
         break;
       }
       if (b[this.pos] !== 0x2f) throw new PdfSyntaxError(`a dictionary key must be a name (byte ${this.pos})`);
+      this.guard();
       const key = this.name().name;
       entries.set(key, this.value(depth + 1));
     }
@@ -214,20 +334,31 @@ export class PdfLexer {
     if (b[this.pos] === 0x0a) this.pos++;
     const start = this.pos;
     let length = entries.get('Length');
-    if (length && typeof length === 'object' && !Array.isArray(length) && length.kind === 'ref') length = this.resolveLength?.(length) ?? null;
+    if (length && typeof length === 'object' && !Array.isArray(length) && length.kind === 'ref') length = this.options.resolveLength?.(length) ?? null;
+    // Whether the stated length fits depends on where the bytes end: that is looked at too (a
+    // length that does not fit the whole file fits no part of it).
+    if (typeof length === 'number' && length >= 0 && start + length <= b.length) this.reach(start + length);
     let end = typeof length === 'number' && length >= 0 && start + length <= b.length ? start + length : -1;
+    if (end !== -1) this.reach(Math.min(end + 32, b.length));
     // A wrong /Length (common enough) falls back to the endstream keyword, as readers do.
-    if (end === -1 || !/^\s*endstream/.test(Buffer.from(b.subarray(end, end + 32)).toString('latin1'))) {
-      const found = Buffer.from(b.buffer, b.byteOffset, b.length).indexOf('endstream', start, 'latin1');
-      if (found === -1) throw new PdfSyntaxError('unterminated stream');
+    if (end === -1 || !/^\s*endstream/.test(this.buf.toString('latin1', end, Math.min(end + 32, b.length)))) {
+      const found = this.buf.indexOf('endstream', start, 'latin1');
+      if (found === -1) {
+        this.far = b.length;
+        throw new PdfSyntaxError('unterminated stream');
+      }
+      this.reach(found + 9);
       end = found;
       while (end > start && (b[end - 1] === 0x0a || b[end - 1] === 0x0d)) end--;
     }
+    this.skipped += end - start;
     this.pos = end;
     this.expect('endstream');
     return { kind: 'stream', dict, raw: b.subarray(start, end) };
   }
 }
+
+const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c, 0x28: 0x28, 0x29: 0x29, 0x5c: 0x5c };
 
 export const isDict = (v: PdfValue | undefined): v is PdfDict => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'dict';
 export const isStream = (v: PdfValue | undefined): v is PdfStream => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'stream';
@@ -258,16 +389,22 @@ export function sameValue(a: PdfValue | undefined, b: PdfValue | undefined): boo
   switch (a.kind) {
     case 'name':
       return a.name === (b as PdfName).name;
-    case 'string':
-      return Buffer.from(a.bytes).equals((b as PdfString).bytes);
+    case 'string': {
+      // A string too long to decode is compared as written.
+      const other = b as PdfString;
+      return a.raw || other.raw ? !!a.raw && !!other.raw && view(a.raw).equals(other.raw) : view(a.bytes).equals(other.bytes);
+    }
     case 'ref':
       return a.num === (b as PdfRef).num && a.gen === (b as PdfRef).gen;
     case 'dict':
       return sameDict(a, b as PdfDict, false);
     case 'stream':
-      return sameDict(a.dict, (b as PdfStream).dict, true) && Buffer.from(a.raw).equals((b as PdfStream).raw);
+      return sameDict(a.dict, (b as PdfStream).dict, true) && view(a.raw).equals((b as PdfStream).raw);
   }
 }
+
+/** The bytes as a Buffer, without copying them. */
+const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
 function sameDict(a: PdfDict, b: PdfDict, ignoreLength: boolean): boolean {
   const keys = (d: PdfDict) => [...d.entries.keys()].filter((k) => !(ignoreLength && k === 'Length'));
@@ -275,8 +412,11 @@ function sameDict(a: PdfDict, b: PdfDict, ignoreLength: boolean): boolean {
   return ka.length === keys(b).length && ka.every((k) => b.entries.has(k) && sameValue(a.entries.get(k), b.entries.get(k)));
 }
 
-/** A stream's data decoded: FlateDecode (with PNG or TIFF predictors) or none; anything else throws. */
-export function decodeStream(stream: PdfStream): Uint8Array {
+/**
+ * A stream's data decoded: FlateDecode (with PNG or TIFF predictors) or none; anything else throws.
+ * Inflated to a bound: 64 MB, or what `meter` allows (PdfLimitError past it: a compression bomb).
+ */
+export function decodeStream(stream: PdfStream, meter?: Meter): Uint8Array {
   const filter = stream.dict.entries.get('Filter');
   const filters = Array.isArray(filter) ? filter : filter ? [filter] : [];
   let data: Uint8Array = stream.raw;
@@ -284,7 +424,17 @@ export function decodeStream(stream: PdfStream): Uint8Array {
   for (const [i, f] of filters.entries()) {
     if (!isName(f, 'FlateDecode')) throw new PdfSyntaxError(`stream filter ${isName(f) ? f.name : '?'} is not supported here`);
     // Bounded: a hostile stream that inflates to gigabytes stops at the limit.
-    data = inflateSync(data, { finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */, maxOutputLength: MAX_DECODED_BYTES });
+    const limit = meter ? meter.inflateLimit() : MAX_DECODED_BYTES;
+    try {
+      data = inflateSync(data, { finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */, maxOutputLength: Math.max(1, limit) });
+    } catch (error) {
+      if (meter && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw meter.bomb();
+      throw error;
+    }
+    if (meter) {
+      if (data.length > limit) throw meter.bomb();
+      meter.inflated(data.length);
+    }
     const p = Array.isArray(parms) ? parms[i] : parms;
     if (isDict(p)) data = unpredict(data, p);
   }

@@ -10,6 +10,7 @@
  */
 import { dictOf, isDict, isName, isRef, isString, textOf, type PdfDict, type PdfValue } from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
+import { COST, runSteps, type Steps } from './pdf-budget.js';
 
 export interface FieldLock {
   action: 'All' | 'Include' | 'Exclude';
@@ -23,8 +24,10 @@ export interface PdfSignature {
   object: number | null;
   /** [start1, length1, start2, length2] as the dictionary states it. */
   byteRange: number[];
-  /** The CMS, as stored in /Contents (zero padding included). */
+  /** The CMS, as stored in /Contents (zero padding included); empty when it is too long to be read. */
   contents: Uint8Array;
+  /** The length of /Contents as written (hex digits, delimiters and white-space included), when it is too long to be read (PdfString.raw). */
+  contentsTooLong: number | null;
   subFilter: string | null;
   /** A document timestamp (/Type /DocTimeStamp or /SubFilter /ETSI.RFC3161). */
   documentTimestamp: boolean;
@@ -53,6 +56,12 @@ function permission(value: PdfValue | undefined): number {
 
 /** Every signature field with a value, in the AcroForm's order. */
 export function findSignatures(rev: Revision): PdfSignature[] {
+  return runSteps(findSignatureSteps(rev));
+}
+
+/** findSignatures as steps, counted on the revision's meter. */
+export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
+  const meter = rev.meter;
   const catalog = catalogOf(rev);
   const form = dictOf(rev.resolve(catalog?.entries.get('AcroForm')));
   if (!catalog || !form) return [];
@@ -60,10 +69,12 @@ export function findSignatures(rev: Revision): PdfSignature[] {
   const docMdpRef = perms?.entries.get('DocMDP');
   const found: PdfSignature[] = [];
   const seen = new Set<number>();
-  const walk = (fields: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): void => {
+  const walk = function* (fields: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): Steps<void> {
     const list = rev.resolve(fields);
     if (!Array.isArray(list) || depth > MAX_DEPTH) return;
     for (const item of list) {
+      meter.add(COST.visit);
+      if (meter.due) yield;
       if (isRef(item)) {
         if (seen.has(item.num)) continue;
         seen.add(item.num);
@@ -73,7 +84,7 @@ export function findSignatures(rev: Revision): PdfSignature[] {
       const partial = textOf(field.entries.get('T'));
       const name = partial === null ? parentName : parentName ? `${parentName}.${partial}` : partial;
       const type = textOf(field.entries.get('FT')) ?? parentType;
-      walk(field.entries.get('Kids'), name, type, depth + 1);
+      yield* walk(field.entries.get('Kids'), name, type, depth + 1);
       const valueRef = field.entries.get('V');
       const value = rev.resolve(valueRef);
       if (type !== 'Sig' || !isDict(value)) continue;
@@ -109,6 +120,7 @@ export function findSignatures(rev: Revision): PdfSignature[] {
         object: isRef(valueRef) ? valueRef.num : null,
         byteRange: Array.isArray(range) ? range.map((n) => (typeof n === 'number' ? n : Number.NaN)) : [],
         contents: isString(contents) ? contents.bytes : new Uint8Array(),
+        contentsTooLong: isString(contents) && contents.raw ? contents.raw.length : null,
         subFilter,
         documentTimestamp: isName(d.get('Type'), 'DocTimeStamp') || subFilter === 'ETSI.RFC3161',
         signingTime: textOf(d.get('M')),
@@ -120,7 +132,7 @@ export function findSignatures(rev: Revision): PdfSignature[] {
       });
     }
   };
-  walk(form.entries.get('Fields'), '', null, 0);
+  yield* walk(form.entries.get('Fields'), '', null, 0);
   return found;
 }
 

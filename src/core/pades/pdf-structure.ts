@@ -10,8 +10,9 @@
  * the object was before the change; an object can be several things at once,
  * and a change must be allowed for each of them.
  */
-import { dictOf, isDict, isName, isRef, textOf, type PdfDict, type PdfValue } from './pdf-objects.js';
+import { dictOf, isDict, isName, isRef, textOf, type PdfDict, type PdfRef, type PdfValue } from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
+import { COST, runSteps, type Steps } from './pdf-budget.js';
 
 export type Role =
   | { kind: 'catalog' }
@@ -42,13 +43,47 @@ export interface Structure {
 
 const MAX_FIELD_DEPTH = 32;
 
+/**
+ * The references a value holds, in the order a walk meets them (arrays in order, dictionaries
+ * and streams by their keys but /Parent and /P, which lead back up), not through other
+ * references. Kept per value: revisions share the values they read alike, and each revision's
+ * walk would find them again.
+ */
+const REFS = new WeakMap<object, PdfRef[]>();
+const NONE: PdfRef[] = [];
+function refsIn(value: PdfValue | undefined): PdfRef[] {
+  if (typeof value !== 'object' || value === null) return NONE;
+  if (!Array.isArray(value) && value.kind !== 'dict' && value.kind !== 'stream') return NONE;
+  let refs = REFS.get(value);
+  if (refs) return refs;
+  refs = [];
+  const collect = (v: PdfValue | undefined): void => {
+    if (isRef(v)) refs!.push(v);
+    else if (Array.isArray(v)) for (const item of v) collect(item);
+    else {
+      const dict = dictOf(v);
+      if (dict) for (const [k, item] of dict.entries) if (k !== 'Parent' && k !== 'P') collect(item);
+    }
+  };
+  collect(value);
+  REFS.set(value, refs);
+  return refs;
+}
+
 /** The revision's objects by what they are. */
 export function structureOf(rev: Revision): Structure {
+  return runSteps(structureSteps(rev));
+}
+
+/** structureOf as steps, each object visited counted on the revision's meter. */
+export function* structureSteps(rev: Revision): Steps<Structure> {
+  const meter = rev.meter;
   const roles = new Map<number, Role[]>();
   const fields = new Map<number, FieldInfo>();
   const structural = new Set<number>();
   const parts: [PdfValue | undefined, Extract<Role, { kind: 'part' }>][] = [];
   const add = (num: number, role: Role) => {
+    meter.add(COST.visit);
     const list = roles.get(num);
     if (list) list.push(role);
     else roles.set(num, [role]);
@@ -69,8 +104,9 @@ export function structureOf(rev: Revision): Structure {
 
   let pageCount = 0;
   const seenNodes = new Set<number>();
-  const walkPages = (ref: PdfValue | undefined, depth: number): void => {
+  const walkPages = function* (ref: PdfValue | undefined, depth: number): Steps<void> {
     if (!isRef(ref) || seenNodes.has(ref.num) || depth > 64) return;
+    if (meter.due) yield;
     seenNodes.add(ref.num);
     const node = rev.get(ref.num);
     if (!isDict(node)) return;
@@ -80,7 +116,7 @@ export function structureOf(rev: Revision): Structure {
       if (isRef(kids)) add(kids.num, { kind: 'page tree' });
       rest(node, ['Kids', 'Parent', 'Type', 'Count'], 'page resources');
       const list = rev.resolve(kids);
-      if (Array.isArray(list)) for (const kid of list) walkPages(kid, depth + 1);
+      if (Array.isArray(list)) for (const kid of list) yield* walkPages(kid, depth + 1);
       return;
     }
     const page = ++pageCount;
@@ -93,6 +129,8 @@ export function structureOf(rev: Revision): Structure {
     const annots = rev.resolve(annotsValue);
     if (!Array.isArray(annots)) return;
     for (const annotRef of annots) {
+      meter.add(COST.visit);
+      if (meter.due) yield;
       const annot = rev.resolve(annotRef);
       if (!isRef(annotRef) || !isDict(annot)) continue;
       if (isName(annot.entries.get('Subtype'), 'Widget')) {
@@ -105,8 +143,10 @@ export function structureOf(rev: Revision): Structure {
     }
   };
 
-  const walkField = (ref: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): void => {
+  const walkField = function* (ref: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): Steps<void> {
     if (!isRef(ref) || depth > MAX_FIELD_DEPTH || fields.has(ref.num)) return;
+    meter.add(COST.visit);
+    if (meter.due) yield;
     const field = rev.get(ref.num);
     if (!isDict(field)) return;
     const partial = textOf(field.entries.get('T'));
@@ -122,11 +162,11 @@ export function structureOf(rev: Revision): Structure {
     rest(field, ['V', 'AP', 'Kids', 'Parent', 'P', 'T', 'FT', 'Type', 'Subtype'], 'field', { name });
     const kids = rev.resolve(field.entries.get('Kids'));
     if (isRef(field.entries.get('Kids'))) add((field.entries.get('Kids') as { num: number }).num, { kind: 'field', name, signature });
-    if (Array.isArray(kids)) for (const kid of kids) walkField(kid, name, type, depth + 1);
+    if (Array.isArray(kids)) for (const kid of kids) yield* walkField(kid, name, type, depth + 1);
   };
 
   if (catalog) {
-    walkPages(catalog.entries.get('Pages'), 0);
+    yield* walkPages(catalog.entries.get('Pages'), 0);
     const acroValue = catalog.entries.get('AcroForm');
     if (isRef(acroValue)) add(acroValue.num, { kind: 'acroform' });
     const acro = dictOf(rev.resolve(acroValue));
@@ -134,7 +174,7 @@ export function structureOf(rev: Revision): Structure {
       const list = acro.entries.get('Fields');
       if (isRef(list)) add(list.num, { kind: 'acroform' });
       const resolved = rev.resolve(list);
-      if (Array.isArray(resolved)) for (const f of resolved) walkField(f, '', null, 0);
+      if (Array.isArray(resolved)) for (const f of resolved) yield* walkField(f, '', null, 0);
       part(acro.entries.get('DR'), 'form resources', 'DR');
       rest(acro, ['Fields', 'DR', 'SigFlags', 'NeedAppearances', 'DA'], 'document', { name: 'AcroForm' });
     }
@@ -151,25 +191,30 @@ export function structureOf(rev: Revision): Structure {
   }
 
   // Every other reference, followed from the structure above; structure objects stop the walk.
-  const seen = new Set<string>();
-  const queue = [...parts];
+  // One number per object and kind of part (a string key per visit would be most of the walk's time).
+  const seen = new Set<number>();
+  const kinds = new Map<PartOf, number>();
+  const queue: [PdfRef, Extract<Role, { kind: 'part' }>][] = [];
+  const push = (value: PdfValue | undefined, role: Extract<Role, { kind: 'part' }>) => {
+    if (isRef(value)) queue.push([value, role]);
+    else for (const ref of refsIn(value)) queue.push([ref, role]);
+  };
+  // Last in, first out: the last part's last reference is followed first (the order the roles of
+  // an object are found in, which its messages name).
+  for (const [value, role] of parts) push(value, role);
   while (queue.length > 0) {
-    const [value, role] = queue.pop()!;
-    if (isRef(value)) {
-      if (structural.has(value.num)) continue;
-      const key = `${value.num}:${role.of}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      add(value.num, role);
-      const resolved = rev.get(value.num);
-      if (resolved !== undefined) queue.push([resolved, role]);
-    } else if (Array.isArray(value)) {
-      for (const item of value) queue.push([item, role]);
-    } else if (value && typeof value === 'object') {
-      const dict = dictOf(value);
-      // /Parent and /P lead back up to structure already walked (a page, a field).
-      if (dict) for (const [k, v] of dict.entries) if (k !== 'Parent' && k !== 'P') queue.push([v, role]);
-    }
+    const [ref, role] = queue.pop()!;
+    meter.add(COST.visit);
+    if (meter.due) yield;
+    if (structural.has(ref.num)) continue;
+    let kind = kinds.get(role.of);
+    if (kind === undefined) kinds.set(role.of, (kind = kinds.size));
+    const key = ref.num * 16 + kind;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    add(ref.num, role);
+    const resolved = rev.get(ref.num);
+    if (resolved !== undefined) push(resolved, role);
   }
   return { roles, fields, pageCount };
 }

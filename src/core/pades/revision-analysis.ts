@@ -1,11 +1,12 @@
 /**
  * The changes each revision of a file made to the one before it, computed
- * once per revision (however many signatures ask) and only for the revisions
- * that follow a signature.
+ * once per revision (however many signatures ask), as steps a paced run can
+ * pause between (pdf-budget.ts).
  */
 import type { PdfFile } from './pdf-file.js';
-import { changesBetween, type Change } from './pdf-changes.js';
-import { structureOf } from './pdf-structure.js';
+import { changeSteps, type Change } from './pdf-changes.js';
+import { structureSteps } from './pdf-structure.js';
+import type { Steps } from './pdf-budget.js';
 
 /** A change, judged against one signature's permissions. */
 export interface JudgedChange {
@@ -19,17 +20,11 @@ export interface JudgedChange {
   detail: string;
 }
 
-/** `changes(r)`: what revision r (2 or later) changed; memoised. */
-export function revisionChanges(file: PdfFile): (revision: number) => Change[] {
-  const cache = new Map<number, Change[]>();
-  return (revision) => {
-    let changes = cache.get(revision);
-    if (!changes) {
-      const old = file.revisions[revision - 2];
-      const next = file.revisions[revision - 1];
-      changes = old && next ? changesBetween(old, next, structureOf(old)) : [];
-      cache.set(revision, changes);
-    }
-    return changes;
-  };
+/** What revision `revision` (2 or later) changed in the one before it. */
+export function* revisionChangeSteps(file: PdfFile, revision: number): Steps<Change[]> {
+  const old = file.revisions[revision - 2];
+  const next = file.revisions[revision - 1];
+  if (!old || !next) return [];
+  const structure = yield* structureSteps(old);
+  return yield* changeSteps(old, next, structure);
 }

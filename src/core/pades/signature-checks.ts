@@ -5,10 +5,12 @@
  * timestamp, the token over the signed bytes. What later revisions changed is
  * verify.ts's part.
  */
+import { createHash } from 'node:crypto';
 import { DerError } from './der.js';
-import { checkDigest, checkSignerSignature, checkSigningCertificate, parseSignedData, signerCertificate } from './cms.js';
+import { checkDigest, checkSignerSignature, checkSigningCertificate, parseSignedData, signerCertificate, type SignedContent } from './cms.js';
 import { validateChain } from './chain.js';
-import { signatureTimestampToken, verifyTimestampToken } from './timestamp.js';
+import { imprintHash, signatureTimestampToken, verifyTimestampToken } from './timestamp.js';
+import { COST, type Meter, type Steps } from './pdf-budget.js';
 import { OID, displayName, type Certificate } from './x509.js';
 import { pdfDate, type PdfSignature } from './pdf-signatures.js';
 import type { CheckName, CheckResult, SignatureVerdict, TimestampVerdict, VerifyContext } from './verify.js';
@@ -35,8 +37,67 @@ function signingPurpose(cert: Certificate): { ok: boolean; detail: string } {
   return { ok: true, detail: 'the certificate may sign documents' };
 }
 
-/** The byte-range check, and the signed bytes when it passes. */
-function byteRange(pdf: Uint8Array, signature: PdfSignature): { check: CheckResult; signed?: Uint8Array } {
+/** JavaScript's \s among the bytes (what the gap's comparison has always skipped). */
+const SPACE = new Uint8Array(256);
+for (const b of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0]) SPACE[b] = 1;
+const HEX = new Uint8Array(256).fill(16);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+
+/** Whether bytes [from, to) are `contents` in hex (either case), white-space aside; read once, without copying. */
+function gapHolds(pdf: Uint8Array, from: number, to: number, contents: Uint8Array): boolean {
+  const digits = contents.length * 2;
+  let i = 0;
+  for (let p = from; p < to; p++) {
+    const c = pdf[p]!;
+    if (SPACE[c]) continue;
+    const v = HEX[c]!;
+    if (v === 16 || i >= digits) return false;
+    const byte = contents[i >> 1]!;
+    if (v !== (i & 1 ? byte & 15 : byte >> 4)) return false;
+    i++;
+  }
+  return i === digits;
+}
+
+/** The two byte ranges a signature signs, [from, to) each. */
+type Ranges = [[number, number], [number, number]];
+
+/** Bytes hashed at a time between two chances to pause. */
+const HASH_CHUNK = 4 * 1024 * 1024;
+
+/** The digest of the signed ranges, hashed a chunk at a time, counted on `meter`. */
+function* digestSteps(pdf: Uint8Array, ranges: Ranges, algorithm: string, meter: Meter): Steps<Buffer> {
+  const hash = createHash(algorithm);
+  for (const [from, to] of ranges) {
+    for (let p = from; p < to; p += HASH_CHUNK) {
+      const end = Math.min(to, p + HASH_CHUNK);
+      hash.update(pdf.subarray(p, end));
+      meter.add(COST.hashedByte * (end - p));
+      if (meter.due) yield;
+    }
+  }
+  return hash.digest();
+}
+
+/** The signed bytes as checks take them: the digest hashed beforehand (`algorithm`), the bytes themselves only when a check needs them whole. */
+function signedContent(pdf: Uint8Array, ranges: Ranges, digests: Map<string, Buffer>): SignedContent {
+  return {
+    digest: (algorithm) => digests.get(algorithm) ?? createHash(algorithm).update(pdf.subarray(...ranges[0])).update(pdf.subarray(...ranges[1])).digest(),
+    bytes: () => Buffer.concat([pdf.subarray(...ranges[0]), pdf.subarray(...ranges[1])]),
+  };
+}
+
+/** Why /Contents is not read, when it is too long to be a signature. */
+function contentsTooLarge(signature: PdfSignature, meter: Meter): string | null {
+  const max = meter.limits.contentsBytes;
+  const size = signature.contentsTooLong ?? (signature.contents.length > max ? signature.contents.length : null);
+  if (size === null) return null;
+  const what = signature.contentsTooLong !== null ? `${size} bytes as written` : `${size} bytes`;
+  return `/Contents holds ${what}, more than the ${Math.round(max / 1024)} KB a signature may hold here (a CMS signature is a few to a few hundred KB): not read, not verified`;
+}
+
+/** The byte-range check, and the signed ranges when it passes. */
+function byteRange(pdf: Uint8Array, signature: PdfSignature): { check: CheckResult; ranges?: Ranges } {
   const range = signature.byteRange;
   const [start1, length1, start2, length2] = range as [number, number, number, number];
   if (range.length !== 4 || !range.every((n) => Number.isInteger(n) && n >= 0)) {
@@ -45,8 +106,7 @@ function byteRange(pdf: Uint8Array, signature: PdfSignature): { check: CheckResu
   const wellFormed = start1 === 0 && start2 > length1 && start2 + length2 <= pdf.length && pdf[length1] === 0x3c && pdf[start2 - 1] === 0x3e;
   // The one gap must be exactly this signature's /Contents: anything else there (objects, another
   // /ByteRange) would be unsigned content a reader shows.
-  const gap = wellFormed ? Buffer.from(pdf.subarray(length1 + 1, start2 - 1)).toString('latin1').replace(/\s+/g, '').toLowerCase() : '';
-  if (!wellFormed || gap !== Buffer.from(signature.contents).toString('hex')) {
+  if (!wellFormed || !gapHolds(pdf, length1 + 1, start2 - 1, signature.contents)) {
     const why = !wellFormed
       ? start2 + length2 > pdf.length
         ? `reaches past the end of the file (${pdf.length} bytes)`
@@ -54,7 +114,7 @@ function byteRange(pdf: Uint8Array, signature: PdfSignature): { check: CheckResu
       : 'leaves out more than the signature\'s /Contents: unsigned content in the file';
     return { check: { check: 'byte range', ok: false, detail: `[${range.join(' ')}] ${why}` } };
   }
-  return { check: { check: 'byte range', ok: true, detail: `[${range.join(' ')}]: everything but the signature itself` }, signed: Buffer.concat([pdf.subarray(0, length1), pdf.subarray(start2, start2 + length2)]) };
+  return { check: { check: 'byte range', ok: true, detail: `[${range.join(' ')}]: everything but the signature itself` }, ranges: [[0, length1], [start2, start2 + length2]] };
 }
 
 function newBase(signature: PdfSignature, ctx: VerifyContext): Base {
@@ -63,13 +123,19 @@ function newBase(signature: PdfSignature, ctx: VerifyContext): Base {
 
 const add = (base: Base, check: CheckName, ok: boolean, detail: string) => base.checks.push({ check, ok, detail });
 
-/** A CMS signature (adbe.pkcs7.detached, ETSI.CAdES.detached). */
-export function checkSignature(ctx: VerifyContext, signature: PdfSignature): Base {
+/** A CMS signature (adbe.pkcs7.detached, ETSI.CAdES.detached); the signed bytes hashed in steps. */
+export function* checkSignature(ctx: VerifyContext, signature: PdfSignature): Steps<Base> {
   const base = newBase(signature, ctx);
+  const meter = ctx.file.meter;
+  const tooLarge = contentsTooLarge(signature, meter);
+  if (tooLarge) {
+    add(base, 'signature', false, tooLarge);
+    return base;
+  }
   const range = byteRange(ctx.pdf, signature);
   base.checks.push(range.check);
-  if (!range.signed) return base;
-  const signed = range.signed;
+  if (!range.ranges) return base;
+  const ranges = range.ranges;
   if (signature.subFilter === 'adbe.pkcs7.sha1' || signature.subFilter === 'adbe.x509.rsa_sha1') {
     add(base, 'signature', false, `/SubFilter /${signature.subFilter} signs a SHA-1 digest, deprecated since PDF 2.0 and too weak to trust: not verified`);
     return base;
@@ -92,6 +158,9 @@ export function checkSignature(ctx: VerifyContext, signature: PdfSignature): Bas
     return base;
   }
   base.signer = displayName(cert);
+  const digests = new Map<string, Buffer>();
+  if (signer.digest) digests.set(signer.digest, yield* digestSteps(ctx.pdf, ranges, signer.digest, meter));
+  const signed = signedContent(ctx.pdf, ranges, digests);
   const digest = checkDigest(data, signer, signed);
   add(base, 'digest', digest.ok, digest.detail);
   const cms = checkSignerSignature(signer, cert, signed);
@@ -139,14 +208,23 @@ function finishPurposeAndEss(base: Base, signer: Parameters<typeof checkSigningC
   return base;
 }
 
-/** A document timestamp (ETSI.RFC3161): an RFC 3161 token over the signed bytes. */
-export function checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignature): Base {
+/** A document timestamp (ETSI.RFC3161): an RFC 3161 token over the signed bytes, hashed in steps. */
+export function* checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignature): Steps<Base> {
   const base = newBase(signature, ctx);
+  const meter = ctx.file.meter;
+  const tooLarge = contentsTooLarge(signature, meter);
+  if (tooLarge) {
+    add(base, 'signature', false, tooLarge);
+    return base;
+  }
   const range = byteRange(ctx.pdf, signature);
   base.checks.push(range.check);
-  if (!range.signed) return base;
+  if (!range.ranges) return base;
   const at = ctx.at instanceof Date ? ctx.at : ctx.now;
-  const stamp = verifyTimestampToken(signature.contents, range.signed, ctx.anchors, at);
+  const digests = new Map<string, Buffer>();
+  const hash = imprintHash(signature.contents);
+  if (hash) digests.set(hash, yield* digestSteps(ctx.pdf, range.ranges, hash, meter));
+  const stamp = verifyTimestampToken(signature.contents, signedContent(ctx.pdf, range.ranges, digests), ctx.anchors, at);
   base.signer = stamp.tsa;
   base.signing_time = stamp.genTime ? iso(stamp.genTime) : base.signing_time;
   const failed = [stamp.imprint, stamp.signature, stamp.signingCertificate, stamp.purpose, stamp.chain].find((c) => !c.ok);

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { TAG, encoded, is, octets, oid, readDer, sequence, time, type Der } from './der.js';
-import { checkDigest, checkSignerSignature, checkSigningCertificate, parseSignedData, signerCertificate, CMS_OID } from './cms.js';
+import { checkDigest, checkSignerSignature, checkSigningCertificate, parseSignedData, signerCertificate, CMS_OID, type SignedContent } from './cms.js';
 import { validateChain, type TrustAnchors } from './chain.js';
 import { HASHES, OID, WEAK_HASHES, displayName, type Certificate } from './x509.js';
 
@@ -41,11 +41,21 @@ function tstInfo(content: Uint8Array): { genTime: Date; hash: string | undefined
   return { genTime: time(genTime), hash: HASHES[hashOid], hashOid, imprint: octets(hashed) };
 }
 
+/** The hash algorithm (node:crypto's name) of the token's imprint, when it reads and is known: what to hash the stamped bytes with. */
+export function imprintHash(token: Uint8Array): string | undefined {
+  try {
+    const data = parseSignedData(token);
+    return data.content ? tstInfo(data.content).hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Checks `token` as a timestamp of `imprinted` (the bytes whose hash it must
- * hold); the TSA's chain is validated at `at`.
+ * hold, or their digest); the TSA's chain is validated at `at`.
  */
-export function verifyTimestampToken(token: Uint8Array, imprinted: Uint8Array, anchors: TrustAnchors, at: Date): TokenVerdict {
+export function verifyTimestampToken(token: Uint8Array, imprinted: SignedContent, anchors: TrustAnchors, at: Date): TokenVerdict {
   const unreadable = (why: string): TokenVerdict => ({ genTime: null, tsa: null, tsaCertificate: null, imprint: fail(why), signature: fail(why), signingCertificate: fail(why), purpose: fail(why), chain: fail(why), ok: false });
   let data;
   let info;
@@ -62,7 +72,7 @@ export function verifyTimestampToken(token: Uint8Array, imprinted: Uint8Array, a
     ? fail(`its imprint uses hash ${info.hashOid}, which this check does not know`)
     : WEAK_HASHES.has(info.hash)
       ? fail(`its imprint is ${info.hash}, too weak to trust`)
-      : createHash(info.hash).update(imprinted).digest().equals(info.imprint)
+      : (imprinted instanceof Uint8Array ? createHash(info.hash).update(imprinted).digest() : imprinted.digest(info.hash)).equals(info.imprint)
         ? { ok: true, detail: `its ${info.hash} imprint matches` }
         : fail(`its ${info.hash} imprint is not the hash of what it should timestamp: it stamps something else`);
   if (!signer || !cert || data.signers.length !== 1) {

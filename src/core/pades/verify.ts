@@ -9,17 +9,24 @@
  * claimed, and used only when asked (`at: 'claimed'`). Document timestamps are
  * checked as timestamps. Not checked: revocation (OCSP, CRL) and long-term
  * validation (DSS, B-LT, B-LTA).
+ *
+ * Whatever the file, the work is bounded by its size (pdf-budget.ts): a file
+ * that would cost more is refused (PdfLimitError, a NotAPdfError), and the
+ * work pauses every few tens of milliseconds for the event loop, stopping
+ * with InterruptedError once `signal` is aborted.
  */
 import { createHash } from 'node:crypto';
-import { readPdf, type PdfFile } from './pdf-file.js';
-import { findSignatures, locks, type PdfSignature } from './pdf-signatures.js';
+import { readPdfSteps, type PdfFile } from './pdf-file.js';
+import { findSignatureSteps, locks, type PdfSignature } from './pdf-signatures.js';
 import { trustAnchors, type TrustAnchors } from './chain.js';
 import { parseCertificate } from './x509.js';
 import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
-import { revisionChanges, type JudgedChange } from './revision-analysis.js';
+import { revisionChangeSteps, type JudgedChange } from './revision-analysis.js';
 import type { Change } from './pdf-changes.js';
+import { COST, Meter, Pace, type PdfLimits, type Steps } from './pdf-budget.js';
 
 export { NotAPdfError } from './pdf-file.js';
+export { PdfLimitError, DEFAULT_LIMITS, type PdfLimits } from './pdf-budget.js';
 export { pdfDate } from './pdf-signatures.js';
 export { pemCertificates } from './x509.js';
 
@@ -99,6 +106,12 @@ export interface VerifyOptions {
   at?: 'claimed' | Date;
   /** The current time (a clock, for tests). */
   now?: Date;
+  /** Stops the verification (InterruptedError) once aborted: Ctrl-C, SIGTERM. */
+  signal?: AbortSignal;
+  /** Bounds other than the defaults (DEFAULT_LIMITS): tests make them small. */
+  limits?: Partial<PdfLimits>;
+  /** Told the work the reading took, when it is done (tests check that it is linear in the file's size). */
+  onWork?: (work: { units: number; allowed: number; inflated: number }) => void;
 }
 
 /** Everything a signature's checks need to know about the file. */
@@ -128,13 +141,34 @@ function dictionaryRevision(file: PdfFile, signature: PdfSignature): number | nu
   return file.revisions.find((r) => r.entryKey(signature.object!) === key)?.number ?? null;
 }
 
-/** Every signature of the PDF, checked; NotAPdfError when the bytes are not a readable PDF. */
+/** The SHA-256 of the whole file, a chunk at a time. */
+function* sha256Steps(pdf: Uint8Array, meter: Meter): Steps<string> {
+  const hash = createHash('sha256');
+  for (let p = 0; p < pdf.length; p += 4 * 1024 * 1024) {
+    const end = Math.min(pdf.length, p + 4 * 1024 * 1024);
+    hash.update(pdf.subarray(p, end));
+    meter.add(COST.hashedByte * (end - p));
+    if (meter.due) yield;
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Every signature of the PDF, checked; NotAPdfError when the bytes are not a readable PDF
+ * (PdfLimitError when reading them would cost more than their size warrants); InterruptedError
+ * once `options.signal` is aborted.
+ */
 export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): Promise<PdfVerdict> {
-  const file = readPdf(pdf);
+  const pace = new Pace(options.signal);
+  const meter = new Meter(pdf.length, options.limits);
+  const file = await pace.run(readPdfSteps(pdf, meter));
   const final = file.revisions.at(-1)!;
-  const signatures = findSignatures(final);
+  const signatures = await pace.run(findSignatureSteps(final));
   const ctx: VerifyContext = { pdf, file, anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false), now: options.now ?? new Date(), at: options.at };
-  const changes = revisionChanges(file);
+  // What every revision changed, computed once: the revisions table shows them all.
+  const computed = new Map<number, Change[]>();
+  for (const rev of file.revisions.slice(1)) computed.set(rev.number, await pace.run(revisionChangeSteps(file, rev.number)));
+  const changes = (revision: number) => computed.get(revision) ?? [];
   const ranges = signatures.map((s) => rangeRevision(file, s));
   // A broken byte range still belongs to the revision its dictionary was written in.
   const revisions = signatures.map((s, i) => ranges[i] ?? dictionaryRevision(file, s));
@@ -142,12 +176,15 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   const verdicts: SignatureVerdict[] = [];
   for (const [i, signature] of signatures.entries()) {
     const revision = revisions[i] ?? null;
-    const base = signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature);
+    meter.add(COST.signature);
+    const base = await pace.run(signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature));
     // The certification's permissions govern every change after it, whichever signature follows.
     const certP = certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1) ? signatures[certifier]!.docmdp : null;
     const docmdp = [signature.docmdp, certP].filter((p): p is number => p !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null);
     const rangeOk = base.checks.find((c) => c.check === 'byte range')?.ok === true;
     const after = judgeAfter(file, changes, rangeOk && ranges[i] === null ? null : revision, docmdp, signature);
+    meter.add(COST.visit * (after.changes.length + 1));
+    await pace.turn();
     base.checks.push(after.check);
     verdicts.push({
       ...base,
@@ -158,10 +195,12 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
       valid: base.checks.every((c) => c.ok),
     });
   }
-  const lastSigned = Math.max(0, ...revisions.map((r) => r ?? 0));
+  const lastSigned = revisions.reduce<number>((max, r) => Math.max(max, r ?? 0), 0);
+  const sha256 = await pace.run(sha256Steps(pdf, meter));
+  options.onWork?.({ units: meter.work, allowed: meter.workLimit, inflated: meter.decoded });
   return {
     bytes: pdf.length,
-    sha256: createHash('sha256').update(pdf).digest('hex'),
+    sha256,
     revisions: file.revisions.map((r) => ({ revision: r.number, end: r.end, signed_by: signatures.filter((_, i) => revisions[i] === r.number).map((s) => s.field), changes: r.number === 1 ? [] : changes(r.number).map(({ need: _need, revision: _revision, ...c }) => c) })),
     signatures: verdicts,
     modified_after_signing: signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),

@@ -4,7 +4,7 @@
  * other, nesting thousands deep, a stream that inflates to far more than it
  * may, a million %%EOF, a CMS cut short, and random bytes flipped in a signed
  * file. Each ends with a verdict (or "not a readable PDF"), never a hang, a
- * crash or a signature that passes.
+ * crash or a signature that passes. The bounds on size and work: bounds.test.ts.
  */
 import { deflateSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
@@ -47,7 +47,9 @@ describe('hostile structure', () => {
     const pdf = Buffer.concat([basePdf(), Buffer.from(`99 0 obj\n<< /Type /XRef /W [1 4 2] /Size 100 /Root 1 0 R /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`), bomb, Buffer.from('\nendstream\nendobj\n')]);
     const text = pdf.toString('latin1');
     const withXref = Buffer.concat([pdf, Buffer.from(`startxref\n${text.lastIndexOf('99 0 obj')}\n%%EOF\n`)]);
-    expect(await outcome(withXref)).toBe('invalid');
+    // A compression bomb is refused, naming it (bounds.test.ts: the bounds, each and in all).
+    expect(await outcome(withXref)).toBe('not a pdf');
+    await expect(verifyPdf(withXref, { systemRoots: false })).rejects.toThrow('a stream inflates to more than 64 MB (a compression bomb)');
     expect(await outcome(Buffer.concat([basePdf(), Buffer.from('%%EOF\n'.repeat(1_000_000))]))).toBe('invalid');
   });
 

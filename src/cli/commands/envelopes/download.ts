@@ -84,9 +84,10 @@ export async function downloadCommand(ctx: CommandContext, options: DownloadOpti
       rmSync(partial, { force: true });
       throw error;
     }
-    // The verifier loads only for --verify.
+    // The verifier loads only for --verify. What was downloaded is checked whatever its size (the
+    // download has its own bound, 512 MiB): verify's --max-size, which this command does not have, is not in the way.
     const checks = options.verify ? await import('./verify.js') : undefined;
-    const verification = checks ? await checks.verifyFile(ctx, file, { ...(options.trust ? { trust: options.trust } : {}), envelope: id! }) : undefined;
+    const verification = checks ? await checks.verifyFile(ctx, file, { ...(options.trust ? { trust: options.trust } : {}), envelope: id!, maxSize: String(Math.max(1, Math.ceil(pdf.bytes / (1024 * 1024)))) }) : undefined;
     if (output.json) {
       output.jsonLine({ id, file, bytes: pdf.bytes, sha256: pdf.sha256, ...(verification ? { verification: { ...verification.verdict, valid: verification.valid, audit_trail: verification.audit } } : {}) });
       return !verification || verification.valid ? ExitCode.ok : ExitCode.failed;

@@ -1,13 +1,16 @@
 /**
- * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>]`:
+ * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]`:
  * is this the signed document, unaltered? Every signature of the file checked
  * offline, every later revision judged against it (core/pades/verify.ts); with
  * --envelope, the service's audit trail too: its hash chain, and that its
- * closing entry names this file's hash.
+ * closing entry names this file's hash. A file over --max-size is refused
+ * before it is read; the verification is bounded by the file's size and stops
+ * at Ctrl-C or SIGTERM (exit 130).
  */
-import { statSync } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { ExitCode, InterruptedError, UsageError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import { cellText, type Column } from '../../cell.js';
 import type { Action } from '../../action.js';
@@ -17,17 +20,21 @@ import { readFlagFile } from '../../stdin.js';
 import { formatTime } from '../../time.js';
 import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
 
-/** Larger files are refused before they are read: a signed contract is kilobytes or a few megabytes. */
-export const MAX_PDF_BYTES = 256 * 1024 * 1024;
+/** Larger files are refused before they are read, unless --max-size raises it: a signed contract is kilobytes or a few megabytes. */
+export const MAX_PDF_MB = 256;
+export const MAX_PDF_BYTES = MAX_PDF_MB * 1024 * 1024;
+/** The most --max-size may allow: what one Buffer holds. */
+const MAX_SIZE_LIMIT_MB = Math.floor(bufferConstants.MAX_LENGTH / (1024 * 1024)) - 1;
 
 export const doc: CommandDoc = {
   summary: 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
   details: [
     'For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (RSA, RSA-PSS, ECDSA, Ed25519; SHA-256/384/512), its signature timestamp (RFC 3161: the imprint over the signature, the TSA\'s purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system\'s where Node reads them, and each `--trust` PEM), that certificate\'s purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared with the revision the signature signed, and a change that is not allowed after it (a page\'s content or resources, the page tree, fonts, other catalog entries) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks) and annotations (DocMDP 3).',
     'The chain is validated now, or at the time a verified signature timestamp proves; the signer\'s `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope\'s audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file\'s SHA-256.',
-    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF or is over 256 MB. Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
+    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
   more: [
+    'Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file\'s size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.',
     '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "valid", "checks": [{"check", "ok", "detail"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none.',
   ],
   examples: ['sign-cli envelopes download "$id" -o signed.pdf --wait', 'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json'],
@@ -39,6 +46,7 @@ export function registerVerify(envelopes: Command, action: Action): void {
     .option('--trust <ca.pem>', 'a CA certificate (PEM) to trust besides Node\'s bundled roots (repeatable)', collect)
     .option('--envelope <id>', 'also check the envelope\'s audit trail: its chain, and that it names this file\'s hash')
     .option('--at <claimed|time>', 'validate the certificates at the signer\'s claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp\'s time')
+    .option('--max-size <MB>', `refuse files larger than this, before reading them (default: ${MAX_PDF_MB})`)
     .action(action(verifyCommand));
 }
 
@@ -97,24 +105,80 @@ export interface FileVerification {
   valid: boolean;
 }
 
-/** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF. */
-export async function verifyFile(ctx: CommandContext, file: string, options: { trust?: string[]; envelope?: string; at?: string }): Promise<FileVerification> {
+/** `--max-size`: a whole number of MB, default 256. */
+export function parseMaxSize(value: string | undefined): number {
+  if (value === undefined) return MAX_PDF_BYTES;
+  const mb = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(mb) || mb < 1 || mb > MAX_SIZE_LIMIT_MB) throw new UsageError(`--max-size ${value}: not a size in MB from 1 to ${MAX_SIZE_LIMIT_MB}`, { hint: `the default is ${MAX_PDF_MB}; give a larger whole number of megabytes, e.g. --max-size 1024` });
+  return mb * 1024 * 1024;
+}
+
+const MB = 1024 * 1024;
+const megabytes = (bytes: number) => `${bytes % MB === 0 ? bytes / MB : (bytes / MB).toFixed(1)} MB`;
+
+/** The refusal of a file over the bound: one line, naming the flag that raises it. */
+function tooLarge(file: string, size: number | null, max: number): UsageError {
+  const what = size === null ? `more than ${megabytes(max)}` : `${megabytes(size)} (${size} bytes)`;
+  return new UsageError(`${file}: ${what}, over the ${megabytes(max)} a signed document may have here (a contract is kilobytes or a few megabytes); if it is the signed copy, raise the bound with --max-size ${Math.ceil((size ?? max + 1) / MB)}`);
+}
+
+/**
+ * The file's bytes, at most `max` of them: a regular file larger than that is refused by its size,
+ * unread; anything else (a pipe, a device) once more than `max` has arrived. Read a chunk at a
+ * time, so that Ctrl-C stops it.
+ */
+async function readPdfFile(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw new UsageError(`the file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new UsageError(`the file ${file}: a directory, not a PDF`);
+    if (stats.isFile() && stats.size > max) throw tooLarge(file, stats.size, max);
+    // A regular file is read into one buffer of its size (it may still grow: read up to the bound);
+    // a pipe or a device in chunks.
+    let buffer = Buffer.allocUnsafe(stats.isFile() ? Math.min(stats.size + 1, max + 1) : Math.min(max + 1, 1024 * 1024));
+    let size = 0;
+    for (;;) {
+      if (signal.aborted) throw new InterruptedError(`interrupted while reading ${file}; nothing was verified`, { sent: false });
+      if (size === buffer.length) {
+        if (size > max) throw tooLarge(file, null, max);
+        const grown = Buffer.allocUnsafe(Math.min(max + 1, buffer.length * 2));
+        buffer.copy(grown, 0, 0, size);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, size, Math.min(buffer.length - size, 16 * MB), null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > max) throw tooLarge(file, null, max);
+    }
+    return buffer.subarray(0, size);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof InterruptedError) throw error;
+    throw new UsageError(`the file ${file}: ${(error as Error).message}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
+export async function verifyFile(ctx: CommandContext, file: string, options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string }): Promise<FileVerification> {
   const at = parseAt(options.at);
+  const max = parseMaxSize(options.maxSize);
   const core = await import('../../../core/pades/verify.js');
   const trusted = trustedCertificates(core, options.trust ?? []);
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    size = 0;
-  }
-  if (size > MAX_PDF_BYTES) throw new UsageError(`${file}: ${size} bytes, over the 256 MB a signed document may have here`, { hint: 'check that it is the signed copy; a contract is kilobytes or a few megabytes' });
-  const pdf = readFlagFile('the file', file);
+  const signal = ctx.signal;
+  const pdf = await readPdfFile(file, max, signal);
   let verdict;
   try {
-    verdict = await core.verifyPdf(pdf, { trusted, ...(at ? { at } : {}), now: new Date(ctx.io.clock.now()) });
+    verdict = await core.verifyPdf(pdf, { trusted, ...(at ? { at } : {}), now: new Date(ctx.io.clock.now()), signal });
   } catch (error) {
+    if (error instanceof core.PdfLimitError) throw new UsageError(`${file}: ${error.message}`);
     if (error instanceof core.NotAPdfError) throw new UsageError(`${file}: ${error.message}`, { hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`' });
+    if (error instanceof InterruptedError) throw new InterruptedError(`interrupted: ${file} was not verified`, { sent: false });
     throw error;
   }
   const audit = options.envelope ? await auditCheck(ctx, options.envelope, verdict.sha256) : null;
@@ -155,7 +219,7 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
   }
   const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))].map((s) => cellText(s)).join(', ');
   if (valid) {
-    const last = Math.max(...verdict.signatures.map((s) => s.revision ?? 0));
+    const last = verdict.signatures.reduce((max, s) => Math.max(max, s.revision ?? 0), 0);
     const after = verdict.modified_after_signing ? `; ${plural(verdict.revisions.length - last, 'revision')} after the last signature, with only changes the signatures allow` : '; unaltered since signing';
     output.line(`${output.out.green('✓')} ${file}: ${plural(verdict.signatures.length, 'signature')} verified (${signers})${after}`);
     return ExitCode.ok;
@@ -176,7 +240,7 @@ function detailText(detail: string): string {
   return detail.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, (iso) => formatTime(iso));
 }
 
-export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string; at?: string }, [file]: string[]): Promise<number> {
+export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string }, [file]: string[]): Promise<number> {
   const result = await verifyFile(ctx, file!, options);
   if (!ctx.output.json) return reportVerification(ctx, result);
   ctx.output.jsonDocument({ file, ...result.verdict, valid: result.valid, audit_trail: result.audit });
