@@ -34,7 +34,7 @@ export function makeAction(state: RunState): Action {
       try {
         await ctx.prepare();
         state.exitCode = await fn(ctx, options, positional);
-        await ctx.finish();
+        await ctx.recordKeyUse();
       } finally {
         await ctx.release();
       }

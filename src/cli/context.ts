@@ -194,7 +194,7 @@ export class CommandContext {
   }
 
   /** Records the last use of a profile's key, so `keys list` can show it for local keys too. */
-  async finish(): Promise<void> {
+  async recordKeyUse(): Promise<void> {
     const usedAt = this.clients && (await this.clients).keyUsedAt;
     if (!usedAt || !this.config || !this.connection) return;
     const connection = await this.connection.catch(() => undefined);

@@ -23,7 +23,7 @@ import { formatIssue } from '../../output.js';
 import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../hints.js';
-import { journalPaths, mayHaveJournals } from './journal-paths.js';
+import { prepareJournalPaths, mayHaveJournals } from './journal-paths.js';
 import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
 
 interface CreateOptions extends InputFlags {
@@ -40,8 +40,8 @@ interface CreateOptions extends InputFlags {
 
 /** Requests in flight at once. Measured (bench/bulk.mjs): 32 reaches 6,000/min against a 200 ms service. */
 export const DEFAULT_CONCURRENCY = 32;
-/** Beyond this many, further problems are counted rather than printed. */
-const MAX_SHOWN_PROBLEMS = 50;
+/** Inputs named one by one (warnings, errors, and a dry run's valid inputs); beyond this many, counted. */
+const MAX_NAMED = 50;
 
 export function registerCreate(envelopes: Command, action: Action): void {
   readingOptions(defineCommand(envelopes, 'create', doc))
@@ -96,7 +96,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
   }
   const inputs = await openCommandInputs(ctx, files, options, '-f');
   try {
-    // A human dry run shows at most MAX_SHOWN_PROBLEMS inputs by name: noted during the
+    // A human dry run shows at most MAX_NAMED inputs by name: noted during the
     // validation pass, so the inputs are read once. --json prints every envelope: a second pass.
     const shown = options.dryRun && !ctx.output.json ? [] : undefined;
     const count = await validateAll(ctx, inputs, options.allowUnknownFields === true, shown);
@@ -116,7 +116,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
 
 /**
  * The validation pass: every input, streamed; every problem reported; nothing sent.
- * With `shown`, the names of the first MAX_SHOWN_PROBLEMS valid inputs are noted in it.
+ * With `shown`, the names of the first MAX_NAMED valid inputs are noted in it.
  */
 async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: boolean, shown?: string[]): Promise<{ total: number; invalid: number }> {
   const { output } = ctx;
@@ -128,19 +128,19 @@ async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: 
   for await (const read of inputs.read()) {
     total++;
     const input = checkInput(read, validate);
-    for (const warning of input.warnings) if (warnings++ < MAX_SHOWN_PROBLEMS) output.warn(formatIssue(input.source, warning));
+    for (const warning of input.warnings) if (warnings++ < MAX_NAMED) output.warn(formatIssue(input.source, warning));
     if (input.errors.length > 0) {
       invalid++;
-      if (shownErrors < MAX_SHOWN_PROBLEMS) output.error(new ValidationError(input.source, input.errors));
+      if (shownErrors < MAX_NAMED) output.error(new ValidationError(input.source, input.errors));
       shownErrors += input.errors.length;
-    } else if (shown && shown.length < MAX_SHOWN_PROBLEMS) {
+    } else if (shown && shown.length < MAX_NAMED) {
       shown.push(input.source);
     }
   }
-  if (warnings > MAX_SHOWN_PROBLEMS) output.warn(`… and ${warnings - MAX_SHOWN_PROBLEMS} more warnings`);
+  if (warnings > MAX_NAMED) output.warn(`… and ${warnings - MAX_NAMED} more warnings`);
   if (total === 0) throw new UsageError('the input holds no envelope');
   if (invalid > 0) {
-    if (shownErrors > MAX_SHOWN_PROBLEMS) output.info(`… errors in ${invalid} inputs in all (\`sign-cli envelopes validate\` lists every one)`);
+    if (shownErrors > MAX_NAMED) output.info(`… errors in ${invalid} inputs in all (\`sign-cli envelopes validate\` lists every one)`);
     output.info(`${invalid} of ${total} input${total === 1 ? ' is' : 's are'} invalid; nothing was sent.`);
   }
   return { total, invalid };
@@ -156,11 +156,11 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
   // (only where a journal can be: a first run on a machine reads nothing, hashes nothing).
   if (!options.new && mayHaveJournals(ctx.env, options)) {
     const { dryRunContractWarnings } = await import('./contract-warnings.js');
-    await dryRunContractWarnings(output, inputs, journalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path, keyFingerprint(connection.apiKey ?? ''));
+    await dryRunContractWarnings(output, inputs, prepareJournalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path, keyFingerprint(connection.apiKey ?? ''));
   }
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   if (shown) {
-    if (total <= MAX_SHOWN_PROBLEMS) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
+    if (total <= MAX_NAMED) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
     // From a template, what a row becomes is the question: the first one, as it would be sent.
     if ('unusedColumns' in inputs) {
       for await (const read of inputs.read()) {
@@ -177,7 +177,7 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
       output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null, environment } satisfies CreateReport);
     }
   }
-  output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_SHOWN_PROBLEMS && !output.json ? ` (would POST to ${url})` : ''}`);
+  output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_NAMED && !output.json ? ` (would POST to ${url})` : ''}`);
   return ExitCode.ok;
 }
 
@@ -218,7 +218,7 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   let journal: InstanceType<typeof CreateJournal> | undefined;
   try {
     if ('inputs' in source) {
-      const paths = journalPaths(ctx, options, source.inputs.identity, client.baseUrl, environment, pruneJournals);
+      const paths = prepareJournalPaths(ctx, options, source.inputs.identity, client.baseUrl, environment, pruneJournals);
       journal = new CreateJournal(paths.path, keyFingerprint(connection.apiKey ?? ''), paths.legacy, 'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR');
     }
   } catch (error) {

@@ -33,9 +33,10 @@ export function mayHaveJournals(env: NodeJS.ProcessEnv, options: { journal?: str
  * The journal of this command for this service and environment: a test run
  * and a live run of the same files keep separate journals, and any spelling
  * of the base URL finds the same one. `legacy`: where a version that kept one
- * journal per base URL (all environments) put it; read, never written.
+ * journal per base URL (all environments) put it; read, never written. It prepares them too:
+ * the state directory checked (ownership.ts), old journals pruned (`pruneJournals`).
  */
-export function journalPaths(ctx: CommandContext, options: { journal?: string }, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
+export function prepareJournalPaths(ctx: CommandContext, options: { journal?: string }, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
   if (options.journal) return { path: options.journal };
   const name = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
   const root = stateDir(ctx.env);
