@@ -19,7 +19,7 @@ import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { renderTemplate, templatePlaceholders, type ColumnSources } from '../core/template.js';
-import { ENVELOPE_BOUND, spoolOnce, spoolStdin, type InputSet, type ReadInput } from './input.js';
+import { ENVELOPE_BOUND, readableOnce, spoolOnce, spoolStdin, type InputSet, type ReadInput } from './input.js';
 import type { Io } from './io.js';
 import { readBoundedFile } from './stdin.js';
 import { decideEncoding, decodedText, type EncodingDecision } from './input/encoding.js';
@@ -166,7 +166,7 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
   if (placeholders.length === 0) throw new UsageError(`--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`, { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' });
   // Stdin, or a pipe given as a path (`--csv <(…)`, a named pipe), is read once into a private
   // copy: the encoding is decided over the whole of it, and a create reads it twice.
-  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : isPipe(source.csv) ? await spoolOnce(source.csv) : undefined;
+  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : readableOnce(source.csv) ? await spoolOnce(source.csv) : undefined;
   const path = stdin?.path ?? source.csv;
   const name = source.csv === '-' ? 'stdin' : source.csv;
   try {
@@ -244,16 +244,6 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
   } catch (error) {
     if (stdin) rmSync(stdin.dir, { recursive: true, force: true });
     throw error;
-  }
-}
-
-/** A pipe or a character device (`<(…)` is /dev/fd/N): read once, so copied first. */
-function isPipe(path: string): boolean {
-  try {
-    const stats = statSync(path);
-    return stats.isFIFO() || stats.isCharacterDevice();
-  } catch {
-    return false;
   }
 }
 

@@ -197,7 +197,7 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
   const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON', bound('-')) : undefined;
   const spooled = new Map<string, { path: string; dir: string }>();
   for (const file of files) {
-    if (file !== '-' && !isRegularFile(file)) spooled.set(file, await spoolOnce(file, bound(file)));
+    if (file !== '-' && readableOnce(file)) spooled.set(file, await spoolOnce(file, bound(file)));
   }
   // The paths as given, resolved: a file added to a directory, or `./x` for `x`, is still the same command.
   // Worked out when first asked for (only a create that sends needs it): validating loads no hashing.
@@ -236,12 +236,15 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
   };
 }
 
-/** A regular file (not a pipe, a device or something missing, which reading reports). */
-function isRegularFile(path: string): boolean {
+/**
+ * Whether `path` can be read only once: a pipe (`<(…)` is /dev/fd/N, a named pipe) or a device,
+ * copied first (spoolOnce). A file, a directory or something missing (which reading reports) is not.
+ */
+export function readableOnce(path: string): boolean {
   try {
     const stats = statSync(path);
-    return stats.isFile() || stats.isDirectory();
+    return !stats.isFile() && !stats.isDirectory();
   } catch {
-    return true;
+    return false;
   }
 }

@@ -41,14 +41,19 @@ function check(path: string, stats: Stats, what: string, options: CheckOptions =
   }
 }
 
+/** What is at `path` itself (a link not followed), or undefined when nothing is. */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A directory sign-cli keeps state in: the user's own, not writable by others. Missing: nothing to check. */
 export function checkPrivateDirectory(path: string, options: CheckOptions = {}): void {
-  let stats: Stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return;
-  }
+  let stats = entryAt(path);
+  if (!stats) return;
   if (stats.isSymbolicLink()) {
     // A link another user made (in /tmp, say) may lead to a directory of the user's: whoever made it
     // chose where sign-cli writes. Only the user's own link (or root's) is followed.
@@ -72,12 +77,8 @@ export function checkPrivateDirectory(path: string, options: CheckOptions = {}):
 export function checkStateSubdirectory(stateDir: string, name: string): void {
   checkPrivateDirectory(stateDir);
   const path = join(stateDir, name);
-  let stats: Stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return;
-  }
+  const stats = entryAt(path);
+  if (!stats) return;
   if (stats.isSymbolicLink()) {
     throw new UnsafePermissionsError(path, `${path} is a symbolic link; sign-cli does not follow links in its state directory`, `remove the link (rm ${path}): a real directory is made in its place`);
   }
