@@ -41,21 +41,26 @@ export function unexpectedAnswer(context: AnswerContext, operation: Operation, r
   const data = typeof response.data === 'string' ? context.scrub(response.data) : response.data;
   const sample =
     data === undefined ? 'an empty body'
-    : typeof data === 'string' ? `${JSON.stringify(data.replace(/\s+/g, ' ').trim().slice(0, 60))}${data.length > 60 ? '…' : ''}`
+    : typeof data === 'string' ? textSample(data)
     : Array.isArray(data) ? 'a JSON array'
     : isRecord(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
     : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
+  return notTheService(context, `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`, response.status, contentType, idempotencyKey);
+}
+
+/** Text an answer held, as errors quote it: one line, its first 60 characters, quoted. */
+function textSample(text: string): string {
+  return `${JSON.stringify(text.replace(/\s+/g, ' ').trim().slice(0, 60))}${text.length > 60 ? '…' : ''}`;
+}
+
+/** An answer that is not the signing service's: the base URL to check, and that sending again is safe when it was keyed. */
+function notTheService(context: AnswerContext, message: string, status: number, contentType: string | undefined, idempotencyKey: string | undefined): UnexpectedResponseError {
   const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate` : '';
-  return new UnexpectedResponseError(
-    `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`,
-    response.status,
-    contentType,
-    {
-      hint: `is ${context.baseUrl} the signing service? check the base URL${key}`,
-      reason: 'not_the_service',
-      reasonData: { baseUrl: context.baseUrl, idempotencyKey },
-    },
-  );
+  return new UnexpectedResponseError(message, status, contentType, {
+    hint: `is ${context.baseUrl} the signing service? check the base URL${key}`,
+    reason: 'not_the_service',
+    reasonData: { baseUrl: context.baseUrl, idempotencyKey },
+  });
 }
 
 /**
@@ -105,13 +110,8 @@ export function errorForStatus(
   const trimmed = text.trim();
   const json = /json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(trimmed);
   if (trimmed !== '' && !json && ![502, 503, 504].includes(status)) {
-    const sample = `${JSON.stringify(context.scrub(trimmed).replace(/\s+/g, ' ').slice(0, 60))}${trimmed.length > 60 ? '…' : ''}`;
-    const sent = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate` : '';
-    return new UnexpectedResponseError(`${label}: HTTP ${status} (${headers['content-type'] ?? 'no content type'}) with ${sample}${tries}, not like the signing service, whose errors are JSON`, status, headers['content-type'], {
-      hint: `is ${context.baseUrl} the signing service? check the base URL${sent}`,
-      reason: 'not_the_service',
-      reasonData: { baseUrl: context.baseUrl, idempotencyKey },
-    });
+    const contentType = headers['content-type'];
+    return notTheService(context, `${label}: HTTP ${status} (${contentType ?? 'no content type'}) with ${textSample(context.scrub(trimmed))}${tries}, not like the signing service, whose errors are JSON`, status, contentType, idempotencyKey);
   }
   let hint: string | undefined;
   let reason: 'not_found' | 'event_not_found' | 'not_voidable' | 'not_completed' | 'rate_limited' | 'server_failed' | 'maybe_resent' | undefined;
