@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 
 const cache = createRequire(import.meta.url).cache;
 process.on('exit', () => {
-  const loaded = Object.keys(cache).filter((file) => file.includes('/dist/cli/') && !file.endsWith('launch.cjs'));
+  const loaded = Object.keys(cache).filter(
+    (file) => file.includes('/dist/cli/') && !file.endsWith('launch.cjs'),
+  );
   process.stderr.write(`\nsign-cli modules loaded: ${loaded.length}\n`);
 });

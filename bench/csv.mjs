@@ -44,22 +44,63 @@ export async function benchCsv() {
     const csv = recipients(dir, ROWS);
     const env = { SIGN_STATE_DIR: join(dir, 'state'), SIGN_CONFIG_DIR: join(dir, 'config') };
     // The same envelopes as NDJSON, rendered by the CLI itself (dry run --json), for the side-by-side figure.
-    const rendered = await run([BIN, 'envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--dry-run', '--json'], env);
+    const rendered = await run(
+      [BIN, 'envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--dry-run', '--json'],
+      env,
+    );
     const ndjson = join(dir, 'same.ndjson');
-    writeFileSync(ndjson, `${rendered.arrivals.map((a) => JSON.stringify(JSON.parse(a.line).envelope)).join('\n')}\n`);
+    writeFileSync(
+      ndjson,
+      `${rendered.arrivals.map((a) => JSON.stringify(JSON.parse(a.line).envelope)).join('\n')}\n`,
+    );
     const parser = createRequire(join(ROOT, 'package.json')).resolve('csv-parse');
-    const bare = await run(['-e', `const {parse}=require(${JSON.stringify(parser)});let n=0;require('fs').createReadStream(${JSON.stringify(csv)}).pipe(parse({bom:true,delimiter:';'})).on('data',()=>n++).on('end',()=>console.log(n))`], {});
-    const fromCsv = await run([BIN, 'envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--dry-run'], env);
+    const bare = await run(
+      [
+        '-e',
+        `const {parse}=require(${JSON.stringify(parser)});let n=0;require('fs').createReadStream(${JSON.stringify(csv)}).pipe(parse({bom:true,delimiter:';'})).on('data',()=>n++).on('end',()=>console.log(n))`,
+      ],
+      {},
+    );
+    const fromCsv = await run(
+      [BIN, 'envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--dry-run'],
+      env,
+    );
     // A tenth of the rows: constant memory means the same peak.
-    const small = await run([BIN, 'envelopes', 'create', '--csv', recipients(mkdtempSync(join(dir, 'small-')), ROWS / 10), '--template', TEMPLATE, '--dry-run'], env);
+    const small = await run(
+      [
+        BIN,
+        'envelopes',
+        'create',
+        '--csv',
+        recipients(mkdtempSync(join(dir, 'small-')), ROWS / 10),
+        '--template',
+        TEMPLATE,
+        '--dry-run',
+      ],
+      env,
+    );
     const fromNdjson = await run([BIN, 'envelopes', 'create', '--ndjson', '-f', ndjson, '--dry-run'], env);
-    const counted = (r) => /dry run: ([\d,]+) envelopes valid/.exec(r.stderr)?.[1] ?? `none (${r.stderr.trim().split('\n').at(-1)})`;
-    rows.push([`--csv --template --dry-run, ${ROWS.toLocaleString('en-US')} rows: peak RSS`, `${fromCsv.peakMb} MB (target < 150 MB); ${counted(fromCsv)} valid; exit ${fromCsv.code}`]);
-    rows.push([`--ndjson --dry-run, the same ${ROWS.toLocaleString('en-US')} envelopes: peak RSS`, `${fromNdjson.peakMb} MB; ${counted(fromNdjson)} valid; exit ${fromNdjson.code}`]);
-    rows.push(['bare csv-parse read of the same CSV', `${bare.peakMb} MB; CSV run / bare ${(fromCsv.peakMb / bare.peakMb).toFixed(2)}, CSV / NDJSON ${(fromCsv.peakMb / fromNdjson.peakMb).toFixed(2)}`]);
+    const counted = (r) =>
+      /dry run: ([\d,]+) envelopes valid/.exec(r.stderr)?.[1] ??
+      `none (${r.stderr.trim().split('\n').at(-1)})`;
+    rows.push([
+      `--csv --template --dry-run, ${ROWS.toLocaleString('en-US')} rows: peak RSS`,
+      `${fromCsv.peakMb} MB (target < 150 MB); ${counted(fromCsv)} valid; exit ${fromCsv.code}`,
+    ]);
+    rows.push([
+      `--ndjson --dry-run, the same ${ROWS.toLocaleString('en-US')} envelopes: peak RSS`,
+      `${fromNdjson.peakMb} MB; ${counted(fromNdjson)} valid; exit ${fromNdjson.code}`,
+    ]);
+    rows.push([
+      'bare csv-parse read of the same CSV',
+      `${bare.peakMb} MB; CSV run / bare ${(fromCsv.peakMb / bare.peakMb).toFixed(2)}, CSV / NDJSON ${(fromCsv.peakMb / fromNdjson.peakMb).toFixed(2)}`,
+    ]);
     // validate: its peak memory, and its time beside validating the same envelopes as NDJSON (5 interleaved rounds).
     const validateCsv = await run([BIN, 'envelopes', 'validate', '--csv', csv, '--template', TEMPLATE], env);
-    rows.push([`validate --csv, ${ROWS.toLocaleString('en-US')} rows: peak RSS`, `${validateCsv.peakMb} MB (target < 150 MB); exit ${validateCsv.code}`]);
+    rows.push([
+      `validate --csv, ${ROWS.toLocaleString('en-US')} rows: peak RSS`,
+      `${validateCsv.peakMb} MB (target < 150 MB); exit ${validateCsv.code}`,
+    ]);
     const [csvTime, ndjsonTime] = interleaved(
       [
         [process.execPath, [BIN, 'envelopes', 'validate', '--csv', csv, '--template', TEMPLATE]],
@@ -75,9 +116,25 @@ export async function benchCsv() {
       `${(csvTime.ms / 1000).toFixed(2)} s / ${(ndjsonTime.ms / 1000).toFixed(2)} s = ${timeRatio.toFixed(2)}${Number.isNaN(timeTarget) ? '' : ` (target <= ${timeTarget.toFixed(2)}: 1.2 x ${RATIO_BEFORE_SPREADSHEET_CHECKS} before the spreadsheet checks)`}`,
     ]);
     const growth = fromCsv.peakMb / small.peakMb;
-    rows.push([`peak RSS, ${ROWS.toLocaleString('en-US')} / ${(ROWS / 10).toLocaleString('en-US')} rows`, `${growth.toFixed(2)} (target <= 1.15: memory does not grow with the rows)`]);
-    const ok = fromCsv.code === 0 && fromNdjson.code === 0 && small.code === 0 && validateCsv.code === 0 && fromCsv.peakMb < 150 && validateCsv.peakMb < 150 && growth <= 1.15 && rendered.arrivals.length === ROWS && !(timeRatio > timeTarget);
-    return { name: `envelopes create --csv (${ROWS.toLocaleString('en-US')} rows, validated, nothing sent)`, rows, ok };
+    rows.push([
+      `peak RSS, ${ROWS.toLocaleString('en-US')} / ${(ROWS / 10).toLocaleString('en-US')} rows`,
+      `${growth.toFixed(2)} (target <= 1.15: memory does not grow with the rows)`,
+    ]);
+    const ok =
+      fromCsv.code === 0 &&
+      fromNdjson.code === 0 &&
+      small.code === 0 &&
+      validateCsv.code === 0 &&
+      fromCsv.peakMb < 150 &&
+      validateCsv.peakMb < 150 &&
+      growth <= 1.15 &&
+      rendered.arrivals.length === ROWS &&
+      !(timeRatio > timeTarget);
+    return {
+      name: `envelopes create --csv (${ROWS.toLocaleString('en-US')} rows, validated, nothing sent)`,
+      rows,
+      ok,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

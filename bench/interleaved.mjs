@@ -10,7 +10,9 @@ export function timed(command, args, env) {
   const result = spawnSync(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}: ${String(result.stderr).slice(0, 500)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}: ${String(result.stderr).slice(0, 500)}`,
+    );
   }
   return ms;
 }
@@ -36,7 +38,10 @@ export function interleaved(runs, env, { runs: rounds, warmup }) {
       times[i].push(timed(runs[i][0], runs[i][1], env));
     }
   }
-  return times.map((own, i) => ({ ms: median(own), ratio: median(own.map((t, round) => t / times[0][round])) }));
+  return times.map((own, i) => ({
+    ms: median(own),
+    ratio: median(own.map((t, round) => t / times[0][round])),
+  }));
 }
 
 /**
@@ -49,10 +54,13 @@ export function interleaved(runs, env, { runs: rounds, warmup }) {
  */
 function evictFromPageCache(files) {
   for (const file of files) {
-    const result = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const result = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     if (result.status !== 0) {
-      console.error(`note: could not drop ${file} from the page cache (${String(result.stderr ?? result.error).trim() || 'dd failed'}); measured as it is`);
+      console.error(
+        `note: could not drop ${file} from the page cache (${String(result.stderr ?? result.error).trim() || 'dd failed'}); measured as it is`,
+      );
     }
   }
 }
-

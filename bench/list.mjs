@@ -16,7 +16,10 @@ const seedFile = (dir, n, offset) =>
     title: 'List bench',
     contract: 'LIST',
     offset,
-    customize: (base) => ({ ...base, signers: [{ name: 'Bench Signer', email: 'bench+noview@example.com', channel: 'email', order: 1 }] }),
+    customize: (base) => ({
+      ...base,
+      signers: [{ name: 'Bench Signer', email: 'bench+noview@example.com', channel: 'email', order: 1 }],
+    }),
   });
 
 export async function benchList() {
@@ -24,12 +27,44 @@ export async function benchList() {
   const rows = [];
   let ok = true;
   try {
-    const sandbox = await spawnServer([BIN, 'sandbox', '--port', '0', '--json', '--data-dir', join(dir, 'sandbox'), '--rate-limit', '1000000']);
+    const sandbox = await spawnServer([
+      BIN,
+      'sandbox',
+      '--port',
+      '0',
+      '--json',
+      '--data-dir',
+      join(dir, 'sandbox'),
+      '--rate-limit',
+      '1000000',
+    ]);
     const { base_url: baseUrl, api_key: apiKey } = JSON.parse(sandbox.firstLine);
-    const env = { SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(dir, 'state'), SIGN_CONFIG_DIR: join(dir, 'config') };
+    const env = {
+      SIGN_BASE_URL: baseUrl,
+      SIGN_API_KEY: apiKey,
+      SIGN_STATE_DIR: join(dir, 'state'),
+      SIGN_CONFIG_DIR: join(dir, 'config'),
+    };
     const seed = async (n, offset) => {
       const started = performance.now();
-      const result = await runMeasured([BIN, 'envelopes', 'create', '--ndjson', '-f', seedFile(dir, n, offset), '--rate', '1000000', '--concurrency', '32', '--json', '--query', 'status'], env);
+      const result = await runMeasured(
+        [
+          BIN,
+          'envelopes',
+          'create',
+          '--ndjson',
+          '-f',
+          seedFile(dir, n, offset),
+          '--rate',
+          '1000000',
+          '--concurrency',
+          '32',
+          '--json',
+          '--query',
+          'status',
+        ],
+        env,
+      );
       if (result.code !== 0) throw new Error(`seeding failed: ${result.stderr.slice(0, 300)}`);
       return (performance.now() - started) / 1000;
     };
@@ -54,11 +89,23 @@ export async function benchList() {
 
     rows.push(['seeded', `${TOTAL} envelopes in ${(seedSmall + seedRest).toFixed(1)} s`]);
     rows.push([`list --limit 20 (one page): peak RSS`, `${onePage.peakMb} MB`]);
-    rows.push([`list --all --json, ${SMALL} envelopes`, `${small.count} listed${small.once ? ', each once' : ', DUPLICATES'} in ${small.seconds.toFixed(2)} s; peak RSS ${small.peakMb} MB`]);
-    rows.push([`list --all --json, ${TOTAL} envelopes`, `${all.count} listed${all.once ? ', each once' : ', DUPLICATES'} in ${all.seconds.toFixed(2)} s (${Math.round(all.count / all.seconds)}/s); peak RSS ${all.peakMb} MB`]);
-    rows.push([`list --all (table), ${TOTAL} envelopes`, `${table.arrivals.length - 1} rows; peak RSS ${table.peakMb} MB`]);
+    rows.push([
+      `list --all --json, ${SMALL} envelopes`,
+      `${small.count} listed${small.once ? ', each once' : ', DUPLICATES'} in ${small.seconds.toFixed(2)} s; peak RSS ${small.peakMb} MB`,
+    ]);
+    rows.push([
+      `list --all --json, ${TOTAL} envelopes`,
+      `${all.count} listed${all.once ? ', each once' : ', DUPLICATES'} in ${all.seconds.toFixed(2)} s (${Math.round(all.count / all.seconds)}/s); peak RSS ${all.peakMb} MB`,
+    ]);
+    rows.push([
+      `list --all (table), ${TOTAL} envelopes`,
+      `${table.arrivals.length - 1} rows; peak RSS ${table.peakMb} MB`,
+    ]);
     const growth = all.peakMb / small.peakMb;
-    rows.push([`peak RSS, ${TOTAL} / ${SMALL} envelopes`, `${growth.toFixed(2)} (target <= 1.15: memory does not grow with the listing)`]);
+    rows.push([
+      `peak RSS, ${TOTAL} / ${SMALL} envelopes`,
+      `${growth.toFixed(2)} (target <= 1.15: memory does not grow with the listing)`,
+    ]);
     rows.push([`peak RSS, --all / one page`, `${(all.peakMb / onePage.peakMb).toFixed(2)}`]);
     ok &&= growth <= 1.15;
   } finally {

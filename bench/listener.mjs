@@ -29,8 +29,10 @@ const LUA = join(ROOT, 'bench', 'wrk-post.lua');
 function ensureWrk() {
   const found = () => spawnSync('wrk', ['-v'], { encoding: 'utf8' }).error === undefined;
   if (found()) return { ok: true };
-  const hint = 'the listener bench needs wrk: `sudo apt-get install wrk` (Debian/Ubuntu) or `brew install wrk` (macOS)';
-  if (process.platform !== 'linux' || process.getuid?.() !== 0 || spawnSync('apt-get', ['--version']).error) return { ok: false, hint };
+  const hint =
+    'the listener bench needs wrk: `sudo apt-get install wrk` (Debian/Ubuntu) or `brew install wrk` (macOS)';
+  if (process.platform !== 'linux' || process.getuid?.() !== 0 || spawnSync('apt-get', ['--version']).error)
+    return { ok: false, hint };
   console.error('bench: installing wrk with apt-get (running as root)…');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
@@ -48,10 +50,16 @@ async function writeDeliveries(path, secret, count, prefix) {
       id,
       type: 'signer.signed',
       timestamp: new Date().toISOString(),
-      data: { envelope_id: `env_${i}`, contract_id: 'CTR-1', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } },
+      data: {
+        envelope_id: `env_${i}`,
+        contract_id: 'CTR-1',
+        envelope_status: 'sent',
+        signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' },
+      },
     });
     const headers = signStandard(secret, id, now, body);
-    if (!out.write(`${id}\t${headers['webhook-timestamp']}\t${headers['webhook-signature']}\t${body}\n`)) await once(out, 'drain');
+    if (!out.write(`${id}\t${headers['webhook-timestamp']}\t${headers['webhook-signature']}\t${body}\n`))
+      await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
@@ -73,7 +81,19 @@ function runWrk(server, file, seconds) {
   const serverCpu = cpuSeconds(server.child.pid);
   // `times` after wrk gives the CPU wrk used (the shell's children): the generator's share.
   const script = 'wrk "$@"; status=$?; times; exit $status';
-  const args = ['-c', script, 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', LUA, `${server.url}/webhooks`, '--', file];
+  const args = [
+    '-c',
+    script,
+    'wrk',
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '-s',
+    LUA,
+    `${server.url}/webhooks`,
+    '--',
+    file,
+  ];
   const run = spawnSync('bash', args, { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`wrk failed (${run.status}): ${run.stderr || run.stdout}`);
   const text = run.stdout;
@@ -85,7 +105,12 @@ function runWrk(server, file, seconds) {
   })();
   const [, user = '0m0s', sys = '0m0s'] = /\n(\d+m[\d.]+s) (\d+m[\d.]+s)\s*$/.exec(text) ?? [];
   const toSeconds = (t) => Number(/(\d+)m/.exec(t)[1]) * 60 + Number(/m([\d.]+)s/.exec(t)[1]);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text)?.slice(1).map(Number).reduce((a, b) => a + b, 0) ?? 0;
+  const socketErrors =
+    /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+      .exec(text)
+      ?.slice(1)
+      .map(Number)
+      .reduce((a, b) => a + b, 0) ?? 0;
   return {
     perSecond: number(/Requests\/sec:\s+([\d.]+)/),
     requests,
@@ -108,7 +133,11 @@ export async function benchListener() {
   const secret = newStandardSecret();
   const bare = await spawnServer([`${ROOT}bench/bare-server.mjs`]);
   // The listener's event lines go to /dev/null: it still formats and writes every one.
-  const listener = await spawnServer([BIN, 'webhooks', 'listen', '--port', '0', '--json'], { SIGN_WEBHOOK_SECRET: secret }, { stdout: 'ignore' });
+  const listener = await spawnServer(
+    [BIN, 'webhooks', 'listen', '--port', '0', '--json'],
+    { SIGN_WEBHOOK_SECRET: secret },
+    { stdout: 'ignore' },
+  );
   try {
     const warmFile = join(dir, 'warm.tsv');
     await writeDeliveries(warmFile, secret, WARMUP_EVENTS, 'w');
@@ -151,10 +180,22 @@ export async function benchListener() {
     return {
       name: title,
       rows: [
-        ['bare node:http (baseline), median / best', `${Math.round(median(rates(bareRuns)))} / ${Math.round(Math.max(...rates(bareRuns)))} req/s (server ${cores(bareRuns.map((r) => r.serverCores))}, wrk ${cores(bareRuns.map((r) => r.generatorCores))})`],
-        ['webhooks listen --json, median / best', `${Math.round(median(rates(listenerRuns)))} / ${Math.round(Math.max(...rates(listenerRuns)))} verified events/s (server ${cores(listenerRuns.map((r) => r.serverCores))}, wrk ${cores(listenerRuns.map((r) => r.generatorCores))})`],
-        ['ratio listener / baseline, median of rounds', `${ratio.toFixed(2)} (target >= 0.70; rounds ranged ${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`],
-        ['answers', `${answered} deliveries to the listener, ${failed} non-2xx or socket errors in all; ids ${repeated ? 'REPEATED within a round (raise the per-round count)' : 'distinct'}`],
+        [
+          'bare node:http (baseline), median / best',
+          `${Math.round(median(rates(bareRuns)))} / ${Math.round(Math.max(...rates(bareRuns)))} req/s (server ${cores(bareRuns.map((r) => r.serverCores))}, wrk ${cores(bareRuns.map((r) => r.generatorCores))})`,
+        ],
+        [
+          'webhooks listen --json, median / best',
+          `${Math.round(median(rates(listenerRuns)))} / ${Math.round(Math.max(...rates(listenerRuns)))} verified events/s (server ${cores(listenerRuns.map((r) => r.serverCores))}, wrk ${cores(listenerRuns.map((r) => r.generatorCores))})`,
+        ],
+        [
+          'ratio listener / baseline, median of rounds',
+          `${ratio.toFixed(2)} (target >= 0.70; rounds ranged ${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`,
+        ],
+        [
+          'answers',
+          `${answered} deliveries to the listener, ${failed} non-2xx or socket errors in all; ids ${repeated ? 'REPEATED within a round (raise the per-round count)' : 'distinct'}`,
+        ],
         ['listener RSS after warm-up', `${rssWarm} MB`],
         [`listener RSS after ${distinct} distinct events`, `${rssAfter} MB (target < 150 MB)`],
         ['listener RSS after 1 s of duplicates', `${rssAfterDuplicates} MB`],

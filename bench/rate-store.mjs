@@ -27,7 +27,14 @@ function redisServer() {
   if (found) return found;
   try {
     const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-    execFileSync('sh', ['-c', `${sudo.join(' ')} apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo.join(' ')} apt-get install -y -qq redis-server`], { stdio: 'ignore' });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        `${sudo.join(' ')} apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo.join(' ')} apt-get install -y -qq redis-server`,
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     // not root, or no package source: reported as skipped
   }
@@ -46,10 +53,16 @@ const freePort = () =>
 
 async function startRedis(binary) {
   const port = await freePort();
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     try {
-      execFileSync(binary.replace(/redis-server$/, 'redis-cli'), ['-p', String(port), 'ping'], { stdio: 'ignore' });
+      execFileSync(binary.replace(/redis-server$/, 'redis-cli'), ['-p', String(port), 'ping'], {
+        stdio: 'ignore',
+      });
       return { child, url: `redis://127.0.0.1:${port}` };
     } catch {
       await new Promise((r) => setTimeout(r, 50));
@@ -61,25 +74,70 @@ async function startRedis(binary) {
 
 /** Three runs at once; resolves with wall time, envelopes created and the sandbox's counters. */
 async function threeRuns(dir, name, store) {
-  const sandbox = await spawnServer([BIN, 'sandbox', '--port', '0', '--json', '--data-dir', join(dir, `sandbox-${name}`), '--rate-limit', String(LIMIT)]);
+  const sandbox = await spawnServer([
+    BIN,
+    'sandbox',
+    '--port',
+    '0',
+    '--json',
+    '--data-dir',
+    join(dir, `sandbox-${name}`),
+    '--rate-limit',
+    String(LIMIT),
+  ]);
   const { base_url: baseUrl, api_key: apiKey } = JSON.parse(sandbox.firstLine);
   try {
-    const env = { ...process.env, NO_COLOR: '1', CI: '1', SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_CONFIG_DIR: join(dir, 'config'), ...(store ? { SIGN_RATE_STORE: store } : {}) };
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      CI: '1',
+      SIGN_BASE_URL: baseUrl,
+      SIGN_API_KEY: apiKey,
+      SIGN_CONFIG_DIR: join(dir, 'config'),
+      ...(store ? { SIGN_RATE_STORE: store } : {}),
+    };
     const started = performance.now();
     const codes = await Promise.all(
       Array.from({ length: RUNS }, (_, i) => {
-        const file = envelopesFile(dir, `${name}-${i}`, EACH, { title: `Rate bench ${name} ${i}`, contract: `RATE-${name}-${i}` });
-        const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', String(LIMIT), '--json', '--query', 'status'], {
-          cwd: ROOT,
-          env: { ...env, SIGN_STATE_DIR: join(dir, `state-${name}-${i}`) },
-          stdio: ['ignore', 'ignore', 'ignore'],
+        const file = envelopesFile(dir, `${name}-${i}`, EACH, {
+          title: `Rate bench ${name} ${i}`,
+          contract: `RATE-${name}-${i}`,
         });
+        const child = spawn(
+          process.execPath,
+          [
+            BIN,
+            'envelopes',
+            'create',
+            '--ndjson',
+            '-f',
+            file,
+            '--rate',
+            String(LIMIT),
+            '--json',
+            '--query',
+            'status',
+          ],
+          {
+            cwd: ROOT,
+            env: { ...env, SIGN_STATE_DIR: join(dir, `state-${name}-${i}`) },
+            stdio: ['ignore', 'ignore', 'ignore'],
+          },
+        );
         return new Promise((resolve) => child.on('close', resolve));
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const state = await (await fetch(`${baseUrl}/_sandbox/state`, { headers: { authorization: `Bearer ${apiKey}` } })).json();
-    return { codes, seconds, created: state.created, rateLimited: state.rate_limited, peak: state.rate_window_peak };
+    const state = await (
+      await fetch(`${baseUrl}/_sandbox/state`, { headers: { authorization: `Bearer ${apiKey}` } })
+    ).json();
+    return {
+      codes,
+      seconds,
+      created: state.created,
+      rateLimited: state.rate_limited,
+      peak: state.rate_window_peak,
+    };
   } finally {
     await stop(sandbox.child);
   }
@@ -88,7 +146,12 @@ async function threeRuns(dir, name, store) {
 export async function benchRateStore() {
   const name = `many runners, one key (${RUNS} runs x ${EACH} envelopes, --rate ${LIMIT} against sandbox --rate-limit ${LIMIT})`;
   const binary = redisServer();
-  if (!binary) return { name, rows: [['skipped', 'redis-server is not installed and could not be (apt-get install redis-server)']], ok: true };
+  if (!binary)
+    return {
+      name,
+      rows: [['skipped', 'redis-server is not installed and could not be (apt-get install redis-server)']],
+      ok: true,
+    };
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-rate-'));
   const redis = await startRedis(binary);
   const rows = [];
@@ -101,10 +164,21 @@ export async function benchRateStore() {
       `${run.created} created in ${run.seconds.toFixed(1)} s, exits ${run.codes.join('/')}; 429s ${run.rateLimited}; most requests in a 60 s window ${run.peak}; throughput / limit ${ratio(run).toFixed(2)}`;
     rows.push(['baseline: each run paces alone', line(alone)]);
     rows.push(['--rate-store (one budget in Redis)', line(shared)]);
-    rows.push(['combined throughput / limit, shared', `${ratio(shared).toFixed(2)} (target >= 0.95, with 0 429s and no window over ${LIMIT})`]);
+    rows.push([
+      'combined throughput / limit, shared',
+      `${ratio(shared).toFixed(2)} (target >= 0.95, with 0 429s and no window over ${LIMIT})`,
+    ]);
     // Alone, the runs can beat 1.0 on a run this short: the sandbox lets the first window fill at once.
-    rows.push(['shared / baseline wall time', `${(shared.seconds / alone.seconds).toFixed(2)} (the baseline bursts into its first window, then waits out 429s and RateLimit resets)`]);
-    ok = shared.codes.every((c) => c === 0) && shared.created === RUNS * EACH && shared.rateLimited === 0 && shared.peak <= LIMIT && ratio(shared) >= 0.95;
+    rows.push([
+      'shared / baseline wall time',
+      `${(shared.seconds / alone.seconds).toFixed(2)} (the baseline bursts into its first window, then waits out 429s and RateLimit resets)`,
+    ]);
+    ok =
+      shared.codes.every((c) => c === 0) &&
+      shared.created === RUNS * EACH &&
+      shared.rateLimited === 0 &&
+      shared.peak <= LIMIT &&
+      ratio(shared) >= 0.95;
   } finally {
     redis.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

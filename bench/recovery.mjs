@@ -20,7 +20,8 @@ function ndjsonFile(dir, n) {
   const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8'));
   delete base.webhook_url;
   const lines = [];
-  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ ...base, title: `Recovery ${i}`, contract_id: `REC-${i}` }));
+  for (let i = 0; i < n; i++)
+    lines.push(JSON.stringify({ ...base, title: `Recovery ${i}`, contract_id: `REC-${i}` }));
   const path = join(dir, 'recovery.ndjson');
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
@@ -39,13 +40,41 @@ export async function benchRecovery() {
   const rows = [];
   let ok = true;
   try {
-    const sandbox = await spawnServer([BIN, 'sandbox', '--port', '0', '--json', '--data-dir', join(dir, 'sandbox'), '--rate-limit', String(RATE)]);
+    const sandbox = await spawnServer([
+      BIN,
+      'sandbox',
+      '--port',
+      '0',
+      '--json',
+      '--data-dir',
+      join(dir, 'sandbox'),
+      '--rate-limit',
+      String(RATE),
+    ]);
     const { base_url: baseUrl, api_key: apiKey } = JSON.parse(sandbox.firstLine);
     const control = async (path, body) =>
-      (await fetch(`${baseUrl}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })).json();
+      (
+        await fetch(`${baseUrl}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: body && JSON.stringify(body),
+        })
+      ).json();
     const file = ndjsonFile(dir, ENVELOPES);
-    const env = { ...process.env, NO_COLOR: '1', CI: '1', SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(dir, 'state'), SIGN_CONFIG_DIR: join(dir, 'config') };
-    const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', String(RATE), '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      CI: '1',
+      SIGN_BASE_URL: baseUrl,
+      SIGN_API_KEY: apiKey,
+      SIGN_STATE_DIR: join(dir, 'state'),
+      SIGN_CONFIG_DIR: join(dir, 'config'),
+    };
+    const child = spawn(
+      process.execPath,
+      [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', String(RATE), '--json'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const arrivals = [];
     let burstAt;
     let last429 = 0;
@@ -75,15 +104,31 @@ export async function benchRecovery() {
     const warm = arrivals.slice(50, WARMUP_LINES);
     const baseline = ((warm.length - 1) * 1000) / (warm.at(-1) - warm[0]);
     const afterBurst = arrivals.map((at, i) => ({ at, i })).filter(({ at }) => at > last429);
-    const back = afterBurst.find(({ i, at }) => at - last429 >= BIN_MS && rateAt(arrivals, i) >= 0.95 * baseline);
-    const lowest = Math.min(...afterBurst.filter(({ at }) => at - last429 >= BIN_MS).map(({ i }) => rateAt(arrivals, i)));
+    const back = afterBurst.find(
+      ({ i, at }) => at - last429 >= BIN_MS && rateAt(arrivals, i) >= 0.95 * baseline,
+    );
+    const lowest = Math.min(
+      ...afterBurst.filter(({ at }) => at - last429 >= BIN_MS).map(({ i }) => rateAt(arrivals, i)),
+    );
     const recoverySeconds = back ? (back.at - last429) / 1000 : Number.POSITIVE_INFINITY;
     const burstSeconds = (last429 - burstAt) / 1000;
-    rows.push(['full pace before the burst (baseline)', `${baseline.toFixed(1)}/s = ${((baseline * 60) / RATE).toFixed(3)} of ${RATE}/min`]);
+    rows.push([
+      'full pace before the burst (baseline)',
+      `${baseline.toFixed(1)}/s = ${((baseline * 60) / RATE).toFixed(3)} of ${RATE}/min`,
+    ]);
     rows.push(['burst', `${seen429} x 429 over ${burstSeconds.toFixed(1)} s`]);
-    rows.push(['slowest 1 s after the burst', `${lowest.toFixed(1)}/s = ${(lowest / baseline).toFixed(2)} of the baseline`]);
-    rows.push(['back to full pace (>= 0.95 of baseline)', back ? `${recoverySeconds.toFixed(1)} s after the last 429 (target <= 60 s)` : 'never, within the run']);
-    rows.push(['envelopes', `${state.envelopes}/${ENVELOPES} created; exit ${code}; ${state.rate_limited} x 429 from the limit itself`]);
+    rows.push([
+      'slowest 1 s after the burst',
+      `${lowest.toFixed(1)}/s = ${(lowest / baseline).toFixed(2)} of the baseline`,
+    ]);
+    rows.push([
+      'back to full pace (>= 0.95 of baseline)',
+      back ? `${recoverySeconds.toFixed(1)} s after the last 429 (target <= 60 s)` : 'never, within the run',
+    ]);
+    rows.push([
+      'envelopes',
+      `${state.envelopes}/${ENVELOPES} created; exit ${code}; ${state.rate_limited} x 429 from the limit itself`,
+    ]);
     ok = recoverySeconds <= 60 && state.envelopes === ENVELOPES && code === 0 && state.rate_limited === 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,16 @@ import { benchVerify } from './verify.mjs';
 
 const FIGURES = join(fileURLToPath(new URL('..', import.meta.url)), 'docs', 'figures', 'benchmarks.md');
 const only = process.argv[2];
-const benches = { startup: benchStartup, listener: benchListener, bulk: benchBulk, csv: benchCsv, recovery: benchRecovery, list: benchList, 'rate-store': benchRateStore, verify: benchVerify };
+const benches = {
+  startup: benchStartup,
+  listener: benchListener,
+  bulk: benchBulk,
+  csv: benchCsv,
+  recovery: benchRecovery,
+  list: benchList,
+  'rate-store': benchRateStore,
+  verify: benchVerify,
+};
 if (only && !(only in benches)) {
   console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);
   process.exit(2);
@@ -37,7 +46,9 @@ for (const [name, run] of Object.entries(benches)) {
       intro: 'What each benchmark measures and its targets: [../benchmarks.md](../benchmarks.md).',
       order: Object.keys(benches),
     },
-    { [name]: `## ${result.name}\n\n${measuredOn()}\n\n${figureTable([...result.rows, ['targets met', result.ok ? 'yes' : 'NO']], ['Measure', 'Figure'])}` },
+    {
+      [name]: `## ${result.name}\n\n${measuredOn()}\n\n${figureTable([...result.rows, ['targets met', result.ok ? 'yes' : 'NO']], ['Measure', 'Figure'])}`,
+    },
   );
 }
 console.log(`\nwritten to ${FIGURES}`);

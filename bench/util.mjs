@@ -10,7 +10,11 @@ export const BIN = `${ROOT}bin/sign-cli.js`;
 
 /** Spawns a process and resolves with it and the URL from its first "listening on" line (stdout or stderr). */
 export function spawnServer(args, env = {}, { stdout = 'pipe' } = {}) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening on" from ${args.join(' ')}`)), 15_000);
     const onLine = (line) => {
@@ -47,7 +51,11 @@ export function rssMb(pid) {
 /** Runs a command, sampling its resident memory; resolves with the peak (VmHWM) in MB and its stdout lines' arrival times. */
 export function runMeasured(args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', CI: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const arrivals = [];
     let stderr = '';
     let peak = 0;
@@ -60,7 +68,9 @@ export function runMeasured(args, env) {
       }
     };
     const timer = setInterval(sample, 25);
-    createInterface({ input: child.stdout }).on('line', (line) => arrivals.push({ at: performance.now(), line }));
+    createInterface({ input: child.stdout }).on('line', (line) =>
+      arrivals.push({ at: performance.now(), line }),
+    );
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => {
@@ -74,11 +84,17 @@ export function runMeasured(args, env) {
  * An NDJSON file of `n` distinct envelopes, `examples/envelope.json` without its webhook_url,
  * each with its own title and contract id; `customize` may change the base first.
  */
-export function envelopesFile(dir, name, n, { title, contract, offset = 0, customize = (base) => base } = {}) {
+export function envelopesFile(
+  dir,
+  name,
+  n,
+  { title, contract, offset = 0, customize = (base) => base } = {},
+) {
   const base = customize(JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')));
   delete base.webhook_url;
   const lines = [];
-  for (let i = offset; i < offset + n; i++) lines.push(JSON.stringify({ ...base, title: `${title} ${i}`, contract_id: `${contract}-${i}` }));
+  for (let i = offset; i < offset + n; i++)
+    lines.push(JSON.stringify({ ...base, title: `${title} ${i}`, contract_id: `${contract}-${i}` }));
   const path = join(dir, `${name}.ndjson`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;

@@ -22,13 +22,29 @@ const which = (command) => {
 
 /** A sandbox's signed copy of the sample envelope, and the sandbox's CA. */
 async function signedCopy(dir, env) {
-  const { child, firstLine } = await spawnServer([BIN, 'sandbox', '--port', '0', '--json', '--speed', '100', '--data-dir', join(dir, 'sandbox')], env);
+  const { child, firstLine } = await spawnServer(
+    [BIN, 'sandbox', '--port', '0', '--json', '--speed', '100', '--data-dir', join(dir, 'sandbox')],
+    env,
+  );
   try {
     const { base_url: baseUrl, api_key: apiKey, ca_file: caFile } = JSON.parse(firstLine);
     const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey };
-    const cli = (...args) => execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
-    execFileSync('sh', ['-c', `"${process.execPath}" "${BIN}" envelopes sample > "${join(dir, 'envelope.json')}"`], { env: cliEnv });
-    const id = cli('envelopes', 'create', '-f', join(dir, 'envelope.json'), '--new', '--query', 'envelope.id').trim();
+    const cli = (...args) =>
+      execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
+    execFileSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${BIN}" envelopes sample > "${join(dir, 'envelope.json')}"`],
+      { env: cliEnv },
+    );
+    const id = cli(
+      'envelopes',
+      'create',
+      '-f',
+      join(dir, 'envelope.json'),
+      '--new',
+      '--query',
+      'envelope.id',
+    ).trim();
     const file = join(dir, 'signed.pdf');
     cli('envelopes', 'download', id, '-o', file, '--wait');
     return { file, caFile };
@@ -39,8 +55,17 @@ async function signedCopy(dir, env) {
 
 export async function benchVerify() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-verify-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'));
-  Object.assign(env, { NO_COLOR: '1', CI: '1', SIGN_CONFIG_DIR: join(dir, 'config'), SIGN_STATE_DIR: join(dir, 'state'), SIGN_CACHE_DIR: join(dir, 'cache'), TMPDIR: join(dir, 'tmp') });
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'),
+  );
+  Object.assign(env, {
+    NO_COLOR: '1',
+    CI: '1',
+    SIGN_CONFIG_DIR: join(dir, 'config'),
+    SIGN_STATE_DIR: join(dir, 'state'),
+    SIGN_CACHE_DIR: join(dir, 'cache'),
+    TMPDIR: join(dir, 'tmp'),
+  });
   mkdirSync(env.TMPDIR);
   try {
     const { file, caFile } = await signedCopy(dir, env);
@@ -49,7 +74,9 @@ export async function benchVerify() {
     if (pdfsig) {
       mkdirSync(pdfsig);
       execFileSync('certutil', ['-N', '-d', `sql:${pdfsig}`, '--empty-password'], { stdio: 'ignore' });
-      execFileSync('certutil', ['-A', '-d', `sql:${pdfsig}`, '-n', 'sandbox', '-t', 'CT,C,C', '-i', caFile], { stdio: 'ignore' });
+      execFileSync('certutil', ['-A', '-d', `sql:${pdfsig}`, '-n', 'sandbox', '-t', 'CT,C,C', '-i', caFile], {
+        stdio: 'ignore',
+      });
     }
     const rows = [];
     let ok = true;
@@ -58,16 +85,32 @@ export async function benchVerify() {
       [process.execPath, `Node ${process.versions.node.split('.')[0]} (this machine)`],
     ]) {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-      const runs = [[node, ['-e', '0']], [node, [BIN, 'envelopes', 'verify', file, '--trust', caFile]], ...(pdfsig ? [[pdfsigBin, ['-nssdir', `sql:${pdfsig}`, file]]] : [])];
+      const runs = [
+        [node, ['-e', '0']],
+        [node, [BIN, 'envelopes', 'verify', file, '--trust', caFile]],
+        ...(pdfsig ? [[pdfsigBin, ['-nssdir', `sql:${pdfsig}`, file]]] : []),
+      ];
       const [base, verify, poppler] = interleaved(runs, env, { runs: RUNS, warmup: 2 });
       const met = verify.ratio <= TARGET;
       if (name === 'Node 24') ok &&= met;
       rows.push([`${name} (${version}): node -e 0 (baseline)`, `${base.ms.toFixed(1)} ms`]);
-      rows.push([`${name} (${version}): sign-cli envelopes verify`, `${verify.ms.toFixed(1)} ms  ratio ${verify.ratio.toFixed(2)}  (target <= ${TARGET.toFixed(2)}${name === 'Node 24' ? '' : ', reported'}: ${met ? 'met' : 'NOT met'})`]);
-      if (poppler) rows.push([`${name} (${version}): pdfsig, same file`, `${poppler.ms.toFixed(1)} ms  ratio ${poppler.ratio.toFixed(2)}`]);
+      rows.push([
+        `${name} (${version}): sign-cli envelopes verify`,
+        `${verify.ms.toFixed(1)} ms  ratio ${verify.ratio.toFixed(2)}  (target <= ${TARGET.toFixed(2)}${name === 'Node 24' ? '' : ', reported'}: ${met ? 'met' : 'NOT met'})`,
+      ]);
+      if (poppler)
+        rows.push([
+          `${name} (${version}): pdfsig, same file`,
+          `${poppler.ms.toFixed(1)} ms  ratio ${poppler.ratio.toFixed(2)}`,
+        ]);
     }
-    if (!pdfsig) rows.push(['pdfsig', 'not installed (apt-get install poppler-utils libnss3-tools): not measured']);
-    return { name: `verify of a one-signature sandbox copy, PAdES B-T (median of ${RUNS} interleaved rounds; ratio: median of the per-round ratios to node -e 0 of the same Node)`, rows, ok };
+    if (!pdfsig)
+      rows.push(['pdfsig', 'not installed (apt-get install poppler-utils libnss3-tools): not measured']);
+    return {
+      name: `verify of a one-signature sandbox copy, PAdES B-T (median of ${RUNS} interleaved rounds; ratio: median of the per-round ratios to node -e 0 of the same Node)`,
+      rows,
+      ok,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   } catch (error) {
     if (error.code === 'EAGAIN') process.stdout.write(`${VERSION}\n`);
     else if (error.code !== 'EPIPE') {
-      process.stderr.write(`error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`);
+      process.stderr.write(
+        `error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`,
+      );
       process.exitCode = 1;
     }
   }

@@ -22,7 +22,18 @@
 // SIGN_EXE_TARGETS=linux-x64 (comma-separated) builds fewer; SIGN_EXE_NODE_VERSION picks the Node.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -35,12 +46,19 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const NODE_VERSION = EXE_NODE_VERSION;
 // The keychain binding's version, as the npm package installs it.
-const KEYRING_VERSION = JSON.parse(readFileSync(requireFromRoot.resolve('@napi-rs/keyring/package.json'), 'utf8')).version;
+const KEYRING_VERSION = JSON.parse(
+  readFileSync(requireFromRoot.resolve('@napi-rs/keyring/package.json'), 'utf8'),
+).version;
 const host = HOST_TARGET;
 const TARGETS = NODE_PACKAGES;
 const nodeBinary = (target) => registryNode(target, NODE_VERSION);
-const wanted = (process.env.SIGN_EXE_TARGETS ?? Object.keys(TARGETS).join(',')).split(',').map((t) => t.trim()).filter(Boolean);
-for (const target of wanted) if (!(target in TARGETS)) throw new Error(`SIGN_EXE_TARGETS: no target ${target} (${Object.keys(TARGETS).join(', ')})`);
+const wanted = (process.env.SIGN_EXE_TARGETS ?? Object.keys(TARGETS).join(','))
+  .split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
+for (const target of wanted)
+  if (!(target in TARGETS))
+    throw new Error(`SIGN_EXE_TARGETS: no target ${target} (${Object.keys(TARGETS).join(', ')})`);
 
 const out = join(root, 'dist', 'exe');
 const work = join(root, 'dist', `exe.building-${process.pid}`);
@@ -51,7 +69,10 @@ try {
   const keyringFromAsset = {
     name: 'keyring-from-asset',
     setup(build) {
-      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: '@napi-rs/keyring', namespace: 'keyring-from-asset' }));
+      build.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({
+        path: '@napi-rs/keyring',
+        namespace: 'keyring-from-asset',
+      }));
       // As ESM naming the binding's classes: in a split bundle, `await import()` of a CommonJS
       // module gives only its `default` (src/cli/keychain.ts reads AsyncEntry).
       build.onLoad({ filter: /.*/, namespace: 'keyring-from-asset' }, () => ({
@@ -66,9 +87,18 @@ try {
   // caches of src/cli/launch. Their licence notices go beside them (below), not in them.
   const split = join(work, 'split');
   const chunks = join(work, 'cli');
-  await esbuild.build({ ...cliBundleOptions({ outdir: split, splitting: true, version, plugins: [keyringFromAsset], external: [] }), legalComments: 'external' });
+  await esbuild.build({
+    ...cliBundleOptions({
+      outdir: split,
+      splitting: true,
+      version,
+      plugins: [keyringFromAsset],
+      external: [],
+    }),
+    legalComments: 'external',
+  });
   await mergeChunks({ from: split, to: chunks });
-  const build = chunksHash(chunks, 'the executable\'s cli');
+  const build = chunksHash(chunks, "the executable's cli");
   const chunkFiles = readdirSync(chunks).filter((f) => f.endsWith('.cjs'));
   // The dependencies' licence notices (some with names beyond ASCII): the asset `licenses.txt`
   // and a file beside the executables. esbuild writes them per chunk; each block once.
@@ -76,7 +106,11 @@ try {
     readdirSync(split)
       .filter((f) => f.endsWith('.LEGAL.txt'))
       .sort()
-      .flatMap((f) => readFileSync(join(split, f), 'utf8').replace(/^Bundled license information:\n\n/, '').split(/\n(?=\S)/))
+      .flatMap((f) =>
+        readFileSync(join(split, f), 'utf8')
+          .replace(/^Bundled license information:\n\n/, '')
+          .split(/\n(?=\S)/),
+      )
       .map((block) => block.trimEnd())
       .filter(Boolean),
   );
@@ -85,7 +119,13 @@ try {
 
   // The executable's script: --version, and the loader of the chunks.
   const bundle = join(work, 'sign-cli.cjs');
-  const base = cliBundleOptions({ outdir: work, splitting: false, version, entryPoints: { 'sign-cli': 'src/cli/exe.ts' }, external: [] });
+  const base = cliBundleOptions({
+    outdir: work,
+    splitting: false,
+    version,
+    entryPoints: { 'sign-cli': 'src/cli/exe.ts' },
+    external: [],
+  });
   await esbuild.build({
     ...base,
     // CommonJS: the executable's code cache (made at build time) is used for a CommonJS main.
@@ -99,7 +139,7 @@ try {
     banner: { js: 'const __signCliExeUrl=require("node:url").pathToFileURL(process.execPath).href;' },
     legalComments: 'none',
   });
-  assertCharset('the executable\'s script', readFileSync(bundle, 'utf8'), 'ascii');
+  assertCharset("the executable's script", readFileSync(bundle, 'utf8'), 'ascii');
 
   // The builder: a Node of the targets' version for this machine.
   const builder = nodeBinary(host);
@@ -117,7 +157,9 @@ try {
       useCodeCache: target === host,
       useSnapshot: false,
       assets: {
-        ...Object.fromEntries(FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)])),
+        ...Object.fromEntries(
+          FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)]),
+        ),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
         'licenses.txt': notices,
         ...Object.fromEntries(chunkFiles.map((f) => [`cli/${f}`, join(chunks, f)])),
@@ -130,10 +172,17 @@ try {
     chmodSync(exe, 0o755);
     const sha256 = createHash('sha256').update(readFileSync(exe)).digest('hex');
     sizes.push([target, statSync(exe).size, sha256]);
-    console.log(`${exe}: ${(statSync(exe).size / 1e6).toFixed(1)} MB, Node ${NODE_VERSION}${config.useCodeCache ? ', code cache' : ''}, sha256 ${sha256.slice(0, 16)}…`);
+    console.log(
+      `${exe}: ${(statSync(exe).size / 1e6).toFixed(1)} MB, Node ${NODE_VERSION}${config.useCodeCache ? ', code cache' : ''}, sha256 ${sha256.slice(0, 16)}…`,
+    );
   }
   copyFileSync(notices, join(out, 'THIRD-PARTY-NOTICES.txt'));
-  writeFileSync(join(out, 'SHA256SUMS'), sizes.map(([target, , sha]) => `${sha}  sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}\n`).join(''));
+  writeFileSync(
+    join(out, 'SHA256SUMS'),
+    sizes
+      .map(([target, , sha]) => `${sha}  sign-cli-${target}${target.startsWith('win') ? '.exe' : ''}\n`)
+      .join(''),
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

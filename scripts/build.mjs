@@ -20,7 +20,16 @@
 // of the tests) during a build finds the old build or the new one, never half of one, and
 // nothing of a deleted source survives.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -35,15 +44,22 @@ rmSync(`${root}${out}`, { recursive: true, force: true });
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 try {
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out, '--emitDeclarationOnly'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [tsc, '-p', 'tsconfig.build.json', '--outDir', out, '--emitDeclarationOnly'],
+    { cwd: root, stdio: 'inherit' },
+  );
 } catch {
   rmSync(`${root}${out}`, { recursive: true, force: true });
   console.error('build: tsc failed (above); dist/ left as it was');
   process.exit(1);
 }
-for (const dir of ['cli', 'listener', 'sandbox']) rmSync(`${root}${out}/${dir}`, { recursive: true, force: true });
+for (const dir of ['cli', 'listener', 'sandbox'])
+  rmSync(`${root}${out}/${dir}`, { recursive: true, force: true });
 
-const result = await esbuild.build(cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }));
+const result = await esbuild.build(
+  cliBundleOptions({ outdir: `${out}/cli-split`, splitting: true, version }),
+);
 await mergeChunks({ from: `${root}${out}/cli-split`, to: `${root}${out}/cli` });
 // The launcher's loader (src/cli/launch): on its own, not a chunk of the bundle, with the hash of
 // the bundle it loads, under which its code caches are kept (a cache is for one build only).
@@ -64,7 +80,8 @@ assertCharset('dist/cli/launch.cjs', readFileSync(`${root}${out}/cli/launch.cjs`
 rmSync(`${root}${out}/cli-split`, { recursive: true });
 writeFileSync(`${root}${out}/cli/version.cjs`, `exports.VERSION = ${JSON.stringify(version)};\n`);
 mkdirSync(`${root}${out}/fonts`);
-for (const file of FONT_FILES) copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
+for (const file of FONT_FILES)
+  copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
 copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);
 
 // The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
@@ -82,7 +99,9 @@ await esbuild.build({
   sourcesContent: true,
   chunkNames: 'core/chunk-[hash]',
   // The CommonJS dependencies (undici, …) call require() for Node built-ins: an ESM bundle has none of its own.
-  banner: { js: 'import { createRequire as __signCliRequire } from "node:module"; const require = __signCliRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __signCliRequire } from "node:module"; const require = __signCliRequire(import.meta.url);',
+  },
   legalComments: 'eof',
   logLevel: 'warning',
 });
@@ -94,7 +113,9 @@ for (const dir of ['cli', 'core']) {
   for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => /\.c?js\.map$/.test(f))) {
     const path = `${root}${out}/${dir}/${file}`;
     const map = JSON.parse(readFileSync(path, 'utf8'));
-    map.sourcesContent = map.sources.map((source, i) => (source.includes('node_modules/') ? null : map.sourcesContent?.[i] ?? null));
+    map.sourcesContent = map.sources.map((source, i) =>
+      source.includes('node_modules/') ? null : (map.sourcesContent?.[i] ?? null),
+    );
     writeFileSync(path, JSON.stringify(map));
   }
 }

@@ -42,7 +42,8 @@ const STUBS = {
   conf: {
     'ajv/dist/2020.js': 'export class Ajv2020 { constructor() { unavailable(); } }',
     'ajv-formats': 'export default { default: unavailable };',
-    semver: 'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
+    semver:
+      'export default { eq: unavailable, clean: unavailable, satisfies: unavailable, lte: unavailable, gt: unavailable };',
     'node:assert': `export default { deepEqual(store, withDefaults) {
       const keys = Object.keys(store);
       if (keys.length !== Object.keys(withDefaults).length || keys.some((key) => store[key] !== withDefaults[key])) throw new Error("not equal");
@@ -58,11 +59,18 @@ const packageStubs = {
     const names = [...new Set(Object.values(STUBS).flatMap((stubs) => Object.keys(stubs)))];
     const filter = new RegExp(`^(${names.map((name) => name.replace(/[.\/#]/g, '\\$&')).join('|')})$`);
     build.onResolve({ filter }, (args) => {
-      const pkg = Object.keys(STUBS).find((name) => args.importer.includes(`${sep}node_modules${sep}${name}${sep}`));
-      return pkg && args.path in STUBS[pkg] ? { path: `${pkg}:${args.path}`, namespace: 'package-stub' } : undefined;
+      const pkg = Object.keys(STUBS).find((name) =>
+        args.importer.includes(`${sep}node_modules${sep}${name}${sep}`),
+      );
+      return pkg && args.path in STUBS[pkg]
+        ? { path: `${pkg}:${args.path}`, namespace: 'package-stub' }
+        : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'package-stub' }, (args) => {
-      const [pkg, name] = [args.path.slice(0, args.path.indexOf(':')), args.path.slice(args.path.indexOf(':') + 1)];
+      const [pkg, name] = [
+        args.path.slice(0, args.path.indexOf(':')),
+        args.path.slice(args.path.indexOf(':') + 1),
+      ];
       return {
         contents: `function unavailable() { throw new Error("${pkg}'s ${name} is left out of the sign-cli bundle (scripts/cli-bundle.mjs)"); }\n${STUBS[pkg][name]}\n`,
         loader: 'js',
@@ -92,9 +100,13 @@ const builtins = {
     build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
       const id = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
-      const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(args.importer)?.[1]?.replace('\\', '/');
-      const lazy = pkg === undefined ? LAZY_IN_OUR_MODULES.includes(id) : (LAZY_IN_PACKAGES[pkg] ?? []).includes(id);
-      if (args.kind === 'require-call') return lazy ? { path: id, namespace: 'builtin-lazy-cjs' } : { path: args.path, external: true };
+      const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/
+        .exec(args.importer)?.[1]
+        ?.replace('\\', '/');
+      const lazy =
+        pkg === undefined ? LAZY_IN_OUR_MODULES.includes(id) : (LAZY_IN_PACKAGES[pkg] ?? []).includes(id);
+      if (args.kind === 'require-call')
+        return lazy ? { path: id, namespace: 'builtin-lazy-cjs' } : { path: args.path, external: true };
       if (args.kind !== 'import-statement') return { path: args.path, external: true };
       if (lazy) return { path: id, namespace: pkg === undefined ? 'builtin-lazy' : 'builtin-lazy-default' };
       // One stand-in per importing file, so it lands in that file's chunk (no chunk of its own).
@@ -108,21 +120,28 @@ const builtins = {
       // which @inquirer/core imports) are lazy getters. A getter is read only when the chunk
       // of a module that imports it is evaluated (unimported exports are dropped), so the
       // names a build can offer do not depend on the Node that builds it.
-      const names = Object.getOwnPropertyNames(real).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name));
+      const names = Object.getOwnPropertyNames(real).filter(
+        (name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name),
+      );
       // Pure calls: esbuild drops the exports nobody imports.
       return {
         contents: [
           `const load = () => ${id === 'node:process' ? 'globalThis.process' : get(id)};`,
           'const pick = (name) => load()[name];',
           'export default /* @__PURE__ */ load();',
-          ...names.map((name, i) => `const e${i} = /* @__PURE__ */ pick(${JSON.stringify(name)}); export { e${i} as ${JSON.stringify(name)} };`),
+          ...names.map(
+            (name, i) =>
+              `const e${i} = /* @__PURE__ */ pick(${JSON.stringify(name)}); export { e${i} as ${JSON.stringify(name)} };`,
+          ),
         ].join('\n'),
         loader: 'js',
       };
     });
     build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => {
       const real = process.getBuiltinModule(args.path);
-      const names = Object.keys(real).filter((name) => /^[a-z]\w*$/.test(name) && typeof real[name] === 'function');
+      const names = Object.keys(real).filter(
+        (name) => /^[a-z]\w*$/.test(name) && typeof real[name] === 'function',
+      );
       return {
         contents: [
           'let real;',
@@ -157,12 +176,20 @@ const dynamicCommonJs = {
     const ours = `${sep}src${sep}`;
     const filter = new RegExp(`^(${DYNAMIC_CJS.join('|')})$`);
     build.onResolve({ filter }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.includes(ours) ? { path: args.path, namespace: 'dynamic-cjs' } : undefined,
+      args.kind === 'dynamic-import' && args.importer.includes(ours)
+        ? { path: args.path, namespace: 'dynamic-cjs' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'dynamic-cjs' }, (args) => {
-      const names = Object.keys(requireFromRoot(args.path)).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
+      const names = Object.keys(requireFromRoot(args.path)).filter(
+        (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default',
+      );
       return {
-        contents: [`import m from ${JSON.stringify(args.path)};`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)].join('\n'),
+        contents: [
+          `import m from ${JSON.stringify(args.path)};`,
+          'export default m;',
+          ...names.map((name) => `export const ${name} = m.${name};`),
+        ].join('\n'),
         loader: 'js',
         resolveDir: root,
       };
@@ -185,7 +212,14 @@ export const EXTERNAL_PACKAGES = ['@napi-rs/keyring'];
  * The CLI bundle's options: `outdir`, and `splitting` (the package) or not (an executable);
  * `plugins` are added after ours (an executable's stand-ins for what it cannot load).
  */
-export function cliBundleOptions({ outdir, splitting, version, entryPoints = { main: 'src/cli/main.ts' }, plugins = [], external = EXTERNAL_PACKAGES }) {
+export function cliBundleOptions({
+  outdir,
+  splitting,
+  version,
+  entryPoints = { main: 'src/cli/main.ts' },
+  plugins = [],
+  external = EXTERNAL_PACKAGES,
+}) {
   return {
     absWorkingDir: root,
     entryPoints,
@@ -231,7 +265,9 @@ export function assertCharset(file, text, charset = 'latin1') {
   const line = text.slice(0, at).split('\n').length;
   const context = text.slice(Math.max(0, at - 40), at + 20).replace(/\s+/g, ' ');
   const escape = `\\u${text.codePointAt(at).toString(16).padStart(4, '0')}`;
-  throw new Error(`${file}:${line}: ${JSON.stringify(text[at])} is not ${charset === 'ascii' ? 'ASCII' : 'Latin-1'} (in "${context}"); write it as an escape (${escape}) in the source`);
+  throw new Error(
+    `${file}:${line}: ${JSON.stringify(text[at])} is not ${charset === 'ascii' ? 'ASCII' : 'Latin-1'} (in "${context}"); write it as an escape (${escape}) in the source`,
+  );
 }
 
 /**
@@ -241,7 +277,9 @@ export function assertCharset(file, text, charset = 'latin1') {
  */
 export function chunksHash(dir, label) {
   const hash = createHash('sha256');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cjs')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.cjs'))
+    .sort()) {
     const code = readFileSync(join(dir, file), 'utf8');
     assertCharset(`${label}/${file}`, code, 'latin1');
     hash.update(`${file}\0`).update(code);

@@ -20,24 +20,34 @@ const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (t) => `\x1b[1m${t}
 const step = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
 
 step('Start the local sandbox on a free port');
-const sandbox = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', '--data-dir', join(work, 'sandbox')], {
-  env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const sandbox = spawn(
+  process.execPath,
+  [bin, 'sandbox', '--port', '0', '--json', '--data-dir', join(work, 'sandbox')],
+  {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const first = await new Promise((resolve, reject) => {
   createInterface({ input: sandbox.stdout }).once('line', resolve);
   sandbox.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
 });
 const sandboxFirst = JSON.parse(first);
 const { base_url: baseUrl, api_key: apiKey, webhook_secret: secret } = sandboxFirst;
-console.log(`sandbox at ${baseUrl}; its test key and webhook secret are in ${join(work, 'sandbox', 'credentials.env')}`);
+console.log(
+  `sandbox at ${baseUrl}; its test key and webhook secret are in ${join(work, 'sandbox', 'credentials.env')}`,
+);
 const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(work, 'state') };
 
 let failed = false;
 /** Runs the CLI without blocking, so the receiver in this process prints events while it runs. */
 function cli(args, input) {
   console.log(`$ sign-cli ${args.join(' ')}`);
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: cliEnv, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env: cliEnv,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => {
     stdout += chunk;
@@ -57,10 +67,14 @@ const example = JSON.parse(readFileSync(join(root, 'examples', 'envelope.json'),
 /** Starts `sign-cli webhooks listen` on the example's port (or any free one) and relays its event lines. */
 async function startListener(port) {
   // --events: only the signers' steps and the completion are shown; the other events are verified and answered, and counted.
-  const child = spawn(process.execPath, [bin, 'webhooks', 'listen', '--port', String(port), '--events', 'signer.*,envelope.completed'], {
-    env: { ...env, SIGN_WEBHOOK_SECRET: secret },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [bin, 'webhooks', 'listen', '--port', String(port), '--events', 'signer.*,envelope.completed'],
+    {
+      env: { ...env, SIGN_WEBHOOK_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const events = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     events.push(line);
@@ -84,26 +98,35 @@ const webhookUrl = `${listener.url}${new URL(example.webhook_url).pathname}`;
 
 async function waitForEvent(type, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
-  while (!listener.events.some((line) => line.includes(type)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!listener.events.some((line) => line.includes(type)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 try {
-  step(`sign-cli webhooks listen --events 'signer.*,envelope.completed' on ${listener.url}: every delivery's signature is verified; only those types are printed`);
+  step(
+    `sign-cli webhooks listen --events 'signer.*,envelope.completed' on ${listener.url}: every delivery's signature is verified; only those types are printed`,
+  );
 
   step('Validate the example envelope (no network)');
   await cli(['envelopes', 'validate', 'examples/envelope.json']);
 
   step('Create it against the sandbox');
   // The example points its webhooks at 127.0.0.1:4020; if that port was taken the receiver got another one.
-  const created = webhookUrl === example.webhook_url
-    ? await cli(['envelopes', 'create', '-f', 'examples/envelope.json'])
-    : await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: webhookUrl }));
+  const created =
+    webhookUrl === example.webhook_url
+      ? await cli(['envelopes', 'create', '-f', 'examples/envelope.json'])
+      : await cli(
+          ['envelopes', 'create', '-f', '-'],
+          JSON.stringify({ ...example, webhook_url: webhookUrl }),
+        );
   const id = /created (env_\w+)/.exec(created)?.[1];
 
   if (id) {
     step('The same command again: the signers are not asked twice');
-    if (webhookUrl === example.webhook_url) await cli(['envelopes', 'create', '-f', 'examples/envelope.json']);
-    else await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: webhookUrl }));
+    if (webhookUrl === example.webhook_url)
+      await cli(['envelopes', 'create', '-f', 'examples/envelope.json']);
+    else
+      await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: webhookUrl }));
 
     step('Signers are notified, open, verify and sign; events arrive as they happen');
     const pdf = join(work, 'signed.pdf');
@@ -118,12 +141,32 @@ try {
     await cli(['envelopes', 'list', '--limit', '1', '--query', 'status']);
   }
 
-  step('Bulk from a spreadsheet: one envelope per row of examples/recipients.csv, filled into examples/template.json');
-  await cli(['envelopes', 'create', '--csv', 'examples/recipients.csv', '--template', 'examples/template.json']);
+  step(
+    'Bulk from a spreadsheet: one envelope per row of examples/recipients.csv, filled into examples/template.json',
+  );
+  await cli([
+    'envelopes',
+    'create',
+    '--csv',
+    'examples/recipients.csv',
+    '--template',
+    'examples/template.json',
+  ]);
 
   if (id) {
-    step(`The signed copy proves itself: its PAdES signature, the chain to the sandbox's CA (${sandboxFirst.ca_file}), and the audit trail naming its hash`);
-    await cli(['envelopes', 'download', id, '-o', join(work, 'verified.pdf'), '--verify', '--trust', sandboxFirst.ca_file]);
+    step(
+      `The signed copy proves itself: its PAdES signature, the chain to the sandbox's CA (${sandboxFirst.ca_file}), and the audit trail naming its hash`,
+    );
+    await cli([
+      'envelopes',
+      'download',
+      id,
+      '-o',
+      join(work, 'verified.pdf'),
+      '--verify',
+      '--trust',
+      sandboxFirst.ca_file,
+    ]);
   }
 } finally {
   step('Stop the listener (Ctrl-C prints its summary) and the sandbox');

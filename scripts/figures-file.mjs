@@ -15,8 +15,15 @@ export function measuredOn(now = new Date()) {
 
 /** A two-column Markdown table; a `|` or a line break in a value cannot break it. */
 export function figureTable(rows, heads = ['Figure', 'Value']) {
-  const cell = (value) => String(value).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
-  return [`| ${heads[0]} | ${heads[1]} |`, '|---|---|', ...rows.map(([label, value]) => `| ${cell(label)} | ${cell(value)} |`)].join('\n');
+  const cell = (value) =>
+    String(value)
+      .replace(/\|/g, '\\|')
+      .replace(/\s*\n\s*/g, ' ');
+  return [
+    `| ${heads[0]} | ${heads[1]} |`,
+    '|---|---|',
+    ...rows.map(([label, value]) => `| ${cell(label)} | ${cell(value)} |`),
+  ].join('\n');
 }
 
 /**
@@ -25,7 +32,8 @@ export function figureTable(rows, heads = ['Figure', 'Value']) {
  */
 export function updateFigures(file, { title, writer, intro, order = [] }, sections) {
   const kept = new Map();
-  if (existsSync(file)) for (const [, key, body] of readFileSync(file, 'utf8').matchAll(SECTION)) kept.set(key, body);
+  if (existsSync(file))
+    for (const [, key, body] of readFileSync(file, 'utf8').matchAll(SECTION)) kept.set(key, body);
   for (const [key, body] of Object.entries(sections)) kept.set(key, body.trim());
   const rank = (key) => (order.includes(key) ? order.indexOf(key) : order.length);
   const keys = [...kept.keys()].sort((a, b) => rank(a) - rank(b));

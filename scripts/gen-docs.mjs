@@ -13,13 +13,22 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'node_modules', '.cache', `sign-cli-reference-${process.pid}.mjs`);
 mkdirSync(dirname(bundle), { recursive: true });
 try {
-  await esbuild.build({ entryPoints: [join(root, 'src/cli/reference/generate.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'error' });
+  await esbuild.build({
+    entryPoints: [join(root, 'src/cli/reference/generate.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile: bundle,
+    logLevel: 'error',
+  });
   const { renderReference, manList, DOCS_DIR, MAN_DIR } = await import(pathToFileURL(bundle).href);
   const files = await renderReference();
   // What a removed command left behind goes too.
   for (const dir of [DOCS_DIR, MAN_DIR]) {
     mkdirSync(join(root, dir), { recursive: true });
-    for (const name of readdirSync(join(root, dir))) if (!files.has(`${dir}/${name}`)) rmSync(join(root, dir, name));
+    for (const name of readdirSync(join(root, dir)))
+      if (!files.has(`${dir}/${name}`)) rmSync(join(root, dir, name));
   }
   for (const [path, content] of files) writeFileSync(join(root, path), content);
   const pkgPath = join(root, 'package.json');
@@ -27,7 +36,9 @@ try {
   pkg.man = manList(files);
   if (!pkg.files.includes('man')) pkg.files.push('man');
   writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
-  console.log(`wrote ${files.size} files under ${DOCS_DIR}/ and ${MAN_DIR}/, and package.json man (${pkg.man.length} pages)`);
+  console.log(
+    `wrote ${files.size} files under ${DOCS_DIR}/ and ${MAN_DIR}/, and package.json man (${pkg.man.length} pages)`,
+  );
 } finally {
   rmSync(bundle, { force: true });
 }

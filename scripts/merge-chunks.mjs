@@ -47,7 +47,10 @@ const withSourceMaps = {
     // put a small dependency whose top level only defines functions (as esbuild wraps CommonJS)
     // into the chunk every command reads. A module with a side effect is never merged where it
     // would not have run; this one marks the chunk as loaded, which nothing reads.
-    if (map.sources.length > 0 && map.sources.every((source) => RARE.some((name) => source.includes(`node_modules/${name}/`)))) {
+    if (
+      map.sources.length > 0 &&
+      map.sources.every((source) => RARE.some((name) => source.includes(`node_modules/${name}/`)))
+    ) {
       return { code: `${body}globalThis.__signCliRareChunk = true;\n`, map };
     }
     return { code: body, map };
@@ -58,7 +61,13 @@ const withSourceMaps = {
 const minify = {
   name: 'minify',
   async renderChunk(code) {
-    const result = await transform(code, { minify: true, format: 'cjs', target: 'node20.19', sourcemap: true, legalComments: 'eof' });
+    const result = await transform(code, {
+      minify: true,
+      format: 'cjs',
+      target: 'node20.19',
+      sourcemap: true,
+      legalComments: 'eof',
+    });
     return { code: result.code, map: result.map };
   },
 };

@@ -33,7 +33,12 @@ function packageFile(spec, file, dest) {
   const dir = `${dest}.unpack-${process.pid}`;
   mkdirSync(dir, { recursive: true });
   try {
-    const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', dir], { encoding: 'utf8' }).trim().split('\n').at(-1);
+    const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', dir], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .at(-1);
     execFileSync('tar', ['-xzf', join(dir, tarball), '-C', dir, `package/${file}`]);
     renameSync(join(dir, 'package', file), dest);
   } finally {
@@ -48,7 +53,11 @@ export function registryKeyringAddon(target, version) {
   if (!suffix) throw new Error(`no keychain binding for ${target}`);
   const dir = join(cacheRoot(), `keyring-${version}`);
   mkdirSync(dir, { recursive: true });
-  return packageFile(`@napi-rs/keyring-${suffix}@${version}`, `keyring.${suffix}.node`, join(dir, `${target}.node`));
+  return packageFile(
+    `@napi-rs/keyring-${suffix}@${version}`,
+    `keyring.${suffix}.node`,
+    join(dir, `${target}.node`),
+  );
 }
 
 /**
@@ -60,7 +69,11 @@ export function registryNode(target, version) {
   if (!spec) throw new Error(`no Node package for ${target} (${Object.keys(NODE_PACKAGES).join(', ')})`);
   const cache = join(cacheRoot(), `node-${version}`);
   mkdirSync(cache, { recursive: true });
-  const file = packageFile(`${spec.pkg}@${version}`, spec.bin, join(cache, `${target}${target.startsWith('win') ? '.exe' : ''}`));
+  const file = packageFile(
+    `${spec.pkg}@${version}`,
+    spec.bin,
+    join(cache, `${target}${target.startsWith('win') ? '.exe' : ''}`),
+  );
   chmodSync(file, 0o755);
   return file;
 }

@@ -17,7 +17,8 @@ const digest = sha256(bytes);
 const dir = platformCacheDir(process.env, homedir);
 if (!dir) throw new Error('no home directory to keep the keychain binding in');
 mkdirSync(dir, { recursive: true, mode: 0o700 });
-if (!isPrivateDirectory(dir)) throw new Error(`${dir} is not a directory of your own that only you can write (chmod 700 ${dir})`);
+if (!isPrivateDirectory(dir))
+  throw new Error(`${dir} is not a directory of your own that only you can write (chmod 700 ${dir})`);
 const file = join(dir, `keyring-${digest.slice(0, 16)}.node`);
 let current = false;
 try {

@@ -29,7 +29,8 @@ export async function typedField(text: string, readFile: (path: string) => Promi
   if (value.startsWith('@')) return { key, value: await readFile(value.slice(1)) };
   if (value === 'true' || value === 'false') return { key, value: value === 'true' };
   if (value === 'null') return { key, value: null };
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value) && Number.isFinite(Number(value))) return { key, value: Number(value) };
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value) && Number.isFinite(Number(value)))
+    return { key, value: Number(value) };
   return { key, value };
 }
 
@@ -42,7 +43,10 @@ function segments(key: string): (string | number | '[]')[] {
   let rest = key.slice(head[0].length);
   while (rest) {
     const m = /^\[([^[\]]*)\]/.exec(rest);
-    if (!m) throw new UsageError(`field ${key}: brackets hold an index, a name or nothing (signers[0][name], signers[][name])`);
+    if (!m)
+      throw new UsageError(
+        `field ${key}: brackets hold an index, a name or nothing (signers[0][name], signers[][name])`,
+      );
     const inner = m[1]!;
     parts.push(inner === '' ? '[]' : /^\d+$/.test(inner) ? Number(inner) : inner);
     rest = rest.slice(m[0].length);
@@ -64,9 +68,14 @@ export function buildBody(fields: readonly Field[]): Record<string, unknown> {
       let part = path[i]!;
       const nextIsIndex = !last && (typeof path[i + 1] === 'number' || path[i + 1] === '[]');
       if (Array.isArray(node)) {
-        if (typeof part === 'string' && part !== '[]') throw new UsageError(`field ${key}: ${part} names a field of a list`);
+        if (typeof part === 'string' && part !== '[]')
+          throw new UsageError(`field ${key}: ${part} names a field of a list`);
         // `[]` appends, except that `a[][x]=1` then `a[][y]=2` fills one element, as gh does.
-        if (part === '[]') part = !last && node.length > 0 && isFree(node[node.length - 1], path[i + 1]!) ? node.length - 1 : node.length;
+        if (part === '[]')
+          part =
+            !last && node.length > 0 && isFree(node[node.length - 1], path[i + 1]!)
+              ? node.length - 1
+              : node.length;
       } else if (typeof part !== 'string' || part === '[]') {
         throw new UsageError(`field ${key}: an index where a name is expected`);
       }
@@ -77,7 +86,8 @@ export function buildBody(fields: readonly Field[]): Record<string, unknown> {
       }
       const existing = slot[part];
       if (existing === undefined) slot[part] = nextIsIndex ? [] : {};
-      else if (typeof existing !== 'object' || existing === null || Array.isArray(existing) !== nextIsIndex) throw new UsageError(`field ${key}: conflicts with another field of the same name`);
+      else if (typeof existing !== 'object' || existing === null || Array.isArray(existing) !== nextIsIndex)
+        throw new UsageError(`field ${key}: conflicts with another field of the same name`);
       node = slot[part] as Container;
     }
   }
@@ -86,12 +96,19 @@ export function buildBody(fields: readonly Field[]): Record<string, unknown> {
 
 /** Whether an appended element can still take this key (gh's rule for `[]`). */
 function isFree(element: unknown, next: string | number): boolean {
-  return typeof element === 'object' && element !== null && !Array.isArray(element) && typeof next === 'string' && !(next in element);
+  return (
+    typeof element === 'object' &&
+    element !== null &&
+    !Array.isArray(element) &&
+    typeof next === 'string' &&
+    !(next in element)
+  );
 }
 
 /** Fields as query parameters (a GET): nested keys kept as written. */
 export function queryOf(fields: readonly Field[]): Record<string, string[]> {
   const query: Record<string, string[]> = {};
-  for (const { key, value } of fields) (query[key] ??= []).push(value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+  for (const { key, value } of fields)
+    (query[key] ??= []).push(value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
   return query;
 }

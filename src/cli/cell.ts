@@ -29,11 +29,14 @@ export interface Column {
  * output only: JSON output shows values exactly.
  */
 export const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : collapseSpaces(untrusted(typeof value === 'string' ? value : JSON.stringify(value)));
+  value === undefined || value === null
+    ? ''
+    : collapseSpaces(untrusted(typeof value === 'string' ? value : JSON.stringify(value)));
 
 /**
  * Runs of whitespace as one space: spaces, and the no-break, wide and
  * typographic spaces and line separators that would fake alignment as well
  * (tabs and line breaks are escaped before this, as `\t` and `\n`).
  */
-export const collapseSpaces = (text: string): string => (/\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text);
+export const collapseSpaces = (text: string): string =>
+  /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text;

@@ -7,8 +7,11 @@ export function checkChoices(flag: string, values: readonly string[], choices: r
   for (const value of values) {
     if (choices.includes(value)) continue;
     const guess = closest(value, choices);
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not one of ${choices.join(', ')}${guess ? `; did you mean ${guess}?` : ''}`, {
-      hint: guess ? `${flag} ${guess}` : `e.g. ${flag} ${choices[0]}`,
-    });
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not one of ${choices.join(', ')}${guess ? `; did you mean ${guess}?` : ''}`,
+      {
+        hint: guess ? `${flag} ${guess}` : `e.g. ${flag} ${choices[0]}`,
+      },
+    );
   }
 }

@@ -39,7 +39,10 @@ export class ClientFactory {
   constructor(private readonly inputs: ClientFactoryInputs) {}
 
   /** A client for the resolved connection; throws AuthError (exit 3) when there is no key. */
-  async client(overrides: Partial<SignClientOptions> = {}, operations: Operation[] = []): Promise<SignClient> {
+  async client(
+    overrides: Partial<SignClientOptions> = {},
+    operations: Operation[] = [],
+  ): Promise<SignClient> {
     const { globals, output } = this.inputs;
     const connection = await this.inputs.connection();
     if (!connection.apiKey && connection.keyProblem) {
@@ -56,7 +59,10 @@ export class ClientFactory {
     // Each value is checked under the name it was given by, so `SIGN_RETRIES=abc` names the variable.
     const retries = await this.numberFrom('--retries', globals.retries, 'SIGN_RETRIES', 'retries');
     const timeout = await this.numberFrom('--timeout', globals.timeout, 'SIGN_TIMEOUT', 'timeout');
-    const sharedBudget = 'sharedBudget' in overrides ? undefined : await this.sharedBudget({ ...connection, apiKey: connection.apiKey });
+    const sharedBudget =
+      'sharedBudget' in overrides
+        ? undefined
+        : await this.sharedBudget({ ...connection, apiKey: connection.apiKey });
     // undici and zod load here, not at start-up.
     const { SignClient } = await import('../core/client.js');
     return new SignClient({
@@ -69,10 +75,15 @@ export class ClientFactory {
       paths: checkPathOverrides((await this.inputs.loadConfig()).get('paths')),
       // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as curl and gh read them (core/proxy.ts).
       proxy: proxySettingsFrom(this.inputs.io.env),
-      ...(retries !== undefined ? { retry: { maxRetries: parseIntegerOption(retries.name, retries.value, 0, 100) } } : {}),
-      ...(timeout !== undefined ? { timeoutMs: parsePositiveNumberOption(timeout.name, timeout.value) * 1000 } : {}),
+      ...(retries !== undefined
+        ? { retry: { maxRetries: parseIntegerOption(retries.name, retries.value, 0, 100) } }
+        : {}),
+      ...(timeout !== undefined
+        ? { timeoutMs: parsePositiveNumberOption(timeout.name, timeout.value) * 1000 }
+        : {}),
       onTrace: (event) => {
-        if (event.type === 'response' && event.status >= 200 && event.status < 300) this.keyUsedAt = new Date();
+        if (event.type === 'response' && event.status >= 200 && event.status < 300)
+          this.keyUsedAt = new Date();
         if (event.type === 'retry' && !output.verbose) this.showRetry(event);
         // A server that accepts and says nothing: said on stderr, on a terminal or not.
         if (event.type === 'waiting') output.info(output.err.yellow(waitingLine(event)));
@@ -83,12 +94,20 @@ export class ClientFactory {
   }
 
   /** A setting given by flag, env var or config (in that order), with the name to cite if it is wrong. */
-  async numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
+  async numberFrom(
+    flag: string,
+    flagValue: string | undefined,
+    envName: string,
+    setting: 'retries' | 'timeout',
+  ): Promise<{ name: string; value: string } | undefined> {
     if (flagValue !== undefined) return { name: flag, value: flagValue };
     const fromEnv = this.inputs.io.env[envName];
-    if (fromEnv !== undefined && fromEnv !== '') return { name: `the environment variable ${envName}`, value: fromEnv };
+    if (fromEnv !== undefined && fromEnv !== '')
+      return { name: `the environment variable ${envName}`, value: fromEnv };
     const configured = (await this.inputs.loadConfig()).get('settings')?.[setting];
-    return configured === undefined ? undefined : { name: `the config setting ${setting}`, value: String(configured) };
+    return configured === undefined
+      ? undefined
+      : { name: `the config setting ${setting}`, value: String(configured) };
   }
 
   /**
@@ -99,10 +118,14 @@ export class ClientFactory {
   async rateStore(): Promise<{ url: string; source: string } | undefined> {
     const { globals, io, output } = this.inputs;
     const given =
-      globals.rateStore !== undefined && globals.rateStore !== '' ? { text: globals.rateStore, source: '--rate-store' }
-      : io.env.SIGN_RATE_STORE ? { text: io.env.SIGN_RATE_STORE, source: 'SIGN_RATE_STORE' }
-      : undefined;
-    const configured = given ? undefined : ((await this.inputs.loadConfig()).get('settings')?.rate_store as string | undefined);
+      globals.rateStore !== undefined && globals.rateStore !== ''
+        ? { text: globals.rateStore, source: '--rate-store' }
+        : io.env.SIGN_RATE_STORE
+          ? { text: io.env.SIGN_RATE_STORE, source: 'SIGN_RATE_STORE' }
+          : undefined;
+    const configured = given
+      ? undefined
+      : ((await this.inputs.loadConfig()).get('settings')?.rate_store as string | undefined);
     const chosen = given ?? (configured ? { text: configured, source: 'config rate_store' } : undefined);
     if (!chosen) return undefined;
     output.protect(rateStorePassword(chosen.text));
@@ -148,11 +171,15 @@ export class ClientFactory {
     const { output } = this.inputs;
     const label = keyLabel(connection);
     const { status } = expiryStatus(meta.expires, new Date());
-    if (status === 'expired') output.warn(`the API key ${label} expired on ${meta.expires}; the service will likely refuse it (exit 3)`);
+    if (status === 'expired')
+      output.warn(
+        `the API key ${label} expired on ${meta.expires}; the service will likely refuse it (exit 3)`,
+      );
     if (meta.scopes) {
       for (const operation of operations) {
         const { scope, label: what } = ENDPOINTS[operation];
-        if (scope && !meta.scopes.includes(scope)) output.warn(`the API key ${label} is not known to have the scope ${scope}, needed to ${what}`);
+        if (scope && !meta.scopes.includes(scope))
+          output.warn(`the API key ${label} is not known to have the scope ${scope}, needed to ${what}`);
       }
     }
   }
@@ -170,7 +197,10 @@ export class ClientFactory {
       this.retriesHidden++;
       return;
     }
-    const more = this.retriesHidden > 0 ? ` (and ${this.retriesHidden} more retr${this.retriesHidden === 1 ? 'y' : 'ies'})` : '';
+    const more =
+      this.retriesHidden > 0
+        ? ` (and ${this.retriesHidden} more retr${this.retriesHidden === 1 ? 'y' : 'ies'})`
+        : '';
     this.lastRetryShown = now;
     this.retriesHidden = 0;
     output.info(output.err.yellow(`${formatTrace(event)}${more}`));
@@ -203,7 +233,10 @@ export function formatTrace(event: TraceEvent): string {
 export function waitingLine(event: TraceEvent & { type: 'waiting' }): string {
   const { origin, pathname } = new URL(event.url);
   const left = event.attempts - event.attempt;
-  const after = left > 0 ? `, then up to ${left} more attempt${left === 1 ? '' : 's'} (--timeout, --retries)` : ' (--timeout)';
+  const after =
+    left > 0
+      ? `, then up to ${left} more attempt${left === 1 ? '' : 's'} (--timeout, --retries)`
+      : ' (--timeout)';
   const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
   return `… waiting for ${origin} to answer ${event.method} ${pathname}: no answer for ${seconds(event.waitedMs)} (attempt ${event.attempt} of ${event.attempts}); this attempt gives up at ${seconds(event.timeoutMs)}${after}`;
 }

@@ -31,7 +31,12 @@ export function document(command: Command, doc: CommandDoc): Command {
 }
 
 /** `parent.command(name)`, documented. */
-export function defineCommand(parent: Command, name: string, doc: CommandDoc, options?: CommandOptions): Command {
+export function defineCommand(
+  parent: Command,
+  name: string,
+  doc: CommandDoc,
+  options?: CommandOptions,
+): Command {
   return document(parent.command(name, options), doc);
 }
 
@@ -39,14 +44,19 @@ export function docOf(command: Command): CommandDoc | undefined {
   return docs.get(command);
 }
 
-export type Block = { kind: 'paragraph'; text: string } | { kind: 'list'; items: string[] } | { kind: 'verbatim'; lines: string[] };
+export type Block =
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'list'; items: string[] }
+  | { kind: 'verbatim'; lines: string[] };
 
 /** The details as blocks (see the markup above). */
 export function blocks(paragraphs: readonly string[]): Block[] {
   return paragraphs.map((paragraph): Block => {
     const lines = paragraph.split('\n');
-    if (lines.every((line) => line.startsWith('- '))) return { kind: 'list', items: lines.map((line) => line.slice(2)) };
-    if (lines.every((line) => line.startsWith('  ') || line === '')) return { kind: 'verbatim', lines: lines.map((line) => line.slice(2)) };
+    if (lines.every((line) => line.startsWith('- ')))
+      return { kind: 'list', items: lines.map((line) => line.slice(2)) };
+    if (lines.every((line) => line.startsWith('  ') || line === ''))
+      return { kind: 'verbatim', lines: lines.map((line) => line.slice(2)) };
     return { kind: 'paragraph', text: lines.join(' ') };
   });
 }

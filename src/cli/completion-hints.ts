@@ -36,7 +36,8 @@ const FILE_LIKE = /file|path|dir/i;
 export function completionOf(target: Argument | Option): Completion {
   const hint = hints.get(target);
   if (hint) return hint;
-  if (target.argChoices?.length) return { kind: 'values', values: target.argChoices.map((name) => ({ name })) };
+  if (target.argChoices?.length)
+    return { kind: 'values', values: target.argChoices.map((name) => ({ name })) };
   // An argument's name, or an option's value placeholder (`--file <path|->`).
   const name = 'flags' in target ? (/[<[]([^>\]]*)[>\]]/.exec(target.flags)?.[1] ?? '') : target.name();
   return FILE_LIKE.test(name) ? { kind: 'files' } : { kind: 'none' };

@@ -55,11 +55,32 @@ export const CONFIG_FILE_MODE = 0o600;
  * the clean-up, stays.
  */
 async function importConfQuietly(): Promise<typeof import('conf').default> {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGABRT', 'SIGALRM', 'SIGVTALRM', 'SIGXCPU', 'SIGXFSZ', 'SIGUSR2', 'SIGTRAP', 'SIGSYS', 'SIGIOT', 'SIGPROF', 'SIGBREAK', 'SIGIO', 'SIGPOLL', 'SIGPWR', 'SIGSTKFLT'] as const;
+  const signals = [
+    'SIGINT',
+    'SIGTERM',
+    'SIGHUP',
+    'SIGQUIT',
+    'SIGABRT',
+    'SIGALRM',
+    'SIGVTALRM',
+    'SIGXCPU',
+    'SIGXFSZ',
+    'SIGUSR2',
+    'SIGTRAP',
+    'SIGSYS',
+    'SIGIOT',
+    'SIGPROF',
+    'SIGBREAK',
+    'SIGIO',
+    'SIGPOLL',
+    'SIGPWR',
+    'SIGSTKFLT',
+  ] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const { default: ConfClass } = await import('conf');
   for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
   }
   return ConfClass;
 }
@@ -128,13 +149,18 @@ export class ConfigFile {
       const ConfClass = await importConfQuietly();
       const dir = this.env.SIGN_CONFIG_DIR;
       try {
-        this.writer = new ConfClass<ConfigShape>({ ...PROJECT, configFileMode: CONFIG_FILE_MODE, ...(dir ? { cwd: dir } : {}) });
+        this.writer = new ConfClass<ConfigShape>({
+          ...PROJECT,
+          configFileMode: CONFIG_FILE_MODE,
+          ...(dir ? { cwd: dir } : {}),
+        });
       } catch (error) {
         if (error instanceof SyntaxError) throw notJson(this.path);
         throw error;
       }
       // One file, whichever side resolved it: a write elsewhere would be lost to every later read.
-      if (this.writer.path !== this.path) throw new Error(`conf writes ${this.writer.path}, but sign-cli reads ${this.path}`);
+      if (this.writer.path !== this.path)
+        throw new Error(`conf writes ${this.writer.path}, but sign-cli reads ${this.path}`);
     }
     return this.writer;
   }

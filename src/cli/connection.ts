@@ -49,7 +49,11 @@ export interface ConnectionInputs {
 }
 
 /** The profile asked for (--profile, SIGN_PROFILE) or the active one; asking for a missing one is an error. */
-async function chosenProfile({ globals, env, loadConfig }: ConnectionInputs): Promise<{ name: string | undefined; profile: Profile | undefined }> {
+async function chosenProfile({
+  globals,
+  env,
+  loadConfig,
+}: ConnectionInputs): Promise<{ name: string | undefined; profile: Profile | undefined }> {
   const requested = globals.profile ?? (env.SIGN_PROFILE || undefined);
   const config = await loadConfig();
   const name = requested ?? config.get('active_profile');
@@ -70,7 +74,8 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
   let apiKey: string | undefined;
   let keySource = 'none';
   if (env.SIGN_API_KEY) [apiKey, keySource] = [env.SIGN_API_KEY.trim(), 'SIGN_API_KEY'];
-  else if (globals.apiKeyFile) [apiKey, keySource] = [readKeyFile(globals.apiKeyFile), `--api-key-file ${globals.apiKeyFile}`];
+  else if (globals.apiKeyFile)
+    [apiKey, keySource] = [readKeyFile(globals.apiKeyFile), `--api-key-file ${globals.apiKeyFile}`];
 
   const { name: profileName, profile } = await chosenProfile(inputs);
   let keyProfile: Profile | undefined;
@@ -83,7 +88,8 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
     const path = (await inputs.loadConfig()).path;
     const { readableByOthers } = await import('../core/ownership.js');
     const mode = readableByOthers(path);
-    if (mode) output.warn(`${path} holds API keys and other users can read it (mode ${mode}): chmod 600 ${path}`);
+    if (mode)
+      output.warn(`${path} holds API keys and other users can read it (mode ${mode}): chmod 600 ${path}`);
   } else if (!apiKey && profile?.keychain) {
     // The keychain is opened only here, for the one profile in use; a failure is said when a key is needed.
     const { readProfileKey } = await import('./profile-key.js');
@@ -119,7 +125,9 @@ export function checkPathOverrides(paths: Record<string, unknown> | undefined): 
     try {
       out[name as keyof PathOverrides] = settingSpec(`paths.${name}`).parse(String(path)) as string;
     } catch (error) {
-      throw error instanceof UsageError ? new UsageError(`config ${error.message}`, error.hint === undefined ? {} : { hint: error.hint }) : error;
+      throw error instanceof UsageError
+        ? new UsageError(`config ${error.message}`, error.hint === undefined ? {} : { hint: error.hint })
+        : error;
     }
   }
   return out;

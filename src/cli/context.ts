@@ -18,7 +18,15 @@ import { systemIo, type Io } from './io.js';
 export type { Connection, GlobalOptions } from './connection.js';
 
 /** The settings a command reads by name (`sign-cli config`). */
-export type SettingName = 'base_url' | 'rate' | 'timeout' | 'retries' | 'webhook_scheme' | 'required_scopes' | 'rate_store' | 'allow_unknown_fields';
+export type SettingName =
+  | 'base_url'
+  | 'rate'
+  | 'timeout'
+  | 'retries'
+  | 'webhook_scheme'
+  | 'required_scopes'
+  | 'rate_store'
+  | 'allow_unknown_fields';
 
 export class CommandContext {
   readonly output: Output;
@@ -56,9 +64,12 @@ export class CommandContext {
     });
     if (globals.apiKey !== undefined) {
       // Do not echo the value: it is probably a real key.
-      throw new UsageError('--api-key is not accepted: a key in a flag stays in shell history and process lists', {
-        hint: 'use the SIGN_API_KEY environment variable, --api-key-file <path>, or `sign-cli keys add`',
-      });
+      throw new UsageError(
+        '--api-key is not accepted: a key in a flag stays in shell history and process lists',
+        {
+          hint: 'use the SIGN_API_KEY environment variable, --api-key-file <path>, or `sign-cli keys add`',
+        },
+      );
     }
   }
 
@@ -90,12 +101,17 @@ export class CommandContext {
 
   /** What inquirer prompts need: the command's terminal streams and its stop signal. */
   promptContext(): { signal: AbortSignal; input: NodeJS.ReadableStream; output: NodeJS.WritableStream } {
-    return { signal: this.signal, input: this.io.stdin, output: this.io.stdout as unknown as NodeJS.WritableStream };
+    return {
+      signal: this.signal,
+      input: this.io.stdin,
+      output: this.io.stdout as unknown as NodeJS.WritableStream,
+    };
   }
 
   /** Prompts are allowed only on a real terminal, outside CI, without --no-input. */
   get canPrompt(): boolean {
-    const ci = this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false' && this.env.CI !== '0';
+    const ci =
+      this.env.CI !== undefined && this.env.CI !== '' && this.env.CI !== 'false' && this.env.CI !== '0';
     return this.globals.input && !ci && this.io.stdin.isTTY === true && this.io.stdout.isTTY === true;
   }
 
@@ -123,7 +139,8 @@ export class CommandContext {
     try {
       // Not made for this (opening makes the config directory when there is none).
       const { existsSync } = await import('node:fs');
-      if (this.config || existsSync((await import('./config.js')).configPath(this.env))) await this.loadConfig();
+      if (this.config || existsSync((await import('./config.js')).configPath(this.env)))
+        await this.loadConfig();
     } catch {
       // Refused or unreadable: its keys were never read, so none can be in the error.
     }
@@ -142,7 +159,12 @@ export class CommandContext {
   /** The service and key of this run (connection.ts), resolved once. */
   resolveConnection(): Promise<Connection> {
     this.connection ??= this.connectionModule().then((code) =>
-      code.resolveConnection({ globals: this.globals, env: this.env, loadConfig: () => this.loadConfig(), output: this.output }),
+      code.resolveConnection({
+        globals: this.globals,
+        env: this.env,
+        loadConfig: () => this.loadConfig(),
+        output: this.output,
+      }),
     );
     return this.connection;
   }
@@ -183,7 +205,12 @@ export class CommandContext {
     return this.clientFactory().then((clients) => clients.rateStore());
   }
 
-  numberFrom(flag: string, flagValue: string | undefined, envName: string, setting: 'retries' | 'timeout'): Promise<{ name: string; value: string } | undefined> {
+  numberFrom(
+    flag: string,
+    flagValue: string | undefined,
+    envName: string,
+    setting: 'retries' | 'timeout',
+  ): Promise<{ name: string; value: string } | undefined> {
     return this.clientFactory().then((clients) => clients.numberFrom(flag, flagValue, envName, setting));
   }
 

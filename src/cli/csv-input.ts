@@ -19,7 +19,14 @@ import { InputParseError, UsageError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-source.js';
 import { normalizeEnvelope } from '../core/normalize.js';
 import { renderTemplate, templatePlaceholders, type ColumnSources } from '../core/template.js';
-import { ENVELOPE_BOUND, readableOnce, spoolOnce, spoolStdin, type InputSet, type ReadInput } from './input.js';
+import {
+  ENVELOPE_BOUND,
+  readableOnce,
+  spoolOnce,
+  spoolStdin,
+  type InputSet,
+  type ReadInput,
+} from './input.js';
 import type { Io } from './io.js';
 import { readBoundedFile } from './stdin.js';
 import { decideEncoding, decodedText, type EncodingDecision } from './input/encoding.js';
@@ -58,7 +65,9 @@ export function detectDelimiter(headerLine: string): string {
 function checkDelimiter(value: string): string {
   const delimiter = value === '\\t' || value.toLowerCase() === 'tab' ? '\t' : value;
   if ([...delimiter].length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
-    throw new UsageError(`--delimiter must be one character such as ; or , (or tab), got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `--delimiter must be one character such as ; or , (or tab), got ${JSON.stringify(value)}`,
+    );
   }
   return delimiter;
 }
@@ -77,7 +86,11 @@ async function firstLine(path: string, decision: EncodingDecision): Promise<stri
 }
 
 /** The decoded text, without a `sep=` first line. */
-async function* sheetText(path: string, decision: EncodingDecision, sepLine: boolean): AsyncGenerator<string> {
+async function* sheetText(
+  path: string,
+  decision: EncodingDecision,
+  sepLine: boolean,
+): AsyncGenerator<string> {
   let skipping = sepLine;
   for await (const chunk of decodedText(path, decision)) {
     if (!skipping) {
@@ -106,12 +119,30 @@ const MAX_RECORD_BYTES = 1_048_576;
  * usage error naming the file and the last good row. The file is closed
  * however the reading ends (a break, an error, Ctrl-C).
  */
-async function* csvRecords(path: string, name: string, delimiter: string, decision: EncodingDecision, sepLine: boolean): AsyncGenerator<Row> {
+async function* csvRecords(
+  path: string,
+  name: string,
+  delimiter: string,
+  decision: EncodingDecision,
+  sepLine: boolean,
+): AsyncGenerator<Row> {
   const { parse, CsvError } = await import('csv-parse');
   const file = Readable.from(sheetText(path, decision, sepLine));
-  const parser = file.pipe(parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_RECORD_BYTES }));
+  const parser = file.pipe(
+    parse({
+      bom: true,
+      delimiter,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      info: true,
+      max_record_size: MAX_RECORD_BYTES,
+    }),
+  );
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { records: number; empty_lines: number };
+    }>) {
       yield { row: info.records + info.empty_lines, cells: record };
     }
   } catch (error) {
@@ -137,12 +168,18 @@ function readTemplate(path: string): unknown {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--template ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { hint: 'give an envelope JSON whose strings may hold {{column}} placeholders' });
+    throw new UsageError(
+      `--template ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      { hint: 'give an envelope JSON whose strings may hold {{column}} placeholders' },
+    );
   }
   try {
     return parseJsonText(text, path, 0);
   } catch (error) {
-    if (error instanceof InputParseError) throw new UsageError(`--template ${error.message}`, { hint: 'fix the template\'s JSON at that position' });
+    if (error instanceof InputParseError)
+      throw new UsageError(`--template ${error.message}`, {
+        hint: "fix the template's JSON at that position",
+      });
     throw error;
   }
 }
@@ -160,48 +197,82 @@ export interface CsvInputs extends InputSet {
  * row is read: a placeholder with no column is a usage error (exit 2).
  * `signal` is asked for only when the CSV comes on stdin.
  */
-export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal, io: Io): Promise<CsvInputs> {
+export async function openCsvInputs(
+  source: CsvSource,
+  signal: () => AbortSignal,
+  io: Io,
+): Promise<CsvInputs> {
   const template = readTemplate(source.template);
   const placeholders = templatePlaceholders(template);
-  if (placeholders.length === 0) throw new UsageError(`--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`, { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' });
+  if (placeholders.length === 0)
+    throw new UsageError(
+      `--template ${source.template} has no {{column}} placeholder: every row would be the same envelope`,
+      { hint: 'put {{column}} where a row\'s value goes, e.g. "name": "{{signer_name}}"' },
+    );
   // Stdin, or a pipe given as a path (`--csv <(…)`, a named pipe), is read once into a private
   // copy: the encoding is decided over the whole of it, and a create reads it twice.
-  const stdin = source.csv === '-' ? await spoolStdin(io, signal(), 'recipients CSV') : readableOnce(source.csv) ? await spoolOnce(source.csv) : undefined;
+  const stdin =
+    source.csv === '-'
+      ? await spoolStdin(io, signal(), 'recipients CSV')
+      : readableOnce(source.csv)
+        ? await spoolOnce(source.csv)
+        : undefined;
   const path = stdin?.path ?? source.csv;
   const name = source.csv === '-' ? 'stdin' : source.csv;
   try {
     try {
-      if (!statSync(path).isFile()) throw new UsageError(`--csv ${source.csv}: not a file; give the CSV itself`);
+      if (!statSync(path).isFile())
+        throw new UsageError(`--csv ${source.csv}: not a file; give the CSV itself`);
       closeSync(openSync(path, 'r'));
     } catch (error) {
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(`--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new UsageError(
+        `--csv ${source.csv}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
     const decision = await decideEncoding(path, name, source.encoding);
     const line = await firstLine(path, decision);
     const sep = SEP_LINE.exec(line);
-    const delimiter = source.delimiter !== undefined ? checkDelimiter(source.delimiter) : sep ? sep[1]! : detectDelimiter(line);
+    const delimiter =
+      source.delimiter !== undefined
+        ? checkDelimiter(source.delimiter)
+        : sep
+          ? sep[1]!
+          : detectDelimiter(line);
     const records = csvRecords(path, name, delimiter, decision, sep !== null);
     const [first, second] = [await records.next(), await records.next()];
     await records.return(undefined);
-    if (first.done) throw new UsageError(`--csv ${name}: the file is empty; its first row must name the columns`);
-    if (second.done) throw new UsageError(`${name}: no rows under the header row`, { hint: 'one row per envelope, under a header row naming the columns' });
+    if (first.done)
+      throw new UsageError(`--csv ${name}: the file is empty; its first row must name the columns`);
+    if (second.done)
+      throw new UsageError(`${name}: no rows under the header row`, {
+        hint: 'one row per envelope, under a header row naming the columns',
+      });
     // Spreadsheets write empty header cells for columns that were only formatted: ignored, with a warning.
     const header = first.value.cells.map((c) => c.trim());
     const nameless = header.flatMap((c, i) => (c === '' ? [i + 1] : []));
     const twice = header.find((c, i) => c !== '' && header.indexOf(c) !== i);
-    if (twice !== undefined) throw new UsageError(`${name}:row 1: the column ${JSON.stringify(twice)} is named twice`);
+    if (twice !== undefined)
+      throw new UsageError(`${name}:row 1: the column ${JSON.stringify(twice)} is named twice`);
     const missing = placeholders.filter((p) => !header.includes(p));
     if (missing.length > 0) {
-      throw new UsageError(`${source.template}: ${missing.map((m) => `{{${m}}}`).join(', ')} ${missing.length === 1 ? 'has no column' : 'have no columns'} in ${name}`, {
-        hint: `its columns: ${header.filter(Boolean).join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
-      });
+      throw new UsageError(
+        `${source.template}: ${missing.map((m) => `{{${m}}}`).join(', ')} ${missing.length === 1 ? 'has no column' : 'have no columns'} in ${name}`,
+        {
+          hint: `its columns: ${header.filter(Boolean).join(', ')}${delimiter === ',' && header.length === 1 ? ' (one column: is the delimiter ; or tab? --delimiter)' : ''}`,
+        },
+      );
     }
     // Letters an export lost: looked for in the raw text first, cell by cell only where it may hold some.
     if (await fileMayHoldLoss(path, decision)) {
       const { scanSheet, lossError } = await import('./input/sheet-scan.js');
-      const losses = await scanSheet(csvRecords(path, name, delimiter, decision, sep !== null), header, new Set(placeholders), source.allowQuestionMarks === true);
+      const losses = await scanSheet(
+        csvRecords(path, name, delimiter, decision, sep !== null),
+        header,
+        new Set(placeholders),
+        source.allowQuestionMarks === true,
+      );
       if (losses.length > 0) throw lossError(name, losses);
     }
     let identity: string | undefined;
@@ -212,7 +283,9 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
       get identity() {
         identity ??= createHash('sha256')
           .update('csv\n')
-          .update(`${stdin ? `stdin:${'hash' in stdin ? stdin.hash : createHash('sha256').update(readFileSync(stdin.path)).digest('hex')}` : resolve(source.csv)}\n${resolve(source.template)}`)
+          .update(
+            `${stdin ? `stdin:${'hash' in stdin ? stdin.hash : createHash('sha256').update(readFileSync(stdin.path)).digest('hex')}` : resolve(source.csv)}\n${resolve(source.template)}`,
+          )
           .digest('hex');
         return identity;
       },
@@ -227,14 +300,31 @@ export async function openCsvInputs(source: CsvSource, signal: () => AbortSignal
           if (cells.every((cell) => cell.trim() === '')) continue;
           const where = `${name}:row ${row}`;
           if (cells.length !== header.length) {
-            const fix = cells.length < header.length ? 'a missing delimiter, or a line break outside quotes?' : `a ${delimiter === '\t' ? 'tab' : delimiter} inside a value that is not quoted?`;
-            yield { source: where, error: new Error(`has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`) };
+            const fix =
+              cells.length < header.length
+                ? 'a missing delimiter, or a line break outside quotes?'
+                : `a ${delimiter === '\t' ? 'tab' : delimiter} inside a value that is not quoted?`;
+            yield {
+              source: where,
+              error: new Error(
+                `has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header has ${header.length} (${fix})`,
+              ),
+            };
             continue;
           }
-          const values = Object.fromEntries(header.flatMap((column, i) => (column === '' ? [] : [[column, cells[i]!]])));
+          const values = Object.fromEntries(
+            header.flatMap((column, i) => (column === '' ? [] : [[column, cells[i]!]])),
+          );
           const columns: ColumnSources = new Map();
           const rendered = renderTemplate(template, values, columns);
-          yield { source: where, value: normalizeEnvelope(rendered, source.defaultCountry ? { defaultCountry: source.defaultCountry } : {}), columns };
+          yield {
+            source: where,
+            value: normalizeEnvelope(
+              rendered,
+              source.defaultCountry ? { defaultCountry: source.defaultCountry } : {},
+            ),
+            columns,
+          };
         }
       },
       close: () => {

@@ -60,7 +60,12 @@ export function stateCell(delivery: WebhookDelivery, paint: Paint = plain): stri
 }
 
 export function deliveryRow(delivery: WebhookDelivery, paint: Paint = plain): string[] {
-  const attempts = typeof delivery.attempt_count === 'number' ? delivery.attempt_count : Array.isArray(delivery.attempts) ? delivery.attempts.length : 0;
+  const attempts =
+    typeof delivery.attempt_count === 'number'
+      ? delivery.attempt_count
+      : Array.isArray(delivery.attempts)
+        ? delivery.attempts.length
+        : 0;
   const last = lastAttempt(delivery);
   return [
     text(delivery.event_id),
@@ -82,6 +87,9 @@ export function resendLine(eventId: string, delivery: WebhookDelivery): string {
 /** `--to`, checked before anything is sent: an absolute http(s) URL, else a usage error (exit 2). */
 export function parseResendTarget(value: string): string {
   const problem = webhookUrlProblem(value);
-  if (problem) throw new UsageError(`--to ${problem}`, { hint: 'e.g. --to http://127.0.0.1:4020/hooks (a `webhooks listen` on this machine)' });
+  if (problem)
+    throw new UsageError(`--to ${problem}`, {
+      hint: 'e.g. --to http://127.0.0.1:4020/hooks (a `webhooks listen` on this machine)',
+    });
   return value;
 }

@@ -24,12 +24,14 @@ function sourceLabel(source: string): string {
   if (source.startsWith('profile ')) return source;
   if (source.startsWith('config')) return 'config';
   if (source.startsWith('default')) return 'default';
-  if (source.startsWith('the environment variable ')) return `env ${source.slice('the environment variable '.length)}`;
+  if (source.startsWith('the environment variable '))
+    return `env ${source.slice('the environment variable '.length)}`;
   if (source.startsWith('the config setting ')) return 'config';
   return source;
 }
 
-const show = (value: unknown): string => (typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : JSON.stringify(value));
+const show = (value: unknown): string =>
+  typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : JSON.stringify(value);
 
 export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveSetting[]> {
   const config = await ctx.loadConfig();
@@ -38,16 +40,26 @@ export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveS
   const fromConfig = (name: string): EffectiveSetting => {
     const value = stored(name);
     const fallback = SETTINGS[name]!.default;
-    if (value !== undefined) return { name, value: SETTINGS[name]!.show ? SETTINGS[name]!.show!(value) : show(value), source: 'config' };
-    return fallback === undefined ? { name, value: null, source: 'none' } : { name, value: show(fallback), source: 'default' };
+    if (value !== undefined)
+      return {
+        name,
+        value: SETTINGS[name]!.show ? SETTINGS[name]!.show!(value) : show(value),
+        source: 'config',
+      };
+    return fallback === undefined
+      ? { name, value: null, source: 'none' }
+      : { name, value: show(fallback), source: 'default' };
   };
   const rows: EffectiveSetting[] = [];
 
   const profile =
-    ctx.globals.profile !== undefined ? { value: ctx.globals.profile, source: 'flag --profile' }
-    : ctx.env.SIGN_PROFILE ? { value: ctx.env.SIGN_PROFILE, source: 'env SIGN_PROFILE' }
-    : config.get('active_profile') ? { value: String(config.get('active_profile')), source: 'config' }
-    : { value: null, source: 'none' };
+    ctx.globals.profile !== undefined
+      ? { value: ctx.globals.profile, source: 'flag --profile' }
+      : ctx.env.SIGN_PROFILE
+        ? { value: ctx.env.SIGN_PROFILE, source: 'env SIGN_PROFILE' }
+        : config.get('active_profile')
+          ? { value: String(config.get('active_profile')), source: 'config' }
+          : { value: null, source: 'none' };
   rows.push({ name: 'profile', ...profile });
 
   const connection = await ctx.resolveConnection();
@@ -55,7 +67,9 @@ export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveS
   rows.push({
     name: 'api_key',
     value: connection.apiKey ? maskKey(connection.apiKey) : null,
-    source: connection.apiKey ? sourceLabel(connection.sources.apiKey.replace(/^--api-key-file .*/, '--api-key-file')) : 'none',
+    source: connection.apiKey
+      ? sourceLabel(connection.sources.apiKey.replace(/^--api-key-file .*/, '--api-key-file'))
+      : 'none',
   });
 
   for (const [name, flag, envName] of [
@@ -67,20 +81,38 @@ export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveS
   }
   rows.push(fromConfig('rate'));
 
-  const store =
-    ctx.globals.rateStore ? { value: ctx.globals.rateStore, source: 'flag --rate-store' }
-    : ctx.env.SIGN_RATE_STORE ? { value: ctx.env.SIGN_RATE_STORE, source: 'env SIGN_RATE_STORE' }
-    : undefined;
-  rows.push(store ? { name: 'rate_store', value: showRateStoreUrl(store.value), source: store.source } : fromConfig('rate_store'));
+  const store = ctx.globals.rateStore
+    ? { value: ctx.globals.rateStore, source: 'flag --rate-store' }
+    : ctx.env.SIGN_RATE_STORE
+      ? { value: ctx.env.SIGN_RATE_STORE, source: 'env SIGN_RATE_STORE' }
+      : undefined;
+  rows.push(
+    store
+      ? { name: 'rate_store', value: showRateStoreUrl(store.value), source: store.source }
+      : fromConfig('rate_store'),
+  );
 
   rows.push(fromConfig('webhook_scheme'));
-  const secrets = (ctx.env.SIGN_WEBHOOK_SECRET ?? '').split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+  const secrets = (ctx.env.SIGN_WEBHOOK_SECRET ?? '')
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const secret of secrets) ctx.output.protect(secret);
-  rows.push(secrets.length > 0 ? { name: 'webhook_secret', value: secrets.map((s) => maskKey(s)).join(', '), source: 'env SIGN_WEBHOOK_SECRET' } : { name: 'webhook_secret', value: null, source: 'none' });
+  rows.push(
+    secrets.length > 0
+      ? {
+          name: 'webhook_secret',
+          value: secrets.map((s) => maskKey(s)).join(', '),
+          source: 'env SIGN_WEBHOOK_SECRET',
+        }
+      : { name: 'webhook_secret', value: null, source: 'none' },
+  );
   rows.push(fromConfig('required_scopes'));
   rows.push(fromConfig('allow_unknown_fields'));
 
-  for (const [op, path] of Object.entries(config.get('paths') ?? {})) rows.push({ name: `paths.${op}`, value: String(path), source: 'config' });
-  for (const [field, values] of Object.entries(config.get('sandbox')?.accept ?? {})) rows.push({ name: `sandbox.accept.${field}`, value: show(values), source: 'config' });
+  for (const [op, path] of Object.entries(config.get('paths') ?? {}))
+    rows.push({ name: `paths.${op}`, value: String(path), source: 'config' });
+  for (const [field, values] of Object.entries(config.get('sandbox')?.accept ?? {}))
+    rows.push({ name: `sandbox.accept.${field}`, value: show(values), source: 'config' });
   return rows;
 }

@@ -27,5 +27,12 @@ function signedCount(envelope: Envelope): string {
 }
 
 export function envelopeRow(envelope: Envelope): string[] {
-  return [text(envelope.id), text(envelope.status), signedCount(envelope), formatTime(envelope.created_at), text(envelope.contract_id), text(envelope.title)];
+  return [
+    text(envelope.id),
+    text(envelope.status),
+    signedCount(envelope),
+    formatTime(envelope.created_at),
+    text(envelope.contract_id),
+    text(envelope.title),
+  ];
 }

@@ -19,7 +19,8 @@ interface SignerLike {
   signed_at?: unknown;
 }
 
-const signersOf = (envelope: Envelope): SignerLike[] => (Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : []);
+const signersOf = (envelope: Envelope): SignerLike[] =>
+  Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : [];
 
 /** What a change is: the envelope's state and each signer's. Two snapshots with the same key look the same. */
 export function stateKey(envelope: Envelope): string {
@@ -27,7 +28,8 @@ export function stateKey(envelope: Envelope): string {
 }
 
 /** A signer's label: `1. Layla Haddad`. */
-const signerLabel = (signer: SignerLike, index: number): string => `${text(signer.order) || index + 1}. ${text(signer.name)}`;
+const signerLabel = (signer: SignerLike, index: number): string =>
+  `${text(signer.order) || index + 1}. ${text(signer.name)}`;
 
 function icon(out: ChalkInstance, status: string): string {
   if (status === 'signed' || status === 'completed') return out.green('✓');
@@ -44,7 +46,11 @@ function icon(out: ChalkInstance, status: string): string {
  * fit (a terminal narrower than an id and a time) is cut whole, as a last
  * resort. Measuring text that is not plain ASCII needs `prepareWidths` done.
  */
-export function liveBlock(envelope: Envelope, out: ChalkInstance, options: { checkedAt: Date; columns?: number | undefined; intervalS: number }): string[] {
+export function liveBlock(
+  envelope: Envelope,
+  out: ChalkInstance,
+  options: { checkedAt: Date; columns?: number | undefined; intervalS: number },
+): string[] {
   const status = text(envelope.status);
   const signers = signersOf(envelope);
   const nameWidth = Math.min(32, Math.max(0, ...signers.map((s, i) => [...signerLabel(s, i)].length)));
@@ -60,7 +66,11 @@ export function liveBlock(envelope: Envelope, out: ChalkInstance, options: { che
       // The contract id is never cut: left out whole when the title would have to be cut short.
       ...(envelope.contract_id ? [optional(`  (${text(envelope.contract_id)})`)] : []),
     ],
-    ['  status ', whole(envelope.status, { paint: out.bold }), optional(`, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`)],
+    [
+      '  status ',
+      whole(envelope.status, { paint: out.bold }),
+      optional(`, ${signers.filter((s) => s.status === 'signed').length} of ${signers.length} signed`),
+    ],
     ...signers.map((s, i): LinePart[] => {
       const state = text(s.status);
       return [
@@ -94,14 +104,20 @@ export function changeLines(previous: Envelope | undefined, next: Envelope, at: 
   const time = formatInstant(at);
   const id = text(next.id);
   const lines: string[] = [];
-  if (!previous) lines.push(`${time}  ${id}  ${text(next.status)}  ${JSON.stringify(text(next.title))}, ${signersOf(next).length} signer(s)`);
+  if (!previous)
+    lines.push(
+      `${time}  ${id}  ${text(next.status)}  ${JSON.stringify(text(next.title))}, ${signersOf(next).length} signer(s)`,
+    );
   const before = previous ? signersOf(previous) : [];
   signersOf(next).forEach((signer, i) => {
     const old = before.find((s) => s.id !== undefined && s.id === signer.id) ?? before[i];
     if (old?.status === signer.status) return;
-    lines.push(`${time}  ${id}  signer ${signerLabel(signer, i)}: ${old ? `${text(old.status)} → ` : ''}${text(signer.status)}`);
+    lines.push(
+      `${time}  ${id}  signer ${signerLabel(signer, i)}: ${old ? `${text(old.status)} → ` : ''}${text(signer.status)}`,
+    );
   });
-  if (previous && previous.status !== next.status) lines.push(`${time}  ${id}  ${text(previous.status)} → ${text(next.status)}`);
+  if (previous && previous.status !== next.status)
+    lines.push(`${time}  ${id}  ${text(previous.status)} → ${text(next.status)}`);
   return lines;
 }
 
@@ -111,7 +127,12 @@ export function changeJson(envelope: Envelope, at: Date): Record<string, unknown
     time: at.toISOString(),
     id: envelope.id,
     status: envelope.status ?? null,
-    signers: signersOf(envelope).map((s) => ({ id: s.id ?? null, name: s.name ?? null, order: s.order ?? null, status: s.status ?? null })),
+    signers: signersOf(envelope).map((s) => ({
+      id: s.id ?? null,
+      name: s.name ?? null,
+      order: s.order ?? null,
+      status: s.status ?? null,
+    })),
   };
 }
 

@@ -14,11 +14,15 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const onError = (error: NodeJS.ErrnoException): void => {
     if (error.code === 'EPIPE') return;
-    process.stderr.write(`error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`);
+    process.stderr.write(
+      `error: could not write to stdout: ${error.code ?? error.message} (check the file or device it goes to)\n`,
+    );
     process.exitCode = 1;
   };
   fdStream(1, onError, () => process.stdout).write(`${VERSION}\n`);
 } else {
   // The CLI's chunks are the executable's assets (scripts/build-exe.mjs), loaded as the package's launcher loads its files.
-  void import('./launch/executable.js').then(({ loadExecutableCli }) => loadExecutableCli(process.argv, process.env).runProcess(process.argv));
+  void import('./launch/executable.js').then(({ loadExecutableCli }) =>
+    loadExecutableCli(process.argv, process.env).runProcess(process.argv),
+  );
 }

@@ -30,7 +30,11 @@ export function fdStream(fd: number, onError: WriteErrorHandler, realStream: () 
   let direct = false;
   try {
     const stat = fs.fstatSync(fd);
-    direct = stat.isFIFO() || stat.isSocket() || stat.isFile() || (stat.isCharacterDevice() && isNullDevice(fs, stat));
+    direct =
+      stat.isFIFO() ||
+      stat.isSocket() ||
+      stat.isFile() ||
+      (stat.isCharacterDevice() && isNullDevice(fs, stat));
   } catch {
     // A closed descriptor: the real stream reports what it reports.
   }

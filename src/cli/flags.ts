@@ -9,10 +9,17 @@ import { UsageError } from '../core/errors.js';
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** A whole number from `min` (to `max`), named `name` in the error. */
-export function parseIntegerOption(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function parseIntegerOption(
+  name: string,
+  value: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const n = Number(value);
   if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) {
-    throw new UsageError(`${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

@@ -17,7 +17,12 @@ export function habitHint(argv: readonly string[], code: string): string | undef
     return "sign-cli's --query does what gh's --jq does, in JMESPath: --query envelope.id, --query 'signers[].status'";
   }
   const json = argv.findIndex((word) => word === '--json' || word.startsWith('--json='));
-  const fields = json < 0 ? undefined : argv[json]!.startsWith('--json=') ? argv[json]!.slice('--json='.length) : argv[json + 1];
+  const fields =
+    json < 0
+      ? undefined
+      : argv[json]!.startsWith('--json=')
+        ? argv[json]!.slice('--json='.length)
+        : argv[json + 1];
   if (fields !== undefined && FIELD_LIST.test(fields) && (extraWord || argv[json]!.startsWith('--json='))) {
     const names = fields.split(',');
     return `--json takes no field list: it prints every field; pick fields with --query, e.g. --query '{${names.map((name) => `${name}: ${name}`).join(', ')}}'`;

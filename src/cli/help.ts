@@ -21,7 +21,10 @@ export function allCommands(command: Command): Command[] {
  * and commander's quoted ones ("(default: \"300\")") all end up as
  * `(…; default: X)`.
  */
-export function describeWithDefault(description: string, extra: { choices?: readonly string[] | undefined; defaultText?: string | undefined } = {}): string {
+export function describeWithDefault(
+  description: string,
+  extra: { choices?: readonly string[] | undefined; defaultText?: string | undefined } = {},
+): string {
   let text = description.trim();
   let parts: string[] = [];
   let proseDefault: string | undefined;
@@ -34,10 +37,18 @@ export function describeWithDefault(description: string, extra: { choices?: read
   // The trailing "(a; default X; b)": keep a and b, lift the default out.
   const group = /\s*\(([^()]*)\)$/.exec(text);
   if (group) {
-    const inner = group[1]!.split(/;\s*/).map((p) => p.trim()).filter(Boolean);
+    const inner = group[1]!
+      .split(/;\s*/)
+      .map((p) => p.trim())
+      .filter(Boolean);
     const kept = inner.filter((p) => !/^default\b/i.test(p));
     const found = inner.find((p) => /^default\b/i.test(p));
-    if (found !== undefined || extra.choices || extra.defaultText !== undefined || proseDefault !== undefined) {
+    if (
+      found !== undefined ||
+      extra.choices ||
+      extra.defaultText !== undefined ||
+      proseDefault !== undefined
+    ) {
       if (found !== undefined) proseDefault ??= found.replace(/^default:?\s*/i, '');
       parts = kept;
       text = text.slice(0, group.index);
@@ -77,7 +88,8 @@ function argumentDescription(argument: Argument): string {
 
 /** Paragraphs of command-doc markup, wrapped to the help's width. */
 export function formatBlocks(paragraphs: readonly string[], helper: Help, width: number): string[] {
-  const wrap = (text: string, indent: number) => helper.boxWrap(plainInline(text), width - indent).replace(/\n/g, `\n${' '.repeat(indent)}`);
+  const wrap = (text: string, indent: number) =>
+    helper.boxWrap(plainInline(text), width - indent).replace(/\n/g, `\n${' '.repeat(indent)}`);
   return blocks(paragraphs).flatMap((block) => {
     if (block.kind === 'list') return [...block.items.map((item) => `  - ${wrap(item, 4)}`), ''];
     if (block.kind === 'verbatim') return [...block.lines.map((line) => (line ? `  ${line}` : '')), ''];
@@ -96,7 +108,8 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
   const termWidth = helper.padWidth(command, helper);
   const helpWidth = helper.helpWidth ?? 80;
   const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
-  const section = (title: string, items: string[]) => (items.length === 0 ? [] : [helper.styleTitle(title), ...items, '']);
+  const section = (title: string, items: string[]) =>
+    items.length === 0 ? [] : [helper.styleTitle(title), ...items, ''];
   const description = helper.commandDescription(command);
   const doc = docOf(command);
   const details = formatBlocks(doc?.details ?? [], helper, helpWidth);
@@ -107,13 +120,55 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
     ...(description ? [helper.boxWrap(helper.styleCommandDescription(description), helpWidth), ''] : []),
     // A group's commands come first, on the first screen; its details after them.
     ...(grouped ? [] : details),
-    ...section('Arguments:', helper.visibleArguments(command).map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))))),
-    ...section('Commands:', helper.visibleCommands(command).map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))))),
+    ...section(
+      'Arguments:',
+      helper
+        .visibleArguments(command)
+        .map((a) =>
+          item(
+            helper.styleArgumentTerm(helper.argumentTerm(a)),
+            helper.styleArgumentDescription(helper.argumentDescription(a)),
+          ),
+        ),
+    ),
+    ...section(
+      'Commands:',
+      helper
+        .visibleCommands(command)
+        .map((c) =>
+          item(
+            helper.styleSubcommandTerm(helper.subcommandTerm(c)),
+            helper.styleSubcommandDescription(helper.subcommandDescription(c)),
+          ),
+        ),
+    ),
     ...(grouped ? details : []),
-    ...section('Help topics:', command.parent ? [] : TOPICS.map((topic) => item(`help ${topic.name}`, topic.summary))),
-    ...section(command.parent ? 'Options:' : 'Global options:', helper.visibleOptions(command).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))))),
-    ...section('Global options (sign-cli --help; their env vars: sign-cli help environment):', inheritedTerms(helper.visibleGlobalOptions(command).map((o) => helper.optionTerm(o)), helpWidth)),
-    ...section('Examples:', (doc?.examples ?? []).map((example) => `  $ ${example}`)),
+    ...section(
+      'Help topics:',
+      command.parent ? [] : TOPICS.map((topic) => item(`help ${topic.name}`, topic.summary)),
+    ),
+    ...section(
+      command.parent ? 'Options:' : 'Global options:',
+      helper
+        .visibleOptions(command)
+        .map((o) =>
+          item(
+            helper.styleOptionTerm(helper.optionTerm(o)),
+            helper.styleOptionDescription(helper.optionDescription(o)),
+          ),
+        ),
+    ),
+    ...section(
+      'Global options (sign-cli --help; their env vars: sign-cli help environment):',
+      inheritedTerms(
+        helper.visibleGlobalOptions(command).map((o) => helper.optionTerm(o)),
+        helpWidth,
+      ),
+    ),
+    ...section(
+      'Examples:',
+      (doc?.examples ?? []).map((example) => `  $ ${example}`),
+    ),
   ];
   // One newline at the end, as every line a command prints: the shell's prompt starts on its own line.
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
@@ -196,14 +251,23 @@ function addHelpCommand(group: Command): void {
   group
     .command('help')
     .description('show help for a command')
-    .argument('[command...]', `the command, e.g. ${group.parent ? group.commands[0]?.name() ?? '' : 'envelopes create; or a topic: environment, exit-codes, formatting'}`.trimEnd())
+    .argument(
+      '[command...]',
+      `the command, e.g. ${group.parent ? (group.commands[0]?.name() ?? '') : 'envelopes create; or a topic: environment, exit-codes, formatting'}`.trimEnd(),
+    )
     .action((words: string[]) => {
       const topic = group.parent || words.length !== 1 ? undefined : topicNamed(words[0]!);
       if (topic) {
         const helper = group.createHelp();
         const width = group.configureOutput().getOutHelpWidth?.() ?? 80;
         helper.helpWidth = width;
-        const text = [`${topic.summary[0]!.toUpperCase()}${topic.summary.slice(1)}`, '', ...formatBlocks(topic.details, helper, width)].join('\n').replace(/\n+$/, '\n');
+        const text = [
+          `${topic.summary[0]!.toUpperCase()}${topic.summary.slice(1)}`,
+          '',
+          ...formatBlocks(topic.details, helper, width),
+        ]
+          .join('\n')
+          .replace(/\n+$/, '\n');
         group.configureOutput().writeOut?.(text);
         return;
       }
@@ -211,9 +275,15 @@ function addHelpCommand(group: Command): void {
       for (const [i, word] of words.entries()) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!next) {
-          const known = target.createHelp().visibleCommands(target).map((c) => c.name()).filter((name) => name !== 'help');
+          const known = target
+            .createHelp()
+            .visibleCommands(target)
+            .map((c) => c.name())
+            .filter((name) => name !== 'help');
           const path = [commandPath(group), ...words.slice(0, i + 1)].join(' ');
-          throw new UsageError(`unknown command '${path}'`, { hint: `${commandPath(target)} has: ${known.join(', ')}` });
+          throw new UsageError(`unknown command '${path}'`, {
+            hint: `${commandPath(target)} has: ${known.join(', ')}`,
+          });
         }
         target = next;
       }

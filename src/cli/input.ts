@@ -53,9 +53,12 @@ export function expandPaths(paths: string[], ndjson = false): string[] {
       isDirectory = statSync(path).isDirectory();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(`${path}: ${code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`, {
-        hint: 'check the path given to -f/--file',
-      });
+      throw new UsageError(
+        `${path}: ${code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`,
+        {
+          hint: 'check the path given to -f/--file',
+        },
+      );
     }
     if (!isDirectory) {
       out.push(path);
@@ -65,7 +68,10 @@ export function expandPaths(paths: string[], ndjson = false): string[] {
       .filter((name) => extensions.some((ext) => name.toLowerCase().endsWith(ext)))
       .sort()
       .map((name) => join(path, name));
-    if (files.length === 0) throw new UsageError(`${path}: the directory has no ${extensions.map((e) => `*${e}`).join(' or ')} files`);
+    if (files.length === 0)
+      throw new UsageError(
+        `${path}: the directory has no ${extensions.map((e) => `*${e}`).join(' or ')} files`,
+      );
     out.push(...files);
   }
   if (out.filter((p) => p === '-').length > 1) throw new UsageError('-f - (stdin) can be given only once');
@@ -76,7 +82,10 @@ export function expandPaths(paths: string[], ndjson = false): string[] {
 function looksLikeNdjson(source: string, text: string): boolean {
   if (NDJSON_EXTENSIONS.some((ext) => source.toLowerCase().endsWith(ext))) return true;
   const lines = text.split('\n', 3).filter((line) => line.trim() !== '');
-  return lines.length >= 2 && lines.every((line) => line.trimStart().startsWith('{') && line.trimEnd().endsWith('}'));
+  return (
+    lines.length >= 2 &&
+    lines.every((line) => line.trimStart().startsWith('{') && line.trimEnd().endsWith('}'))
+  );
 }
 
 /** How input files are read: their encoding (else decided per file) and the country of national phone numbers. */
@@ -88,17 +97,37 @@ export interface ReadOptions {
 function parse(text: string, source: string, options: ReadOptions, lineOffset = 0, ndjson = true): ReadInput {
   try {
     // As it will be validated, keyed and sent: NFC, trimmed, e-mail domains in lower case, phones in E.164.
-    return { source, value: normalizeEnvelope(parseJsonText(text, source, lineOffset), options.defaultCountry ? { defaultCountry: options.defaultCountry } : {}) };
+    return {
+      source,
+      value: normalizeEnvelope(
+        parseJsonText(text, source, lineOffset),
+        options.defaultCountry ? { defaultCountry: options.defaultCountry } : {},
+      ),
+    };
   } catch (error) {
     if (!(error instanceof InputParseError)) throw error;
     if (!ndjson && looksLikeNdjson(source, text)) {
-      return { source, error: new InputParseError(error.source, error.line, error.column, error.detail, 'this looks like NDJSON (one envelope per line): add --ndjson') };
+      return {
+        source,
+        error: new InputParseError(
+          error.source,
+          error.line,
+          error.column,
+          error.detail,
+          'this looks like NDJSON (one envelope per line): add --ndjson',
+        ),
+      };
     }
     return { source, error };
   }
 }
 
-async function* readNdjson(path: string, name: string, decision: EncodingDecision, options: ReadOptions): AsyncGenerator<ReadInput> {
+async function* readNdjson(
+  path: string,
+  name: string,
+  decision: EncodingDecision,
+  options: ReadOptions,
+): AsyncGenerator<ReadInput> {
   let n = 0;
   try {
     // Each line bounded as it is read: one envelope is at most what the service takes in a request.
@@ -110,9 +139,12 @@ async function* readNdjson(path: string, name: string, decision: EncodingDecisio
     }
   } catch (error) {
     if (!(error instanceof LineTooLongError)) throw error;
-    throw new UsageError(`${name}:${error.line}: the line is longer than ${sizeText(error.maxBytes)}, the most one envelope may be (the service takes no larger request); nothing was sent`, {
-      hint: 'one envelope per line: look for a huge field or a line break missing between envelopes',
-    });
+    throw new UsageError(
+      `${name}:${error.line}: the line is longer than ${sizeText(error.maxBytes)}, the most one envelope may be (the service takes no larger request); nothing was sent`,
+      {
+        hint: 'one envelope per line: look for a huge field or a line break missing between envelopes',
+      },
+    );
   }
 }
 
@@ -120,10 +152,18 @@ async function* readNdjson(path: string, name: string, decision: EncodingDecisio
  * One JSON envelope is at most what the service takes in one request: a file past it
  * is refused by its size, stdin or a pipe as soon as more has arrived.
  */
-export const ENVELOPE_BOUND = { bytes: MAX_BODY_BYTES, why: 'the most one envelope may be (the service takes no larger request); nothing was sent' };
+export const ENVELOPE_BOUND = {
+  bytes: MAX_BODY_BYTES,
+  why: 'the most one envelope may be (the service takes no larger request); nothing was sent',
+};
 
 /** Copies stdin to a private temporary file, hashing it on the way (its identity); with a bound, refused once past it. */
-export async function spoolStdin(io: Io, signal: AbortSignal, what: string, bound?: InputBound): Promise<{ path: string; dir: string; hash: string }> {
+export async function spoolStdin(
+  io: Io,
+  signal: AbortSignal,
+  what: string,
+  bound?: InputBound,
+): Promise<{ path: string; dir: string; hash: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-stdin-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
@@ -180,7 +220,13 @@ export async function spoolOnce(path: string, bound?: InputBound): Promise<{ pat
 }
 
 /** The envelope inputs named (`-` for stdin); `signal` is asked for only when stdin is read (start-up). */
-export async function openInputs(paths: string[], ndjson: boolean, signal: () => AbortSignal, io: Io, options: ReadOptions = {}): Promise<InputSet> {
+export async function openInputs(
+  paths: string[],
+  ndjson: boolean,
+  signal: () => AbortSignal,
+  io: Io,
+  options: ReadOptions = {},
+): Promise<InputSet> {
   const files = expandPaths(paths, ndjson);
   // Each file's encoding is decided once (input/encoding.ts), however often the inputs are read.
   const decisions = new Map<string, EncodingDecision>();
@@ -193,8 +239,11 @@ export async function openInputs(paths: string[], ndjson: boolean, signal: () =>
     return decision;
   };
   // NDJSON is bounded line by line (readNdjson); a JSON envelope whole.
-  const bound = (file: string): InputBound | undefined => (ndjson ? undefined : { ...ENVELOPE_BOUND, what: file === '-' ? 'stdin' : file });
-  const stdin = files.includes('-') ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON', bound('-')) : undefined;
+  const bound = (file: string): InputBound | undefined =>
+    ndjson ? undefined : { ...ENVELOPE_BOUND, what: file === '-' ? 'stdin' : file };
+  const stdin = files.includes('-')
+    ? await spoolStdin(io, signal(), ndjson ? 'envelope NDJSON (one per line)' : 'envelope JSON', bound('-'))
+    : undefined;
   const spooled = new Map<string, { path: string; dir: string }>();
   for (const file of files) {
     if (file !== '-' && readableOnce(file)) spooled.set(file, await spoolOnce(file, bound(file)));

@@ -52,7 +52,9 @@ export interface SystemIo extends Io {
  * The process's IO. `onWriteError` hears a failed write to stdout or stderr (a closed pipe's
  * EPIPE, a terminal gone away's EIO), which would otherwise be an unhandled error.
  */
-export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException) => void = () => {}): SystemIo {
+export function systemIo(
+  onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException) => void = () => {},
+): SystemIo {
   // Each is made when first used: Node makes process.stdin (and stdout, stderr) on first
   // access, loading the stream, net or tty modules behind it; stdin read from a file or
   // /dev/null loads fs/promises, readline and the REPL's history too. Most commands never
@@ -65,10 +67,18 @@ export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException)
       return process.stdin;
     },
     get stdout() {
-      return (stdout ??= fdStream(1, (error) => onWriteError(1, error), () => process.stdout));
+      return (stdout ??= fdStream(
+        1,
+        (error) => onWriteError(1, error),
+        () => process.stdout,
+      ));
     },
     get stderr() {
-      return (stderr ??= fdStream(2, (error) => onWriteError(2, error), () => process.stderr));
+      return (stderr ??= fdStream(
+        2,
+        (error) => onWriteError(2, error),
+        () => process.stderr,
+      ));
     },
     env: process.env,
     clock: systemClock,
@@ -81,7 +91,8 @@ export function systemIo(onWriteError: (fd: 1 | 2, error: NodeJS.ErrnoException)
       // Node's own stream reports a failed write with an 'error' event after the write's
       // callback: a turn of the event loop hears it. A direct write needs none (and the turn
       // costs most of a millisecond at start-up, for V8's pending tasks).
-      if (used.some((stream) => stream.direct !== true)) await new Promise((resolve) => setImmediate(resolve));
+      if (used.some((stream) => stream.direct !== true))
+        await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }

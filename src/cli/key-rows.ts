@@ -5,7 +5,14 @@
  * beyond the local profile it was read from; rows carry masked keys only.
  */
 import { AuthError, UnexpectedResponseError } from '../core/errors.js';
-import { displayKey, expiryStatus, maskKey, maskedKeyMatches, type ExpiryStatus, type ListedKey } from '../core/keys.js';
+import {
+  displayKey,
+  expiryStatus,
+  maskKey,
+  maskedKeyMatches,
+  type ExpiryStatus,
+  type ListedKey,
+} from '../core/keys.js';
 import type { Profile } from './config.js';
 import { keyStorageOf, maskedProfileKey, type KeyStorage } from './profile-key.js';
 import type { CommandContext } from './context.js';
@@ -50,7 +57,10 @@ export interface KeyRowsResult {
   remoteError?: Error;
 }
 
-export async function loadKeyRows(ctx: CommandContext, options: { local: boolean; now: Date; soonDays?: number }): Promise<KeyRowsResult> {
+export async function loadKeyRows(
+  ctx: CommandContext,
+  options: { local: boolean; now: Date; soonDays?: number },
+): Promise<KeyRowsResult> {
   const config = await ctx.loadConfig();
   const profiles = config.get('profiles') ?? {};
   // "Active" means the key sign-cli would use right now (an env key wins over the active profile).
@@ -74,7 +84,11 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       days_left: daysLeft,
       source: 'local',
       // The profile the key came from, or one holding the same key (SIGN_API_KEY set to a stored key).
-      active: inUse !== undefined && (connection.profileName === name || profile.api_key === inUse || (profile.key_masked !== undefined && profile.key_masked === maskKey(inUse))),
+      active:
+        inUse !== undefined &&
+        (connection.profileName === name ||
+          profile.api_key === inUse ||
+          (profile.key_masked !== undefined && profile.key_masked === maskKey(inUse))),
       required_scopes: profile.requires ?? required,
       storage: keyStorageOf(profile),
     };
@@ -112,13 +126,21 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
   } catch (error) {
     // A key the service refuses (exit 3) or an answer that is not a key listing (exit 1) fails the
     // command, after the local profiles are shown; an unreachable service or no key at all is a warning.
-    if ((error instanceof AuthError && error.status !== undefined) || error instanceof UnexpectedResponseError) return { ...withKeyInUse({ rows, remoteProblem: undefined }), remoteError: error };
+    if (
+      (error instanceof AuthError && error.status !== undefined) ||
+      error instanceof UnexpectedResponseError
+    )
+      return { ...withKeyInUse({ rows, remoteProblem: undefined }), remoteError: error };
     return withKeyInUse({ rows, remoteProblem: (error as Error).message });
   }
   for (const remote of listed) {
     // The profile in use is matched by its full key (in hand); the others by what the config holds.
-    const match = Object.entries(profiles).find(([name, p]) =>
-      remote.key && (name === connection.profileName && inUse !== undefined ? maskedKeyMatches(remote.key, inUse) : listedIsProfiles(remote.key, p)),
+    const match = Object.entries(profiles).find(
+      ([name, p]) =>
+        remote.key &&
+        (name === connection.profileName && inUse !== undefined
+          ? maskedKeyMatches(remote.key, inUse)
+          : listedIsProfiles(remote.key, p)),
     );
     const row = match ? rows.find((r) => r.name === match[0]) : undefined;
     if (row) {
@@ -128,7 +150,10 @@ export async function loadKeyRows(ctx: CommandContext, options: { local: boolean
       row.expires = remote.expires ?? row.expires;
       row.scopes = remote.scopes ?? row.scopes;
       row.last_used = latest(remote.last_used, row.last_used);
-      Object.assign(row, (({ status: s, daysLeft }) => ({ status: s, days_left: daysLeft }))(status(row.expires)));
+      Object.assign(
+        row,
+        (({ status: s, daysLeft }) => ({ status: s, days_left: daysLeft }))(status(row.expires)),
+      );
       continue;
     }
     const { status: s, daysLeft } = status(remote.expires);

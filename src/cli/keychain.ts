@@ -69,17 +69,27 @@ const loadBinding: KeychainBindingLoader = () => import('@napi-rs/keyring');
 export function bindingProblem(error: unknown, platform: string, arch: string): string {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (?:module|native binding)|Failed to load native binding/i.test(message)) {
+  if (
+    code === 'MODULE_NOT_FOUND' ||
+    code === 'ERR_MODULE_NOT_FOUND' ||
+    /Cannot find (?:module|native binding)|Failed to load native binding/i.test(message)
+  ) {
     return `no OS keychain module for ${platform}-${arch} (@napi-rs/keyring, an optional dependency, is not installed)`;
   }
   return `the OS keychain module did not load on ${platform}-${arch} (${oneLine(message.split('\n')[0]!).slice(0, 160)})`;
 }
 
-export async function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, load: KeychainBindingLoader = loadBinding): Promise<Keychain> {
+export async function openKeychain(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  load: KeychainBindingLoader = loadBinding,
+): Promise<Keychain> {
   const label = LABELS[platform] ?? 'the system keychain';
   if (env.SIGN_KEYCHAIN === 'off') throw new KeychainUnavailableError('SIGN_KEYCHAIN=off');
   if (platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) {
-    throw new KeychainUnavailableError('no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service');
+    throw new KeychainUnavailableError(
+      'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service',
+    );
   }
   let binding: typeof import('@napi-rs/keyring');
   try {
@@ -104,7 +114,11 @@ async function answered<T>(label: string, call: (signal: AbortSignal) => Promise
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new KeychainUnavailableError(`${label} did not answer: no answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
+      reject(
+        new KeychainUnavailableError(
+          `${label} did not answer: no answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`,
+        ),
+      );
     }, KEYCHAIN_TIMEOUT_MS);
   });
   // Raced below; once the call settles first it is never awaited, and must not count as unhandled.
@@ -119,7 +133,9 @@ async function answered<T>(label: string, call: (signal: AbortSignal) => Promise
     // prompt nobody sees): it may run on in its thread, and would hold the process open if the
     // CLI waited for the event loop to empty; it does not (runProcess in main.ts exits).
     if (error instanceof KeychainUnavailableError) throw error;
-    throw new KeychainUnavailableError(`${label} did not answer: ${oneLine((error as Error).message).slice(0, 200)}`);
+    throw new KeychainUnavailableError(
+      `${label} did not answer: ${oneLine((error as Error).message).slice(0, 200)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

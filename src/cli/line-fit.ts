@@ -38,24 +38,44 @@ export type LinePart = string | Part | false | undefined;
 const DEFAULT_MIN = 8;
 
 /** A value as free text: escaped, whitespace collapsed, cut first when the line is too wide. */
-export const free = (value: unknown, options: Omit<Part, 'text' | 'cut'> = {}): Part => ({ text: cellText(value), cut: true, ...options });
+export const free = (value: unknown, options: Omit<Part, 'text' | 'cut'> = {}): Part => ({
+  text: cellText(value),
+  cut: true,
+  ...options,
+});
 
 /** A value shown whole (an id, a contract id, a time): escaped, whitespace collapsed, never cut. */
-export const whole = (value: unknown, options: Omit<Part, 'text' | 'cut'> = {}): Part => ({ text: cellText(value), ...options });
+export const whole = (value: unknown, options: Omit<Part, 'text' | 'cut'> = {}): Part => ({
+  text: cellText(value),
+  ...options,
+});
 
 /** Our own words, left out whole (lowest `rank` first) when the line cannot fit them. */
-export const optional = (text: string, rank = 0, paint?: (text: string) => string): Part => ({ text, optional: rank, ...(paint ? { paint } : {}) });
+export const optional = (text: string, rank = 0, paint?: (text: string) => string): Part => ({
+  text,
+  optional: rank,
+  ...(paint ? { paint } : {}),
+});
 
 /**
  * Cuts the free parts by `excess` columns at most, lowest rank first and, within a rank, the
  * widest first (they shrink together), none below its floor. Returns what is still in excess.
  */
-function shrink(parts: readonly Part[], widths: number[], kept: readonly boolean[], excess: number, floorOf: (part: Part) => number): number {
-  const ranks = [...new Set(parts.filter((p, i) => p.cut && kept[i]).map((p) => p.rank ?? 0))].sort((a, b) => a - b);
+function shrink(
+  parts: readonly Part[],
+  widths: number[],
+  kept: readonly boolean[],
+  excess: number,
+  floorOf: (part: Part) => number,
+): number {
+  const ranks = [...new Set(parts.filter((p, i) => p.cut && kept[i]).map((p) => p.rank ?? 0))].sort(
+    (a, b) => a - b,
+  );
   for (const rank of ranks) {
     if (excess <= 0) return excess;
     const group = parts.flatMap((p, i) => (p.cut && kept[i] && (p.rank ?? 0) === rank ? [i] : []));
-    const give = (cap: number) => group.reduce((sum, i) => sum + Math.max(0, widths[i]! - Math.max(cap, floorOf(parts[i]!))), 0);
+    const give = (cap: number) =>
+      group.reduce((sum, i) => sum + Math.max(0, widths[i]! - Math.max(cap, floorOf(parts[i]!))), 0);
     if (give(0) <= excess) {
       excess -= give(0);
       for (const i of group) widths[i] = Math.min(widths[i]!, floorOf(parts[i]!));
@@ -77,22 +97,33 @@ function shrink(parts: readonly Part[], widths: number[], kept: readonly boolean
 
 /** The line of `parts` for a terminal `width` columns wide, or a pipe (undefined: nothing cut). */
 export function fitLine(input: readonly LinePart[], width: number | undefined): string {
-  const parts = input.filter((p): p is string | Part => p !== false && p !== undefined && p !== '').map((p) => (typeof p === 'string' ? { text: p } : p));
+  const parts = input
+    .filter((p): p is string | Part => p !== false && p !== undefined && p !== '')
+    .map((p) => (typeof p === 'string' ? { text: p } : p));
   const natural = parts.map((p) => (width === undefined ? 0 : displayWidth(p.text)));
-  const pads = parts.map((p, i) => (width === undefined && p.pad !== undefined ? Math.max(0, p.pad - [...p.text].length) : Math.max(0, (p.pad ?? 0) - natural[i]!)));
+  const pads = parts.map((p, i) =>
+    width === undefined && p.pad !== undefined
+      ? Math.max(0, p.pad - [...p.text].length)
+      : Math.max(0, (p.pad ?? 0) - natural[i]!),
+  );
   const kept = parts.map(() => true);
   let widths = natural.slice();
   const total = () => parts.reduce((sum, _p, i) => sum + (kept[i] ? widths[i]! + pads[i]! : 0), 0);
   if (width !== undefined && total() > width) {
     // The padding first, from the end of the line.
-    for (let i = parts.length - 1; i >= 0 && total() > width; i--) pads[i] = Math.max(0, pads[i]! - (total() - width));
+    for (let i = parts.length - 1; i >= 0 && total() > width; i--)
+      pads[i] = Math.max(0, pads[i]! - (total() - width));
     const atMin = () => {
       widths = natural.slice();
-      return shrink(parts, widths, kept, total() - width, (p) => Math.min(p.min ?? DEFAULT_MIN, displayWidth(p.text)));
+      return shrink(parts, widths, kept, total() - width, (p) =>
+        Math.min(p.min ?? DEFAULT_MIN, displayWidth(p.text)),
+      );
     };
     let excess = atMin();
     // Then our optional words, whole, while free text would have to go below its minimum.
-    const droppable = parts.flatMap((p, i) => (p.optional === undefined ? [] : [i])).sort((a, b) => parts[a]!.optional! - parts[b]!.optional! || b - a);
+    const droppable = parts
+      .flatMap((p, i) => (p.optional === undefined ? [] : [i]))
+      .sort((a, b) => parts[a]!.optional! - parts[b]!.optional! || b - a);
     for (const i of droppable) {
       if (excess <= 0) break;
       kept[i] = false;

@@ -15,7 +15,11 @@ export { doc } from './root.js';
  * Runs the CLI with its IO and its stop signal; resolves to the exit code.
  * No process globals: tests run it in process with in-memory streams.
  */
-export async function main(argv: string[], io: Io = systemIo(), signal?: AbortSignal | (() => AbortSignal)): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = systemIo(),
+  signal?: AbortSignal | (() => AbortSignal),
+): Promise<number> {
   // The stop signal is made when a command first needs it: help and usage errors never do
   // (an AbortController loads Node's abort internals, a few ms of start-up).
   let resolved: AbortSignal | undefined;
@@ -42,15 +46,31 @@ export async function main(argv: string[], io: Io = systemIo(), signal?: AbortSi
     await program.parseAsync(argv);
     return state.exitCode;
   } catch (error) {
-    const newOutput = async () => new (await import('./output.js')).Output({ json: false, verbose: argv.includes('--verbose'), color: !argv.includes('--no-color'), stdout: io.stdout, stderr: io.stderr, env: io.env });
+    const newOutput = async () =>
+      new (await import('./output.js')).Output({
+        json: false,
+        verbose: argv.includes('--verbose'),
+        color: !argv.includes('--no-color'),
+        stdout: io.stdout,
+        stderr: io.stderr,
+        env: io.env,
+      });
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
         return ExitCode.ok;
       }
       // commander's one-line message echoes what was typed (`unknown command 'sk_live_…'`): shown
       // through the output, escaped and with the environment's key and secrets masked.
       if (state.commanderError !== undefined) {
-        const [output, { escapeControl }, { habitHint }] = await Promise.all([newOutput(), import('../core/text.js'), import('./gh-habits.js')]);
+        const [output, { escapeControl }, { habitHint }] = await Promise.all([
+          newOutput(),
+          import('../core/text.js'),
+          import('./gh-habits.js'),
+        ]);
         // A habit from gh spelt another way here: the pointer, on the error's line.
         const hint = habitHint(state.argv, error.code);
         // It says more than commander's own "(Did you mean --json?)", which it replaces.
@@ -103,7 +123,8 @@ export async function runProcess(argv: string[]): Promise<never> {
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
-    if (signal === 'SIGINT' && !currentRun?.context?.serving) io.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
+    if (signal === 'SIGINT' && !currentRun?.context?.serving)
+      io.stderr.write('\ninterrupting… (Ctrl-C again to force)\n');
     stopped = true;
     controller?.abort();
   };
@@ -117,7 +138,9 @@ export async function runProcess(argv: string[]): Promise<never> {
     await io.drained();
     // No false success: what the command printed did not all arrive.
     if (lostOutput && exitCode === ExitCode.ok) {
-      io.stderr.write(`error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`);
+      io.stderr.write(
+        `error: could not write the output to stdout: ${lostOutput.code ?? lostOutput.message} (check the file or device it goes to, and the space left there)\n`,
+      );
       exitCode = ExitCode.failed;
       await io.drained();
     }

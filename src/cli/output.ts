@@ -247,7 +247,8 @@ export class Output {
     const advice = hintOf(error);
     const hint = advice ? ` ${this.err.dim(`(hint: ${untrusted(advice)})`)}` : '';
     this.info(`${label} ${message}${hint}`);
-    if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack) this.trace(error.stack);
+    if (this.verbose && error instanceof Error && !(error instanceof SignError) && error.stack)
+      this.trace(error.stack);
   }
 }
 

@@ -10,7 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { maskKey } from '../core/keys.js';
 import type { Profile } from './config.js';
-import { KEYCHAIN_SERVICE, KeychainUnavailableError, openKeychain, type KeychainReference } from './keychain.js';
+import {
+  KEYCHAIN_SERVICE,
+  KeychainUnavailableError,
+  openKeychain,
+  type KeychainReference,
+} from './keychain.js';
 
 export type KeyStorage = 'keychain' | 'file';
 
@@ -43,23 +48,37 @@ export interface StoredKey {
  * has an account of its own (the profile's name and a random part): two config
  * directories on one machine with a profile of the same name do not share it.
  */
-export async function storeProfileKey(env: NodeJS.ProcessEnv, name: string, key: string, insecure: boolean): Promise<StoredKey> {
+export async function storeProfileKey(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  key: string,
+  insecure: boolean,
+): Promise<StoredKey> {
   const inFile: StoredKey['fields'] = { api_key: key };
   if (insecure) return { storage: 'file', fields: { ...inFile, insecure_storage: true } };
   // Turned off for this machine on purpose: the file, without a warning at each add.
   if (env.SIGN_KEYCHAIN === 'off') return { storage: 'file', fields: inFile };
   try {
     const keychain = await openKeychain(env);
-    const reference: KeychainReference = { service: KEYCHAIN_SERVICE, account: `${name}:${randomUUID().slice(0, 8)}` };
+    const reference: KeychainReference = {
+      service: KEYCHAIN_SERVICE,
+      account: `${name}:${randomUUID().slice(0, 8)}`,
+    };
     await keychain.set(reference.account, key);
     // Read back: a keychain that accepts a write but keeps nothing (a locked collection on some desktops) is not one.
     const kept = await keychain.get(reference.account).catch((error: unknown) => error);
     if (kept !== key) {
       // Not left behind where nothing points to it: the key goes to the file instead.
       await keychain.delete(reference.account).catch(() => false);
-      throw kept instanceof KeychainUnavailableError ? kept : new KeychainUnavailableError(`${keychain.label} did not keep the key`);
+      throw kept instanceof KeychainUnavailableError
+        ? kept
+        : new KeychainUnavailableError(`${keychain.label} did not keep the key`);
     }
-    return { storage: 'keychain', fields: { keychain: reference, key_masked: maskKey(key) }, keychainLabel: keychain.label };
+    return {
+      storage: 'keychain',
+      fields: { keychain: reference, key_masked: maskKey(key) },
+      keychainLabel: keychain.label,
+    };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     return { storage: 'file', fields: inFile, fallbackReason: error.message };
@@ -67,7 +86,11 @@ export async function storeProfileKey(env: NodeJS.ProcessEnv, name: string, key:
 }
 
 /** The key of a profile, or why it cannot be had (a keychain that does not answer, or lost the entry). */
-export async function readProfileKey(env: NodeJS.ProcessEnv, name: string, profile: Profile): Promise<{ key: string } | { problem: string }> {
+export async function readProfileKey(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  profile: Profile,
+): Promise<{ key: string } | { problem: string }> {
   if (profile.api_key) return { key: profile.api_key };
   if (!profile.keychain) return { problem: `profile ${name} holds no key` };
   const where = `${profile.keychain.service}/${profile.keychain.account}`;
@@ -78,7 +101,9 @@ export async function readProfileKey(env: NodeJS.ProcessEnv, name: string, profi
     return { problem: `the key of profile ${name} is not in ${keychain.label} any more (entry ${where})` };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
-    return { problem: `the key of profile ${name} is in the OS keychain (entry ${where}), and ${error.message}` };
+    return {
+      problem: `the key of profile ${name} is in the OS keychain (entry ${where}), and ${error.message}`,
+    };
   }
 }
 
@@ -86,7 +111,10 @@ export async function readProfileKey(env: NodeJS.ProcessEnv, name: string, profi
  * Deletes a profile's keychain entry (when it has one); the reason when that
  * could not be done, so the caller can say which entry is left behind.
  */
-export async function deleteProfileKey(env: NodeJS.ProcessEnv, profile: Profile): Promise<string | undefined> {
+export async function deleteProfileKey(
+  env: NodeJS.ProcessEnv,
+  profile: Profile,
+): Promise<string | undefined> {
   if (!profile.keychain) return undefined;
   try {
     await (await openKeychain(env)).delete(profile.keychain.account);

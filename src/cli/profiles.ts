@@ -10,7 +10,9 @@ export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME_RE.test(name)) {
-    throw new UsageError(`profile name ${JSON.stringify(name)} is not valid: use letters, digits, - and _ (up to 64), starting with a letter or digit`);
+    throw new UsageError(
+      `profile name ${JSON.stringify(name)} is not valid: use letters, digits, - and _ (up to 64), starting with a letter or digit`,
+    );
   }
   return name;
 }
@@ -20,7 +22,9 @@ export async function existingProfile(ctx: CommandContext, name: string) {
   const config = await ctx.loadConfig();
   if (!config.get('profiles')?.[name]) {
     const known = Object.keys(config.get('profiles') ?? {});
-    throw new UsageError(`no profile named ${JSON.stringify(name)}`, { hint: known.length ? `profiles: ${known.join(', ')}` : 'add one with `sign-cli keys add <name>`' });
+    throw new UsageError(`no profile named ${JSON.stringify(name)}`, {
+      hint: known.length ? `profiles: ${known.join(', ')}` : 'add one with `sign-cli keys add <name>`',
+    });
   }
   return config;
 }

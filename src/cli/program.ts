@@ -28,7 +28,8 @@ const NOUNS: Record<string, () => Promise<Register>> = {
   completion: async () => (await import('./commands/completion/completion.js')).registerCompletion,
 };
 /** The noun that registers each top-level command (only `__complete` is not its own). */
-const registeredBy = (name: string): string | undefined => (name === '__complete' ? 'completion' : name in NOUNS ? name : undefined);
+const registeredBy = (name: string): string | undefined =>
+  name === '__complete' ? 'completion' : name in NOUNS ? name : undefined;
 
 /**
  * The top-level command a command line names: its first word that is not an option or an
@@ -36,7 +37,12 @@ const registeredBy = (name: string): string | undefined => (name === '__complete
  * word that follows too. None for the program's own help and for `--version`.
  */
 export function namedCommands(program: Command, argv: readonly string[]): string[] {
-  const valued = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]).filter((f): f is string => Boolean(f)));
+  const valued = new Set(
+    program.options
+      .filter((o) => o.required || o.optional)
+      .flatMap((o) => [o.long, o.short])
+      .filter((f): f is string => Boolean(f)),
+  );
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const arg = argv[i]!;
@@ -57,8 +63,14 @@ export async function programFor(state: RunState): Promise<Command> {
   const program = rootProgram(state);
   const named = namedCommands(program, state.argv);
   // Completion scripts are written from the whole tree.
-  const wanted = new Set(named.includes('completion') ? Object.keys(NOUNS) : named.map(registeredBy).filter((n): n is string => n !== undefined));
-  const loaded = new Map(await Promise.all([...wanted].map(async (noun) => [noun, await NOUNS[noun]!()] as const)));
+  const wanted = new Set(
+    named.includes('completion')
+      ? Object.keys(NOUNS)
+      : named.map(registeredBy).filter((n): n is string => n !== undefined),
+  );
+  const loaded = new Map(
+    await Promise.all([...wanted].map(async (noun) => [noun, await NOUNS[noun]!()] as const)),
+  );
   for (const entry of COMMAND_INDEX) {
     const noun = registeredBy(entry.name);
     if (noun && loaded.has(noun)) {

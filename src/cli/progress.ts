@@ -42,7 +42,13 @@ export class Progress {
     const rate = (this.created + this.failed) / seconds;
     const left = this.total - this.done_;
     const eta = rate > 0 ? left / rate : Number.POSITIVE_INFINITY;
-    const etaText = !Number.isFinite(eta) ? '…' : eta >= 3600 ? `${Math.floor(eta / 3600)}h ${Math.round((eta % 3600) / 60)}m` : eta >= 60 ? `${Math.floor(eta / 60)}m ${Math.round(eta % 60)}s` : `${Math.round(eta)}s`;
+    const etaText = !Number.isFinite(eta)
+      ? '…'
+      : eta >= 3600
+        ? `${Math.floor(eta / 3600)}h ${Math.round((eta % 3600) / 60)}m`
+        : eta >= 60
+          ? `${Math.floor(eta / 60)}m ${Math.round(eta % 60)}s`
+          : `${Math.round(eta)}s`;
     const n = (x: number) => x.toLocaleString('en-US');
     return `${n(this.done_)}/${n(this.total)} · created ${n(this.created)}${this.skipped ? ` · already ${n(this.skipped)}` : ''} · failed ${n(this.failed)} · ${rate.toFixed(1)}/s · ETA ${etaText}`;
   }

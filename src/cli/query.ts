@@ -10,7 +10,8 @@ import { oneLine } from '../core/text.js';
 
 export type JsonQuery = (value: unknown) => unknown;
 
-const HINT = 'JMESPath, as in the AWS CLI: envelope.id, data[].id, [id, status], length(signers); see https://jmespath.org/tutorial.html';
+const HINT =
+  'JMESPath, as in the AWS CLI: envelope.id, data[].id, [id, status], length(signers); see https://jmespath.org/tutorial.html';
 
 /** Compiles the expression before anything runs: a bad one is exit 2 with nothing sent. */
 export async function compileQuery(expression: string): Promise<JsonQuery> {
@@ -20,14 +21,20 @@ export async function compileQuery(expression: string): Promise<JsonQuery> {
     if (expression.trim() === '') throw new Error('the expression is empty');
     ast = compile(expression);
   } catch (error) {
-    throw new UsageError(`--query ${JSON.stringify(expression)} is not a valid JMESPath expression: ${oneLine((error as Error).message)}`, { hint: HINT });
+    throw new UsageError(
+      `--query ${JSON.stringify(expression)} is not a valid JMESPath expression: ${oneLine((error as Error).message)}`,
+      { hint: HINT },
+    );
   }
   return (value) => {
     try {
       return TreeInterpreter.search(ast, value as Parameters<typeof TreeInterpreter.search>[1]);
     } catch (error) {
       // A type error of the expression met by real data (length() of a number…): the command itself ran.
-      throw new SignError(`--query ${JSON.stringify(expression)} could not be applied to the output: ${oneLine((error as Error).message)}`, { hint: HINT });
+      throw new SignError(
+        `--query ${JSON.stringify(expression)} could not be applied to the output: ${oneLine((error as Error).message)}`,
+        { hint: HINT },
+      );
     }
   };
 }

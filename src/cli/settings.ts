@@ -37,8 +37,18 @@ export const SETTINGS: Record<string, SettingSpec> = {
     path: 'active_profile',
     parse: (value) => value,
   },
-  rate: { describe: 'requests per minute for envelopes create (default: 600)', path: 'settings.rate', parse: (v) => parsePositiveNumberOption('rate', v), default: 600 },
-  timeout: { describe: 'per-request timeout in seconds (default: 30)', path: 'settings.timeout', parse: (v) => parsePositiveNumberOption('timeout', v), default: 30 },
+  rate: {
+    describe: 'requests per minute for envelopes create (default: 600)',
+    path: 'settings.rate',
+    parse: (v) => parsePositiveNumberOption('rate', v),
+    default: 600,
+  },
+  timeout: {
+    describe: 'per-request timeout in seconds (default: 30)',
+    path: 'settings.timeout',
+    parse: (v) => parsePositiveNumberOption('timeout', v),
+    default: 30,
+  },
   retries: {
     describe: 'retries per request (default: 5)',
     path: 'settings.retries',
@@ -50,22 +60,28 @@ export const SETTINGS: Record<string, SettingSpec> = {
     path: 'settings.webhook_scheme',
     default: 'standard',
     parse: (value) => {
-      if (!(WEBHOOK_SCHEMES as readonly string[]).includes(value)) throw new UsageError(`webhook_scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}, got ${JSON.stringify(value)}`);
+      if (!(WEBHOOK_SCHEMES as readonly string[]).includes(value))
+        throw new UsageError(
+          `webhook_scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}, got ${JSON.stringify(value)}`,
+        );
       return value;
     },
   },
   rate_store: {
-    describe: 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")',
+    describe:
+      'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")',
     path: 'settings.rate_store',
     parse: (value) => parseRateStoreUrl(value, 'rate_store'),
     show: (value) => showRateStoreUrl(String(value)),
   },
   allow_unknown_fields: {
-    describe: 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)',
+    describe:
+      'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)',
     path: 'settings.allow_unknown_fields',
     default: false,
     parse: (value) => {
-      if (value !== 'true' && value !== 'false') throw new UsageError(`allow_unknown_fields must be true or false, got ${JSON.stringify(value)}`);
+      if (value !== 'true' && value !== 'false')
+        throw new UsageError(`allow_unknown_fields must be true or false, got ${JSON.stringify(value)}`);
       return value === 'true';
     },
   },
@@ -73,23 +89,37 @@ export const SETTINGS: Record<string, SettingSpec> = {
     describe: 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)',
     path: 'settings.required_scopes',
     default: [],
-    parse: (value) => parseScopes(value.split(',').map((s) => s.trim()).filter(Boolean), 'required_scopes'),
+    parse: (value) =>
+      parseScopes(
+        value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        'required_scopes',
+      ),
   },
 };
 
 export function parseScopes(values: string[], name: string): string[] {
   for (const scope of values) {
-    if (!isScope(scope)) throw new UsageError(`${name}: ${JSON.stringify(scope)} is not a scope; use ${SCOPES.join(', ')}`);
+    if (!isScope(scope))
+      throw new UsageError(`${name}: ${JSON.stringify(scope)} is not a scope; use ${SCOPES.join(', ')}`);
   }
   return [...new Set(values)];
 }
 
 /** `national_id,bank_id` as a list of values; each a word of letters, digits, `_`, `-` or `.`. */
 export function parseValueList(text: string, name: string): string[] {
-  const values = text.split(',').map((v) => v.trim()).filter(Boolean);
+  const values = text
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (values.length === 0) throw new UsageError(`${name} needs at least one value, e.g. national_id`);
   const bad = values.find((v) => !/^[\w.-]{1,64}$/.test(v));
-  if (bad !== undefined) throw new UsageError(`${name}: ${JSON.stringify(bad.slice(0, 40))} is not a value; use letters, digits, _, - or . (up to 64)`);
+  if (bad !== undefined)
+    throw new UsageError(
+      `${name}: ${JSON.stringify(bad.slice(0, 40))} is not a value; use letters, digits, _, - or . (up to 64)`,
+    );
   return [...new Set(values)];
 }
 
@@ -103,7 +133,10 @@ export function settingSpec(name: string): SettingSpec {
   if (known) return known;
   const field = /^sandbox\.accept\.(\w+)$/.exec(name)?.[1];
   if (field !== undefined) {
-    if (!isOpenField(field)) throw new UsageError(`${name}: unknown field`, { hint: `use sandbox.accept.<${OPEN_FIELDS.join('|')}>` });
+    if (!isOpenField(field))
+      throw new UsageError(`${name}: unknown field`, {
+        hint: `use sandbox.accept.<${OPEN_FIELDS.join('|')}>`,
+      });
     return {
       describe: `values of ${field} the local sandbox accepts beyond its own list (comma-separated)`,
       path: `sandbox.accept.${field}`,
@@ -112,16 +145,22 @@ export function settingSpec(name: string): SettingSpec {
   }
   const op = /^paths\.(\w+)$/.exec(name)?.[1];
   if (op !== undefined) {
-    if (!isOperation(op)) throw new UsageError(`${name}: unknown operation`, { hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>` });
+    if (!isOperation(op))
+      throw new UsageError(`${name}: unknown operation`, {
+        hint: `use paths.<${Object.keys(ENDPOINTS).join('|')}>`,
+      });
     return {
       describe: `path of ${op} (default: ${ENDPOINTS[op].path})`,
       default: ENDPOINTS[op].path,
       path: `paths.${op}`,
       parse: (value) => {
-        if (!value.startsWith('/')) throw new UsageError(`${name} must be a path starting with /, such as ${ENDPOINTS[op].path}`);
+        if (!value.startsWith('/'))
+          throw new UsageError(`${name} must be a path starting with /, such as ${ENDPOINTS[op].path}`);
         return value;
       },
     };
   }
-  throw new UsageError(`unknown setting ${JSON.stringify(name)}`, { hint: `settings: ${[...Object.keys(SETTINGS), 'paths.<operation>', 'sandbox.accept.<field>'].join(', ')}` });
+  throw new UsageError(`unknown setting ${JSON.stringify(name)}`, {
+    hint: `settings: ${[...Object.keys(SETTINGS), 'paths.<operation>', 'sandbox.accept.<field>'].join(', ')}`,
+  });
 }

@@ -24,7 +24,8 @@ export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Bu
   const { signal } = options;
   let onAbort: (() => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new InterruptedError('interrupted while reading stdin; nothing was sent', { sent: false }));
+    onAbort = () =>
+      reject(new InterruptedError('interrupted while reading stdin; nothing was sent', { sent: false }));
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -106,7 +107,9 @@ export function readFlagFile(flag: string, path: string, bound?: Omit<InputBound
     return bound ? readBoundedFile(path, { ...bound, what: `${flag} ${path}` }) : readFileSync(path);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(
+      `${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
 }
 

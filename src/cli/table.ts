@@ -53,7 +53,8 @@ export async function prepareWidths(texts: Iterable<string>): Promise<void> {
 /** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
 export function displayWidth(text: string): number {
   if (PLAIN.test(text)) return text.replace(ANSI, '').length;
-  if (!unicodeWidth) throw new Error('displayWidth: a text that is not plain ASCII was measured before prepareWidths');
+  if (!unicodeWidth)
+    throw new Error('displayWidth: a text that is not plain ASCII was measured before prepareWidths');
   return unicodeWidth(text);
 }
 
@@ -82,22 +83,34 @@ export function cutTo(text: string, width: number): string {
   return `${out}…`;
 }
 
-const padTo = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+const padTo = (text: string, width: number): string =>
+  text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 
 /**
  * How rows are laid out in `width` columns (undefined: a pipe, nothing cut).
  * The widest cut column loses a column at a time until the table fits; when
  * every cut column is at its narrowest and it still does not, stacked.
  */
-export function planLayout(columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined): Layout {
-  const widths = columns.map((c, i) => Math.max(displayWidth(c.head), ...rows.map((r) => displayWidth(r[i] ?? ''))));
+export function planLayout(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+): Layout {
+  const widths = columns.map((c, i) =>
+    Math.max(displayWidth(c.head), ...rows.map((r) => displayWidth(r[i] ?? ''))),
+  );
   if (width === undefined) return { kind: 'table', widths };
   const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
   while (total() > width) {
     let widest = -1;
     columns.forEach((column, i) => {
       // A cut column keeps at least `min` columns (its head is cut with it).
-      if (column.cut && widths[i]! > (column.min ?? DEFAULT_MIN) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      if (
+        column.cut &&
+        widths[i]! > (column.min ?? DEFAULT_MIN) &&
+        (widest < 0 || widths[i]! > widths[widest]!)
+      )
+        widest = i;
     });
     if (widest < 0) return { kind: 'stacked' };
     widths[widest]!--;
@@ -113,7 +126,11 @@ export interface Style {
 const plainStyle: Style = { head: (text) => text };
 
 /** One table line: cells padded to the widths, cut columns cut; the last column is not padded. */
-export function tableLine(columns: readonly Column[], cells: readonly string[], widths: readonly number[]): string {
+export function tableLine(
+  columns: readonly Column[],
+  cells: readonly string[],
+  widths: readonly number[],
+): string {
   return columns
     .map((column, i) => {
       const cell = cells[i] ?? '';
@@ -125,7 +142,11 @@ export function tableLine(columns: readonly Column[], cells: readonly string[], 
 }
 
 /** The head line of a table. */
-export function headLine(columns: readonly Column[], widths: readonly number[], style: Style = plainStyle): string {
+export function headLine(
+  columns: readonly Column[],
+  widths: readonly number[],
+  style: Style = plainStyle,
+): string {
   return columns
     .map((column, i) => {
       const head = displayWidth(column.head) > widths[i]! ? cutTo(column.head, widths[i]!) : column.head;
@@ -148,26 +169,45 @@ export interface RecordField {
  * is left of the width, so that no value wraps: a title padded to the width
  * cannot put a `status: completed` of its own at the start of the next line.
  */
-export function recordLines(fields: readonly RecordField[], width: number | undefined, style: Style = plainStyle): string[] {
+export function recordLines(
+  fields: readonly RecordField[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
   const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
   return fields.map(({ label, value, whole }) => {
     const room = width === undefined ? undefined : width - labelWidth - GAP.length;
-    const shown = !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
+    const shown =
+      !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
     return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
   });
 }
 
 /** A row in the stacked layout: the column heads, in lower case, as labels. */
-export function stackedLines(columns: readonly Column[], cells: readonly string[], width: number | undefined, style: Style = plainStyle): string[] {
+export function stackedLines(
+  columns: readonly Column[],
+  cells: readonly string[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
   return recordLines(
-    columns.map((column, i) => ({ label: column.head.toLowerCase(), value: cells[i] ?? '', ...(column.whole ? { whole: true } : {}) })),
+    columns.map((column, i) => ({
+      label: column.head.toLowerCase(),
+      value: cells[i] ?? '',
+      ...(column.whole ? { whole: true } : {}),
+    })),
     width,
     style,
   );
 }
 
 /** The lines of a whole table (head and rows) or of its stacked rows, for a terminal of `width` columns or a pipe. */
-export function tableLines(columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined, style: Style = plainStyle): string[] {
+export function tableLines(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
   return linesFor(planLayout(columns, rows, width), columns, rows, width, style, true);
 }
 
@@ -176,11 +216,24 @@ export function tableLines(columns: readonly Column[], rows: readonly (readonly 
  * page keeps its first page's layout. `first`: these rows start the output
  * (a table's head goes first; a stacked record needs no blank line before it).
  */
-export function linesFor(layout: Layout, columns: readonly Column[], rows: readonly (readonly string[])[], width: number | undefined, style: Style, first: boolean): string[] {
+export function linesFor(
+  layout: Layout,
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  style: Style,
+  first: boolean,
+): string[] {
   if (layout.kind === 'stacked') {
-    return rows.flatMap((row, i) => [...(i === 0 && first ? [] : ['']), ...stackedLines(columns, row, width, style)]);
+    return rows.flatMap((row, i) => [
+      ...(i === 0 && first ? [] : ['']),
+      ...stackedLines(columns, row, width, style),
+    ]);
   }
-  return [...(first ? [headLine(columns, layout.widths, style)] : []), ...rows.map((row) => tableLine(columns, row, layout.widths))];
+  return [
+    ...(first ? [headLine(columns, layout.widths, style)] : []),
+    ...rows.map((row) => tableLine(columns, row, layout.widths)),
+  ];
 }
 
 /** What the printers need of Output (a type only: no cycle at run time). */
@@ -193,7 +246,11 @@ interface TableOutput {
 const styleOf = (output: TableOutput): Style => ({ head: (text) => output.out.bold(text) });
 
 /** A whole table on stdout, fitted to the terminal (or stacked), whole in a pipe. */
-export async function printTable(output: TableOutput, columns: readonly Column[], rows: readonly (readonly string[])[]): Promise<void> {
+export async function printTable(
+  output: TableOutput,
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+): Promise<void> {
   await prepareWidths(tableTexts(columns, rows));
   for (const line of tableLines(columns, rows, output.columns, styleOf(output))) output.line(line);
 }
@@ -218,7 +275,15 @@ export class StreamedTable {
     await prepareWidths(tableTexts(this.columns, rows));
     const first = this.layout === undefined;
     this.layout ??= planLayout(this.columns, rows, this.output.columns);
-    for (const line of linesFor(this.layout, this.columns, rows, this.output.columns, styleOf(this.output), first)) this.output.line(line);
+    for (const line of linesFor(
+      this.layout,
+      this.columns,
+      rows,
+      this.output.columns,
+      styleOf(this.output),
+      first,
+    ))
+      this.output.line(line);
   }
 
   /** Whether any row was written. */

@@ -23,7 +23,8 @@ export function formatInstant(date: Date): string {
  */
 export function formatTime(value: unknown): string {
   if (value === undefined || value === null || value === '') return '';
-  if (typeof value === 'number' && Number.isFinite(value)) return formatInstant(new Date(value < 1e12 ? value * 1000 : value));
+  if (typeof value === 'number' && Number.isFinite(value))
+    return formatInstant(new Date(value < 1e12 ? value * 1000 : value));
   if (typeof value !== 'string') return JSON.stringify(value);
   const match = ISO_TIME.exec(value.trim());
   if (!match) return value;

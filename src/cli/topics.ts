@@ -13,27 +13,109 @@ export interface Topic {
 
 /** Every environment variable sign-cli reads, and what it does (a test holds src/ to this list). */
 export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: string }[] = [
-  { name: 'SIGN_BASE_URL', flag: '--base-url', meaning: 'the service base URL; else the profile\'s, else the `base_url` setting, else http://127.0.0.1:4010 (the local sandbox). Paths are appended as they are: a base URL ending in /api yields /api/api/v1/…' },
-  { name: 'SIGN_API_KEY', meaning: 'the API key; wins over --api-key-file and the profile. A key is never accepted as a flag value.' },
-  { name: 'SIGN_PROFILE', flag: '--profile', meaning: 'the stored profile to use (`sign-cli keys add`, `keys use`).' },
-  { name: 'SIGN_RETRIES', flag: '--retries', meaning: 'retries per request (default 5): a refused connection is tried three times within a second; resets, timeouts, 408, 425, 429 and 5xx back off, a server\'s Retry-After first.' },
-  { name: 'SIGN_TIMEOUT', flag: '--timeout', meaning: 'seconds per attempt (default 30), bounding it whole: connecting, the headers and the body, however slowly a server trickles it.' },
-  { name: 'SIGN_RATE_STORE', flag: '--rate-store', meaning: 'a Redis URL: every run with the same key shares one 60-second rate budget there (also the `rate_store` setting).' },
-  { name: 'HTTPS_PROXY, HTTP_PROXY', meaning: 'the proxy for requests to an https:// (HTTPS_PROXY, else HTTP_PROXY) or http:// service, as curl and gh read them (lower case too; http:// assumed without a scheme; user:password@ for a proxy that asks). Loopback (localhost, 127.0.0.1, ::1) is never proxied, so the local sandbox works behind one. `doctor` says which proxy is used, its password masked.' },
-  { name: 'NO_PROXY', meaning: 'hosts reached directly, comma-separated: example.com covers its subdomains, host:port one port, * every host.' },
-  { name: 'NODE_EXTRA_CA_CERTS', meaning: 'a PEM file of extra CA certificates Node trusts: a service (or a TLS-inspecting proxy) with an internal CA. A certificate from an unknown issuer names it as the fix.' },
-  { name: 'SIGN_KEYCHAIN', meaning: '`off`: never use the OS keychain; `keys add` keeps keys in the 0600 config file without a warning, and a key kept in the keychain is not read (a machine where the keychain prompts, or is not wanted).' },
-  { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'on Linux, the D-Bus session where the Secret Service (the OS keychain `keys add` keeps keys in) is found; without it keys go in the 0600 config file, with a warning.' },
-  { name: 'SIGN_WEBHOOK_SECRET', meaning: 'webhook secrets for `webhooks listen`, `verify` and `trigger`, comma-separated (a rotation): whsec_… (HMAC) and whpk_… (Ed25519 public keys).' },
-  { name: 'SIGN_CONFIG_DIR', meaning: 'the directory of config.json, profiles and settings (default ~/.config/sign-cli).' },
-  { name: 'SIGN_STATE_DIR', meaning: 'where create journals live (default $XDG_STATE_HOME/sign-cli, else ~/.local/state/sign-cli).' },
-  { name: 'SIGN_SANDBOX_DIR', meaning: 'the sandbox\'s data dir (default $XDG_DATA_HOME/sign-cli/sandbox, else ~/.local/share/sign-cli/sandbox).' },
-  { name: 'SIGN_CACHE_DIR', meaning: 'where V8\'s compiled code of the CLI is kept between runs, so commands start faster (default $XDG_CACHE_HOME/sign-cli, else ~/.cache/sign-cli; ~/Library/Caches/sign-cli on macOS, %LOCALAPPDATA%\\sign-cli on Windows; safe to delete).' },
-  { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: 'set: no code cache is read or written (SIGN_CACHE_DIR), as Node\'s own compile cache is then off too.' },
-  { name: 'XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, LOCALAPPDATA', meaning: 'the base directories of the defaults above (LOCALAPPDATA: the cache\'s, on Windows).' },
-  { name: 'NO_COLOR', flag: '--no-color', meaning: 'no colour. Colour is only ever used on a terminal; FORCE_COLOR forces it.' },
+  {
+    name: 'SIGN_BASE_URL',
+    flag: '--base-url',
+    meaning:
+      "the service base URL; else the profile's, else the `base_url` setting, else http://127.0.0.1:4010 (the local sandbox). Paths are appended as they are: a base URL ending in /api yields /api/api/v1/…",
+  },
+  {
+    name: 'SIGN_API_KEY',
+    meaning:
+      'the API key; wins over --api-key-file and the profile. A key is never accepted as a flag value.',
+  },
+  {
+    name: 'SIGN_PROFILE',
+    flag: '--profile',
+    meaning: 'the stored profile to use (`sign-cli keys add`, `keys use`).',
+  },
+  {
+    name: 'SIGN_RETRIES',
+    flag: '--retries',
+    meaning:
+      "retries per request (default 5): a refused connection is tried three times within a second; resets, timeouts, 408, 425, 429 and 5xx back off, a server's Retry-After first.",
+  },
+  {
+    name: 'SIGN_TIMEOUT',
+    flag: '--timeout',
+    meaning:
+      'seconds per attempt (default 30), bounding it whole: connecting, the headers and the body, however slowly a server trickles it.',
+  },
+  {
+    name: 'SIGN_RATE_STORE',
+    flag: '--rate-store',
+    meaning:
+      'a Redis URL: every run with the same key shares one 60-second rate budget there (also the `rate_store` setting).',
+  },
+  {
+    name: 'HTTPS_PROXY, HTTP_PROXY',
+    meaning:
+      'the proxy for requests to an https:// (HTTPS_PROXY, else HTTP_PROXY) or http:// service, as curl and gh read them (lower case too; http:// assumed without a scheme; user:password@ for a proxy that asks). Loopback (localhost, 127.0.0.1, ::1) is never proxied, so the local sandbox works behind one. `doctor` says which proxy is used, its password masked.',
+  },
+  {
+    name: 'NO_PROXY',
+    meaning:
+      'hosts reached directly, comma-separated: example.com covers its subdomains, host:port one port, * every host.',
+  },
+  {
+    name: 'NODE_EXTRA_CA_CERTS',
+    meaning:
+      'a PEM file of extra CA certificates Node trusts: a service (or a TLS-inspecting proxy) with an internal CA. A certificate from an unknown issuer names it as the fix.',
+  },
+  {
+    name: 'SIGN_KEYCHAIN',
+    meaning:
+      '`off`: never use the OS keychain; `keys add` keeps keys in the 0600 config file without a warning, and a key kept in the keychain is not read (a machine where the keychain prompts, or is not wanted).',
+  },
+  {
+    name: 'DBUS_SESSION_BUS_ADDRESS',
+    meaning:
+      'on Linux, the D-Bus session where the Secret Service (the OS keychain `keys add` keeps keys in) is found; without it keys go in the 0600 config file, with a warning.',
+  },
+  {
+    name: 'SIGN_WEBHOOK_SECRET',
+    meaning:
+      'webhook secrets for `webhooks listen`, `verify` and `trigger`, comma-separated (a rotation): whsec_… (HMAC) and whpk_… (Ed25519 public keys).',
+  },
+  {
+    name: 'SIGN_CONFIG_DIR',
+    meaning: 'the directory of config.json, profiles and settings (default ~/.config/sign-cli).',
+  },
+  {
+    name: 'SIGN_STATE_DIR',
+    meaning: 'where create journals live (default $XDG_STATE_HOME/sign-cli, else ~/.local/state/sign-cli).',
+  },
+  {
+    name: 'SIGN_SANDBOX_DIR',
+    meaning:
+      "the sandbox's data dir (default $XDG_DATA_HOME/sign-cli/sandbox, else ~/.local/share/sign-cli/sandbox).",
+  },
+  {
+    name: 'SIGN_CACHE_DIR',
+    meaning:
+      "where V8's compiled code of the CLI is kept between runs, so commands start faster (default $XDG_CACHE_HOME/sign-cli, else ~/.cache/sign-cli; ~/Library/Caches/sign-cli on macOS, %LOCALAPPDATA%\\sign-cli on Windows; safe to delete).",
+  },
+  {
+    name: 'NODE_DISABLE_COMPILE_CACHE',
+    meaning:
+      "set: no code cache is read or written (SIGN_CACHE_DIR), as Node's own compile cache is then off too.",
+  },
+  {
+    name: 'XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, LOCALAPPDATA',
+    meaning: "the base directories of the defaults above (LOCALAPPDATA: the cache's, on Windows).",
+  },
+  {
+    name: 'NO_COLOR',
+    flag: '--no-color',
+    meaning: 'no colour. Colour is only ever used on a terminal; FORCE_COLOR forces it.',
+  },
   { name: 'FORCE_COLOR', meaning: 'colour even when the output is not a terminal.' },
-  { name: 'CI', flag: '--no-input', meaning: 'set (and not "false" or "0"): never prompt, and a missing value is a usage error naming its flag.' },
+  {
+    name: 'CI',
+    flag: '--no-input',
+    meaning:
+      'set (and not "false" or "0"): never prompt, and a missing value is a usage error naming its flag.',
+  },
 ];
 
 export const TOPICS: readonly Topic[] = [
@@ -59,7 +141,7 @@ export const TOPICS: readonly Topic[] = [
         '- `3`: authentication or authorisation: no key, 401, 403, an expired key, a missing scope.',
         '- `130`: interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing new was sent after the signal. Servers (`webhooks listen`, `sandbox`) exit 0 when stopped so: it is their normal end.',
       ].join('\n'),
-      'Errors are one line on stderr: what failed, the HTTP status and the server\'s code and message when there is one, and a hint.',
+      "Errors are one line on stderr: what failed, the HTTP status and the server's code and message when there is one, and a hint.",
     ],
   },
   {
@@ -72,8 +154,8 @@ export const TOPICS: readonly Topic[] = [
       '`--query <jmespath>` prints one part of the JSON (a JMESPath expression, as in the AWS and Azure CLIs; it implies `--json`), applied to each line of one-object-per-line output. A string prints without quotes, like `jq -r`; `--no-raw` prints it as JSON. A bad expression is exit 2 before anything is sent.',
       '  sign-cli envelopes create -f envelope.json --query envelope.id\n  sign-cli envelopes list --query "[status, title]"',
       'Tables have no borders, UPPER CASE heads and one line per row. On a terminal a table fits its width: only free text (a title, a URL, an audit detail) is cut, with …; what a person reads by (ids, contract ids, names, key masks, times, states) is never cut, and when even that does not fit, each row is shown stacked, one `label: value` line per column (`envelopes list` at 80 columns, with its contract ids). A `label: value` line (stacked rows, `envelopes get`) fits the terminal too: every value but an id or a time is cut to its line.',
-      'Streamed lines (`webhooks listen`, `envelopes create`, `envelopes watch`) fit the terminal the same way: titles, names, URLs and errors are cut with …, ids, contract ids and times never, and words of sign-cli\'s own are left out whole rather than cut. So no value can wrap onto the start of a line of its own. In a pipe nothing is cut.',
-      'Times a person reads are in UTC, one way everywhere: `2026-11-23 07:44:36Z`. `--json` keeps the service\'s ISO 8601 strings.',
+      "Streamed lines (`webhooks listen`, `envelopes create`, `envelopes watch`) fit the terminal the same way: titles, names, URLs and errors are cut with …, ids, contract ids and times never, and words of sign-cli's own are left out whole rather than cut. So no value can wrap onto the start of a line of its own. In a pipe nothing is cut.",
+      "Times a person reads are in UTC, one way everywhere: `2026-11-23 07:44:36Z`. `--json` keeps the service's ISO 8601 strings.",
       'Text from input, a server or a delivery is shown on one line with control characters escaped and every run of whitespace as one space (on a terminal and in a pipe; `--json` keeps every value exact); an API key or webhook secret is never shown beyond its mask (`sk_test_****abcd`).',
     ],
   },

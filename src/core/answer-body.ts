@@ -21,7 +21,9 @@ export class AnswerTooLargeError extends Error {
     readonly limit: number,
     readonly declared: number | undefined,
   ) {
-    super(`the answer is larger than ${limit / (1024 * 1024)} MiB${declared !== undefined ? ` (it declares ${declared} bytes)` : ''}`);
+    super(
+      `the answer is larger than ${limit / (1024 * 1024)} MiB${declared !== undefined ? ` (it declares ${declared} bytes)` : ''}`,
+    );
   }
 }
 
@@ -43,7 +45,11 @@ function checkDeclared(contentLength: string | string[] | undefined, limit: numb
 }
 
 /** The whole body in memory, refused past `limit` bytes (declared or read). */
-export async function readBounded(body: Readable, contentLength: string | string[] | undefined, limit = MAX_JSON_ANSWER_BYTES): Promise<Buffer> {
+export async function readBounded(
+  body: Readable,
+  contentLength: string | string[] | undefined,
+  limit = MAX_JSON_ANSWER_BYTES,
+): Promise<Buffer> {
   checkDeclared(contentLength, limit, body);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -63,7 +69,12 @@ export async function readBounded(body: Readable, contentLength: string | string
  * refused past `limit`; the file is synced before this returns, so a
  * completed answer is on disk.
  */
-export async function writeBounded(body: Readable, contentLength: string | string[] | undefined, path: string, limit = MAX_FILE_BYTES): Promise<FileAnswer> {
+export async function writeBounded(
+  body: Readable,
+  contentLength: string | string[] | undefined,
+  path: string,
+  limit = MAX_FILE_BYTES,
+): Promise<FileAnswer> {
   checkDeclared(contentLength, limit, body);
   let fd: number;
   try {

@@ -36,16 +36,32 @@ export interface AnswerContext {
 }
 
 /** A 2xx that is not what `operation` returns: what came back, and what to check. */
-export function unexpectedAnswer(context: AnswerContext, operation: Operation, response: ApiResponse<unknown>, expected: string, idempotencyKey?: string): UnexpectedResponseError {
+export function unexpectedAnswer(
+  context: AnswerContext,
+  operation: Operation,
+  response: ApiResponse<unknown>,
+  expected: string,
+  idempotencyKey?: string,
+): UnexpectedResponseError {
   const contentType = response.headers['content-type'];
   const data = typeof response.data === 'string' ? context.scrub(response.data) : response.data;
   const sample =
-    data === undefined ? 'an empty body'
-    : typeof data === 'string' ? textSample(data)
-    : Array.isArray(data) ? 'a JSON array'
-    : isRecord(data) ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
-    : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
-  return notTheService(context, `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`, response.status, contentType, idempotencyKey);
+    data === undefined
+      ? 'an empty body'
+      : typeof data === 'string'
+        ? textSample(data)
+        : Array.isArray(data)
+          ? 'a JSON array'
+          : isRecord(data)
+            ? `a JSON object without the expected fields (${Object.keys(data).slice(0, 5).join(', ') || 'empty'})`
+            : `the JSON value ${JSON.stringify(data).slice(0, 40)}`;
+  return notTheService(
+    context,
+    `${OPERATION_LABEL[operation]}: HTTP ${response.status} (${contentType ?? 'no content type'}) with ${sample}, not ${expected}`,
+    response.status,
+    contentType,
+    idempotencyKey,
+  );
 }
 
 /** Text an answer held, as errors quote it: one line, its first 60 characters, quoted. */
@@ -54,8 +70,16 @@ function textSample(text: string): string {
 }
 
 /** An answer that is not the signing service's: the base URL to check, and that sending again is safe when it was keyed. */
-function notTheService(context: AnswerContext, message: string, status: number, contentType: string | undefined, idempotencyKey: string | undefined): UnexpectedResponseError {
-  const key = idempotencyKey ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate` : '';
+function notTheService(
+  context: AnswerContext,
+  message: string,
+  status: number,
+  contentType: string | undefined,
+  idempotencyKey: string | undefined,
+): UnexpectedResponseError {
+  const key = idempotencyKey
+    ? `; it was sent with Idempotency-Key ${idempotencyKey}: sending it again with that key cannot create a duplicate`
+    : '';
   return new UnexpectedResponseError(message, status, contentType, {
     hint: `is ${context.baseUrl} the signing service? check the base URL${key}`,
     reason: 'not_the_service',
@@ -70,7 +94,9 @@ function notTheService(context: AnswerContext, message: string, status: number, 
  */
 export function isInFlightConflict(headers: Record<string, string | undefined>, raw: Buffer): boolean {
   if (headers['retry-after'] !== undefined) return true;
-  return /idempot|in[ _-]?flight|in[ _-]?progress|concurren|being processed/i.test(raw.subarray(0, 2048).toString('utf8'));
+  return /idempot|in[ _-]?flight|in[ _-]?progress|concurren|being processed/i.test(
+    raw.subarray(0, 2048).toString('utf8'),
+  );
 }
 
 /** The error for a final non-2xx answer, after any retries. */
@@ -111,10 +137,24 @@ export function errorForStatus(
   const json = /json/i.test(headers['content-type'] ?? '') || /^[[{]/.test(trimmed);
   if (trimmed !== '' && !json && ![502, 503, 504].includes(status)) {
     const contentType = headers['content-type'];
-    return notTheService(context, `${label}: HTTP ${status} (${contentType ?? 'no content type'}) with ${textSample(context.scrub(trimmed))}${tries}, not like the signing service, whose errors are JSON`, status, contentType, idempotencyKey);
+    return notTheService(
+      context,
+      `${label}: HTTP ${status} (${contentType ?? 'no content type'}) with ${textSample(context.scrub(trimmed))}${tries}, not like the signing service, whose errors are JSON`,
+      status,
+      contentType,
+      idempotencyKey,
+    );
   }
   let hint: string | undefined;
-  let reason: 'not_found' | 'event_not_found' | 'not_voidable' | 'not_completed' | 'rate_limited' | 'server_failed' | 'maybe_resent' | undefined;
+  let reason:
+    | 'not_found'
+    | 'event_not_found'
+    | 'not_voidable'
+    | 'not_completed'
+    | 'rate_limited'
+    | 'server_failed'
+    | 'maybe_resent'
+    | undefined;
   if (status === 422 && /idempotency/i.test(`${info.code} ${info.message}`)) {
     hint = `the Idempotency-Key ${idempotencyKey ?? ''} was already used with another body; send the original body or use a new key`;
   } else if (status === 404) {
@@ -137,13 +177,14 @@ export function errorForStatus(
     hint = 'the rate limit was still exceeded after retries; lower the request rate or try again later';
   } else if (status >= 500) {
     reason = operation === 'resendEvent' ? 'maybe_resent' : 'server_failed';
-    hint = operation === 'resendEvent'
-      ? `the service failed${tries}; the resend may or may not have been queued: the deliveries listing shows whether it was`
-      : operation === 'voidEnvelope'
-      ? `the service failed${tries}; voiding again is safe (it sends the same Idempotency-Key)`
-      : idempotencyKey
-      ? `the service failed${tries}; sending it again with Idempotency-Key ${idempotencyKey} cannot create a duplicate`
-      : 'the service failed; try again later';
+    hint =
+      operation === 'resendEvent'
+        ? `the service failed${tries}; the resend may or may not have been queued: the deliveries listing shows whether it was`
+        : operation === 'voidEnvelope'
+          ? `the service failed${tries}; voiding again is safe (it sends the same Idempotency-Key)`
+          : idempotencyKey
+            ? `the service failed${tries}; sending it again with Idempotency-Key ${idempotencyKey} cannot create a duplicate`
+            : 'the service failed; try again later';
   }
   return new ApiError(`${label}: HTTP ${status}${said}${tries}`, status, info.code, info.message, {
     ...(hint ? { hint } : {}),

@@ -5,7 +5,19 @@
  * right after a write that failed, so the next record always starts a line of
  * its own and is never glued to a fragment.
  */
-import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, ftruncateSync, lstatSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { storageError } from './fs-errors.js';
 
 /**
@@ -20,7 +32,8 @@ export function readLog(path: string, options: { noFollow?: boolean } = {}): str
     } catch {
       return '';
     }
-    if (stats.isSymbolicLink()) throw Object.assign(new Error(`${path} is a symbolic link`), { code: 'ELOOP' });
+    if (stats.isSymbolicLink())
+      throw Object.assign(new Error(`${path} is a symbolic link`), { code: 'ELOOP' });
   }
   if (!existsSync(path)) return '';
   const bytes = readFileSync(path);
@@ -71,7 +84,11 @@ export class AppendLog {
   open(): void {
     if (this.fd !== undefined) return;
     try {
-      this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
+      this.fd = openSync(
+        this.path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0),
+        0o600,
+      );
       this.size = fstatSync(this.fd).size;
     } catch (error) {
       throw storageError(error, this.path, `open ${this.options.what}`, this.options.extraFix);

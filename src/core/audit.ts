@@ -57,13 +57,25 @@ export type AuditVerification =
  * one kept from before), the trail must also end exactly there, or entries
  * were cut off its tail; an empty trail never verifies against a head.
  */
-export function verifyAuditChain(entries: readonly AuditEntry[], headHash?: string | null): AuditVerification {
+export function verifyAuditChain(
+  entries: readonly AuditEntry[],
+  headHash?: string | null,
+): AuditVerification {
   let previous = GENESIS_HASH;
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index]!;
-    const fail = (reason: string): AuditVerification => ({ valid: false, entries: entries.length, index, seq: entry.seq, reason });
-    if (entry.seq !== index + 1) return fail(`expected seq ${index + 1}, found ${JSON.stringify(entry.seq)} (an entry was removed, added or moved)`);
-    if (entry.prev_hash !== previous) return fail('prev_hash does not match the previous entry\'s hash');
+    const fail = (reason: string): AuditVerification => ({
+      valid: false,
+      entries: entries.length,
+      index,
+      seq: entry.seq,
+      reason,
+    });
+    if (entry.seq !== index + 1)
+      return fail(
+        `expected seq ${index + 1}, found ${JSON.stringify(entry.seq)} (an entry was removed, added or moved)`,
+      );
+    if (entry.prev_hash !== previous) return fail("prev_hash does not match the previous entry's hash");
     const { hash, ...unsigned } = entry;
     if (auditEntryHash(unsigned) !== hash) return fail('the entry does not match its hash (it was changed)');
     previous = hash;
@@ -74,7 +86,10 @@ export function verifyAuditChain(entries: readonly AuditEntry[], headHash?: stri
       entries: entries.length,
       index: entries.length,
       seq: null,
-      reason: entries.length === 0 ? 'the trail is empty, yet a head hash was given' : 'the last entry is not the given head hash (entries are missing at the end)',
+      reason:
+        entries.length === 0
+          ? 'the trail is empty, yet a head hash was given'
+          : 'the last entry is not the given head hash (entries are missing at the end)',
     };
   }
   return { valid: true, entries: entries.length, head: previous };

@@ -9,7 +9,16 @@
  * "already created" without sending at all.
  */
 import type { CreateEnvelopeResult } from './client.js';
-import { ApiError, AuthError, ExitCode, InterruptedError, NetworkError, StorageError, UsageError, exitCodeOf } from './errors.js';
+import {
+  ApiError,
+  AuthError,
+  ExitCode,
+  InterruptedError,
+  NetworkError,
+  StorageError,
+  UsageError,
+  exitCodeOf,
+} from './errors.js';
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
@@ -99,27 +108,39 @@ export function mayHaveCreated(error: unknown): boolean {
   if (error instanceof InterruptedError) return error.sent;
   if (error instanceof NetworkError) return !error.nothingSent;
   if (error instanceof UsageError || error instanceof AuthError) return false;
-  if (error instanceof ApiError) return !(error.status >= 400 && error.status < 500 && !isRetryableStatus(error.status, true));
+  if (error instanceof ApiError)
+    return !(error.status >= 400 && error.status < 500 && !isRetryableStatus(error.status, true));
   return true;
 }
 
 /** Which key to send an input with, given what the journal knows; throws when the caller's key would risk a duplicate. */
-function chooseKey(options: BulkOptions, known: JournalEntry | undefined, hash: string, copy: number): string {
+function chooseKey(
+  options: BulkOptions,
+  known: JournalEntry | undefined,
+  hash: string,
+  copy: number,
+): string {
   const { fixedKey } = options;
   if (fixedKey !== undefined && known && fixedKey !== known.key && !options.fresh) {
     if (known.state === 'created') {
-      throw new UsageError(`${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; the key given, ${fixedKey}, would create it again`, {
-        hint: `leave the key out to have it reported as already created, or create another envelope deliberately (fresh keys)`,
-        reason: 'key_conflict_created',
-        reasonData: { given: fixedKey, known: known.key },
-      });
+      throw new UsageError(
+        `${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; the key given, ${fixedKey}, would create it again`,
+        {
+          hint: `leave the key out to have it reported as already created, or create another envelope deliberately (fresh keys)`,
+          reason: 'key_conflict_created',
+          reasonData: { given: fixedKey, known: known.key },
+        },
+      );
     }
     if (inDoubt(known)) {
-      throw new UsageError(`${known.ref} was sent by an earlier run with Idempotency-Key ${known.key} and may exist; sending it with ${fixedKey} could create it twice`, {
-        hint: `send it with ${known.key} (or leave the key out) to finish it safely`,
-        reason: 'key_conflict_in_doubt',
-        reasonData: { given: fixedKey, known: known.key },
-      });
+      throw new UsageError(
+        `${known.ref} was sent by an earlier run with Idempotency-Key ${known.key} and may exist; sending it with ${fixedKey} could create it twice`,
+        {
+          hint: `send it with ${known.key} (or leave the key out) to finish it safely`,
+          reason: 'key_conflict_in_doubt',
+          reasonData: { given: fixedKey, known: known.key },
+        },
+      );
     }
   }
   if (fixedKey !== undefined) return fixedKey;
@@ -130,7 +151,14 @@ function chooseKey(options: BulkOptions, known: JournalEntry | undefined, hash: 
 }
 
 export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
-  const summary: BulkSummary = { created: 0, alreadyCreated: 0, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined };
+  const summary: BulkSummary = {
+    created: 0,
+    alreadyCreated: 0,
+    skipped: 0,
+    failed: 0,
+    notAttempted: false,
+    stoppedBy: undefined,
+  };
   const iterator = options.inputs[Symbol.asyncIterator]();
   const { journal } = options;
   const stopping = () => summary.stoppedBy !== undefined || options.stop?.aborted === true;
@@ -201,18 +229,33 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     const key = chooseKey(options, known, hash, copy);
     if (known?.state === 'created' && !options.fresh) {
       // Under this key from now on: the next run needs no question.
-      if (known !== own) tryRecord(() => journal?.record({ id, ref: input.ref, key: known.key, state: 'created', ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}) }));
+      if (known !== own)
+        tryRecord(() =>
+          journal?.record({
+            id,
+            ref: input.ref,
+            key: known.key,
+            state: 'created',
+            ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}),
+          }),
+        );
       summary.alreadyCreated++;
       summary.skipped++;
       options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
       return;
     }
-    const contractId = isRecord(input.value) && typeof input.value.contract_id === 'string' ? input.value.contract_id : undefined;
+    const contractId =
+      isRecord(input.value) && typeof input.value.contract_id === 'string'
+        ? input.value.contract_id
+        : undefined;
     if (contractId !== undefined && !known && !options.fresh) {
       const earlier = journal?.createdFor(contractId);
       if (earlier && earlier.id !== id) options.onSecondForContract?.(input.ref, contractId, earlier);
     }
-    const record = (state: JournalState, extra: { envelope_id?: string; error?: string; contract_id?: string; at?: string } = {}) => journal?.record({ id, ref: input.ref, key, state, ...extra });
+    const record = (
+      state: JournalState,
+      extra: { envelope_id?: string; error?: string; contract_id?: string; at?: string } = {},
+    ) => journal?.record({ id, ref: input.ref, key, state, ...extra });
     let onWire = false;
     try {
       const result = await options.create(input.value, {
@@ -226,8 +269,18 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       });
       const envelopeId = result.envelope.id;
       // Acknowledged by the service: reported whatever the journal can take.
-      const about = { ...(contractId !== undefined ? { contract_id: contractId } : {}), at: new Date((options.now ?? Date.now)()).toISOString() };
-      tryRecord(() => record('created', envelopeId === undefined || envelopeId === null ? about : { envelope_id: String(envelopeId), ...about }));
+      const about = {
+        ...(contractId !== undefined ? { contract_id: contractId } : {}),
+        at: new Date((options.now ?? Date.now)()).toISOString(),
+      };
+      tryRecord(() =>
+        record(
+          'created',
+          envelopeId === undefined || envelopeId === null
+            ? about
+            : { envelope_id: String(envelopeId), ...about },
+        ),
+      );
       // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
       if (result.existed) summary.alreadyCreated++;
       else summary.created++;
@@ -241,11 +294,17 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       }
       if (error instanceof InterruptedError && !error.sent) {
         // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
-        if (onWire && !inDoubt(known)) tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
+        if (onWire && !inDoubt(known))
+          tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
         summary.notAttempted = true;
         return;
       }
-      if (onWire) tryRecord(() => record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', { error: (error as Error).message }));
+      if (onWire)
+        tryRecord(() =>
+          record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', {
+            error: (error as Error).message,
+          }),
+        );
       summary.failed++;
       if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });

@@ -13,7 +13,9 @@ function leaf(value: unknown): string {
 function open(value: object): Frame {
   if (Array.isArray(value)) return { items: value, keys: undefined, index: 0, parts: [] };
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
   return { items: keys.map((key) => record[key]), keys, index: 0, parts: [] };
 }
 
@@ -48,8 +50,19 @@ export function tooDeepAt(value: unknown, limit: number): string | undefined {
     const { value: current, depth, path } = stack.pop()!;
     if (current === null || typeof current !== 'object') continue;
     if (depth + 1 > limit) return path;
-    if (Array.isArray(current)) current.forEach((item, i) => stack.push({ value: item, depth: depth + 1, path: `${path}[${i}]` }));
-    else for (const [key, item] of Object.entries(current)) stack.push({ value: item, depth: depth + 1, path: /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]` });
+    if (Array.isArray(current))
+      current.forEach((item, i) => stack.push({ value: item, depth: depth + 1, path: `${path}[${i}]` }));
+    else
+      for (const [key, item] of Object.entries(current))
+        stack.push({
+          value: item,
+          depth: depth + 1,
+          path: /^[A-Za-z_$][\w$]*$/.test(key)
+            ? path
+              ? `${path}.${key}`
+              : key
+            : `${path}[${JSON.stringify(key)}]`,
+        });
   }
   return undefined;
 }

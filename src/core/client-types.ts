@@ -76,4 +76,3 @@ export interface AuditTrail {
   head_hash: string | null;
   entries: AuditEntry[];
 }
-

@@ -13,10 +13,22 @@ import { createDispatcher } from './proxy-dispatcher.js';
 import type { FileAnswer } from './answer-body.js';
 import { unexpectedAnswer } from './answer-errors.js';
 import type { AuditEntry } from './audit.js';
-import { isWebhookDelivery, webhookUrlProblem, type DeliveryFilter, type DeliveryPage, type WebhookDelivery } from './deliveries.js';
+import {
+  isWebhookDelivery,
+  webhookUrlProblem,
+  type DeliveryFilter,
+  type DeliveryPage,
+  type WebhookDelivery,
+} from './deliveries.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Operation } from './endpoints.js';
-import { isRecord, validateEnvelope, type Envelope, type EnvelopeInput, type ValidateOptions } from './envelope.js';
+import {
+  isRecord,
+  validateEnvelope,
+  type Envelope,
+  type EnvelopeInput,
+  type ValidateOptions,
+} from './envelope.js';
 import { UnexpectedResponseError, UsageError, ValidationError } from './errors.js';
 import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { maskKey, normalizeListedKeys, type ListedKey } from './keys.js';
@@ -29,8 +41,20 @@ import { Transport, type ApiResponse, type RawRequest, type RequestOptions } fro
 import { USER_AGENT } from './version.js';
 
 export type { ApiResponse, RawRequest, RequestOptions, TraceEvent } from './transport.js';
-export type { AuditTrail, CreateEnvelopeResult, EnvelopeFilter, EnvelopePage, SignClientOptions } from './client-types.js';
-import type { AuditTrail, CreateEnvelopeResult, EnvelopeFilter, EnvelopePage, SignClientOptions } from './client-types.js';
+export type {
+  AuditTrail,
+  CreateEnvelopeResult,
+  EnvelopeFilter,
+  EnvelopePage,
+  SignClientOptions,
+} from './client-types.js';
+import type {
+  AuditTrail,
+  CreateEnvelopeResult,
+  EnvelopeFilter,
+  EnvelopePage,
+  SignClientOptions,
+} from './client-types.js';
 export { MAX_PAGE_SIZE } from './pages.js';
 export { FINAL_STATUSES } from './states.js';
 
@@ -48,14 +72,26 @@ export class SignClient {
     this.clock = options.clock ?? systemClock;
     this.validation = options.validation ?? {};
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? createDispatcher(options.proxy ?? {}, { connectMs: timeoutMs, headersMs: timeoutMs, bodyMs: timeoutMs });
+    this.dispatcher =
+      options.dispatcher ??
+      createDispatcher(options.proxy ?? {}, {
+        connectMs: timeoutMs,
+        headersMs: timeoutMs,
+        bodyMs: timeoutMs,
+      });
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
       keyLabel: options.keyLabel ?? (options.apiKey ? maskKey(options.apiKey) : '(none)'),
       timeoutMs,
       policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-      pacer: options.pacer ?? new RatePacer({ ratePerMinute: options.ratePerMinute, clock: this.clock, shared: options.sharedBudget }),
+      pacer:
+        options.pacer ??
+        new RatePacer({
+          ratePerMinute: options.ratePerMinute,
+          clock: this.clock,
+          shared: options.sharedBudget,
+        }),
       clock: this.clock,
       random: options.random ?? Math.random,
       paths: options.paths ?? {},
@@ -64,7 +100,11 @@ export class SignClient {
       onTrace: options.onTrace ?? (() => {}),
     });
     const proxy = options.dispatcher ? undefined : proxyFor(options.baseUrl, options.proxy ?? {});
-    if (proxy) options.onTrace?.({ type: 'note', message: `requests go through the proxy ${showProxyUrl(proxy)} (${proxyVariable(options.baseUrl)})` });
+    if (proxy)
+      options.onTrace?.({
+        type: 'note',
+        message: `requests go through the proxy ${showProxyUrl(proxy)} (${proxyVariable(options.baseUrl)})`,
+      });
   }
 
   /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws (transport.ts). */
@@ -73,7 +113,12 @@ export class SignClient {
   }
 
   /** A 2xx that is not what `operation` returns. */
-  private unexpected(operation: Operation, response: ApiResponse<unknown>, expected: string, idempotencyKey?: string): UnexpectedResponseError {
+  private unexpected(
+    operation: Operation,
+    response: ApiResponse<unknown>,
+    expected: string,
+    idempotencyKey?: string,
+  ): UnexpectedResponseError {
     return unexpectedAnswer(this.transport.answers, operation, response, expected, idempotencyKey);
   }
 
@@ -82,7 +127,10 @@ export class SignClient {
    * (the same Idempotency-Key on every attempt, if one is given); resolves with
    * the final answer whatever its status, its body as bytes (`sign-cli api`).
    */
-  request(request: RawRequest, options: Pick<RequestOptions, 'query' | 'idempotencyKey' | 'signal' | 'stop'> = {}): Promise<ApiResponse<Buffer>> {
+  request(
+    request: RawRequest,
+    options: Pick<RequestOptions, 'query' | 'idempotencyKey' | 'signal' | 'stop'> = {},
+  ): Promise<ApiResponse<Buffer>> {
     return this.transport.sendRaw(request, options);
   }
 
@@ -114,7 +162,9 @@ export class SignClient {
     envelope = normalizeEnvelope(envelope);
     const { errors } = validateEnvelope(envelope, this.validation);
     if (errors.length > 0) throw new ValidationError(options.source ?? 'envelope', errors);
-    const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
+    const idempotencyKey = options.idempotencyKey
+      ? checkIdempotencyKey(options.idempotencyKey)
+      : newIdempotencyKey();
     const response = await this.send<T>('createEnvelope', {
       body: envelope,
       idempotencyKey,
@@ -127,9 +177,17 @@ export class SignClient {
     const data = response.data as unknown;
     const location = response.headers.location?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
     const body = isRecord(data) ? data : undefined;
-    const id = body && (typeof body.id === 'string' || typeof body.id === 'number') && String(body.id) !== '' ? body.id : undefined;
+    const id =
+      body && (typeof body.id === 'string' || typeof body.id === 'number') && String(body.id) !== ''
+        ? body.id
+        : undefined;
     if (id === undefined && !location) {
-      throw this.unexpected('createEnvelope', response, 'an envelope (a JSON object with an id, or a Location header)', idempotencyKey);
+      throw this.unexpected(
+        'createEnvelope',
+        response,
+        'an envelope (a JSON object with an id, or a Location header)',
+        idempotencyKey,
+      );
     }
     const created = body ? (id === undefined ? { ...body, id: location } : body) : { id: location };
     const replayed = response.headers['idempotent-replayed'] === 'true';
@@ -158,7 +216,12 @@ export class SignClient {
    */
   async waitForEnvelope<T extends Envelope = Envelope>(
     id: string,
-    options: { until?: readonly string[]; timeoutMs?: number; intervalMs?: number; signal?: AbortSignal | undefined } = {},
+    options: {
+      until?: readonly string[];
+      timeoutMs?: number;
+      intervalMs?: number;
+      signal?: AbortSignal | undefined;
+    } = {},
   ): Promise<{ envelope: T; reached: boolean }> {
     const until = options.until ?? FINAL_STATUSES;
     const deadline = this.clock.now() + (options.timeoutMs ?? 300_000);
@@ -187,14 +250,16 @@ export class SignClient {
     });
     const data = response.data;
     // The sandbox's shape ({object: "list", data, has_more, next_cursor}), or a bare array (one page, nothing more).
-    if (Array.isArray(data) && data.every(isRecord)) return { envelopes: data as T[], hasMore: false, nextCursor: null };
+    if (Array.isArray(data) && data.every(isRecord))
+      return { envelopes: data as T[], hasMore: false, nextCursor: null };
     if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isRecord)) {
       throw this.unexpected('listEnvelopes', response, 'a list of envelopes (a JSON object with data)');
     }
     const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
     const hasMore = data.has_more === true;
     // More pages with no way to ask for them would be an endless loop or a silent cut: neither.
-    if (hasMore && cursor === null) throw this.unexpected('listEnvelopes', response, 'a next_cursor with has_more');
+    if (hasMore && cursor === null)
+      throw this.unexpected('listEnvelopes', response, 'a next_cursor with has_more');
     return { envelopes: data.data as T[], hasMore, nextCursor: cursor };
   }
 
@@ -232,13 +297,19 @@ export class SignClient {
       signal: options.signal,
     });
     const data = response.data;
-    if (Array.isArray(data) && data.every(isWebhookDelivery)) return { deliveries: data, hasMore: false, nextCursor: null };
+    if (Array.isArray(data) && data.every(isWebhookDelivery))
+      return { deliveries: data, hasMore: false, nextCursor: null };
     if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isWebhookDelivery)) {
-      throw this.unexpected('listDeliveries', response, 'a list of webhook deliveries (a JSON object with data, each with an id and an event_id)');
+      throw this.unexpected(
+        'listDeliveries',
+        response,
+        'a list of webhook deliveries (a JSON object with data, each with an id and an event_id)',
+      );
     }
     const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
     const hasMore = data.has_more === true;
-    if (hasMore && cursor === null) throw this.unexpected('listDeliveries', response, 'a next_cursor with has_more');
+    if (hasMore && cursor === null)
+      throw this.unexpected('listDeliveries', response, 'a next_cursor with has_more');
     return { deliveries: data.data, hasMore, nextCursor: cursor };
   }
 
@@ -264,17 +335,29 @@ export class SignClient {
     eventId: string,
     options: { to?: string | undefined; idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<WebhookDelivery> {
-    if (eventId.trim() === '') throw new UsageError('event id must not be empty', { hint: 'give an event id (evt_…) from the deliveries listing', reason: 'empty_event_id' });
+    if (eventId.trim() === '')
+      throw new UsageError('event id must not be empty', {
+        hint: 'give an event id (evt_…) from the deliveries listing',
+        reason: 'empty_event_id',
+      });
     const problem = options.to === undefined ? undefined : webhookUrlProblem(options.to);
-    if (problem) throw new UsageError(`to ${problem}`, { reason: 'bad_resend_target', reasonData: { problem } });
-    const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : newIdempotencyKey();
+    if (problem)
+      throw new UsageError(`to ${problem}`, { reason: 'bad_resend_target', reasonData: { problem } });
+    const idempotencyKey = options.idempotencyKey
+      ? checkIdempotencyKey(options.idempotencyKey)
+      : newIdempotencyKey();
     const response = await this.send<unknown>('resendEvent', {
       params: { id: eventId },
       body: options.to === undefined ? {} : { to: options.to },
       idempotencyKey,
       signal: options.signal,
     });
-    if (!isWebhookDelivery(response.data)) throw this.unexpected('resendEvent', response, 'the new delivery (a JSON object with an id and an event_id)');
+    if (!isWebhookDelivery(response.data))
+      throw this.unexpected(
+        'resendEvent',
+        response,
+        'the new delivery (a JSON object with an id and an event_id)',
+      );
     return response.data;
   }
 
@@ -289,11 +372,27 @@ export class SignClient {
     options: { idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
     this.checkId(id);
-    if (reason.trim() === '') throw new UsageError('a reason is required to void an envelope', { hint: 'say why it is voided', reason: 'reason_required' });
-    const idempotencyKey = options.idempotencyKey ? checkIdempotencyKey(options.idempotencyKey) : derivedIdempotencyKey(contentHash({ void: id, reason }));
-    const response = await this.send<unknown>('voidEnvelope', { params: { id }, body: { reason }, idempotencyKey, signal: options.signal });
+    if (reason.trim() === '')
+      throw new UsageError('a reason is required to void an envelope', {
+        hint: 'say why it is voided',
+        reason: 'reason_required',
+      });
+    const idempotencyKey = options.idempotencyKey
+      ? checkIdempotencyKey(options.idempotencyKey)
+      : derivedIdempotencyKey(contentHash({ void: id, reason }));
+    const response = await this.send<unknown>('voidEnvelope', {
+      params: { id },
+      body: { reason },
+      idempotencyKey,
+      signal: options.signal,
+    });
     if (!isRecord(response.data) || response.data.id === undefined || response.data.id === null) {
-      throw this.unexpected('voidEnvelope', response, 'the voided envelope (a JSON object with an id)', idempotencyKey);
+      throw this.unexpected(
+        'voidEnvelope',
+        response,
+        'the voided envelope (a JSON object with an id)',
+        idempotencyKey,
+      );
     }
     return response.data as T;
   }
@@ -309,12 +408,21 @@ export class SignClient {
   /** The signed copy (a PDF) of a completed envelope. */
   async downloadSignedCopy(id: string, signal?: AbortSignal): Promise<Buffer> {
     this.checkId(id);
-    const response = await this.send<Buffer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf' });
+    const response = await this.send<Buffer>('downloadSignedCopy', {
+      params: { id },
+      signal,
+      binary: true,
+      accept: 'application/pdf',
+    });
     // A PDF starts with its header (ISO 32000: "%PDF-" within the first 1024 bytes) and ends with %%EOF.
     const pdf = response.data;
     const header = pdf.subarray(0, 1024).indexOf('%PDF-');
     if (header < 0 || !pdf.subarray(-1024).includes('%%EOF')) {
-      throw this.unexpected('downloadSignedCopy', { ...response, data: pdf.subarray(0, 200).toString('utf8') }, 'a PDF');
+      throw this.unexpected(
+        'downloadSignedCopy',
+        { ...response, data: pdf.subarray(0, 200).toString('utf8') },
+        'a PDF',
+      );
     }
     return pdf;
   }
@@ -326,11 +434,21 @@ export class SignClient {
    */
   async downloadSignedCopyTo(id: string, path: string, signal?: AbortSignal): Promise<FileAnswer> {
     this.checkId(id);
-    const response = await this.send<FileAnswer>('downloadSignedCopy', { params: { id }, signal, binary: true, accept: 'application/pdf', toFile: path });
+    const response = await this.send<FileAnswer>('downloadSignedCopy', {
+      params: { id },
+      signal,
+      binary: true,
+      accept: 'application/pdf',
+      toFile: path,
+    });
     const file = response.data;
     if (file.head.indexOf('%PDF-') < 0 || !file.tail.includes('%%EOF')) {
       rmSync(path, { force: true });
-      throw this.unexpected('downloadSignedCopy', { ...response, data: file.head.subarray(0, 200).toString('utf8') }, 'a PDF');
+      throw this.unexpected(
+        'downloadSignedCopy',
+        { ...response, data: file.head.subarray(0, 200).toString('utf8') },
+        'a PDF',
+      );
     }
     return file;
   }
@@ -343,13 +461,22 @@ export class SignClient {
     // Accept a bare list of entries as well as the sandbox's wrapped form; anything else is not a trail.
     // A bare list carries no head hash of its own: its last entry's would vouch for itself.
     if (Array.isArray(data)) return { envelope_id: id, head_hash: null, entries: data as AuditEntry[] };
-    if (!isRecord(data) || !Array.isArray(data.entries)) throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
+    if (!isRecord(data) || !Array.isArray(data.entries))
+      throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
     // Fields the service adds (hash_algorithm, …) are kept: `audit --json` shows the trail as served.
     const body = data as Partial<AuditTrail> & Record<string, unknown>;
-    return { ...body, envelope_id: body.envelope_id ?? id, head_hash: typeof body.head_hash === 'string' ? body.head_hash : null, entries: body.entries! };
+    return {
+      ...body,
+      envelope_id: body.envelope_id ?? id,
+      head_hash: typeof body.head_hash === 'string' ? body.head_hash : null,
+      entries: body.entries!,
+    };
   }
 
   private checkId(id: string): void {
-    if (id.trim() === '') throw new UsageError('envelope id must not be empty', { hint: 'give the id the service returned when the envelope was created' });
+    if (id.trim() === '')
+      throw new UsageError('envelope id must not be empty', {
+        hint: 'give the id the service returned when the envelope was created',
+      });
   }
 }

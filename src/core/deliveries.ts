@@ -88,14 +88,16 @@ const MAX_URL_LENGTH = 2048;
  */
 export function webhookUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be an absolute http(s) URL, such as https://example.com/hooks';
-  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters, got ${value.length}`;
+  if (value.length > MAX_URL_LENGTH)
+    return `must be at most ${MAX_URL_LENGTH} characters, got ${value.length}`;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     return `must be an absolute http(s) URL, such as https://example.com/hooks, got ${JSON.stringify(value.slice(0, 60))}`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must use http or https, got ${JSON.stringify(url.protocol.slice(0, 20))}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `must use http or https, got ${JSON.stringify(url.protocol.slice(0, 20))}`;
   if (url.hostname === '') return 'must name a host';
   return undefined;
 }

@@ -4,7 +4,14 @@
  * 32-byte public key, as the Standard Webhooks libraries write them. Signing
  * and verifying use node:crypto (Ed25519, RFC 8032): no dependency.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 
 export const ED25519_SECRET_PREFIX = 'whsk_';
 export const ED25519_PUBLIC_PREFIX = 'whpk_';
@@ -18,16 +25,25 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 function rawKey(text: string, prefix: string, what: string): Buffer {
   const encoded = text.startsWith(prefix) ? text.slice(prefix.length) : text;
   const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.alloc(0);
-  if (bytes.length !== 32) throw new Error(`an Ed25519 ${what} is "${prefix}" followed by the base64 of 32 bytes`);
+  if (bytes.length !== 32)
+    throw new Error(`an Ed25519 ${what} is "${prefix}" followed by the base64 of 32 bytes`);
   return bytes;
 }
 
 export function ed25519PrivateKey(secret: string): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, rawKey(secret, ED25519_SECRET_PREFIX, 'signing key')]), format: 'der', type: 'pkcs8' });
+  return createPrivateKey({
+    key: Buffer.concat([PKCS8_PREFIX, rawKey(secret, ED25519_SECRET_PREFIX, 'signing key')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
 }
 
 export function ed25519PublicKey(publicKey: string): KeyObject {
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, rawKey(publicKey, ED25519_PUBLIC_PREFIX, 'public key')]), format: 'der', type: 'spki' });
+  return createPublicKey({
+    key: Buffer.concat([SPKI_PREFIX, rawKey(publicKey, ED25519_PUBLIC_PREFIX, 'public key')]),
+    format: 'der',
+    type: 'spki',
+  });
 }
 
 /** The `whpk_` public key that goes with a `whsk_` signing key. */

@@ -27,15 +27,55 @@ export interface Endpoint {
 }
 
 export const ENDPOINTS = {
-  createEnvelope: { method: 'POST', path: '/api/v1/envelopes', scope: 'envelopes:write', label: 'create envelopes' },
-  getEnvelope: { method: 'GET', path: '/api/v1/envelopes/{id}', scope: 'envelopes:read', label: 'read envelopes' },
-  downloadSignedCopy: { method: 'GET', path: '/api/v1/envelopes/{id}/signed-copy', scope: 'contracts:read', label: 'download signed copies' },
-  getAuditTrail: { method: 'GET', path: '/api/v1/envelopes/{id}/audit-trail', scope: 'audit:read', label: 'read audit trails' },
-  listEnvelopes: { method: 'GET', path: '/api/v1/envelopes', scope: 'envelopes:read', label: 'list envelopes' },
-  voidEnvelope: { method: 'POST', path: '/api/v1/envelopes/{id}/void', scope: 'envelopes:write', label: 'void envelopes' },
+  createEnvelope: {
+    method: 'POST',
+    path: '/api/v1/envelopes',
+    scope: 'envelopes:write',
+    label: 'create envelopes',
+  },
+  getEnvelope: {
+    method: 'GET',
+    path: '/api/v1/envelopes/{id}',
+    scope: 'envelopes:read',
+    label: 'read envelopes',
+  },
+  downloadSignedCopy: {
+    method: 'GET',
+    path: '/api/v1/envelopes/{id}/signed-copy',
+    scope: 'contracts:read',
+    label: 'download signed copies',
+  },
+  getAuditTrail: {
+    method: 'GET',
+    path: '/api/v1/envelopes/{id}/audit-trail',
+    scope: 'audit:read',
+    label: 'read audit trails',
+  },
+  listEnvelopes: {
+    method: 'GET',
+    path: '/api/v1/envelopes',
+    scope: 'envelopes:read',
+    label: 'list envelopes',
+  },
+  voidEnvelope: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{id}/void',
+    scope: 'envelopes:write',
+    label: 'void envelopes',
+  },
   listApiKeys: { method: 'GET', path: '/api/v1/api-keys', scope: undefined, label: 'list API keys' },
-  listDeliveries: { method: 'GET', path: '/api/v1/webhook-deliveries', scope: 'envelopes:read', label: 'list webhook deliveries' },
-  resendEvent: { method: 'POST', path: '/api/v1/events/{id}/resend', scope: 'envelopes:write', label: 'resend webhook events' },
+  listDeliveries: {
+    method: 'GET',
+    path: '/api/v1/webhook-deliveries',
+    scope: 'envelopes:read',
+    label: 'list webhook deliveries',
+  },
+  resendEvent: {
+    method: 'POST',
+    path: '/api/v1/events/{id}/resend',
+    scope: 'envelopes:write',
+    label: 'resend webhook events',
+  },
 } as const satisfies Record<string, Endpoint>;
 
 export type Operation = keyof typeof ENDPOINTS;
@@ -89,7 +129,9 @@ export function parseBaseUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(value)} is not an absolute URL; use e.g. https://api.example.com`);
+    throw new UsageError(
+      `base URL ${JSON.stringify(value)} is not an absolute URL; use e.g. https://api.example.com`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`base URL ${JSON.stringify(value)} must use http or https`);

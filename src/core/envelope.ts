@@ -86,10 +86,17 @@ const expected = (what: string) => (issue: { input?: unknown }) =>
  */
 export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
 
-const tooLong = (i: { input?: unknown }) => `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
+const tooLong = (i: { input?: unknown }) =>
+  `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
 
 const nonEmptyString = (what = 'a non-empty string') =>
-  z.string({ error: expected(what) }).check(z.trim(), z.minLength(1, { error: 'must not be empty' }), z.maxLength(LOCAL_LIMITS.string, { error: tooLong }));
+  z
+    .string({ error: expected(what) })
+    .check(
+      z.trim(),
+      z.minLength(1, { error: 'must not be empty' }),
+      z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
+    );
 
 const positiveInteger = z
   .number({ error: expected('a positive integer') })
@@ -109,7 +116,10 @@ const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).check(
         return false;
       }
     },
-    { error: (i) => `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}` },
+    {
+      error: (i) =>
+        `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}`,
+    },
   ),
 );
 
@@ -117,18 +127,28 @@ export const signerSchema = z.looseObject(
   {
     name: nonEmptyString(),
     email: z.optional(
-      z.string({ error: expected('an e-mail address') }).check(
-        z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-        z.regex(EMAIL_RE, { error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}` }),
-      ),
+      z
+        .string({ error: expected('an e-mail address') })
+        .check(
+          z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
+          z.regex(EMAIL_RE, {
+            error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
+          }),
+        ),
     ),
     // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
-    phone: z.optional(z.string({ error: expected('a phone number in international form') }).check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong }))),
+    phone: z.optional(
+      z
+        .string({ error: expected('a phone number in international form') })
+        .check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong })),
+    ),
     order: z.optional(
-      z.number({ error: expected('an integer from 1') }).check(
-        z.int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-        z.gte(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-      ),
+      z
+        .number({ error: expected('an integer from 1') })
+        .check(
+          z.int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
+          z.gte(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
+        ),
     ),
     channel: nonEmptyString('a channel name such as "email" or "whatsapp"'),
     verification: z.optional(nonEmptyString('a verification method name')),
@@ -147,10 +167,15 @@ export const envelopeSchema = z.looseObject(
       },
       { error: expected('an object with template_id and version') },
     ),
-    signers: z.array(signerSchema, { error: expected('an array of signer objects') }).check(
-      z.minLength(1, { error: 'must list at least one signer' }),
-      z.maxLength(LOCAL_LIMITS.signers, { error: (i) => `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}` }),
-    ),
+    signers: z
+      .array(signerSchema, { error: expected('an array of signer objects') })
+      .check(
+        z.minLength(1, { error: 'must list at least one signer' }),
+        z.maxLength(LOCAL_LIMITS.signers, {
+          error: (i) =>
+            `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
+        }),
+      ),
     sequential: z.optional(z.boolean({ error: expected('true or false') })),
     signature_level: z.optional(nonEmptyString('a signature level name')),
     expires_in_days: z.optional(positiveInteger),
@@ -229,7 +254,10 @@ function checkOpenValue(
   if (allowed) {
     if (!allowed.includes(value)) {
       const widen = options.widenHint?.(field, value);
-      result.errors.push({ path, message: `${JSON.stringify(value)} is not supported; use one of: ${allowed.join(', ')}${widen ? `; ${widen}` : ''}` });
+      result.errors.push({
+        path,
+        message: `${JSON.stringify(value)} is not supported; use one of: ${allowed.join(', ')}${widen ? `; ${widen}` : ''}`,
+      });
     }
     return;
   }
@@ -237,7 +265,12 @@ function checkOpenValue(
   // `Email` for `email`: a case slip the service would refuse, caught before anything is sent.
   const slip = known.find((k) => k !== value && k.toLowerCase() === value.toLowerCase());
   if (slip !== undefined) {
-    result.errors.push({ path, message: `${JSON.stringify(value)} is not a known ${field.replace('_', ' ')}; did you mean ${JSON.stringify(slip)}? (the values are case-sensitive)`, code: 'case_slip', suggestion: slip });
+    result.errors.push({
+      path,
+      message: `${JSON.stringify(value)} is not a known ${field.replace('_', ' ')}; did you mean ${JSON.stringify(slip)}? (the values are case-sensitive)`,
+      code: 'case_slip',
+      suggestion: slip,
+    });
     return;
   }
   if (!known.includes(value)) {
@@ -248,24 +281,46 @@ function checkOpenValue(
   }
 }
 
-function checkUnknownFields(value: Record<string, unknown>, known: Set<string>, prefix: string, what: string, options: ValidateOptions, result: ValidationResult): void {
+function checkUnknownFields(
+  value: Record<string, unknown>,
+  known: Set<string>,
+  prefix: string,
+  what: string,
+  options: ValidateOptions,
+  result: ValidationResult,
+): void {
   for (const key of Object.keys(value)) {
     if (known.has(key)) continue;
     const path = prefix ? `${prefix}.${key}` : key;
     const suggestion = closest(key, known);
     const guess = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
     if (options.allowUnknownFields) {
-      result.warnings.push({ path, message: `is not a field of ${what}${guess}; sent as is, the service may reject or ignore it`, code: 'unknown_field', ...(suggestion ? { suggestion } : {}) });
+      result.warnings.push({
+        path,
+        message: `is not a field of ${what}${guess}; sent as is, the service may reject or ignore it`,
+        code: 'unknown_field',
+        ...(suggestion ? { suggestion } : {}),
+      });
     } else {
-      result.errors.push({ path, message: `is not a field of ${what}${guess}`, code: 'unknown_field', ...(suggestion ? { suggestion } : {}) });
+      result.errors.push({
+        path,
+        message: `is not a field of ${what}${guess}`,
+        code: 'unknown_field',
+        ...(suggestion ? { suggestion } : {}),
+      });
     }
   }
 }
 
 /** Rules between fields, checked only where the fields involved are well-typed. */
-function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateOptions, result: ValidationResult): void {
+function checkCrossFieldRules(
+  input: Record<string, unknown>,
+  options: ValidateOptions,
+  result: ValidationResult,
+): void {
   checkUnknownFields(input, ENVELOPE_FIELDS, '', 'an envelope', options, result);
-  if (isRecord(input.document)) checkUnknownFields(input.document, DOCUMENT_FIELDS, 'document', 'a document', options, result);
+  if (isRecord(input.document))
+    checkUnknownFields(input.document, DOCUMENT_FIELDS, 'document', 'a document', options, result);
   checkOpenValue('signature_level', input.signature_level, 'signature_level', options, result);
   checkOpenValue('locale', input.locale, 'locale', options, result);
 
@@ -280,24 +335,40 @@ function checkCrossFieldRules(input: Record<string, unknown>, options: ValidateO
     checkOpenValue('channel', signer.channel, at('channel'), options, result);
     checkOpenValue('verification', signer.verification, at('verification'), options, result);
     // An invisible character is the invisible rule's to name; the number is judged without it.
-    if (typeof signer.phone === 'string' && signer.phone.trim() !== '' && !invisibleIn(signer.phone, 'machine')) {
+    if (
+      typeof signer.phone === 'string' &&
+      signer.phone.trim() !== '' &&
+      !invisibleIn(signer.phone, 'machine')
+    ) {
       const problem = phoneProblem(signer.phone);
-      if (problem) result.errors.push({ path: at('phone'), message: `${problem.message}, got ${describe(signer.phone)}`, code: problem.code });
+      if (problem)
+        result.errors.push({
+          path: at('phone'),
+          message: `${problem.message}, got ${describe(signer.phone)}`,
+          code: problem.code,
+        });
     }
 
     if (signer.channel === 'email' && signer.email === undefined) {
-      result.errors.push({ path: at('email'), message: 'is required when channel is "email"; add the signer\'s e-mail address' });
+      result.errors.push({
+        path: at('email'),
+        message: 'is required when channel is "email"; add the signer\'s e-mail address',
+      });
     }
     if (signer.channel === 'whatsapp' && signer.phone === undefined) {
       result.errors.push({
         path: at('phone'),
-        message: 'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
+        message:
+          'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
       });
     }
 
     if (sequential) {
       if (signer.order === undefined) {
-        result.errors.push({ path: at('order'), message: 'is required when sequential is true; number the signers 1, 2, 3…' });
+        result.errors.push({
+          path: at('order'),
+          message: 'is required when sequential is true; number the signers 1, 2, 3…',
+        });
       } else if (Number.isInteger(signer.order) && (signer.order as number) >= 1) {
         const order = signer.order as number;
         const first = firstWithOrder.get(order);
@@ -324,12 +395,18 @@ export function validateEnvelope(input: unknown, options: ValidateOptions = {}):
   // Checked first, without recursion: the rules below (and hashing, sending) must never see such a value.
   const deep = tooDeepAt(input, MAX_ENVELOPE_DEPTH);
   if (deep !== undefined) {
-    result.errors.push({ path: deep, message: `nested deeper than ${MAX_ENVELOPE_DEPTH} levels; an envelope needs at most 4, so remove the deep value` });
+    result.errors.push({
+      path: deep,
+      message: `nested deeper than ${MAX_ENVELOPE_DEPTH} levels; an envelope needs at most 4, so remove the deep value`,
+    });
     return result;
   }
   const bytes = Buffer.byteLength(JSON.stringify(input) ?? '');
   if (bytes > LOCAL_LIMITS.bodyBytes) {
-    result.errors.push({ path: '', message: `the envelope is ${bytes.toLocaleString('en-US')} bytes as JSON; at most 1 MiB is sent (look for a huge field)` });
+    result.errors.push({
+      path: '',
+      message: `the envelope is ${bytes.toLocaleString('en-US')} bytes as JSON; at most 1 MiB is sent (look for a huge field)`,
+    });
     return result;
   }
   const parsed = envelopeSchema.safeParse(input);

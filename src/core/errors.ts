@@ -21,7 +21,13 @@ export interface FieldIssue {
    * --allow-unknown-fields), `case_slip` (a known value in another case), the phone
    * reasons of phone.ts (a national number: the CLI offers a default country).
    */
-  code?: 'unknown_field' | 'case_slip' | 'phone_spreadsheet_number' | 'phone_national' | 'phone_invalid' | 'phone_format';
+  code?:
+    | 'unknown_field'
+    | 'case_slip'
+    | 'phone_spreadsheet_number'
+    | 'phone_national'
+    | 'phone_invalid'
+    | 'phone_format';
   /** For `unknown_field` and `case_slip`: the known field or value it most likely stands for. */
   suggestion?: string;
   /** Where the value came from in a spreadsheet: the column(s) of the CSV that filled this field. */
@@ -92,7 +98,9 @@ export class InputParseError extends UsageError {
     /** A likelier fix than editing the JSON (e.g. "add --ndjson"). */
     readonly suggestion?: string,
   ) {
-    super(`${source}:${line}:${column}: invalid JSON at line ${line}, column ${column}: ${detail}`, { hint: suggestion ?? 'fix the JSON at that position and run again' });
+    super(`${source}:${line}:${column}: invalid JSON at line ${line}, column ${column}: ${detail}`, {
+      hint: suggestion ?? 'fix the JSON at that position and run again',
+    });
   }
 }
 
@@ -209,10 +217,12 @@ export function parseErrorBody(text: string, contentType = ''): ServerErrorInfo 
       const body: unknown = JSON.parse(trimmed);
       if (body && typeof body === 'object' && !Array.isArray(body)) {
         const b = body as Record<string, unknown>;
-        const nested = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
-        const firstOfList = Array.isArray(b.errors) && b.errors[0] && typeof b.errors[0] === 'object'
-          ? (b.errors[0] as Record<string, unknown>)
-          : undefined;
+        const nested =
+          b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
+        const firstOfList =
+          Array.isArray(b.errors) && b.errors[0] && typeof b.errors[0] === 'object'
+            ? (b.errors[0] as Record<string, unknown>)
+            : undefined;
         const title = pickString(b.title);
         const detail = pickString(b.detail);
         const message =
@@ -220,7 +230,8 @@ export function parseErrorBody(text: string, contentType = ''): ServerErrorInfo 
           (title && detail ? `${title}: ${detail}` : (detail ?? title)) ??
           pickString(firstOfList?.message, b.error_description);
         const type = pickString(b.type);
-        const code = pickString(b.code, nested?.code, nested?.type, firstOfList?.code) ??
+        const code =
+          pickString(b.code, nested?.code, nested?.type, firstOfList?.code) ??
           (type && type !== 'about:blank' ? type : undefined);
         const details = b.errors ?? nested?.errors ?? b.details;
         const info: ServerErrorInfo = {};

@@ -82,7 +82,15 @@ export function sampleEvent(type: EventType, now = new Date()): EventPayload {
       contract_id: 'CTR-SAMPLE-0001',
       envelope_status: ENVELOPE_STATUS[type] ?? 'sent',
       ...(signerStatus
-        ? { signer: { id: 'sgn_SampleTrigger000001', name: 'Layla Haddad', channel: 'email', order: 1, status: signerStatus } }
+        ? {
+            signer: {
+              id: 'sgn_SampleTrigger000001',
+              name: 'Layla Haddad',
+              channel: 'email',
+              order: 1,
+              status: signerStatus,
+            },
+          }
         : {}),
       ...(REASON[type] ? { reason: REASON[type] } : {}),
     },

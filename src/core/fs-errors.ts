@@ -7,14 +7,32 @@ import { dirname } from 'node:path';
 import { StorageError } from './errors.js';
 
 const WHAT: Record<string, { said: string; fix: (path: string) => string }> = {
-  ENOSPC: { said: 'no space left on the device', fix: () => 'free some space on that disk (`df -h` shows it), or use a place on another disk' },
+  ENOSPC: {
+    said: 'no space left on the device',
+    fix: () => 'free some space on that disk (`df -h` shows it), or use a place on another disk',
+  },
   EDQUOT: { said: 'the disk quota is used up', fix: () => 'free some space, or use a place on another disk' },
   EROFS: { said: 'the file system is read-only', fix: () => 'use a writable place' },
-  EACCES: { said: 'permission denied', fix: (path) => `check who owns it and its mode: ls -ld ${dirname(path)}` },
-  EPERM: { said: 'operation not permitted', fix: (path) => `check who owns it and its mode: ls -ld ${dirname(path)}` },
-  EMFILE: { said: 'too many open files', fix: () => 'raise the limit (`ulimit -n`) or run fewer things at once' },
-  ENFILE: { said: 'too many open files on the system', fix: () => 'close other programs, or raise the system limit' },
-  ELOOP: { said: 'it is a symbolic link, which is not followed', fix: (path) => `replace the link with a file of your own: rm ${path}` },
+  EACCES: {
+    said: 'permission denied',
+    fix: (path) => `check who owns it and its mode: ls -ld ${dirname(path)}`,
+  },
+  EPERM: {
+    said: 'operation not permitted',
+    fix: (path) => `check who owns it and its mode: ls -ld ${dirname(path)}`,
+  },
+  EMFILE: {
+    said: 'too many open files',
+    fix: () => 'raise the limit (`ulimit -n`) or run fewer things at once',
+  },
+  ENFILE: {
+    said: 'too many open files on the system',
+    fix: () => 'close other programs, or raise the system limit',
+  },
+  ELOOP: {
+    said: 'it is a symbolic link, which is not followed',
+    fix: (path) => `replace the link with a file of your own: rm ${path}`,
+  },
   EISDIR: { said: 'it is a directory', fix: () => 'give the path of a file' },
   ENOTDIR: { said: 'a part of the path is not a directory', fix: () => 'check the path' },
   EIO: { said: 'an input/output error', fix: () => 'check the disk' },
@@ -26,5 +44,8 @@ export function storageError(error: unknown, path: string, doing: string, extraF
   const known = code ? WHAT[code] : undefined;
   const said = known ? `${known.said} (${code})` : (error as Error).message;
   const fix = [known?.fix(path), extraFix].filter(Boolean).join('; ');
-  return new StorageError(path, code, `could not ${doing} ${path}: ${said}`, { cause: error, ...(fix ? { hint: fix } : {}) });
+  return new StorageError(path, code, `could not ${doing} ${path}: ${said}`, {
+    cause: error,
+    ...(fix ? { hint: fix } : {}),
+  });
 }

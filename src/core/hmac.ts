@@ -36,7 +36,11 @@ export class PreparedHmac {
 
   /** The HMAC of `prefix` (UTF-8) followed by `body`. */
   mac(prefix: string, body: Buffer): Buffer {
-    const inner = hash(this.digest, Buffer.concat([this.innerPad, Buffer.from(prefix, 'utf8'), body]), 'buffer');
+    const inner = hash(
+      this.digest,
+      Buffer.concat([this.innerPad, Buffer.from(prefix, 'utf8'), body]),
+      'buffer',
+    );
     return hash(this.digest, Buffer.concat([this.outerPad, inner]), 'buffer');
   }
 }

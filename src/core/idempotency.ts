@@ -32,10 +32,13 @@ export function derivedIdempotencyKey(hash: string, copy = 1): string {
 /** Keys are header values: visible ASCII, 1 to 255 characters. */
 export function checkIdempotencyKey(key: string): string {
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new UsageError(`an Idempotency-Key must be 1 to 255 visible ASCII characters without spaces, got ${JSON.stringify(key.slice(0, 40))}`, {
-      hint: 'leave it out to have one derived from the envelope',
-      reason: 'bad_idempotency_key',
-    });
+    throw new UsageError(
+      `an Idempotency-Key must be 1 to 255 visible ASCII characters without spaces, got ${JSON.stringify(key.slice(0, 40))}`,
+      {
+        hint: 'leave it out to have one derived from the envelope',
+        reason: 'bad_idempotency_key',
+      },
+    );
   }
   return key;
 }

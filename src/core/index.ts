@@ -19,8 +19,25 @@ export type {
 } from './client.js';
 
 // Envelopes: the request rules, normalisation, and the states.
-export { validateEnvelope, envelopeSchema, signerSchema, formatPath, SEEN_VALUES, LOCAL_LIMITS, MAX_ENVELOPE_DEPTH } from './envelope.js';
-export type { Envelope, EnvelopeInput, Signer, SignerInput, SignerState, ValidateOptions, ValidationResult, ValueLists } from './envelope.js';
+export {
+  validateEnvelope,
+  envelopeSchema,
+  signerSchema,
+  formatPath,
+  SEEN_VALUES,
+  LOCAL_LIMITS,
+  MAX_ENVELOPE_DEPTH,
+} from './envelope.js';
+export type {
+  Envelope,
+  EnvelopeInput,
+  Signer,
+  SignerInput,
+  SignerState,
+  ValidateOptions,
+  ValidationResult,
+  ValueLists,
+} from './envelope.js';
 export { normalizeEnvelope, normalizeEmail } from './normalize.js';
 export { ENVELOPE_STATUSES, FINAL_STATUSES, type EnvelopeStatus } from './states.js';
 
@@ -59,7 +76,15 @@ export { LockedError } from './pid-lock.js';
 // Pacing and retries.
 export { RatePacer, DEFAULT_RATE_PER_MINUTE } from './pacing.js';
 export type { PacerOptions, SharedBudget } from './pacing.js';
-export { DEFAULT_RETRY_POLICY, decideRetry, isRetryableStatus, parseRetryAfter, parseRateLimitFields, retryDelay, backoffDelay } from './retry.js';
+export {
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  isRetryableStatus,
+  parseRetryAfter,
+  parseRateLimitFields,
+  retryDelay,
+  backoffDelay,
+} from './retry.js';
 export type { AttemptOutcome, DelaySource, RetryDecision, RetryPolicy } from './retry.js';
 export { systemClock, type Clock } from './clock.js';
 
@@ -82,11 +107,25 @@ export {
   DEFAULT_TOLERANCE_SECONDS,
   DEFAULT_HMAC_HEADER,
 } from './webhooks.js';
-export type { HeaderBag, HmacAlgorithm, SchemeSuggestion, VerifierOptions, VerifyFailureCode, VerifyResult, WebhookScheme } from './webhooks.js';
+export type {
+  HeaderBag,
+  HmacAlgorithm,
+  SchemeSuggestion,
+  VerifierOptions,
+  VerifyFailureCode,
+  VerifyResult,
+  WebhookScheme,
+} from './webhooks.js';
 export { EVENT_TYPES, isEventType, sampleEvent, newEventId } from './events.js';
 export type { EventPayload, EventSigner, EventType } from './events.js';
 export { DELIVERY_STATES, FAILING_STATES, isWebhookDelivery, webhookUrlProblem } from './deliveries.js';
-export type { DeliveryFilter, DeliveryPage, DeliveryState, WebhookDelivery, WebhookDeliveryAttempt } from './deliveries.js';
+export type {
+  DeliveryFilter,
+  DeliveryPage,
+  DeliveryState,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+} from './deliveries.js';
 
 // Audit trails.
 export { verifyAuditChain, chainAuditEntry, auditEntryHash, GENESIS_HASH } from './audit.js';

@@ -32,7 +32,8 @@ const NAMES: Record<string, string> = {
 };
 
 /** Letters of the scripts that use ZWJ and ZWNJ: Arabic (with Persian and Urdu), Syriac, N'Ko, and the Indic scripts. */
-const JOINING_LETTER = /[\u0600-\u06ff\u0700-\u074f\u0750-\u077f\u07c0-\u07ff\u08a0-\u08ff\u0900-\u0dff\ufb50-\ufdff\ufe70-\ufefe]/;
+const JOINING_LETTER =
+  /[\u0600-\u06ff\u0700-\u074f\u0750-\u077f\u07c0-\u07ff\u08a0-\u08ff\u0900-\u0dff\ufb50-\ufdff\ufe70-\ufefe]/;
 
 const codePoint = (ch: string) => `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -42,13 +43,22 @@ export function showInvisible(text: string): string {
 }
 
 /** The first invisible character a field of this kind may not hold, or undefined. */
-export function invisibleIn(text: string, kind: 'text' | 'machine'): { char: string; index: number } | undefined {
+export function invisibleIn(
+  text: string,
+  kind: 'text' | 'machine',
+): { char: string; index: number } | undefined {
   if (!INVISIBLE.test(text)) return undefined;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (!INVISIBLE.test(ch)) continue;
     const joiner = ch === '\u200c' || ch === '\u200d';
-    if (kind === 'text' && joiner && JOINING_LETTER.test(text[i - 1] ?? '') && JOINING_LETTER.test(text[i + 1] ?? '')) continue;
+    if (
+      kind === 'text' &&
+      joiner &&
+      JOINING_LETTER.test(text[i - 1] ?? '') &&
+      JOINING_LETTER.test(text[i + 1] ?? '')
+    )
+      continue;
     return { char: ch, index: i };
   }
   return undefined;
@@ -61,14 +71,23 @@ const TEXT_FIELDS = new Set(['title', 'name']);
  * Every string of the envelope checked for invisible characters: one error
  * per field, naming the character and showing the value escaped.
  */
-export function checkInvisible(value: unknown, path: string, depth: number, maxDepth: number, errors: FieldIssue[]): void {
+export function checkInvisible(
+  value: unknown,
+  path: string,
+  depth: number,
+  maxDepth: number,
+  errors: FieldIssue[],
+): void {
   if (typeof value === 'string') {
     const key = path.slice(path.lastIndexOf('.') + 1);
     const kind = TEXT_FIELDS.has(key) ? 'text' : 'machine';
     const found = invisibleIn(value, kind);
     if (!found) return;
     const shown = showInvisible(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-    const why = kind === 'text' ? 'a name holds one only between letters of a script that joins with it (Arabic, Persian, the Indic scripts)' : 'an address, number, id or URL holds no invisible character';
+    const why =
+      kind === 'text'
+        ? 'a name holds one only between letters of a script that joins with it (Arabic, Persian, the Indic scripts)'
+        : 'an address, number, id or URL holds no invisible character';
     errors.push({
       path,
       message: `contains an invisible ${NAMES[found.char] ?? 'character'} (${codePoint(found.char)}) at character ${found.index + 1}, shown as "${shown}": ${why}; delete it (it often comes with text copied from a web page, a chat or a spreadsheet)`,
@@ -76,6 +95,9 @@ export function checkInvisible(value: unknown, path: string, depth: number, maxD
     return;
   }
   if (depth > maxDepth) return;
-  if (Array.isArray(value)) value.forEach((item, i) => checkInvisible(item, `${path}[${i}]`, depth + 1, maxDepth, errors));
-  else if (isRecord(value)) for (const [name, item] of Object.entries(value)) checkInvisible(item, path ? `${path}.${name}` : name, depth + 1, maxDepth, errors);
+  if (Array.isArray(value))
+    value.forEach((item, i) => checkInvisible(item, `${path}[${i}]`, depth + 1, maxDepth, errors));
+  else if (isRecord(value))
+    for (const [name, item] of Object.entries(value))
+      checkInvisible(item, path ? `${path}.${name}` : name, depth + 1, maxDepth, errors);
 }

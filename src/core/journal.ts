@@ -75,7 +75,9 @@ export interface JournalEntry {
 /** The latest `created` entry under `fingerprint` for each contract_id, from journal text. */
 function contractIndex(entries: Iterable<JournalEntry>): Map<string, JournalEntry> {
   const index = new Map<string, JournalEntry>();
-  for (const entry of entries) if (entry.state === 'created' && typeof entry.contract_id === 'string') index.set(entry.contract_id, entry);
+  for (const entry of entries)
+    if (entry.state === 'created' && typeof entry.contract_id === 'string')
+      index.set(entry.contract_id, entry);
   return index;
 }
 
@@ -144,14 +146,21 @@ export class CreateJournal {
     checkPrivateFile(path);
     this.log = new AppendLog(path, { sync: false, what: 'the journal', ...(extraFix ? { extraFix } : {}) });
     try {
-      this.unlock = takePidLock(`${path}.lock`, (pid) => `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`);
+      this.unlock = takePidLock(
+        `${path}.lock`,
+        (pid) =>
+          `the same command is already running (pid ${pid}); running it twice at once could send envelopes twice`,
+      );
     } catch (error) {
       if (error instanceof LockedError) throw error;
       throw storageError(error, `${path}.lock`, 'take the lock of the journal', extraFix);
     }
     let text: string;
     try {
-      const legacy = legacyPath !== undefined && legacyPath !== path && existsSync(legacyPath) ? readLog(legacyPath, { noFollow: true }) : '';
+      const legacy =
+        legacyPath !== undefined && legacyPath !== path && existsSync(legacyPath)
+          ? readLog(legacyPath, { noFollow: true })
+          : '';
       text = `${legacy}\n${readLog(path, { noFollow: true })}`;
       // Before anything is sent: a journal that cannot be written is found now, not mid-run.
       this.log.open();
@@ -177,7 +186,10 @@ export class CreateJournal {
       }
     }
     this.resumed = this.entries.size + this.foreign.size;
-    this.unfinished = [...this.entries.values(), ...[...this.foreign.values()].flatMap((byKey) => [...byKey.values()])].filter(inDoubt).length;
+    this.unfinished = [
+      ...this.entries.values(),
+      ...[...this.foreign.values()].flatMap((byKey) => [...byKey.values()]),
+    ].filter(inDoubt).length;
   }
 
   private contractsIndex: Map<string, JournalEntry> | undefined;
@@ -198,7 +210,8 @@ export class CreateJournal {
     const line = { ...entry, fp: this.fingerprint };
     this.log.append(`${JSON.stringify(line)}\n`);
     this.entries.set(entry.id, line);
-    if (line.state === 'created' && line.contract_id !== undefined) this.contractsIndex?.set(line.contract_id, line);
+    if (line.state === 'created' && line.contract_id !== undefined)
+      this.contractsIndex?.set(line.contract_id, line);
   }
 
   close(): void {

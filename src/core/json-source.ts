@@ -46,10 +46,10 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem |
       if (c === 0x5c) {
         const e = text[i + 1];
         if (e === 'u') {
-          if (!HEX_RE.test(text.slice(i + 2, i + 6))) return (i += 2), false;
+          if (!HEX_RE.test(text.slice(i + 2, i + 6))) return ((i += 2), false);
           i += 6;
         } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-        else return (i += 1), false;
+        else return ((i += 1), false);
       } else i++;
     }
     return false;
@@ -75,7 +75,12 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem |
       case 'valueOrEnd':
       case 'value':
         if (ch === '{' || ch === '[') {
-          if (stack.length + 1 > maxDepth) return { offset: i, kind: 'depth', message: `nested deeper than ${maxDepth} levels; an envelope needs at most 4` };
+          if (stack.length + 1 > maxDepth)
+            return {
+              offset: i,
+              kind: 'depth',
+              message: `nested deeper than ${maxDepth} levels; an envelope needs at most 4`,
+            };
           stack.push(ch === '{' ? new Map() : null);
           i++;
           expect = ch === '{' ? 'keyOrEnd' : 'valueOrEnd';
@@ -119,7 +124,11 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem |
         const first = keys.get(key);
         if (first !== undefined) {
           const { line, column } = lineColumn(text, first);
-          return { offset: start, kind: 'duplicate', message: `duplicate key ${JSON.stringify(key)} (first at line ${line}, column ${column}); keep only one` };
+          return {
+            offset: start,
+            kind: 'duplicate',
+            message: `duplicate key ${JSON.stringify(key)} (first at line ${line}, column ${column}); keep only one`,
+          };
         }
         keys.set(key, start);
         expect = 'colon';

@@ -48,7 +48,8 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
     if (out.includes(secret)) out = out.split(secret).join(maskKey(secret));
     const prefix = PREFIX_RE.exec(secret)?.[0] ?? '';
     const bare = secret.slice(prefix.length);
-    if (prefix && bare.length >= MIN_BARE_SECRET && out.includes(bare)) out = out.split(bare).join(bare.length >= MIN_SECRET_FOR_TAIL ? `${HIDDEN}${bare.slice(-4)}` : HIDDEN);
+    if (prefix && bare.length >= MIN_BARE_SECRET && out.includes(bare))
+      out = out.split(bare).join(bare.length >= MIN_SECRET_FOR_TAIL ? `${HIDDEN}${bare.slice(-4)}` : HIDDEN);
   }
   return out;
 }
@@ -73,7 +74,9 @@ export function maskedKeyMatches(masked: string, fullKey: string): boolean {
   const match = MASK_RE.exec(masked);
   if (!match) return masked === fullKey;
   const [, head, tail] = match as unknown as [string, string, string];
-  return fullKey.startsWith(head) && fullKey.endsWith(tail) && fullKey.length >= head.length + tail.length + 4;
+  return (
+    fullKey.startsWith(head) && fullKey.endsWith(tail) && fullKey.length >= head.length + tail.length + 4
+  );
 }
 
 export type ExpiryStatus = 'active' | 'expiring' | 'expired' | 'unknown';
@@ -84,7 +87,11 @@ export const EXPIRING_SOON_DAYS = 14;
  * Where a key stands on `now` given its expiry date (YYYY-MM-DD, valid through
  * that day in UTC): days left, and whether it is expired or expiring soon.
  */
-export function expiryStatus(expires: string | null | undefined, now: Date, soonDays = EXPIRING_SOON_DAYS): { status: ExpiryStatus; daysLeft: number | null } {
+export function expiryStatus(
+  expires: string | null | undefined,
+  now: Date,
+  soonDays = EXPIRING_SOON_DAYS,
+): { status: ExpiryStatus; daysLeft: number | null } {
   if (!expires || !/^\d{4}-\d{2}-\d{2}/.test(expires)) return { status: 'unknown', daysLeft: null };
   const end = Date.parse(`${expires.slice(0, 10)}T00:00:00Z`);
   if (Number.isNaN(end)) return { status: 'unknown', daysLeft: null };
@@ -140,7 +147,12 @@ function pick(record: Record<string, unknown>, ...names: string[]): unknown {
   return undefined;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? new Date(value * (value < 1e12 ? 1000 : 1)).toISOString() : null);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value !== ''
+    ? value
+    : typeof value === 'number'
+      ? new Date(value * (value < 1e12 ? 1000 : 1)).toISOString()
+      : null;
 
 /**
  * The service's key listing (SPEC §2.3 shows the fields, not the wire shape):
@@ -153,7 +165,8 @@ export function normalizeListedKeys(body: unknown): ListedKey[] | undefined {
   const list = Array.isArray(body)
     ? body
     : body && typeof body === 'object'
-      ? (pick(body as Record<string, unknown>, 'data', 'keys', 'api_keys', 'apiKeys', 'items') as unknown[] | undefined)
+      ? (pick(body as Record<string, unknown>, 'data', 'keys', 'api_keys', 'apiKeys', 'items') as
+          unknown[] | undefined)
       : undefined;
   if (!Array.isArray(list)) return undefined;
   return list
@@ -166,8 +179,14 @@ export function normalizeListedKeys(body: unknown): ListedKey[] | undefined {
         environment: text(pick(item, 'environment', 'env', 'mode')),
         key: key ? displayKey(key) : '',
         last_used: text(pick(item, 'last_used', 'lastUsed', 'last used', 'last_used_at', 'lastUsedAt')),
-        expires: text(pick(item, 'expires', 'expires_at', 'expiresAt', 'expiry', 'expiration'))?.slice(0, 10) ?? null,
-        scopes: Array.isArray(scopes) ? scopes.map(String) : typeof scopes === 'string' ? scopes.split(/[\s,]+/).filter(Boolean) : null,
+        expires:
+          text(pick(item, 'expires', 'expires_at', 'expiresAt', 'expiry', 'expiration'))?.slice(0, 10) ??
+          null,
+        scopes: Array.isArray(scopes)
+          ? scopes.map(String)
+          : typeof scopes === 'string'
+            ? scopes.split(/[\s,]+/).filter(Boolean)
+            : null,
       };
     });
 }

@@ -33,7 +33,12 @@ function normalizeValue(value: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, item] of Object.entries(value)) {
     // A "__proto__" key from JSON is data: defined, never assigned (an assignment would set the prototype).
-    Object.defineProperty(out, name, { value: normalizeValue(item, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, name, {
+      value: normalizeValue(item, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -56,7 +61,8 @@ export function normalizeEnvelope<T>(envelope: T, options: NormalizeOptions = {}
       if (!isRecord(signer)) return signer;
       const next = { ...signer };
       if (typeof signer.email === 'string') next.email = normalizeEmail(signer.email);
-      if (typeof signer.phone === 'string' && signer.phone !== '') next.phone = normalizePhone(signer.phone, options.defaultCountry);
+      if (typeof signer.phone === 'string' && signer.phone !== '')
+        next.phone = normalizePhone(signer.phone, options.defaultCountry);
       return next;
     });
   }

@@ -33,11 +33,19 @@ function check(path: string, stats: Stats, what: string, options: CheckOptions =
   // Windows has no uid or mode bits to compare: nothing to check there.
   if (uid === undefined) return;
   if (stats.uid !== uid) {
-    throw new UnsafePermissionsError(path, `${path} belongs to another user (uid ${stats.uid}), so ${what} cannot be trusted`, `use a directory of your own, or, if it should be yours: chown -R ${uid} ${path}`);
+    throw new UnsafePermissionsError(
+      path,
+      `${path} belongs to another user (uid ${stats.uid}), so ${what} cannot be trusted`,
+      `use a directory of your own, or, if it should be yours: chown -R ${uid} ${path}`,
+    );
   }
   if (!options.modeIsFixed && (stats.mode & 0o022) !== 0) {
     const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-    throw new UnsafePermissionsError(path, `${path} can be written by other users (mode ${mode}), so ${what} cannot be trusted`, `chmod go-w ${path}`);
+    throw new UnsafePermissionsError(
+      path,
+      `${path} can be written by other users (mode ${mode}), so ${what} cannot be trusted`,
+      `chmod go-w ${path}`,
+    );
   }
 }
 
@@ -59,7 +67,11 @@ export function checkPrivateDirectory(path: string, options: CheckOptions = {}):
     // chose where sign-cli writes. Only the user's own link (or root's) is followed.
     const uid = myUid();
     if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
-      throw new UnsafePermissionsError(path, `${path} is a symbolic link made by another user (uid ${stats.uid}), so where it leads cannot be trusted`, `use a directory of your own: rm ${path}`);
+      throw new UnsafePermissionsError(
+        path,
+        `${path} is a symbolic link made by another user (uid ${stats.uid}), so where it leads cannot be trusted`,
+        `use a directory of your own: rm ${path}`,
+      );
     }
     // A directory reached through the user's own link (~/.local -> /data/me) is judged by where it leads.
     stats = statSync(path);
@@ -80,7 +92,11 @@ export function checkStateSubdirectory(stateDir: string, name: string): void {
   const stats = entryAt(path);
   if (!stats) return;
   if (stats.isSymbolicLink()) {
-    throw new UnsafePermissionsError(path, `${path} is a symbolic link; sign-cli does not follow links in its state directory`, `remove the link (rm ${path}): a real directory is made in its place`);
+    throw new UnsafePermissionsError(
+      path,
+      `${path} is a symbolic link; sign-cli does not follow links in its state directory`,
+      `remove the link (rm ${path}): a real directory is made in its place`,
+    );
   }
   check(path, stats, 'what is in it');
 }
@@ -94,7 +110,11 @@ export function checkPrivateFile(path: string, options: CheckOptions = {}): void
     return;
   }
   if (stats.isSymbolicLink()) {
-    throw new UnsafePermissionsError(path, `${path} is a symbolic link; sign-cli does not follow links to its own files`, `replace it with a file of your own: rm ${path}`);
+    throw new UnsafePermissionsError(
+      path,
+      `${path} is a symbolic link; sign-cli does not follow links to its own files`,
+      `replace it with a file of your own: rm ${path}`,
+    );
   }
   check(path, stats, 'its content', options);
 }

@@ -77,7 +77,8 @@ export class RatePacer {
 
   constructor(options: PacerOptions = {}) {
     const rate = options.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE;
-    if (!(Number.isFinite(rate) && rate > 0)) throw new RangeError(`rate must be a positive number, got ${rate}`);
+    if (!(Number.isFinite(rate) && rate > 0))
+      throw new RangeError(`rate must be a positive number, got ${rate}`);
     this.ratePerMinute = rate;
     this.clock = options.clock ?? systemClock;
     this.shared = options.shared;
@@ -101,7 +102,11 @@ export class RatePacer {
   get intervalMs(): number {
     const now = this.clock.now();
     const budget = now < this.budgetUntil ? this.budgetIntervalMs : 0;
-    return Math.max(this.baseIntervalMs * this.slowdownAt(now), this.policyIntervalMs * (1 + SAFETY_MARGIN), budget);
+    return Math.max(
+      this.baseIntervalMs * this.slowdownAt(now),
+      this.policyIntervalMs * (1 + SAFETY_MARGIN),
+      budget,
+    );
   }
 
   /** Waits for this caller's turn. Every request attempt, retries included, takes one. */
@@ -174,7 +179,8 @@ export class RatePacer {
       const interval = (fields.windowSeconds * 1000) / fields.quota;
       this.policyIntervalMs = interval > 60_000 / this.ratePerMinute ? interval : 0;
     }
-    if (fields.remaining === undefined || fields.resetSeconds === undefined || fields.resetSeconds <= 0) return;
+    if (fields.remaining === undefined || fields.resetSeconds === undefined || fields.resetSeconds <= 0)
+      return;
     const resetMs = fields.resetSeconds * 1000;
     if (fields.remaining === 0) {
       this.pause(resetMs);

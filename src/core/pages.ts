@@ -13,7 +13,10 @@ export const MAX_PAGE_SIZE = 100;
 export async function* follow<T>(
   operation: Operation,
   options: { limit?: number; pageSize?: number },
-  fetchPage: (limit: number, cursor: string | undefined) => Promise<{ items: T[]; hasMore: boolean; nextCursor: string | null }>,
+  fetchPage: (
+    limit: number,
+    cursor: string | undefined,
+  ) => Promise<{ items: T[]; hasMore: boolean; nextCursor: string | null }>,
 ): AsyncGenerator<T, void, undefined> {
   let left = options.limit ?? Number.POSITIVE_INFINITY;
   let cursor: string | undefined;
@@ -24,9 +27,14 @@ export async function* follow<T>(
     left -= page.items.length;
     if (!page.hasMore || page.nextCursor === null) return;
     // A service handing back a cursor it gave before would page forever.
-    if (seen.has(page.nextCursor)) throw new UnexpectedResponseError(`${OPERATION_LABEL[operation]}: the service returned the cursor ${page.nextCursor.slice(0, 40)} twice`, 200, undefined, { hint: 'the listing is not advancing; report it to the service' });
+    if (seen.has(page.nextCursor))
+      throw new UnexpectedResponseError(
+        `${OPERATION_LABEL[operation]}: the service returned the cursor ${page.nextCursor.slice(0, 40)} twice`,
+        200,
+        undefined,
+        { hint: 'the listing is not advancing; report it to the service' },
+      );
     seen.add(page.nextCursor);
     cursor = page.nextCursor;
   }
 }
-

@@ -9,8 +9,22 @@
  * unless the caller names a default), digits a spreadsheet stored as a
  * number (its leading + or 0 gone, maybe digits too).
  */
-import { Metadata, PhoneNumber, parsePhoneNumberFromString as parseWith, isSupportedCountry as supportedWith, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
-import { CALLING_CODES, COUNTRIES_INDEX, COUNTRIES_TEXT, METADATA_VERSION, NON_GEOGRAPHIC_INDEX, NON_GEOGRAPHIC_TEXT } from './phone-metadata.js';
+import {
+  Metadata,
+  PhoneNumber,
+  parsePhoneNumberFromString as parseWith,
+  isSupportedCountry as supportedWith,
+  type CountryCode,
+  type MetadataJson,
+} from 'libphonenumber-js/core';
+import {
+  CALLING_CODES,
+  COUNTRIES_INDEX,
+  COUNTRIES_TEXT,
+  METADATA_VERSION,
+  NON_GEOGRAPHIC_INDEX,
+  NON_GEOGRAPHIC_TEXT,
+} from './phone-metadata.js';
 
 let metadata: MetadataJson | undefined;
 
@@ -29,7 +43,8 @@ function lazyTable(text: string, index: string): Record<string, unknown> {
   return new Proxy(where, {
     get(target, key, receiver) {
       // Anything but an entry (`constructor`, which libphonenumber checks) is the plain object's.
-      if (typeof key !== 'string' || !Object.hasOwn(target, key)) return Reflect.get(target, key, receiver) as unknown;
+      if (typeof key !== 'string' || !Object.hasOwn(target, key))
+        return Reflect.get(target, key, receiver) as unknown;
       if (!parsed.has(key)) {
         const [start, length] = target[key]!;
         parsed.set(key, JSON.parse(text.slice(start, start + length)));
@@ -41,14 +56,24 @@ function lazyTable(text: string, index: string): Record<string, unknown> {
 
 /** libphonenumber's metadata (phone-metadata.ts), its countries parsed as they are needed. */
 function phoneMetadata(): MetadataJson {
-  metadata ??= { version: METADATA_VERSION, country_calling_codes: JSON.parse(CALLING_CODES), countries: lazyTable(COUNTRIES_TEXT, COUNTRIES_INDEX), nonGeographic: lazyTable(NON_GEOGRAPHIC_TEXT, NON_GEOGRAPHIC_INDEX) } as unknown as MetadataJson;
+  metadata ??= {
+    version: METADATA_VERSION,
+    country_calling_codes: JSON.parse(CALLING_CODES),
+    countries: lazyTable(COUNTRIES_TEXT, COUNTRIES_INDEX),
+    nonGeographic: lazyTable(NON_GEOGRAPHIC_TEXT, NON_GEOGRAPHIC_INDEX),
+  } as unknown as MetadataJson;
   return metadata;
 }
 
-const parsePhoneNumberFromString = (text: string, country?: CountryCode) => (country ? parseWith(text, country, phoneMetadata()) : parseWith(text, phoneMetadata()));
+const parsePhoneNumberFromString = (text: string, country?: CountryCode) =>
+  country ? parseWith(text, country, phoneMetadata()) : parseWith(text, phoneMetadata());
 
 /** PhoneNumber's constructor from a country (or calling code) and a national number: in its code, not in its types. */
-const NationalPhoneNumber = PhoneNumber as unknown as new (countryOrCallingCode: string, national: string, metadata: MetadataJson) => PhoneNumber;
+const NationalPhoneNumber = PhoneNumber as unknown as new (
+  countryOrCallingCode: string,
+  national: string,
+  metadata: MetadataJson,
+) => PhoneNumber;
 
 /**
  * An E.164 number checked as libphonenumber's parser would check it, without running the
@@ -58,9 +83,15 @@ const NationalPhoneNumber = PhoneNumber as unknown as new (countryOrCallingCode:
  * (PhoneNumber.isValid). Where that says invalid, the parser decides after all (it may strip a
  * national prefix written inside an international number), so the verdict is always the parser's.
  */
-function checkE164(e164: string): { number: string; valid: boolean; country: string | undefined; callingCode: string | undefined } {
+function checkE164(e164: string): {
+  number: string;
+  valid: boolean;
+  country: string | undefined;
+  callingCode: string | undefined;
+} {
   const json = phoneMetadata();
-  const codes = (json as unknown as { country_calling_codes: Record<string, string[]> }).country_calling_codes;
+  const codes = (json as unknown as { country_calling_codes: Record<string, string[]> })
+    .country_calling_codes;
   const digits = e164.slice(1);
   for (let length = 1; length <= 3; length++) {
     const callingCode = digits.slice(0, length);
@@ -68,25 +99,40 @@ function checkE164(e164: string): { number: string; valid: boolean; country: str
     if (!countries) continue;
     const national = digits.slice(length);
     const plans = new Metadata(json);
-    const exact = countries.length === 1 || countries[0] === '001' ? countries[0] : countries.find((country) => {
-      plans.selectNumberingPlan(country as CountryCode);
-      const plan = plans.numberingPlan as unknown as { leadingDigits(): string | undefined; nationalNumberPattern(): string };
-      const leading = plan.leadingDigits();
-      return leading ? national.search(leading) === 0 : new RegExp(`^(?:${plan.nationalNumberPattern()})$`).test(national);
-    });
+    const exact =
+      countries.length === 1 || countries[0] === '001'
+        ? countries[0]
+        : countries.find((country) => {
+            plans.selectNumberingPlan(country as CountryCode);
+            const plan = plans.numberingPlan as unknown as {
+              leadingDigits(): string | undefined;
+              nationalNumberPattern(): string;
+            };
+            const leading = plan.leadingDigits();
+            return leading
+              ? national.search(leading) === 0
+              : new RegExp(`^(?:${plan.nationalNumberPattern()})$`).test(national);
+          });
     if (national.length >= 2) {
       const number = new NationalPhoneNumber(exact && exact !== '001' ? exact : callingCode, national, json);
-      if (number.isValid()) return { number: e164, valid: true, country: number.country ?? exact, callingCode };
+      if (number.isValid())
+        return { number: e164, valid: true, country: number.country ?? exact, callingCode };
     }
     const parsed = parsePhoneNumberFromString(e164);
-    return { number: parsed?.number ?? e164, valid: parsed?.isValid() === true, country: parsed?.country ?? (exact !== '001' ? exact : undefined), callingCode };
+    return {
+      number: parsed?.number ?? e164,
+      valid: parsed?.isValid() === true,
+      country: parsed?.country ?? (exact !== '001' ? exact : undefined),
+      callingCode,
+    };
   }
   return { number: e164, valid: false, country: undefined, callingCode: undefined };
 }
 const isSupportedCountry = (country: string) => supportedWith(country as CountryCode, phoneMetadata());
 
 /** A machine reason for a phone that is refused, for a caller to word its own advice. */
-export type PhoneProblemCode = 'phone_spreadsheet_number' | 'phone_national' | 'phone_invalid' | 'phone_format';
+export type PhoneProblemCode =
+  'phone_spreadsheet_number' | 'phone_national' | 'phone_invalid' | 'phone_format';
 
 export interface PhoneProblem {
   code: PhoneProblemCode;
@@ -117,7 +163,11 @@ export function normalizePhone(raw: string, defaultCountry?: string): string {
   let candidate: string | undefined;
   if (/^\+\d+$/.test(compact)) candidate = compact;
   else if (/^00[1-9]\d+$/.test(compact)) candidate = `+${compact.slice(2)}`;
-  else if (defaultCountry && /^\d{4,12}$/.test(compact) && (compact.startsWith('0') || compact.length <= 10)) {
+  else if (
+    defaultCountry &&
+    /^\d{4,12}$/.test(compact) &&
+    (compact.startsWith('0') || compact.length <= 10)
+  ) {
     const national = parsePhoneNumberFromString(compact, defaultCountry as CountryCode);
     if (national?.isValid() && !compact.startsWith(national.countryCallingCode)) return national.number;
     return raw;
@@ -131,23 +181,48 @@ export function normalizePhone(raw: string, defaultCountry?: string): string {
 export function phoneProblem(value: string): PhoneProblem | undefined {
   const compact = asciiDigits(value).replace(SEPARATORS, '');
   if (SCIENTIFIC.test(asciiDigits(value).trim())) {
-    return { code: 'phone_spreadsheet_number', message: 'was stored by a spreadsheet as a number (scientific notation), and its last digits are already lost: format the column as Text and type the number again, with its + and country code' };
+    return {
+      code: 'phone_spreadsheet_number',
+      message:
+        'was stored by a spreadsheet as a number (scientific notation), and its last digits are already lost: format the column as Text and type the number again, with its + and country code',
+    };
   }
   if (/^[1-9]\d{6,14}$/.test(compact)) {
-    return { code: 'phone_spreadsheet_number', message: 'has digits but no +: a spreadsheet that stored it as a number drops the + (and a leading 0, sometimes digits): format the column as Text and write it in international form, such as +971501234567' };
+    return {
+      code: 'phone_spreadsheet_number',
+      message:
+        'has digits but no +: a spreadsheet that stored it as a number drops the + (and a leading 0, sometimes digits): format the column as Text and write it in international form, such as +971501234567',
+    };
   }
   if (/^0\d{5,14}$/.test(compact)) {
-    return { code: 'phone_national', message: 'is a national number (it starts with 0): add the country code, such as +971 for 050 123 4567' };
+    return {
+      code: 'phone_national',
+      message: 'is a national number (it starts with 0): add the country code, such as +971 for 050 123 4567',
+    };
   }
   if (!/^\+[1-9]\d{6,14}$/.test(compact)) {
-    return { code: 'phone_format', message: 'must be an international phone number: a leading + and digits only, such as +971501234567' };
+    return {
+      code: 'phone_format',
+      message: 'must be an international phone number: a leading + and digits only, such as +971501234567',
+    };
   }
   const checked = checkE164(compact);
   if (!checked.valid) {
-    const country = checked.country ? ` (${checked.country})` : checked.callingCode ? ` (+${checked.callingCode})` : '';
-    return { code: 'phone_invalid', message: `is not a valid number for its country code${country}: check the digits (a mobile number has a fixed length for its country)` };
+    const country = checked.country
+      ? ` (${checked.country})`
+      : checked.callingCode
+        ? ` (+${checked.callingCode})`
+        : '';
+    return {
+      code: 'phone_invalid',
+      message: `is not a valid number for its country code${country}: check the digits (a mobile number has a fixed length for its country)`,
+    };
   }
   // What is sent is E.164 itself: normalizePhone writes it so; a caller that did not is told the form.
-  if (value !== checked.number) return { code: 'phone_format', message: `must be written in E.164, a + and digits only: ${checked.number}` };
+  if (value !== checked.number)
+    return {
+      code: 'phone_format',
+      message: `must be written in E.164, a + and digits only: ${checked.number}`,
+    };
   return undefined;
 }

@@ -112,7 +112,13 @@ interface Holder {
 
 /** This process, described through /proc/self (its real pid namespace and start, even as PID 1 of a container). */
 function me(token: string): Holder {
-  return { pid: process.pid, token, boot: readProc('/proc/sys/kernel/random/boot_id'), pidns: readProc('/proc/self/ns/pid', true), start: startTime('/proc/self') };
+  return {
+    pid: process.pid,
+    token,
+    boot: readProc('/proc/sys/kernel/random/boot_id'),
+    pidns: readProc('/proc/self/ns/pid', true),
+    start: startTime('/proc/self'),
+  };
 }
 
 /** `<pid> <token>` from older versions; JSON now. */
@@ -150,9 +156,14 @@ function holderInNamespace(ns: string, pid: number): Live | undefined {
     if (readProc(`/proc/${here}/ns/pid`, true) !== ns || isZombie(`/proc/${here}`)) continue;
     const nspid = /^NSpid:\s+(.+)$/m.exec(readProc(`/proc/${here}/status`) ?? '');
     if (!nspid) unnamed = true;
-    else if (Number(nspid[1]!.trim().split(/\s+/).pop()) === pid) return { note: `its holder is pid ${pid} of another pid namespace (a container), pid ${here} here` };
+    else if (Number(nspid[1]!.trim().split(/\s+/).pop()) === pid)
+      return { note: `its holder is pid ${pid} of another pid namespace (a container), pid ${here} here` };
   }
-  return unnamed ? { note: `its holder is pid ${pid} of another pid namespace (a container), which still has processes: this system cannot tell which is the holder, so the lock holds until they all end` } : undefined;
+  return unnamed
+    ? {
+        note: `its holder is pid ${pid} of another pid namespace (a container), which still has processes: this system cannot tell which is the holder, so the lock holds until they all end`,
+      }
+    : undefined;
 }
 
 /** The lock's holder if it is still running, else undefined. */
@@ -161,7 +172,8 @@ function liveHolder(holder: Holder): Live | undefined {
   // Another boot: everything that ran before is gone.
   if (holder.boot && here.boot && holder.boot !== here.boot) return undefined;
   // Another pid namespace: its pid means nothing here.
-  if (holder.pidns && here.pidns && holder.pidns !== here.pidns) return holderInNamespace(holder.pidns, holder.pid);
+  if (holder.pidns && here.pidns && holder.pidns !== here.pidns)
+    return holderInNamespace(holder.pidns, holder.pid);
   if (holder.pid <= 0 || !isAlive(holder.pid)) return undefined;
   // The same pid, but started at another time: another process now.
   if (holder.start) {
@@ -187,7 +199,12 @@ export function lockHolder(path: string): number | undefined {
  * Links `staging` (content `content`) to `path`; false when a lock is there. The returned
  * release removes it only while it is still this one.
  */
-function linkLock(files: LockFiles, staging: string, path: string, content: string): (() => void) | undefined {
+function linkLock(
+  files: LockFiles,
+  staging: string,
+  path: string,
+  content: string,
+): (() => void) | undefined {
   try {
     files.link(staging, path);
   } catch (error) {
@@ -215,7 +232,8 @@ function removeStale(files: LockFiles, staging: string, path: string, content: s
   if (!guard) {
     const other = files.read(guardPath);
     const holder = other === undefined ? undefined : parse(other);
-    if (other !== undefined && (!holder || !holderAlive(holder)) && files.read(guardPath) === other) files.remove(guardPath);
+    if (other !== undefined && (!holder || !holderAlive(holder)) && files.read(guardPath) === other)
+      files.remove(guardPath);
     return;
   }
   try {
@@ -242,7 +260,11 @@ export function takePidLock(path: string, what: (ownerPid: number) => string): (
  * The lock file alone, without this process's own record of what it holds: what each process
  * does. `files`: the test's, to run other takers between any two steps; the file system otherwise.
  */
-export function takeLockFile(path: string, what: (ownerPid: number) => string, files: LockFiles = systemFiles): () => void {
+export function takeLockFile(
+  path: string,
+  what: (ownerPid: number) => string,
+  files: LockFiles = systemFiles,
+): () => void {
   const content = JSON.stringify(me(randomBytes(8).toString('hex')));
   const staging = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   files.write(staging, content);

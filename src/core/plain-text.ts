@@ -19,17 +19,31 @@ const CHARACTER_NAMES: Record<string, string> = {
  * line of output (`Omar\n06:43:00  envelope.completed …`), hide or recolour
  * a terminal, or make a name read backwards; no signer's name needs it.
  */
-export function checkPlainText(value: unknown, path: string, depth: number, maxDepth: number, errors: FieldIssue[]): void {
+export function checkPlainText(
+  value: unknown,
+  path: string,
+  depth: number,
+  maxDepth: number,
+  errors: FieldIssue[],
+): void {
   if (typeof value === 'string') {
     const found = unsafeCharacter(value);
     if (found) {
       const code = `U+${found.char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-      const name = CHARACTER_NAMES[found.char] ?? (/[\u202a-\u202e\u2066-\u2069]/.test(found.char) ? 'a bidi control' : 'a control character');
-      errors.push({ path, message: `contains ${name} (${code}) at character ${found.index + 1}; text fields are one line of plain text, so remove it` });
+      const name =
+        CHARACTER_NAMES[found.char] ??
+        (/[\u202a-\u202e\u2066-\u2069]/.test(found.char) ? 'a bidi control' : 'a control character');
+      errors.push({
+        path,
+        message: `contains ${name} (${code}) at character ${found.index + 1}; text fields are one line of plain text, so remove it`,
+      });
     }
     return;
   }
   if (depth > maxDepth) return;
-  if (Array.isArray(value)) value.forEach((item, i) => checkPlainText(item, `${path}[${i}]`, depth + 1, maxDepth, errors));
-  else if (isRecord(value)) for (const [name, item] of Object.entries(value)) checkPlainText(item, path ? `${path}.${name}` : name, depth + 1, maxDepth, errors);
+  if (Array.isArray(value))
+    value.forEach((item, i) => checkPlainText(item, `${path}[${i}]`, depth + 1, maxDepth, errors));
+  else if (isRecord(value))
+    for (const [name, item] of Object.entries(value))
+      checkPlainText(item, path ? `${path}.${name}` : name, depth + 1, maxDepth, errors);
 }

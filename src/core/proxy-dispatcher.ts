@@ -73,7 +73,11 @@ class ProxyRouter extends Dispatcher {
  * passed explicitly, so undici never reads process.env behind the caller's back.
  */
 export function createDispatcher(settings: ProxySettings, timeouts: DispatcherTimeouts): Dispatcher {
-  const options = { connect: { timeout: timeouts.connectMs }, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs };
+  const options = {
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+  };
   if (!settings.httpProxy && !settings.httpsProxy) return new Agent(options);
   return new ProxyRouter(settings, options);
 }

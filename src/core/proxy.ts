@@ -47,7 +47,9 @@ function proxyUrl(found: { name: string; value: string } | undefined): string | 
     url = undefined;
   }
   if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname) {
-    throw new UsageError(`${found.name}: not a proxy URL (${showProxyUrl(text)}); give http://host:port, with user:password@ if the proxy needs them`);
+    throw new UsageError(
+      `${found.name}: not a proxy URL (${showProxyUrl(text)}); give http://host:port, with user:password@ if the proxy needs them`,
+    );
   }
   return text;
 }

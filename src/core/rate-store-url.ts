@@ -15,10 +15,16 @@ export function parseRateStoreUrl(text: string, source = 'the rate store'): stri
   try {
     url = new URL(text.trim());
   } catch {
-    throw new UsageError(`${source} is not a valid URL: ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`, { hint: `${hint}; ${encoding}` });
+    throw new UsageError(
+      `${source} is not a valid URL: ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`,
+      { hint: `${hint}; ${encoding}` },
+    );
   }
   if (!SCHEMES.has(url.protocol)) {
-    throw new UsageError(`${source} must be a redis:// or rediss:// URL, got ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`, { hint });
+    throw new UsageError(
+      `${source} must be a redis:// or rediss:// URL, got ${JSON.stringify(showRateStoreUrl(text.trim()).slice(0, 80))}`,
+      { hint },
+    );
   }
   if (url.hostname === '') throw new UsageError(`${source} has no host`, { hint });
   if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {

@@ -75,7 +75,9 @@ export function parseRateLimitFields(headers: Record<string, string | undefined>
   out.resetSeconds ??= nonNegativeInt(headers['ratelimit-reset']);
   const policy = headers['ratelimit-policy']?.split(',')[0];
   if (policy) {
-    out.quota = nonNegativeInt(/(?:^|;)\s*q\s*=\s*(\d+)/i.exec(policy)?.[1] ?? /^\s*(\d+)\s*(?:;|$)/.exec(policy)?.[1]);
+    out.quota = nonNegativeInt(
+      /(?:^|;)\s*q\s*=\s*(\d+)/i.exec(policy)?.[1] ?? /^\s*(\d+)\s*(?:;|$)/.exec(policy)?.[1],
+    );
     out.windowSeconds = nonNegativeInt(/(?:^|;)\s*w\s*=\s*(\d+)/i.exec(policy)?.[1]);
   }
   return out;
@@ -143,7 +145,13 @@ export const REFUSED_DELAYS_MS: readonly number[] = [100, 200, 400];
 
 /** What one attempt ended with: an HTTP status (with its headers) or a network error code. */
 export type AttemptOutcome =
-  | { kind: 'response'; status: number; headers: Record<string, string | undefined>; keyed: boolean; finalConflict: boolean }
+  | {
+      kind: 'response';
+      status: number;
+      headers: Record<string, string | undefined>;
+      keyed: boolean;
+      finalConflict: boolean;
+    }
   | { kind: 'network'; code: string | undefined };
 
 export type RetryDecision = { retry: false } | { retry: true; delayMs: number; source: DelaySource };
@@ -154,19 +162,32 @@ export type RetryDecision = { retry: false } | { retry: true; delayMs: number; s
  * `outcome`, send again, and after how long? Pure: the caller brings the
  * clock and the random source, and decides itself whether it was asked to stop.
  */
-export function decideRetry(outcome: AttemptOutcome, attempt: number, policy: RetryPolicy, now: number, random: () => number): RetryDecision {
+export function decideRetry(
+  outcome: AttemptOutcome,
+  attempt: number,
+  policy: RetryPolicy,
+  now: number,
+  random: () => number,
+): RetryDecision {
   const no: RetryDecision = { retry: false };
   if (outcome.kind === 'network') {
     const code = outcome.code;
     if (code === undefined || PERMANENT_NETWORK_CODES.has(code)) return no;
     if (REFUSED_CODES.has(code)) {
       const delay = REFUSED_DELAYS_MS[attempt - 1];
-      return delay !== undefined && attempt <= policy.maxRetries ? { retry: true, delayMs: delay, source: 'backoff' } : no;
+      return delay !== undefined && attempt <= policy.maxRetries
+        ? { retry: true, delayMs: delay, source: 'backoff' }
+        : no;
     }
     if (!RETRYABLE_NETWORK_CODES.has(code) || attempt > policy.maxRetries) return no;
     return { retry: true, delayMs: backoffDelay(attempt, policy, random), source: 'backoff' };
   }
-  if (attempt > policy.maxRetries || outcome.finalConflict || !isRetryableStatus(outcome.status, outcome.keyed)) return no;
+  if (
+    attempt > policy.maxRetries ||
+    outcome.finalConflict ||
+    !isRetryableStatus(outcome.status, outcome.keyed)
+  )
+    return no;
   const delay = retryDelay(attempt, outcome.headers, now, policy, random);
   // A server asking for a longer wait than the policy allows ends the retries instead of stalling the run.
   return delay.delayMs <= policy.maxServerDelayMs ? { retry: true, ...delay } : no;

@@ -47,7 +47,10 @@ const DEFAULT_REJOIN_MS = 10_000;
 /** The Redis key prefix of the budget for this key at this service: a hash, never the key. */
 export function budgetName(baseUrl: string, apiKey: string): string {
   // One budget per service, whatever the spelling of its URL (`localhost` or 127.0.0.1, a default port).
-  const digest = createHash('sha256').update(`sign-cli rate budget\n${serviceIdentity(baseUrl)}\n${apiKey}`).digest('hex').slice(0, 32);
+  const digest = createHash('sha256')
+    .update(`sign-cli rate budget\n${serviceIdentity(baseUrl)}\n${apiKey}`)
+    .digest('hex')
+    .slice(0, 32);
   // The hash tag ({…}) keeps the three keys in one Cluster slot, as one script needs.
   return `sign-cli:rate:{${digest}}`;
 }
@@ -98,7 +101,9 @@ function createBudgetClient(url: string, timeoutMs: number) {
 function reason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message).replace(/\s+/g, ' ').slice(0, 160);
+  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message)
+    .replace(/\s+/g, ' ')
+    .slice(0, 160);
 }
 
 export class RedisRateBudget implements SharedBudget {
@@ -176,7 +181,10 @@ export class RedisRateBudget implements SharedBudget {
     const how = this.connected ? 'lost' : 'unreachable';
     this.down = true;
     this.failure = reason(error);
-    const share = this.runners > 1 ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it` : 'the full rate';
+    const share =
+      this.runners > 1
+        ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it`
+        : 'the full rate';
     const message = `rate store ${this.shownUrl} ${how} (${this.failure}); pacing locally at ${share}`;
     if (this.warned) this.onNote(message);
     else this.onWarning(message);
@@ -256,7 +264,14 @@ export class RedisRateBudget implements SharedBudget {
       let waitMs: number;
       try {
         const limit = String(Math.max(1, Math.floor(request.limit)));
-        const reply = (await this.run(['take', limit, String(request.intervalMs), member, this.runnerId, String(this.activeMs)])) as [number, number];
+        const reply = (await this.run([
+          'take',
+          limit,
+          String(request.intervalMs),
+          member,
+          this.runnerId,
+          String(this.activeMs),
+        ])) as [number, number];
         waitMs = Number(reply[0]);
         this.runners = Math.max(1, Number(reply[1]));
       } catch (error) {

@@ -6,4 +6,10 @@ export const ENVELOPE_STATUSES = ['sent', 'completed', 'declined', 'failed', 'ex
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
 
 /** States after which nothing more happens. */
-export const FINAL_STATUSES = ['completed', 'declined', 'failed', 'expired', 'voided'] as const satisfies readonly EnvelopeStatus[];
+export const FINAL_STATUSES = [
+  'completed',
+  'declined',
+  'failed',
+  'expired',
+  'voided',
+] as const satisfies readonly EnvelopeStatus[];

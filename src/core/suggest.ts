@@ -11,12 +11,15 @@ const squash = (word: string): string => word.toLowerCase().replace(/[^\p{L}\p{N
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[rows - 1]![cols - 1]!;
@@ -39,7 +42,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
     else if (w.length >= 4 && (c.startsWith(w) || w.startsWith(c))) score = 0.5;
     else {
       const distance = editDistance(w, c);
-      score = distance <= Math.min(3, Math.max(1, Math.floor(w.length / 3))) ? distance : Number.POSITIVE_INFINITY;
+      score =
+        distance <= Math.min(3, Math.max(1, Math.floor(w.length / 3))) ? distance : Number.POSITIVE_INFINITY;
     }
     if (score < (best?.score ?? Number.POSITIVE_INFINITY)) best = { candidate, score };
   }

@@ -30,14 +30,20 @@ type Kind = 'string' | 'number' | 'boolean' | 'other';
 
 /** zod's own description of a schema: enough to walk objects, arrays and optionals. */
 interface SchemaNode {
-  _zod: { def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; innerType?: SchemaNode } };
+  _zod: {
+    def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; innerType?: SchemaNode };
+  };
 }
 
 /** The type the envelope schema gives the field at `path` (numbers for array indexes); `other` when it names none. */
 export function fieldKind(path: readonly (string | number)[]): Kind {
   let node: SchemaNode | undefined = envelopeSchema as unknown as SchemaNode;
   const unwrap = (n: SchemaNode | undefined) => {
-    while (n && (n._zod.def.type === 'optional' || n._zod.def.type === 'nullable' || n._zod.def.type === 'default')) n = n._zod.def.innerType;
+    while (
+      n &&
+      (n._zod.def.type === 'optional' || n._zod.def.type === 'nullable' || n._zod.def.type === 'default')
+    )
+      n = n._zod.def.innerType;
     return n;
   };
   for (const segment of path) {
@@ -80,14 +86,23 @@ const under = (key: string | number, path: string) => {
  * are recorded there, at its path in the rendered envelope (a signer left out
  * moves the ones after it).
  */
-export function renderTemplate(template: unknown, row: Readonly<Record<string, string>>, sources?: ColumnSources): unknown {
+export function renderTemplate(
+  template: unknown,
+  row: Readonly<Record<string, string>>,
+  sources?: ColumnSources,
+): unknown {
   const render = (value: unknown, path: (string | number)[]): Rendered => {
     if (typeof value === 'string') {
       const whole = WHOLE_RE.exec(value);
       if (whole) {
         const cell = row[whole[1]!] ?? '';
         if (cell.trim() === '') return { value: LEFT_OUT, templated: true, allEmpty: true, sources: [] };
-        return { value: typed(cell, fieldKind(path)), templated: true, allEmpty: false, sources: [['', [whole[1]!]]] };
+        return {
+          value: typed(cell, fieldKind(path)),
+          templated: true,
+          allEmpty: false,
+          sources: [['', [whole[1]!]]],
+        };
       }
       PLACEHOLDER_RE.lastIndex = 0;
       if (!PLACEHOLDER_RE.test(value)) return { value, templated: false, allEmpty: false, sources: [] };
@@ -108,9 +123,19 @@ export function renderTemplate(template: unknown, row: Readonly<Record<string, s
       // out, but only beside one the row did fill: a row that fills none keeps them, and
       // validation names what is missing rather than the envelope going to the fixed signers alone.
       const rowFilledOne = items.some(({ item, r }) => isObject(item) && r.templated && !r.allEmpty);
-      const kept = items.filter(({ item, r }) => r.value !== LEFT_OUT && !(rowFilledOne && isObject(item) && r.templated && r.allEmpty));
-      const keptSources = kept.flatMap(({ r }, index) => r.sources.map(([p, c]): [string, string[]] => [under(index, p), c]));
-      return { value: kept.map(({ r }) => r.value), templated: items.some(({ r }) => r.templated), allEmpty: false, sources: keptSources };
+      const kept = items.filter(
+        ({ item, r }) =>
+          r.value !== LEFT_OUT && !(rowFilledOne && isObject(item) && r.templated && r.allEmpty),
+      );
+      const keptSources = kept.flatMap(({ r }, index) =>
+        r.sources.map(([p, c]): [string, string[]] => [under(index, p), c]),
+      );
+      return {
+        value: kept.map(({ r }) => r.value),
+        templated: items.some(({ r }) => r.templated),
+        allEmpty: false,
+        sources: keptSources,
+      };
     }
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};

@@ -11,7 +11,8 @@
  * isolates, and the invisible characters (zero-width spaces and joiners, bidi marks, word
  * joiners, a BOM): shown, so a person sees `\u200b` where a value holds one.
  */
-const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const CONTROL_RE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 /**
  * The colour sequences sign-cli writes itself (chalk at level 1: bold, dim,
  * red, green, yellow, cyan, and their ends). Only these pass where colour is

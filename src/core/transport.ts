@@ -6,10 +6,24 @@
  * Errors come from answer-errors.ts.
  */
 import { request, type Dispatcher } from 'undici';
-import { AnswerTooLargeError, MAX_FILE_BYTES, MAX_JSON_ANSWER_BYTES, readBounded, writeBounded, type FileAnswer } from './answer-body.js';
+import {
+  AnswerTooLargeError,
+  MAX_FILE_BYTES,
+  MAX_JSON_ANSWER_BYTES,
+  readBounded,
+  writeBounded,
+  type FileAnswer,
+} from './answer-body.js';
 import { OPERATION_LABEL, errorForStatus, isInFlightConflict, type AnswerContext } from './answer-errors.js';
 import type { Clock } from './clock.js';
-import { baseUrlEndsInApi, fillPath, joinUrl, resolveEndpoint, type Operation, type PathOverrides } from './endpoints.js';
+import {
+  baseUrlEndsInApi,
+  fillPath,
+  joinUrl,
+  resolveEndpoint,
+  type Operation,
+  type PathOverrides,
+} from './endpoints.js';
 import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError } from './errors.js';
 import { maskKey, redactSecrets } from './keys.js';
 import { describeNetworkError } from './network-errors.js';
@@ -20,10 +34,24 @@ import { decideRetry, type DelaySource, type RetryPolicy } from './retry.js';
 export type TraceEvent =
   | { type: 'note'; message: string }
   | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string> }
-  | { type: 'response'; attempt: number; status: number; durationMs: number; headers: Record<string, string | undefined> }
+  | {
+      type: 'response';
+      attempt: number;
+      status: number;
+      durationMs: number;
+      headers: Record<string, string | undefined>;
+    }
   | { type: 'retry'; attempt: number; delayMs: number; source: DelaySource; reason: string }
   /** An attempt still unanswered after `waitedMs` (WAIT_NOTICE_MS): said even when nothing else is. */
-  | { type: 'waiting'; attempt: number; attempts: number; method: string; url: string; waitedMs: number; timeoutMs: number };
+  | {
+      type: 'waiting';
+      attempt: number;
+      attempts: number;
+      method: string;
+      url: string;
+      waitedMs: number;
+      timeoutMs: number;
+    };
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -150,7 +178,10 @@ export class Transport {
     const endpoint = resolveEndpoint(operation, this.paths);
     const url = withQuery(joinUrl(this.baseUrl, fillPath(endpoint.path, options.params)), options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    return this.exchange<T>({ method: endpoint.method, url, label: OPERATION_LABEL[operation], operation, body, headers: {} }, options);
+    return this.exchange<T>(
+      { method: endpoint.method, url, label: OPERATION_LABEL[operation], operation, body, headers: {} },
+      options,
+    );
   }
 
   /**
@@ -164,8 +195,20 @@ export class Transport {
     const joined = new URL(joinUrl(this.baseUrl, at < 0 ? request.path : request.path.slice(0, at)));
     if (at >= 0) joined.search = request.path.slice(at + 1);
     const url = withQuery(joined.toString(), options.query);
-    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-    return this.exchange<Buffer>({ method: request.method, url, label: `${request.method} ${request.path}`, body: request.body, headers, anyStatus: true }, { ...options, binary: true });
+    const headers = Object.fromEntries(
+      Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    return this.exchange<Buffer>(
+      {
+        method: request.method,
+        url,
+        label: `${request.method} ${request.path}`,
+        body: request.body,
+        headers,
+        anyStatus: true,
+      },
+      { ...options, binary: true },
+    );
   }
 
   private async exchange<T>(spec: Exchange, options: RequestOptions): Promise<ApiResponse<T>> {
@@ -185,7 +228,8 @@ export class Transport {
     const keyed = idempotencyKey !== undefined;
 
     const stop = options.stop;
-    const waitSignal = stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
+    const waitSignal =
+      stop && options.signal ? AbortSignal.any([stop, options.signal]) : (stop ?? options.signal);
     /** Whether any attempt may have reached the service (anything but a failure to connect). */
     let sent = false;
     let mayHaveActed = false;
@@ -211,7 +255,16 @@ export class Transport {
       const answered = new AbortController();
       const attempts = this.policy.maxRetries + 1;
       this.clock.sleep(WAIT_NOTICE_MS, AbortSignal.any([answered.signal, attemptSignal])).then(
-        () => this.onTrace({ type: 'waiting', attempt, attempts, method: spec.method, url, waitedMs: WAIT_NOTICE_MS, timeoutMs: this.timeoutMs }),
+        () =>
+          this.onTrace({
+            type: 'waiting',
+            attempt,
+            attempts,
+            method: spec.method,
+            url,
+            waitedMs: WAIT_NOTICE_MS,
+            timeoutMs: this.timeoutMs,
+          }),
         () => {},
       );
       try {
@@ -225,16 +278,27 @@ export class Transport {
           bodyTimeout: this.timeoutMs,
         });
         const length = response.headers['content-length'];
-        if (options.toFile && response.statusCode >= 200 && response.statusCode < 300) file = await writeBounded(response.body, length, options.toFile);
-        else raw = await readBounded(response.body, length, options.binary && response.statusCode < 300 ? MAX_FILE_BYTES : MAX_JSON_ANSWER_BYTES);
+        if (options.toFile && response.statusCode >= 200 && response.statusCode < 300)
+          file = await writeBounded(response.body, length, options.toFile);
+        else
+          raw = await readBounded(
+            response.body,
+            length,
+            options.binary && response.statusCode < 300 ? MAX_FILE_BYTES : MAX_JSON_ANSWER_BYTES,
+          );
       } catch (error) {
         // An answer past the bound is not an answer to wait for again: refused, whatever its status.
         if (error instanceof AnswerTooLargeError) {
-          throw new UnexpectedResponseError(`${label}: ${error.message}, far more than it can be`, 0, undefined, {
-            hint: `is ${this.baseUrl} the signing service? check the base URL`,
-            reason: 'not_the_service',
-            reasonData: { baseUrl: this.baseUrl },
-          });
+          throw new UnexpectedResponseError(
+            `${label}: ${error.message}, far more than it can be`,
+            0,
+            undefined,
+            {
+              hint: `is ${this.baseUrl} the signing service? check the base URL`,
+              reason: 'not_the_service',
+              reasonData: { baseUrl: this.baseUrl },
+            },
+          );
         }
         if (error instanceof StorageError) throw error;
         const timedOut = deadline.aborted && options.signal?.aborted !== true;
@@ -245,38 +309,67 @@ export class Transport {
           mayHaveActed = true;
         }
         if (options.signal?.aborted) throw new InterruptedError('interrupted', { sent });
-        const reason = timedOut ? `no complete answer within ${this.timeoutMs / 1000} s` : describeNetworkError(code, (error as Error).message, url);
-        const decision = decideRetry({ kind: 'network', code }, attempt, this.policy, this.clock.now(), this.random);
+        const reason = timedOut
+          ? `no complete answer within ${this.timeoutMs / 1000} s`
+          : describeNetworkError(code, (error as Error).message, url);
+        const decision = decideRetry(
+          { kind: 'network', code },
+          attempt,
+          this.policy,
+          this.clock.now(),
+          this.random,
+        );
         if (decision.retry && !stopped()) {
-          this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason });
+          this.onTrace({
+            type: 'retry',
+            attempt,
+            delayMs: decision.delayMs,
+            source: decision.source,
+            reason,
+          });
           await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
           continue;
         }
         const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
         if (!sent) {
-          throw new NetworkError(`${label}: could not connect to ${new URL(url).origin} (${reason}); nothing was sent (${tries})`, code, {
-            cause: error,
-            nothingSent: true,
-            hint: 'check that the service is up and the base URL is right',
-            reason: 'connect_failed',
-          });
+          throw new NetworkError(
+            `${label}: could not connect to ${new URL(url).origin} (${reason}); nothing was sent (${tries})`,
+            code,
+            {
+              cause: error,
+              nothingSent: true,
+              hint: 'check that the service is up and the base URL is right',
+              reason: 'connect_failed',
+            },
+          );
         }
-        throw new NetworkError(`${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${tries}`, code, {
-          cause: error,
-          hint: operation === 'resendEvent'
-            ? 'the resend may or may not have been queued; the deliveries listing shows whether it was'
-            : keyed
-            ? `the envelope may or may not exist; sending it again with Idempotency-Key ${options.idempotencyKey} finishes it without a duplicate`
-            : 'check that the service is up and the base URL is right',
-          reason: operation === 'resendEvent' ? 'maybe_resent' : keyed ? 'maybe_sent' : 'connect_failed',
-          reasonData: { idempotencyKey },
-        });
+        throw new NetworkError(
+          `${label}: could not complete the request to ${new URL(url).origin} (${reason}) after ${tries}`,
+          code,
+          {
+            cause: error,
+            hint:
+              operation === 'resendEvent'
+                ? 'the resend may or may not have been queued; the deliveries listing shows whether it was'
+                : keyed
+                  ? `the envelope may or may not exist; sending it again with Idempotency-Key ${options.idempotencyKey} finishes it without a duplicate`
+                  : 'check that the service is up and the base URL is right',
+            reason: operation === 'resendEvent' ? 'maybe_resent' : keyed ? 'maybe_sent' : 'connect_failed',
+            reasonData: { idempotencyKey },
+          },
+        );
       } finally {
         answered.abort();
       }
       sent = true;
       const responseHeaders = flattenHeaders(response.headers);
-      this.onTrace({ type: 'response', attempt, status: response.statusCode, durationMs: this.clock.now() - started, headers: responseHeaders });
+      this.onTrace({
+        type: 'response',
+        attempt,
+        status: response.statusCode,
+        durationMs: this.clock.now() - started,
+        headers: responseHeaders,
+      });
       this.pacer.observe(responseHeaders);
 
       if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -294,7 +387,8 @@ export class Transport {
       // A 409 about the state of things (voiding a completed envelope) will not change; only "same key in flight" will.
       const finalConflict = response.statusCode === 409 && !isInFlightConflict(responseHeaders, errorBody);
       // A 5xx (or 408, 425) says nothing of what was done; a 429 or an in-flight 409 says nothing was.
-      if (response.statusCode >= 500 || response.statusCode === 408 || response.statusCode === 425) mayHaveActed = true;
+      if (response.statusCode >= 500 || response.statusCode === 408 || response.statusCode === 425)
+        mayHaveActed = true;
       const decision = decideRetry(
         { kind: 'response', status: response.statusCode, headers: responseHeaders, keyed, finalConflict },
         attempt,
@@ -303,7 +397,13 @@ export class Transport {
         this.random,
       );
       if (decision.retry && !stopped()) {
-        this.onTrace({ type: 'retry', attempt, delayMs: decision.delayMs, source: decision.source, reason: `HTTP ${response.statusCode}` });
+        this.onTrace({
+          type: 'retry',
+          attempt,
+          delayMs: decision.delayMs,
+          source: decision.source,
+          reason: `HTTP ${response.statusCode}`,
+        });
         // A 429 is about the shared limit: the pacer holds back every request, this one included.
         if (response.statusCode === 429) this.pacer.penalize(decision.delayMs);
         else await this.sleepUnlessStopped(decision.delayMs, waitSignal, sent);
@@ -311,14 +411,32 @@ export class Transport {
       }
       // A raw request's final answer is the caller's to show, whatever its status.
       if (spec.anyStatus || !operation) {
-        return { status: response.statusCode, headers: responseHeaders, data: errorBody as T, attempts: attempt, earlierAttemptMayHaveActed: mayHaveActed };
+        return {
+          status: response.statusCode,
+          headers: responseHeaders,
+          data: errorBody as T,
+          attempts: attempt,
+          earlierAttemptMayHaveActed: mayHaveActed,
+        };
       }
-      throw errorForStatus(this.answers, operation, response.statusCode, errorBody.toString('utf8'), responseHeaders, attempt, idempotencyKey);
+      throw errorForStatus(
+        this.answers,
+        operation,
+        response.statusCode,
+        errorBody.toString('utf8'),
+        responseHeaders,
+        attempt,
+        idempotencyKey,
+      );
     }
   }
 
   /** A wait between attempts; an interrupt ends it and the request (nothing new is sent). */
-  private async sleepUnlessStopped(ms: number, signal: AbortSignal | undefined, sent: boolean): Promise<void> {
+  private async sleepUnlessStopped(
+    ms: number,
+    signal: AbortSignal | undefined,
+    sent: boolean,
+  ): Promise<void> {
     try {
       await this.clock.sleep(ms, signal);
     } catch (error) {
@@ -344,7 +462,12 @@ export class Transport {
   /** Headers as traced: any bearer token masked, the client's or one a caller set. */
   private redacted(headers: Record<string, string>): Record<string, string> {
     if (headers.authorization === undefined) return { ...headers };
-    return { ...headers, authorization: headers.authorization.replace(/^(\S+\s+)?(.*)$/, (_all, scheme: string | undefined, token: string) => `${scheme ?? ''}${maskKey(token)}`) };
+    return {
+      ...headers,
+      authorization: headers.authorization.replace(
+        /^(\S+\s+)?(.*)$/,
+        (_all, scheme: string | undefined, token: string) => `${scheme ?? ''}${maskKey(token)}`,
+      ),
+    };
   }
 }
-

@@ -9,7 +9,9 @@ export const VERSION: string =
     ? __SIGN_CLI_VERSION__
     : (() => {
         try {
-          const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+          const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+            version?: string;
+          };
           return pkg.version ?? '0.0.0';
         } catch {
           return '0.0.0';

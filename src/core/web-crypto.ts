@@ -16,7 +16,13 @@ export function webcrypto(): WebCrypto.Crypto {
 
 /** Tells pkijs to sign and verify with Node's Web Crypto (its engine is process-wide). */
 export function usePkijsWithNodeCrypto(pkijs: typeof Pkijs): void {
-  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto() as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+  pkijs.setEngine(
+    'node',
+    new pkijs.CryptoEngine({
+      name: 'node',
+      crypto: webcrypto() as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'],
+    }),
+  );
 }
 
 /** The DER bytes of one PEM block (its armour lines and whitespace dropped). */

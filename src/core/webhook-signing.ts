@@ -6,7 +6,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ED25519_SECRET_PREFIX, ed25519PrivateKey, ed25519Sign } from './ed25519.js';
 
-export { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, ed25519PublicKeyOf, newEd25519KeyPair } from './ed25519.js';
+export {
+  ED25519_PUBLIC_PREFIX,
+  ED25519_SECRET_PREFIX,
+  ed25519PublicKeyOf,
+  newEd25519KeyPair,
+} from './ed25519.js';
 
 export { WEBHOOK_SCHEMES, type WebhookScheme } from './webhook-schemes.js';
 export type HmacAlgorithm = 'sha256' | 'sha512';
@@ -38,7 +43,9 @@ export function strictBase64(text: string, length: number): Buffer | undefined {
 
 /** The HMAC key of a Standard Webhooks secret (the base64 part, decoded). */
 export function standardSecretKey(secret: string): Buffer {
-  const encoded = secret.startsWith(STANDARD_SECRET_PREFIX) ? secret.slice(STANDARD_SECRET_PREFIX.length) : secret;
+  const encoded = secret.startsWith(STANDARD_SECRET_PREFIX)
+    ? secret.slice(STANDARD_SECRET_PREFIX.length)
+    : secret;
   if (encoded === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) {
     throw new Error('a Standard Webhooks secret is "whsec_" followed by base64');
   }
@@ -56,14 +63,30 @@ export function stripeSignedPrefix(timestampSeconds: number): string {
 }
 
 /** The base64 signature of one delivery under the Standard Webhooks scheme. */
-export function standardSignature(secret: string | Buffer, id: string, timestampSeconds: number, body: string | Buffer): string {
+export function standardSignature(
+  secret: string | Buffer,
+  id: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): string {
   const key = typeof secret === 'string' ? standardSecretKey(secret) : secret;
-  return createHmac('sha256', key).update(standardSignedPrefix(id, timestampSeconds)).update(body).digest('base64');
+  return createHmac('sha256', key)
+    .update(standardSignedPrefix(id, timestampSeconds))
+    .update(body)
+    .digest('base64');
 }
 
 /** The base64 Ed25519 signature (`v1a`) of one delivery, with a `whsk_` signing key. */
-export function standardEd25519Signature(signingKey: string, id: string, timestampSeconds: number, body: string | Buffer): string {
-  const content = Buffer.concat([Buffer.from(standardSignedPrefix(id, timestampSeconds)), typeof body === 'string' ? Buffer.from(body) : body]);
+export function standardEd25519Signature(
+  signingKey: string,
+  id: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): string {
+  const content = Buffer.concat([
+    Buffer.from(standardSignedPrefix(id, timestampSeconds)),
+    typeof body === 'string' ? Buffer.from(body) : body,
+  ]);
   return ed25519Sign(ed25519PrivateKey(signingKey), content).toString('base64');
 }
 
@@ -71,7 +94,12 @@ export function standardEd25519Signature(signingKey: string, id: string, timesta
  * Headers for one delivery attempt: signed `v1` (HMAC) with a `whsec_`
  * secret, or `v1a` (Ed25519) with a `whsk_` signing key.
  */
-export function signStandard(secret: string, id: string, timestampSeconds: number, body: string | Buffer): WebhookHeaders {
+export function signStandard(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string | Buffer,
+): WebhookHeaders {
   const signature = secret.startsWith(ED25519_SECRET_PREFIX)
     ? `v1a,${standardEd25519Signature(secret, id, timestampSeconds, body)}`
     : `v1,${standardSignature(secret, id, timestampSeconds, body)}`;
@@ -87,7 +115,12 @@ export function signStripe(secret: string, timestampSeconds: number, body: strin
   return `t=${timestampSeconds},v1=${stripeSignature(secret, timestampSeconds, body)}`;
 }
 
-export function hmacSignature(secret: string, body: string | Buffer, algorithm: HmacAlgorithm = 'sha256', encoding: 'hex' | 'base64' = 'hex'): string {
+export function hmacSignature(
+  secret: string,
+  body: string | Buffer,
+  algorithm: HmacAlgorithm = 'sha256',
+  encoding: 'hex' | 'base64' = 'hex',
+): string {
   return createHmac(algorithm, secret).update(body).digest(encoding);
 }
 

@@ -19,7 +19,14 @@
  * constant time.
  */
 import { createHash, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, ED25519_SIGNATURE_BYTES, ed25519PrivateKey, ed25519PublicKey, ed25519Verify } from './ed25519.js';
+import {
+  ED25519_PUBLIC_PREFIX,
+  ED25519_SECRET_PREFIX,
+  ED25519_SIGNATURE_BYTES,
+  ed25519PrivateKey,
+  ed25519PublicKey,
+  ed25519Verify,
+} from './ed25519.js';
 import { PreparedHmac } from './hmac.js';
 import {
   DEFAULT_HMAC_HEADER,
@@ -113,15 +120,24 @@ export class WebhookVerifier {
     options.secrets.forEach((secret, i) => {
       const asymmetric = secret.startsWith(ED25519_PUBLIC_PREFIX) || secret.startsWith(ED25519_SECRET_PREFIX);
       if (this.scheme !== 'standard') {
-        if (asymmetric) throw new Error(`webhook secret #${i + 1} is an Ed25519 key, which only the standard scheme uses (v1a)`);
-        this.keys.push(new PreparedHmac(this.scheme === 'hmac' ? this.algorithm : 'sha256', Buffer.from(secret, 'utf8')));
+        if (asymmetric)
+          throw new Error(
+            `webhook secret #${i + 1} is an Ed25519 key, which only the standard scheme uses (v1a)`,
+          );
+        this.keys.push(
+          new PreparedHmac(this.scheme === 'hmac' ? this.algorithm : 'sha256', Buffer.from(secret, 'utf8')),
+        );
         this.positions.push(i);
         return;
       }
       try {
         if (asymmetric) {
           // A whsk_ signing key verifies too (its public half), as in the Standard Webhooks libraries.
-          this.publicKeys.push(secret.startsWith(ED25519_PUBLIC_PREFIX) ? ed25519PublicKey(secret) : createPublicKey(ed25519PrivateKey(secret)));
+          this.publicKeys.push(
+            secret.startsWith(ED25519_PUBLIC_PREFIX)
+              ? ed25519PublicKey(secret)
+              : createPublicKey(ed25519PrivateKey(secret)),
+          );
           publicPositions.push(i);
         } else {
           this.keys.push(new PreparedHmac('sha256', standardSecretKey(secret)));
@@ -159,16 +175,37 @@ export class WebhookVerifier {
   }
 
   /** Replay protection: the signed time must be within the tolerance of now, either way. */
-  private checkTimestamp(text: string, headerName: string, nowMs: number, id?: string): VerifyResult | number {
-    if (!/^\d{1,12}$/.test(text.trim())) return this.fail(400, 'malformed_header', `${headerName} is not a Unix time in seconds: ${JSON.stringify(text.slice(0, 40))}`, id);
+  private checkTimestamp(
+    text: string,
+    headerName: string,
+    nowMs: number,
+    id?: string,
+  ): VerifyResult | number {
+    if (!/^\d{1,12}$/.test(text.trim()))
+      return this.fail(
+        400,
+        'malformed_header',
+        `${headerName} is not a Unix time in seconds: ${JSON.stringify(text.slice(0, 40))}`,
+        id,
+      );
     const timestamp = Number(text.trim());
     if (this.toleranceSeconds > 0) {
       const skew = Math.floor(nowMs / 1000) - timestamp;
       if (skew > this.toleranceSeconds) {
-        return this.fail(401, 'timestamp_too_old', `timestamp is ${skew} s old, beyond the ${this.toleranceSeconds} s tolerance (a replay, or a clock out of sync)`, id);
+        return this.fail(
+          401,
+          'timestamp_too_old',
+          `timestamp is ${skew} s old, beyond the ${this.toleranceSeconds} s tolerance (a replay, or a clock out of sync)`,
+          id,
+        );
       }
       if (-skew > this.toleranceSeconds) {
-        return this.fail(401, 'timestamp_in_future', `timestamp is ${-skew} s in the future, beyond the ${this.toleranceSeconds} s tolerance (check this machine's clock)`, id);
+        return this.fail(
+          401,
+          'timestamp_in_future',
+          `timestamp is ${-skew} s in the future, beyond the ${this.toleranceSeconds} s tolerance (check this machine's clock)`,
+          id,
+        );
       }
     }
     return timestamp;
@@ -219,22 +256,48 @@ export class WebhookVerifier {
     if (hmacs.length === 0 && edSignatures.length === 0) {
       // A malformed one is a signature that does not match (as the standardwebhooks package says too).
       if (malformed > 0) return this.mismatch(malformed, id);
-      const found = versions.size > 0 ? ` (found ${[...versions].slice(0, 3).map((v) => JSON.stringify(v.slice(0, 12))).join(', ')})` : '';
-      return this.fail(401, 'no_supported_signature', `webhook-signature has no v1 or v1a signature${found}`, id);
+      const found =
+        versions.size > 0
+          ? ` (found ${[...versions]
+              .slice(0, 3)
+              .map((v) => JSON.stringify(v.slice(0, 12)))
+              .join(', ')})`
+          : '';
+      return this.fail(
+        401,
+        'no_supported_signature',
+        `webhook-signature has no v1 or v1a signature${found}`,
+        id,
+      );
     }
     const signedPrefix = standardSignedPrefix(id, timestamp);
     const match = this.matchStandard(signedPrefix, body, hmacs, edSignatures);
     if (match >= 0) return { ok: true, id, timestampSeconds: timestamp, secretIndex: this.positions[match]! };
     // Nothing matched: say why, in the terms a person can act on.
     if (hmacs.length > 0 && this.keys.length === 0 && edSignatures.length === 0) {
-      return this.fail(401, 'key_kind_mismatch', `signed with HMAC (v1) only, but only Ed25519 public keys (whpk_) were given; add the sender's whsec_ secret`, id);
+      return this.fail(
+        401,
+        'key_kind_mismatch',
+        `signed with HMAC (v1) only, but only Ed25519 public keys (whpk_) were given; add the sender's whsec_ secret`,
+        id,
+      );
     }
     if (edSignatures.length > 0 && this.publicKeys.length === 0 && hmacs.length === 0) {
-      return this.fail(401, 'key_kind_mismatch', `signed with Ed25519 (v1a) only, but no public key (whpk_) was given; add the sender's whpk_ key to the secrets`, id);
+      return this.fail(
+        401,
+        'key_kind_mismatch',
+        `signed with Ed25519 (v1a) only, but no public key (whpk_) was given; add the sender's whpk_ key to the secrets`,
+        id,
+      );
     }
     const altered = this.alteration(signedPrefix, body, hmacs, edSignatures);
     if (altered) {
-      return this.fail(401, 'body_altered', `body altered in transit (${altered}): the signature matches the body as it was sent, not as received; verify the raw bytes, before any parsing or re-encoding`, id);
+      return this.fail(
+        401,
+        'body_altered',
+        `body altered in transit (${altered}): the signature matches the body as it was sent, not as received; verify the raw bytes, before any parsing or re-encoding`,
+        id,
+      );
     }
     return this.mismatch(hmacs.length + edSignatures.length + malformed, id);
   }
@@ -244,13 +307,15 @@ export class WebhookVerifier {
     if (hmacs.length > 0) {
       for (let i = 0; i < this.keys.length; i++) {
         const expected = this.keys[i]!.mac(signedPrefix, body);
-        for (const candidate of hmacs) if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) return i;
+        for (const candidate of hmacs)
+          if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) return i;
       }
     }
     if (edSignatures.length > 0 && this.publicKeys.length > 0) {
       const content = Buffer.concat([Buffer.from(signedPrefix), body]);
       for (let i = 0; i < this.publicKeys.length; i++) {
-        for (const candidate of edSignatures) if (ed25519Verify(this.publicKeys[i]!, content, candidate)) return this.keys.length + i;
+        for (const candidate of edSignatures)
+          if (ed25519Verify(this.publicKeys[i]!, content, candidate)) return this.keys.length + i;
       }
     }
     return -1;
@@ -262,8 +327,14 @@ export class WebhookVerifier {
    * taken away, line ends converted, a byte-order mark, JSON re-serialised).
    * Then the secret is right and the body is what changed.
    */
-  private alteration(signedPrefix: string, body: Buffer, hmacs: Buffer[], edSignatures: Buffer[]): string | undefined {
-    for (const [how, variant] of bodyVariants(body)) if (this.matchStandard(signedPrefix, variant, hmacs, edSignatures) >= 0) return how;
+  private alteration(
+    signedPrefix: string,
+    body: Buffer,
+    hmacs: Buffer[],
+    edSignatures: Buffer[],
+  ): string | undefined {
+    for (const [how, variant] of bodyVariants(body))
+      if (this.matchStandard(signedPrefix, variant, hmacs, edSignatures) >= 0) return how;
     return undefined;
   }
 
@@ -271,7 +342,9 @@ export class WebhookVerifier {
     const value = header(headers, 'stripe-signature');
     if (value === undefined || value.trim() === '') {
       const other = otherScheme(headers, 'stripe');
-      return other ? this.otherScheme(other) : this.fail(401, 'missing_header', 'missing header stripe-signature');
+      return other
+        ? this.otherScheme(other)
+        : this.fail(401, 'missing_header', 'missing header stripe-signature');
     }
     let timestampText: string | undefined;
     const v1: string[] = [];
@@ -282,13 +355,16 @@ export class WebhookVerifier {
       if (key === 't') timestampText = item;
       else if (key === 'v1') v1.push(item);
     }
-    if (timestampText === undefined) return this.fail(400, 'malformed_header', 'stripe-signature has no t= timestamp');
+    if (timestampText === undefined)
+      return this.fail(400, 'malformed_header', 'stripe-signature has no t= timestamp');
     const timestamp = this.checkTimestamp(timestampText, 'stripe-signature t=', nowMs);
     if (typeof timestamp !== 'number') return timestamp;
-    if (v1.length === 0) return this.fail(401, 'no_supported_signature', 'stripe-signature has no v1= signature');
+    if (v1.length === 0)
+      return this.fail(401, 'no_supported_signature', 'stripe-signature has no v1= signature');
     for (let i = 0; i < this.keys.length; i++) {
       const expected = this.keys[i]!.mac(stripeSignedPrefix(timestamp), body).toString('hex');
-      if (v1.some((candidate) => safeEqual(candidate, expected))) return { ok: true, id: undefined, timestampSeconds: timestamp, secretIndex: i };
+      if (v1.some((candidate) => safeEqual(candidate, expected)))
+        return { ok: true, id: undefined, timestampSeconds: timestamp, secretIndex: i };
     }
     return this.mismatch(v1.length);
   }
@@ -297,13 +373,18 @@ export class WebhookVerifier {
     const value = header(headers, this.signatureHeader);
     if (value === undefined || value.trim() === '') {
       const other = otherScheme(headers, 'hmac');
-      return other ? this.otherScheme(other) : this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
+      return other
+        ? this.otherScheme(other)
+        : this.fail(401, 'missing_header', `missing header ${this.signatureHeader}`);
     }
     // GitHub-style "sha256=<hex>" prefixes are accepted.
     const candidate = value.trim().replace(/^(sha256|sha512)=/i, '');
     for (let i = 0; i < this.keys.length; i++) {
       const digest = this.keys[i]!.mac('', body);
-      if (safeEqual(candidate.toLowerCase(), digest.toString('hex')) || safeEqual(candidate, digest.toString('base64'))) {
+      if (
+        safeEqual(candidate.toLowerCase(), digest.toString('hex')) ||
+        safeEqual(candidate, digest.toString('base64'))
+      ) {
         return { ok: true, id: undefined, timestampSeconds: undefined, secretIndex: i };
       }
     }
@@ -312,14 +393,33 @@ export class WebhookVerifier {
 }
 
 /** When a delivery carries another scheme's signature headers: what it is, and the scheme that verifies it. */
-function otherScheme(headers: HeaderBag, current: WebhookScheme): { reason: string; suggestion: SchemeSuggestion } | undefined {
-  if (current !== 'standard' && (headers['webhook-signature'] !== undefined || headers['svix-signature'] !== undefined)) {
-    return { reason: `signed the Standard Webhooks way (webhook-signature), not ${current}`, suggestion: { scheme: 'standard' } };
+function otherScheme(
+  headers: HeaderBag,
+  current: WebhookScheme,
+): { reason: string; suggestion: SchemeSuggestion } | undefined {
+  if (
+    current !== 'standard' &&
+    (headers['webhook-signature'] !== undefined || headers['svix-signature'] !== undefined)
+  ) {
+    return {
+      reason: `signed the Standard Webhooks way (webhook-signature), not ${current}`,
+      suggestion: { scheme: 'standard' },
+    };
   }
-  if (current !== 'stripe' && headers['stripe-signature'] !== undefined) return { reason: `signed the Stripe way (stripe-signature), not ${current}`, suggestion: { scheme: 'stripe' } };
+  if (current !== 'stripe' && headers['stripe-signature'] !== undefined)
+    return {
+      reason: `signed the Stripe way (stripe-signature), not ${current}`,
+      suggestion: { scheme: 'stripe' },
+    };
   if (current === 'standard') {
-    const named = ['x-hub-signature-256', 'x-signature', 'x-docusign-signature-1'].find((name) => headers[name] !== undefined);
-    if (named) return { reason: `signed with a plain HMAC in ${named}, not the Standard Webhooks way`, suggestion: { scheme: 'hmac', signatureHeader: named } };
+    const named = ['x-hub-signature-256', 'x-signature', 'x-docusign-signature-1'].find(
+      (name) => headers[name] !== undefined,
+    );
+    if (named)
+      return {
+        reason: `signed with a plain HMAC in ${named}, not the Standard Webhooks way`,
+        suggestion: { scheme: 'hmac', signatureHeader: named },
+      };
   }
   return undefined;
 }

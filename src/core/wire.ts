@@ -2,7 +2,14 @@
 import type { RequestOptions } from './transport.js';
 
 /** Failures before a connection exists: the request cannot have reached the service. */
-export const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+export const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 export function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -15,7 +22,9 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+export function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) {
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -32,7 +41,8 @@ export function withQuery(url: string, query: RequestOptions['query']): string {
   if (!query) return url;
   const added = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value) added.append(name, item);
+    for (const item of value === undefined ? [] : typeof value === 'string' ? [value] : value)
+      added.append(name, item);
   }
   const extra = added.toString();
   if (extra === '') return url;
@@ -41,7 +51,11 @@ export function withQuery(url: string, query: RequestOptions['query']): string {
   return parsed.toString();
 }
 
-export function decodeBody(raw: Buffer, headers: Record<string, string | undefined>, binary?: boolean): unknown {
+export function decodeBody(
+  raw: Buffer,
+  headers: Record<string, string | undefined>,
+  binary?: boolean,
+): unknown {
   if (binary) return raw;
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;

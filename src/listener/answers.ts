@@ -47,7 +47,11 @@ export function sent(res: ServerResponse): Promise<void> {
  * Why node:http refused a connection before any request reached the handler,
  * or undefined when the client simply went away.
  */
-export function clientErrorRefusal(error: NodeJS.ErrnoException, headersTimeoutMs: number, requestTimeoutMs: number): { status: number; reason: string } | undefined {
+export function clientErrorRefusal(
+  error: NodeJS.ErrnoException,
+  headersTimeoutMs: number,
+  requestTimeoutMs: number,
+): { status: number; reason: string } | undefined {
   switch (error.code) {
     case 'ECONNRESET':
     case 'EPIPE':
@@ -62,6 +66,9 @@ export function clientErrorRefusal(error: NodeJS.ErrnoException, headersTimeoutM
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, reason: 'chunk extensions too large; connection closed' };
     default:
-      return { status: 400, reason: `malformed HTTP request (${error.code ?? 'parse error'}: ${error.message}); connection closed` };
+      return {
+        status: 400,
+        reason: `malformed HTTP request (${error.code ?? 'parse error'}: ${error.message}); connection closed`,
+      };
   }
 }

@@ -47,8 +47,14 @@ export class DeliveryCapture {
     }
     if (chunked) lines.push(`Content-Length: ${delivery.body.length}`);
     const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    const path = join(this.dir, `${stamp}-${String(this.count).padStart(6, '0')}-${safeName(delivery.id ?? 'no-id')}.http`);
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    const path = join(
+      this.dir,
+      `${stamp}-${String(this.count).padStart(6, '0')}-${safeName(delivery.id ?? 'no-id')}.http`,
+    );
     // 'wx': a file already there (a name reused across runs) is never overwritten.
     const fd = openSync(path, 'wx', 0o600);
     try {

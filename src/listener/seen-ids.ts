@@ -61,10 +61,14 @@ export class SeenIds {
     try {
       data = JSON.parse(text) as { seen?: unknown };
     } catch {
-      throw new UsageError(`--state ${file}: not a state file written by sign-cli (invalid JSON)`, { hint: 'delete it, or pass another --state file' });
+      throw new UsageError(`--state ${file}: not a state file written by sign-cli (invalid JSON)`, {
+        hint: 'delete it, or pass another --state file',
+      });
     }
     if (!data || typeof data !== 'object' || (data.seen !== undefined && !Array.isArray(data.seen))) {
-      throw new UsageError(`--state ${file}: not a state file written by sign-cli`, { hint: 'delete it, or pass another --state file' });
+      throw new UsageError(`--state ${file}: not a state file written by sign-cli`, {
+        hint: 'delete it, or pass another --state file',
+      });
     }
     // Oldest first in the file; only the newest `capacity` are kept.
     for (const item of ((data.seen ?? []) as unknown[]).slice(-this.capacity)) {

@@ -10,9 +10,22 @@ import { Agent, request } from 'undici';
 import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhooks.js';
 import { ANSWER_DUPLICATE, ANSWER_NEW, AnswerBatch, clientErrorRefusal, sent } from './answers.js';
 import type { ForwardTarget } from './routes.js';
-import type { ForwardOutcome, ListenedEvent, ListenerOptions, ListenerStats, RunningListener } from './types.js';
+import type {
+  ForwardOutcome,
+  ListenedEvent,
+  ListenerOptions,
+  ListenerStats,
+  RunningListener,
+} from './types.js';
 
-export type { ForwardOutcome, ListenedEvent, ListenerOptions, ListenerStats, Rejection, RunningListener } from './types.js';
+export type {
+  ForwardOutcome,
+  ListenedEvent,
+  ListenerOptions,
+  ListenerStats,
+  Rejection,
+  RunningListener,
+} from './types.js';
 
 export const DEFAULT_LISTEN_PORT = 4020;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -23,13 +36,24 @@ const SAVE_EVERY_MS = 5_000;
 /** At Ctrl-C, answers already queued get this long to reach their senders before connections are cut. */
 const CLOSE_GRACE_MS = 1_000;
 /** Headers that describe one hop, not the delivery; never forwarded (nor set with --forward-header). */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'host',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 /** How much of an app's answer is kept for --verbose. */
 const ANSWER_SAMPLE_BYTES = 500;
 
 function field(payload: unknown, ...path: string[]): unknown {
   let value = payload;
-  for (const key of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }
 
@@ -45,19 +69,44 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   let closing = false;
   const agent =
     targets.length > 0
-      ? new Agent({ headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS, ...(options.forwardInsecure ? { connect: { rejectUnauthorized: false } } : {}) })
+      ? new Agent({
+          headersTimeout: FORWARD_TIMEOUT_MS,
+          bodyTimeout: FORWARD_TIMEOUT_MS,
+          ...(options.forwardInsecure ? { connect: { rejectUnauthorized: false } } : {}),
+        })
       : undefined;
 
-  function reject(req: IncomingMessage, res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}, suggestion?: SchemeSuggestion): void {
+  function reject(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    reason: string,
+    headers: Record<string, string> = {},
+    suggestion?: SchemeSuggestion,
+  ): void {
     stats.rejected++;
     const body = JSON.stringify({ error: reason });
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      ...headers,
+    });
     res.end(body);
-    options.onReject({ status, reason, method: req.method, path: req.url, ...(suggestion ? { suggestion } : {}) });
+    options.onReject({
+      status,
+      reason,
+      method: req.method,
+      path: req.url,
+      ...(suggestion ? { suggestion } : {}),
+    });
   }
 
   /** Posts the delivery as received (body and signature headers, plus --forward-header) to one target. */
-  async function forwardOne(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardOutcome & { answer?: Buffer; contentType?: string }> {
+  async function forwardOne(
+    url: string,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<ForwardOutcome & { answer?: Buffer; contentType?: string }> {
     const started = now();
     try {
       const response = await request(url, { method: 'POST', headers, body, dispatcher: agent });
@@ -82,24 +131,38 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
    * is; with several, 200 when all took it, else the first failure's status
    * (502 when a target could not be reached).
    */
-  async function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, matching: readonly ForwardTarget[]): Promise<ForwardOutcome[]> {
+  async function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    matching: readonly ForwardTarget[],
+  ): Promise<ForwardOutcome[]> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined && !HOP_BY_HOP.has(name))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     Object.assign(headers, options.forwardHeaders);
     const outcomes = await Promise.all(matching.map((target) => forwardOne(target.url, headers, body)));
     const failed = outcomes.find((o) => !('status' in o) || o.status < 200 || o.status >= 300);
     const single = outcomes.length === 1 ? outcomes[0]! : undefined;
     if (single && 'status' in single) {
-      res.writeHead(single.status, { ...(single.contentType ? { 'content-type': single.contentType } : {}), 'content-length': single.answer!.length });
+      res.writeHead(single.status, {
+        ...(single.contentType ? { 'content-type': single.contentType } : {}),
+        'content-length': single.answer!.length,
+      });
       res.end(single.answer);
     } else if (failed && 'status' in failed) {
       const text = JSON.stringify({ error: `forwarding to ${failed.url} answered ${failed.status}` });
-      res.writeHead(failed.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(failed.status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
       res.end(text);
     } else if (failed) {
-      const text = JSON.stringify({ error: `forwarding to ${failed.url} failed: ${'error' in failed ? failed.error : ''}` });
+      const text = JSON.stringify({
+        error: `forwarding to ${failed.url} failed: ${'error' in failed ? failed.error : ''}`,
+      });
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     } else {
@@ -107,7 +170,13 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     }
-    return outcomes.map(({ answer: _answer, contentType: _type, ...outcome }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome as ForwardOutcome);
+    return outcomes.map(
+      ({
+        answer: _answer,
+        contentType: _type,
+        ...outcome
+      }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome as ForwardOutcome,
+    );
   }
 
   /**
@@ -137,7 +206,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     if (Number.isFinite(declared) && declared > maxBody) {
       // Answer at once. A body a little over the limit is drained so the client reads the 413 rather
       // than a reset; a huge one gets its connection cut once the answer is out.
-      reject(req, res, 413, `body of ${declared} bytes is over the ${maxBody}-byte limit`, { connection: 'close' });
+      reject(req, res, 413, `body of ${declared} bytes is over the ${maxBody}-byte limit`, {
+        connection: 'close',
+      });
       if (declared > DRAIN_LIMIT) res.on('finish', () => req.destroy());
       else req.resume();
       return;
@@ -164,20 +235,39 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
 
   function deliver(req: IncomingMessage, res: ServerResponse, headers: HeaderBag, body: Buffer): void {
     if (closing) {
-      reject(req, res, 503, 'the listener is shutting down; the sender will retry this delivery', { connection: 'close' });
+      reject(req, res, 503, 'the listener is shutting down; the sender will retry this delivery', {
+        connection: 'close',
+      });
       return;
     }
     const result = verifier.verify(headers, body, now());
     let saved: string | undefined;
     if (options.onReceived) {
       try {
-        saved = options.onReceived({ method: req.method ?? 'POST', url: req.url ?? '/', httpVersion: req.httpVersion, rawHeaders: req.rawHeaders, body, id: result.id }, result.ok);
+        saved = options.onReceived(
+          {
+            method: req.method ?? 'POST',
+            url: req.url ?? '/',
+            httpVersion: req.httpVersion,
+            rawHeaders: req.rawHeaders,
+            body,
+            id: result.id,
+          },
+          result.ok,
+        );
       } catch {
         // The callback reports its own failure (a full disk); the delivery is still verified and answered.
       }
     }
     if (!result.ok) {
-      reject(req, res, result.status, `${result.reason}${result.id ? ` (id ${result.id})` : ''}${saved ? `; saved as ${saved}` : ''}`, {}, result.suggestion);
+      reject(
+        req,
+        res,
+        result.status,
+        `${result.reason}${result.id ? ` (id ${result.id})` : ''}${saved ? `; saved as ${saved}` : ''}`,
+        {},
+        result.suggestion,
+      );
       return;
     }
     let payload: unknown;
@@ -197,7 +287,12 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     const event: ListenedEvent = {
       id,
       type: typeof type === 'string' ? type : 'unknown',
-      timestamp: typeof eventTime === 'string' ? eventTime : result.timestampSeconds !== undefined ? new Date(result.timestampSeconds * 1000).toISOString() : null,
+      timestamp:
+        typeof eventTime === 'string'
+          ? eventTime
+          : result.timestampSeconds !== undefined
+            ? new Date(result.timestampSeconds * 1000).toISOString()
+            : null,
       duplicate: delivery > 1,
       delivery,
       payload,
@@ -226,7 +321,11 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   // these two timeouts only when it checks its connections, every 30 s by default: checked every
   // second here, so such clients cannot hold the connection slots for long.
   const server = createServer(
-    { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 2)) },
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 2)),
+    },
     handle,
   );
   server.keepAliveTimeout = 5_000;
@@ -242,7 +341,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       // As node's default: answer only if no response has started on this connection.
       const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
       if (socket.writable && !inFlight?.headersSent) {
-        socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        socket.write(
+          `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+        );
       }
     }
     socket.destroy();
@@ -270,7 +371,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       // answer: the queued answers go out before connections are cut (bounded, for stuck clients).
       const last = answers.flush();
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(last.map(sent)), new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      await Promise.race([
+        Promise.all(last.map(sent)),
+        new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS))),
+      ]);
       clearTimeout(grace);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

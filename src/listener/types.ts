@@ -5,7 +5,8 @@ import type { SeenIds } from './seen-ids.js';
 import type { ReceivedDelivery } from './capture.js';
 
 /** What one target answered a forwarded delivery, or why it could not be reached. */
-export type ForwardOutcome = { url: string; status: number; durationMs: number; body: string } | { url: string; error: string };
+export type ForwardOutcome =
+  { url: string; status: number; durationMs: number; body: string } | { url: string; error: string };
 
 export interface ListenedEvent {
   id: string;

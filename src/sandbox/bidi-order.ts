@@ -7,11 +7,17 @@ import type { EmbeddingLevels } from 'bidi-js';
  * covers the whole string and its L1 misplaces the trailing whitespace of a
  * line that does not start the text, so the line is reordered here.)
  */
-export function visualOrder(text: string, levels: EmbeddingLevels, start: number, end: number): { order: number[]; lineLevels: number[] } {
+export function visualOrder(
+  text: string,
+  levels: EmbeddingLevels,
+  start: number,
+  end: number,
+): { order: number[]; lineLevels: number[] } {
   const paragraphLevel = levels.paragraphs[0]?.level ?? 0;
   const lineLevels = Array.from(levels.levels.subarray(start, end));
   // L1: whitespace at the end of the line takes the paragraph's level.
-  for (let i = lineLevels.length - 1; i >= 0 && /\s/.test(text[start + i]!); i--) lineLevels[i] = paragraphLevel;
+  for (let i = lineLevels.length - 1; i >= 0 && /\s/.test(text[start + i]!); i--)
+    lineLevels[i] = paragraphLevel;
   const order = lineLevels.map((_, i) => start + i);
   const highest = Math.max(...lineLevels);
   const lowestOdd = Math.min(...lineLevels) | 1;

@@ -9,8 +9,13 @@ export interface SandboxClock {
   now(): number;
 }
 
-export function createSandboxClock(speed: number, resumeFrom = 0, realNow: () => number = Date.now): SandboxClock {
-  if (!(Number.isFinite(speed) && speed > 0)) throw new RangeError(`speed must be a positive number, got ${speed}`);
+export function createSandboxClock(
+  speed: number,
+  resumeFrom = 0,
+  realNow: () => number = Date.now,
+): SandboxClock {
+  if (!(Number.isFinite(speed) && speed > 0))
+    throw new RangeError(`speed must be a positive number, got ${speed}`);
   const realStart = realNow();
   const base = Math.max(realStart, resumeFrom);
   return { speed, now: () => base + (realNow() - realStart) * speed };
@@ -29,12 +34,15 @@ export class Scheduler {
   at(sandboxTime: number, task: () => void): void {
     if (this.closed) return;
     const realDelay = Math.max(0, (sandboxTime - this.clock.now()) / this.clock.speed);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.closed) return;
-      if (realDelay > MAX_TIMER_MS) this.at(sandboxTime, task);
-      else task();
-    }, Math.min(realDelay, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (this.closed) return;
+        if (realDelay > MAX_TIMER_MS) this.at(sandboxTime, task);
+        else task();
+      },
+      Math.min(realDelay, MAX_TIMER_MS),
+    );
     // Pending work must not keep a stopping process alive; state is on disk.
     timer.unref();
     this.timers.add(timer);

@@ -32,17 +32,41 @@ export interface SignedDataInput {
 /** A signed SignedData (RFC 5652) with CAdES's signed attributes. */
 export async function signedData(input: SignedDataInput): Promise<pkijs.SignedData> {
   const signer = pkijs.Certificate.fromBER(input.certificate);
-  const digest = 'digest' in input.content ? input.content.digest : createHash('sha256').update(input.content.attached).digest();
+  const digest =
+    'digest' in input.content
+      ? input.content.digest
+      : createHash('sha256').update(input.content.attached).digest();
   // ESS signing-certificate-v2 (RFC 5035): [[ESSCertIDv2{ certHash, issuerSerial{ GeneralNames[directoryName], serial } }]].
   const issuerSerial = new asn1js.Sequence({
-    value: [new asn1js.Sequence({ value: [new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 4 }, value: [signer.issuer.toSchema()] })] }), signer.serialNumber],
+    value: [
+      new asn1js.Sequence({
+        value: [
+          new asn1js.Constructed({
+            idBlock: { tagClass: 3, tagNumber: 4 },
+            value: [signer.issuer.toSchema()],
+          }),
+        ],
+      }),
+      signer.serialNumber,
+    ],
   });
   const certHash = createHash('sha256').update(input.certificate).digest();
-  const essV2 = new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: certHash }), issuerSerial] })] })] });
+  const essV2 = new asn1js.Sequence({
+    value: [
+      new asn1js.Sequence({
+        value: [
+          new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: certHash }), issuerSerial] }),
+        ],
+      }),
+    ],
+  });
   const attached = 'attached' in input.content ? input.content.attached : undefined;
   const data = new pkijs.SignedData({
     version: attached ? 3 : 1,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: input.contentType, ...(attached ? { eContent: new asn1js.OctetString({ valueHex: attached }) } : {}) }),
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({
+      eContentType: input.contentType,
+      ...(attached ? { eContent: new asn1js.OctetString({ valueHex: attached }) } : {}),
+    }),
     signerInfos: [
       new pkijs.SignerInfo({
         version: 1,
@@ -50,14 +74,22 @@ export async function signedData(input: SignedDataInput): Promise<pkijs.SignedDa
         signedAttrs: new pkijs.SignedAndUnsignedAttributes({
           type: 0,
           attributes: [
-            new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: input.contentType })] }),
-            new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: digest })] }),
+            new pkijs.Attribute({
+              type: OID.contentType,
+              values: [new asn1js.ObjectIdentifier({ value: input.contentType })],
+            }),
+            new pkijs.Attribute({
+              type: OID.messageDigest,
+              values: [new asn1js.OctetString({ valueHex: digest })],
+            }),
             new pkijs.Attribute({ type: OID.signingCertificateV2, values: [essV2] }),
           ],
         }),
       }),
     ],
-    ...(input.certificates.length > 0 ? { certificates: input.certificates.map((der) => pkijs.Certificate.fromBER(der)) } : {}),
+    ...(input.certificates.length > 0
+      ? { certificates: input.certificates.map((der) => pkijs.Certificate.fromBER(der)) }
+      : {}),
   });
   await data.sign(input.privateKey as unknown as Parameters<typeof data.sign>[0], 0, 'SHA-256');
   return data;

@@ -17,7 +17,8 @@ import type { SandboxServices } from './services.js';
 import { type SandboxStore } from './store.js';
 import { keyFields, type StoredKey } from './records.js';
 
-type ControlInput = { ok: true; input: Record<string, unknown> } | { ok: false; code: string; message: string };
+type ControlInput =
+  { ok: true; input: Record<string, unknown> } | { ok: false; code: string; message: string };
 
 /** The body of a control POST: a JSON object, or nothing. */
 async function controlInput(req: IncomingMessage): Promise<ControlInput> {
@@ -29,11 +30,17 @@ async function controlInput(req: IncomingMessage): Promise<ControlInput> {
   } catch {
     return { ok: false, code: 'invalid_json', message: 'the body is not valid JSON' };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, code: 'invalid_body', message: 'the body must be a JSON object' };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { ok: false, code: 'invalid_body', message: 'the body must be a JSON object' };
   return { ok: true, input: parsed as Record<string, unknown> };
 }
 
-export async function handleControl(services: SandboxServices, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleControl(
+  services: SandboxServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const { store, counters, limiter, clock, faults, secrets } = services;
   const path = url.pathname;
   if (path === '/_sandbox/health') {
@@ -76,7 +83,14 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
     });
   } else if (path === '/_sandbox/envelopes' && req.method === 'GET') {
     // For tests and benchmarks that count envelopes by content (duplicates show as repeated contract ids).
-    const list = [...store.envelopes.values()].map((e) => ({ id: e.id, contract_id: e.contract_id ?? null, title: e.title, status: e.status, created_at: e.created_at, realm: envelopeRealm(e) }));
+    const list = [...store.envelopes.values()].map((e) => ({
+      id: e.id,
+      contract_id: e.contract_id ?? null,
+      title: e.title,
+      status: e.status,
+      created_at: e.created_at,
+      realm: envelopeRealm(e),
+    }));
     sendJson(res, 200, { object: 'list', data: list });
   } else if (path === '/_sandbox/deliveries' && req.method === 'GET') {
     const envelopeId = url.searchParams.get('envelope_id');
@@ -101,25 +115,46 @@ export async function handleControl(services: SandboxServices, req: IncomingMess
   }
 }
 
-async function answerTsa(services: SandboxServices, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answerTsa(
+  services: SandboxServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (req.method !== 'POST') {
-    sendError(res, 405, 'method_not_allowed', 'the TSA takes POST with an RFC 3161 request (application/timestamp-query)', {}, { allow: 'POST' });
+    sendError(
+      res,
+      405,
+      'method_not_allowed',
+      'the TSA takes POST with an RFC 3161 request (application/timestamp-query)',
+      {},
+      { allow: 'POST' },
+    );
     return;
   }
   if (!/^application\/timestamp-query\b/i.test(req.headers['content-type'] ?? '')) {
-    sendError(res, 415, 'unsupported_media_type', 'the TSA takes Content-Type: application/timestamp-query (a DER TimeStampReq)');
+    sendError(
+      res,
+      415,
+      'unsupported_media_type',
+      'the TSA takes Content-Type: application/timestamp-query (a DER TimeStampReq)',
+    );
     return;
   }
   const tsa = services.identity.tsa;
   const { answerTimestampRequest, BadTimestampRequest } = await import('./tsa.js');
   try {
     if (!tsa) throw new Error('no TSA');
-    const reply = await answerTimestampRequest(tsa, await readBody(req, 64 * 1024), new Date(services.clock.now()));
+    const reply = await answerTimestampRequest(
+      tsa,
+      await readBody(req, 64 * 1024),
+      new Date(services.clock.now()),
+    );
     res.writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': reply.length });
     res.end(reply);
   } catch (error) {
     if (error instanceof BadTimestampRequest) sendError(res, 400, 'invalid_timestamp_request', error.message);
-    else if (error instanceof BodyTooLargeError) sendError(res, 413, 'body_too_large', 'a TimeStampReq is a few hundred bytes; this one is over 64 KB');
+    else if (error instanceof BodyTooLargeError)
+      sendError(res, 413, 'body_too_large', 'a TimeStampReq is a few hundred bytes; this one is over 64 KB');
     else throw error;
   }
 }
@@ -132,16 +167,30 @@ function mintKey(store: SandboxStore, input: Record<string, unknown>): Record<st
   }
   const expires = input.expires ?? isoDate(Date.now() + 90 * DAY_MS);
   // A real calendar date: 9999-99-99 or 2026-02-30 would not survive Date's round trip.
-  if (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires) || Number.isNaN(Date.parse(expires)) || isoDate(Date.parse(expires)) !== expires) {
+  if (
+    typeof expires !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}$/.test(expires) ||
+    Number.isNaN(Date.parse(expires)) ||
+    isoDate(Date.parse(expires)) !== expires
+  ) {
     return 'expires must be a calendar date YYYY-MM-DD';
   }
-  if (input.environment !== undefined && (typeof input.environment !== 'string' || !/^[a-z]{1,8}$/.test(input.environment))) {
+  if (
+    input.environment !== undefined &&
+    (typeof input.environment !== 'string' || !/^[a-z]{1,8}$/.test(input.environment))
+  ) {
     return 'environment must be 1 to 8 lowercase letters, such as live or test';
   }
-  if (input.name !== undefined && (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 64)) {
+  if (
+    input.name !== undefined &&
+    (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 64)
+  ) {
     return 'name must be a string of 1 to 64 characters';
   }
-  if (input.account !== undefined && (typeof input.account !== 'string' || !/^acct_[A-Za-z0-9_]{1,40}$/.test(input.account))) {
+  if (
+    input.account !== undefined &&
+    (typeof input.account !== 'string' || !/^acct_[A-Za-z0-9_]{1,40}$/.test(input.account))
+  ) {
     return 'account must be acct_ and 1 to 40 letters, digits or _, such as acct_second';
   }
   const environment = (input.environment as string | undefined) ?? 'test';

@@ -28,18 +28,31 @@ export function readCredentialsFile(dataDir: string): Partial<Credentials> & { b
   }
   const value = (name: string) => new RegExp(`^export ${name}='([^']*)'$`, 'm').exec(text)?.[1];
   // With --signing ed25519, SIGN_WEBHOOK_SECRET also lists the public key (for `webhooks listen`).
-  const webhookSecret = value('SIGN_WEBHOOK_SECRET')?.split(',').find((s) => s.startsWith('whsec_'));
-  return { baseUrl: value('SIGN_BASE_URL'), apiKey: value('SIGN_API_KEY'), webhookSecret, signingKey: value('SIGN_SANDBOX_SIGNING_KEY') };
+  const webhookSecret = value('SIGN_WEBHOOK_SECRET')
+    ?.split(',')
+    .find((s) => s.startsWith('whsec_'));
+  return {
+    baseUrl: value('SIGN_BASE_URL'),
+    apiKey: value('SIGN_API_KEY'),
+    webhookSecret,
+    signingKey: value('SIGN_SANDBOX_SIGNING_KEY'),
+  };
 }
 
 /** Writes shell exports for the sandbox's credentials, readable by the owner only, on every start. */
-export function writeCredentialsFile(dataDir: string, baseUrl: string, { apiKey, webhookSecret, signingKey }: Credentials): void {
+export function writeCredentialsFile(
+  dataDir: string,
+  baseUrl: string,
+  { apiKey, webhookSecret, signingKey }: Credentials,
+): void {
   const path = join(dataDir, CREDENTIALS_FILE);
   const publicKey = signingKey ? ed25519PublicKeyOf(signingKey) : undefined;
   // With Ed25519 signing, SIGN_WEBHOOK_SECRET lists the public key too, so `. credentials.env; sign-cli webhooks listen` verifies v1a.
   const text =
     `export SIGN_BASE_URL='${baseUrl}'\nexport SIGN_API_KEY='${apiKey}'\nexport SIGN_WEBHOOK_SECRET='${webhookSecret}${publicKey ? `,${publicKey}` : ''}'\n` +
-    (publicKey ? `export SIGN_WEBHOOK_PUBLIC_KEY='${publicKey}'\nexport SIGN_SANDBOX_SIGNING_KEY='${signingKey}'\n` : '');
+    (publicKey
+      ? `export SIGN_WEBHOOK_PUBLIC_KEY='${publicKey}'\nexport SIGN_SANDBOX_SIGNING_KEY='${signingKey}'\n`
+      : '');
   writeFileSync(path, text, { mode: 0o600 });
   // writeFileSync's mode applies only when it creates the file: an existing one is made private too.
   chmodSync(path, 0o600);

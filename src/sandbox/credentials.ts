@@ -16,7 +16,12 @@ import { hashSecret, keyFields, type StoredKey } from './records.js';
  * A new data dir gets fresh credentials; if credentials.env was lost, new ones
  * are issued (the old ones cannot be recovered from hashes) and a notice says so.
  */
-export function sandboxCredentials(store: SandboxStore, dataDir: string, now: number, notices: string[]): Credentials {
+export function sandboxCredentials(
+  store: SandboxStore,
+  dataDir: string,
+  now: number,
+  notices: string[],
+): Credentials {
   if (store.isNew) {
     const apiKey = `sk_test_${randomBase62(32)}`;
     const key: StoredKey = {
@@ -35,20 +40,29 @@ export function sandboxCredentials(store: SandboxStore, dataDir: string, now: nu
     return { apiKey, webhookSecret };
   }
   const admin = store.keys.get(store.adminKeyId);
-  if (!admin) throw new Error(`${join(dataDir, 'state.jsonl')} names no usable sandbox key; move the data dir away to start afresh`);
+  if (!admin)
+    throw new Error(
+      `${join(dataDir, 'state.jsonl')} names no usable sandbox key; move the data dir away to start afresh`,
+    );
   const saved = readCredentialsFile(dataDir);
   const candidates = [saved.apiKey, store.clearSecrets.keys.get(admin.id)];
   let apiKey = candidates.find((k) => k !== undefined && hashSecret(k) === admin.key_hash);
   if (apiKey === undefined) {
     apiKey = `sk_test_${randomBase62(32)}`;
     store.saveKey({ ...admin, ...keyFields(apiKey) });
-    notices.push(`${CREDENTIALS_FILE} did not hold the sandbox key, and the state keeps only its hash: a new key was issued`);
+    notices.push(
+      `${CREDENTIALS_FILE} did not hold the sandbox key, and the state keeps only its hash: a new key was issued`,
+    );
   }
-  let webhookSecret = [saved.webhookSecret, store.clearSecrets.webhookSecret].find((s) => s !== undefined && hashSecret(s) === store.webhookSecretHash);
+  let webhookSecret = [saved.webhookSecret, store.clearSecrets.webhookSecret].find(
+    (s) => s !== undefined && hashSecret(s) === store.webhookSecretHash,
+  );
   if (webhookSecret === undefined) {
     webhookSecret = newStandardSecret();
     store.saveSettings(hashSecret(webhookSecret), admin.id);
-    notices.push(`${CREDENTIALS_FILE} did not hold the webhook secret, and the state keeps only its hash: a new secret was issued (update your listener)`);
+    notices.push(
+      `${CREDENTIALS_FILE} did not hold the webhook secret, and the state keeps only its hash: a new secret was issued (update your listener)`,
+    );
   }
   return { apiKey, webhookSecret };
 }
@@ -68,6 +82,9 @@ export function ed25519SigningKey(dataDir: string, isNew: boolean, notices: stri
       // unusable: a new one below
     }
   }
-  if (!isNew) notices.push(`${CREDENTIALS_FILE} held no Ed25519 signing key: a new key pair was made (give receivers the new webhook_public_key)`);
+  if (!isNew)
+    notices.push(
+      `${CREDENTIALS_FILE} held no Ed25519 signing key: a new key pair was made (give receivers the new webhook_public_key)`,
+    );
   return newEd25519KeyPair().secretKey;
 }

@@ -21,7 +21,9 @@ import { type SandboxStore } from './store.js';
 import { deliveryEventId, type DeliveryRecord } from './records.js';
 
 /** Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside SPEC's 24 hours. */
-export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000] as const;
+export const RETRY_SCHEDULE_MS = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000,
+] as const;
 /** Real-time limit of one attempt: a slow receiver is a failed attempt, not a stuck queue. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -29,7 +31,11 @@ export class Deliverer {
   /** Pending deliveries per queue (an envelope, or one resend), in order; the head is the one being attempted. */
   private readonly queues = new Map<string, DeliveryRecord[]>();
   private readonly busy = new Set<string>();
-  private readonly agent = new Agent({ connect: { timeout: ATTEMPT_TIMEOUT_MS }, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS });
+  private readonly agent = new Agent({
+    connect: { timeout: ATTEMPT_TIMEOUT_MS },
+    headersTimeout: ATTEMPT_TIMEOUT_MS,
+    bodyTimeout: ATTEMPT_TIMEOUT_MS,
+  });
   private closed = false;
 
   constructor(
@@ -53,7 +59,9 @@ export class Deliverer {
 
   /** After a restart: every delivery still pending, in its original order. */
   resume(): void {
-    const pending = [...this.store.deliveries.values()].filter((d) => d.status === 'pending').sort((a, b) => a.seq - b.seq);
+    const pending = [...this.store.deliveries.values()]
+      .filter((d) => d.status === 'pending')
+      .sort((a, b) => a.seq - b.seq);
     this.enqueue(pending);
   }
 
@@ -103,7 +111,10 @@ export class Deliverer {
       // (deliveries are at least once; the receiver sees the same webhook-id).
       Object.assign(delivery, stored);
       this.onStorageError(error);
-      this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () => void this.attempt(delivery));
+      this.scheduler.at(
+        this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed,
+        () => void this.attempt(delivery),
+      );
       return;
     }
     if (delivery.status === 'pending') {
@@ -132,7 +143,9 @@ export class Deliverer {
       });
       await response.body.dump();
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return ok ? { ok, status: response.statusCode } : { ok, status: response.statusCode, error: `HTTP ${response.statusCode}` };
+      return ok
+        ? { ok, status: response.statusCode }
+        : { ok, status: response.statusCode, error: `HTTP ${response.statusCode}` };
     } catch (error) {
       const code = (error as { code?: string }).code;
       return { ok: false, error: `${code ?? 'error'}: ${(error as Error).message}` };
@@ -146,4 +159,5 @@ export class Deliverer {
 }
 
 /** The queue a delivery waits in: its envelope's (events in order), or its own for a resend. */
-const queueOf = (delivery: DeliveryRecord): string => (delivery.resend ? `resend:${delivery.id}` : delivery.envelope_id);
+const queueOf = (delivery: DeliveryRecord): string =>
+  delivery.resend ? `resend:${delivery.id}` : delivery.envelope_id;

@@ -61,9 +61,13 @@ export interface DeliveryListPage {
 }
 
 /** One page of deliveries, newest (highest seq) first; undefined when the cursor names no delivery. */
-export function deliveryPage(deliveries: Iterable<DeliveryRecord>, query: DeliveryQuery): DeliveryListPage | undefined {
+export function deliveryPage(
+  deliveries: Iterable<DeliveryRecord>,
+  query: DeliveryQuery,
+): DeliveryListPage | undefined {
   const all: DeliveryRecord[] = [];
-  for (const delivery of deliveries) if (query.envelopeId === undefined || delivery.envelope_id === query.envelopeId) all.push(delivery);
+  for (const delivery of deliveries)
+    if (query.envelopeId === undefined || delivery.envelope_id === query.envelopeId) all.push(delivery);
   all.sort((a, b) => b.seq - a.seq);
   let index = 0;
   if (query.after !== undefined) {
@@ -79,5 +83,10 @@ export function deliveryPage(deliveries: Iterable<DeliveryRecord>, query: Delive
     data.push(delivery);
   }
   const more = index < all.length;
-  return { object: 'list', data: data.map(publicDelivery), has_more: more, next_cursor: more ? encodeCursor(data.at(-1)!.id) : null };
+  return {
+    object: 'list',
+    data: data.map(publicDelivery),
+    has_more: more,
+    next_cursor: more ? encodeCursor(data.at(-1)!.id) : null,
+  };
 }

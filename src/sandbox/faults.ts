@@ -41,7 +41,10 @@ export class FaultPlan {
     }
     if (input.rate_limit === 0) return 'rate_limit must be at least 1';
     const status = input.fail_status;
-    if (status !== undefined && !(Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599)) {
+    if (
+      status !== undefined &&
+      !(Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599)
+    ) {
       return 'fail_status must be an HTTP error status (400-599)';
     }
     if (typeof input.drop_after_commit === 'number') this.dropAfterCommit = input.drop_after_commit;

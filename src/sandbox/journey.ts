@@ -52,8 +52,22 @@ export class JourneyEngine {
   begin(envelope: EnvelopeRecord, key: StoredKey): Step {
     const step: Step = { audit: [], deliveries: [] };
     const at = Date.parse(envelope.created_at);
-    this.record(envelope, step, at, 'envelope.created', `api_key:${key.id} (${key.name})`, `created "${String(envelope.title)}" with ${envelope.signers.length} signer(s)`);
-    this.record(envelope, step, at, 'envelope.sent', 'system', envelope.sequential ? 'sent; signers will be notified in order' : 'sent; all signers notified at once');
+    this.record(
+      envelope,
+      step,
+      at,
+      'envelope.created',
+      `api_key:${key.id} (${key.name})`,
+      `created "${String(envelope.title)}" with ${envelope.signers.length} signer(s)`,
+    );
+    this.record(
+      envelope,
+      step,
+      at,
+      'envelope.sent',
+      'system',
+      envelope.sequential ? 'sent; signers will be notified in order' : 'sent; all signers notified at once',
+    );
     this.queueNextSigners(envelope, at);
     return step;
   }
@@ -76,7 +90,15 @@ export class JourneyEngine {
     envelope.voided_at = iso(at);
     envelope.void_reason = reason;
     envelope.updated_at = iso(at);
-    this.finish(envelope, step, at, 'voided', 'envelope.voided', `voided by api_key:${key.id} (${key.name}): ${reason}`, reason);
+    this.finish(
+      envelope,
+      step,
+      at,
+      'voided',
+      'envelope.voided',
+      `voided by api_key:${key.id} (${key.name}): ${reason}`,
+      reason,
+    );
     return step;
   }
 
@@ -87,7 +109,8 @@ export class JourneyEngine {
 
   /** After a restart: schedule every envelope that is still under way. */
   resumeAll(): void {
-    for (const envelope of this.store.envelopes.values()) if (!TERMINAL.has(envelope.status)) this.schedule(envelope.id);
+    for (const envelope of this.store.envelopes.values())
+      if (!TERMINAL.has(envelope.status)) this.schedule(envelope.id);
   }
 
   private schedule(envelopeId: string): void {
@@ -115,7 +138,9 @@ export class JourneyEngine {
       if (!(error instanceof StorageError)) throw error;
       Object.assign(envelope, stored);
       this.onStorageError(error);
-      this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () => this.tick(envelopeId));
+      this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () =>
+        this.tick(envelopeId),
+      );
       return;
     }
     this.schedule(envelopeId);
@@ -130,7 +155,14 @@ export class JourneyEngine {
         .sort((a, b) => a.next_at! - b.next_at!)[0];
       const expiresAt = envelope.expires_at ? Date.parse(envelope.expires_at) : Number.POSITIVE_INFINITY;
       if (expiresAt <= now && (!due || expiresAt <= due.next_at!)) {
-        this.finish(envelope, step, expiresAt, 'expired', 'envelope.expired', `expired after ${String(envelope.expires_in_days)} day(s) before every signer signed`);
+        this.finish(
+          envelope,
+          step,
+          expiresAt,
+          'expired',
+          'envelope.expired',
+          `expired after ${String(envelope.expires_in_days)} day(s) before every signer signed`,
+        );
         break;
       }
       if (!due) break;
@@ -155,7 +187,15 @@ export class JourneyEngine {
         signer.status = 'notified';
         signer.notified_at = iso(at);
         signer.next_at = magic === 'never_view' ? null : at + STEP_DELAYS_MS.view;
-        this.record(envelope, step, at, 'signer.notified', 'system', `notified by ${signer.channel}${contact ? ` at ${contact}` : ''}`, signer);
+        this.record(
+          envelope,
+          step,
+          at,
+          'signer.notified',
+          'system',
+          `notified by ${signer.channel}${contact ? ` at ${contact}` : ''}`,
+          signer,
+        );
         return;
       case 'notified':
         signer.status = 'viewed';
@@ -168,14 +208,38 @@ export class JourneyEngine {
           if (magic === 'fail_verification') {
             signer.status = 'verification_failed';
             signer.next_at = null;
-            this.record(envelope, step, at, 'signer.verification_failed', actor, `identity verification with ${signer.verification} failed`, signer);
-            this.finish(envelope, step, at, 'failed', 'envelope.failed', `signer ${signer.name} failed identity verification`, 'verification_failed');
+            this.record(
+              envelope,
+              step,
+              at,
+              'signer.verification_failed',
+              actor,
+              `identity verification with ${signer.verification} failed`,
+              signer,
+            );
+            this.finish(
+              envelope,
+              step,
+              at,
+              'failed',
+              'envelope.failed',
+              `signer ${signer.name} failed identity verification`,
+              'verification_failed',
+            );
             return;
           }
           signer.status = 'verified';
           signer.verified_at = iso(at);
           signer.next_at = at + STEP_DELAYS_MS.sign;
-          this.record(envelope, step, at, 'signer.verified', actor, `identity verified with ${signer.verification}`, signer);
+          this.record(
+            envelope,
+            step,
+            at,
+            'signer.verified',
+            actor,
+            `identity verified with ${signer.verification}`,
+            signer,
+          );
           return;
         }
         this.signOrDecline(envelope, signer, step, at, magic === 'decline');
@@ -188,22 +252,51 @@ export class JourneyEngine {
     }
   }
 
-  private signOrDecline(envelope: EnvelopeRecord, signer: SignerRecord, step: Step, at: number, decline: boolean): void {
+  private signOrDecline(
+    envelope: EnvelopeRecord,
+    signer: SignerRecord,
+    step: Step,
+    at: number,
+    decline: boolean,
+  ): void {
     const actor = `signer:${signer.id} (${signer.name})`;
     signer.next_at = null;
     if (decline) {
       signer.status = 'declined';
       signer.declined_at = iso(at);
       this.record(envelope, step, at, 'signer.declined', actor, 'declined to sign', signer);
-      this.finish(envelope, step, at, 'declined', 'envelope.declined', `signer ${signer.name} declined`, 'signer_declined');
+      this.finish(
+        envelope,
+        step,
+        at,
+        'declined',
+        'envelope.declined',
+        `signer ${signer.name} declined`,
+        'signer_declined',
+      );
       return;
     }
     signer.status = 'signed';
     signer.signed_at = iso(at);
-    this.record(envelope, step, at, 'signer.signed', actor, `signed (${String(envelope.signature_level ?? 'default')} signature)`, signer);
+    this.record(
+      envelope,
+      step,
+      at,
+      'signer.signed',
+      actor,
+      `signed (${String(envelope.signature_level ?? 'default')} signature)`,
+      signer,
+    );
     if (envelope.signers.every((s) => s.status === 'signed')) {
       envelope.completed_at = iso(at);
-      this.finish(envelope, step, at, 'completed', 'envelope.completed', 'every signer has signed; the signed copy is available');
+      this.finish(
+        envelope,
+        step,
+        at,
+        'completed',
+        'envelope.completed',
+        'every signer has signed; the signed copy is available',
+      );
     } else {
       this.queueNextSigners(envelope, at);
     }
@@ -216,13 +309,23 @@ export class JourneyEngine {
       for (const signer of pending) signer.next_at = at + STEP_DELAYS_MS.notify;
       return;
     }
-    const busy = envelope.signers.some((s) => s.status !== 'pending' && s.status !== 'signed') || envelope.signers.some((s) => s.status === 'pending' && s.next_at !== null);
+    const busy =
+      envelope.signers.some((s) => s.status !== 'pending' && s.status !== 'signed') ||
+      envelope.signers.some((s) => s.status === 'pending' && s.next_at !== null);
     if (busy || pending.length === 0) return;
     const next = pending.reduce((a, b) => ((a.order ?? 0) <= (b.order ?? 0) ? a : b));
     next.next_at = at + STEP_DELAYS_MS.notify;
   }
 
-  private finish(envelope: EnvelopeRecord, step: Step, at: number, status: EnvelopeStatus, type: EventType, detail: string, reason?: string): void {
+  private finish(
+    envelope: EnvelopeRecord,
+    step: Step,
+    at: number,
+    status: EnvelopeStatus,
+    type: EventType,
+    detail: string,
+    reason?: string,
+  ): void {
     envelope.status = status;
     envelope.finished_at = iso(at);
     for (const signer of envelope.signers) signer.next_at = null;
@@ -230,7 +333,16 @@ export class JourneyEngine {
   }
 
   /** Appends one audit entry and, when the envelope has a webhook_url, one delivery of the same event. */
-  private record(envelope: EnvelopeRecord, step: Step, at: number, type: EventType, actor: string, detail: string, signer?: SignerRecord, reason?: string): void {
+  private record(
+    envelope: EnvelopeRecord,
+    step: Step,
+    at: number,
+    type: EventType,
+    actor: string,
+    detail: string,
+    signer?: SignerRecord,
+    reason?: string,
+  ): void {
     const id = newEventId();
     const trail = this.store.audits.get(envelope.id) ?? [];
     const previous = step.audit.at(-1) ?? trail.at(-1);
@@ -245,7 +357,17 @@ export class JourneyEngine {
         envelope_id: envelope.id,
         contract_id: typeof envelope.contract_id === 'string' ? envelope.contract_id : null,
         envelope_status: envelope.status,
-        ...(signer ? { signer: { id: signer.id, name: signer.name, channel: signer.channel, order: signer.order ?? null, status: signer.status } } : {}),
+        ...(signer
+          ? {
+              signer: {
+                id: signer.id,
+                name: signer.name,
+                channel: signer.channel,
+                order: signer.order ?? null,
+                status: signer.status,
+              },
+            }
+          : {}),
         ...(reason ? { reason } : {}),
       },
     };

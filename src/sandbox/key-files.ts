@@ -10,7 +10,12 @@ import { pemToDer, webcrypto } from '../core/web-crypto.js';
 export type CryptoKey = WebCrypto.CryptoKey;
 export type CryptoKeyPair = WebCrypto.CryptoKeyPair;
 
-export const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 } as const;
+export const ALGORITHM = {
+  name: 'RSASSA-PKCS1-v1_5',
+  hash: 'SHA-256',
+  publicExponent: new Uint8Array([1, 0, 1]),
+  modulusLength: 2048,
+} as const;
 
 /** Readable by the owner only, whatever the umask (as credentials.env). */
 export function writePrivateFile(path: string, text: string): void {
@@ -19,9 +24,18 @@ export function writePrivateFile(path: string, text: string): void {
 }
 
 export const pem = (label: string, der: ArrayBuffer | Uint8Array) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der as Uint8Array).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${Buffer.from(der as Uint8Array)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd()}\n-----END ${label}-----\n`;
 
 /** A PKCS#8 private key (PEM) for signing. */
 export async function importSigningKey(text: string): Promise<CryptoKey> {
-  return webcrypto().subtle.importKey('pkcs8', pemToDer(text), { name: ALGORITHM.name, hash: ALGORITHM.hash }, false, ['sign']) as Promise<CryptoKey>;
+  return webcrypto().subtle.importKey(
+    'pkcs8',
+    pemToDer(text),
+    { name: ALGORITHM.name, hash: ALGORITHM.hash },
+    false,
+    ['sign'],
+  ) as Promise<CryptoKey>;
 }

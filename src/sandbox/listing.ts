@@ -47,13 +47,23 @@ export interface Paging<S extends string> {
  * The `status`, `limit` and `cursor` of a listing's query string, checked
  * against the states it knows (named as `what` in the message for a 400).
  */
-export function parsePaging<S extends string>(params: URLSearchParams, known: readonly S[], what: string): Paging<S> | string {
-  const states = params.getAll('status').flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+export function parsePaging<S extends string>(
+  params: URLSearchParams,
+  known: readonly S[],
+  what: string,
+): Paging<S> | string {
+  const states = params
+    .getAll('status')
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = states.find((s) => !(known as readonly string[]).includes(s));
-  if (unknown !== undefined) return `status ${JSON.stringify(unknown.slice(0, 40))} is not ${what}; use ${known.join(', ')}`;
+  if (unknown !== undefined)
+    return `status ${JSON.stringify(unknown.slice(0, 40))} is not ${what}; use ${known.join(', ')}`;
   const limitText = params.get('limit');
   const limit = limitText === null ? LIST_DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) return `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}`;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
+    return `limit must be a whole number from 1 to ${LIST_MAX_LIMIT}`;
   const cursor = params.get('cursor');
   const after = cursor === null || cursor === '' ? undefined : decodeCursor(cursor);
   if (cursor && after === undefined) return 'cursor is not one this service issued; start again without it';
@@ -66,8 +76,15 @@ export function parseListQuery(params: URLSearchParams): ListQuery | string {
   if (typeof paging === 'string') return paging;
   const createdText = params.get('created_after');
   const createdAfter = createdText === null ? undefined : Date.parse(createdText);
-  if (createdAfter !== undefined && Number.isNaN(createdAfter)) return 'created_after must be an ISO 8601 date or date-time';
-  return { statuses: paging.states, contractId: params.get('contract_id') ?? undefined, createdAfter, limit: paging.limit, after: paging.after };
+  if (createdAfter !== undefined && Number.isNaN(createdAfter))
+    return 'created_after must be an ISO 8601 date or date-time';
+  return {
+    statuses: paging.states,
+    contractId: params.get('contract_id') ?? undefined,
+    createdAfter,
+    limit: paging.limit,
+    after: paging.after,
+  };
 }
 
 /** One page of `envelopes` (in creation order), newest first; undefined when the cursor names no envelope. */

@@ -14,10 +14,22 @@ export type LogEntry =
   | { t: 'key'; key: StoredKey }
   | { t: 'key_used'; id: string; at: string }
   /** Envelope, idempotency record, first audit entries and deliveries: one line, so they stand or fall together. */
-  | { t: 'created'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
+  | {
+      t: 'created';
+      envelope: EnvelopeRecord;
+      record: IdempotencyRecord;
+      audit: AuditEntry[];
+      deliveries: DeliveryRecord[];
+    }
   | { t: 'journey'; envelope: EnvelopeRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
   /** A void asked for through the API: the envelope's last step and the Idempotency-Key's record, together. */
-  | { t: 'voided'; envelope: EnvelopeRecord; record: IdempotencyRecord; audit: AuditEntry[]; deliveries: DeliveryRecord[] }
+  | {
+      t: 'voided';
+      envelope: EnvelopeRecord;
+      record: IdempotencyRecord;
+      audit: AuditEntry[];
+      deliveries: DeliveryRecord[];
+    }
   | { t: 'delivery'; delivery: DeliveryRecord }
   /** A resend asked for through the API: the new delivery and the Idempotency-Key's record, together. */
   | { t: 'resent'; delivery: DeliveryRecord; record: IdempotencyRecord }
@@ -28,20 +40,36 @@ export type LogEntry =
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 function envelopeProblem(value: unknown): string | undefined {
-  if (!isRecord(value) || !isString(value.id) || !isString(value.status) || !Array.isArray(value.signers)) return 'envelope without id, status or signers';
-  return value.signers.every((signer) => isRecord(signer) && isString(signer.id) && isString(signer.status)) ? undefined : 'envelope with a malformed signer';
+  if (!isRecord(value) || !isString(value.id) || !isString(value.status) || !Array.isArray(value.signers))
+    return 'envelope without id, status or signers';
+  return value.signers.every((signer) => isRecord(signer) && isString(signer.id) && isString(signer.status))
+    ? undefined
+    : 'envelope with a malformed signer';
 }
 
 function recordProblem(value: unknown): string | undefined {
-  return isRecord(value) && isString(value.scope) && isString(value.key) && isString(value.fingerprint) && isRecord(value.response) ? undefined : 'idempotency record without scope, key, fingerprint or response';
+  return isRecord(value) &&
+    isString(value.scope) &&
+    isString(value.key) &&
+    isString(value.fingerprint) &&
+    isRecord(value.response)
+    ? undefined
+    : 'idempotency record without scope, key, fingerprint or response';
 }
 
-function listProblem(value: unknown, what: string, check: (item: Record<string, unknown>) => boolean): string | undefined {
-  return Array.isArray(value) && value.every((item) => isRecord(item) && check(item)) ? undefined : `malformed ${what}`;
+function listProblem(
+  value: unknown,
+  what: string,
+  check: (item: Record<string, unknown>) => boolean,
+): string | undefined {
+  return Array.isArray(value) && value.every((item) => isRecord(item) && check(item))
+    ? undefined
+    : `malformed ${what}`;
 }
 
 const auditOk = (item: Record<string, unknown>) => isString(item.hash) && isString(item.at);
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0;
 const attemptOk = (item: unknown): boolean =>
   isRecord(item) &&
   isCount(item.attempt) &&
@@ -60,7 +88,8 @@ const deliveryOk = (item: Record<string, unknown>) =>
   isCount(item.attempts) &&
   typeof item.next_at === 'number' &&
   (item.event_id === undefined || isString(item.event_id)) &&
-  (item.attempt_log === undefined || (Array.isArray(item.attempt_log) && item.attempt_log.every(attemptOk))) &&
+  (item.attempt_log === undefined ||
+    (Array.isArray(item.attempt_log) && item.attempt_log.every(attemptOk))) &&
   (item.created_at === undefined || isString(item.created_at)) &&
   (item.resend === undefined || typeof item.resend === 'boolean');
 
@@ -69,20 +98,35 @@ export function checkEntry(entry: unknown): string | undefined {
   if (!isRecord(entry) || !isString(entry.t)) return 'not a state record (no "t")';
   switch (entry.t) {
     case 'settings':
-      return isString(entry.admin_key_id) && (isString(entry.webhook_secret_hash) || isString(entry.webhook_secret)) ? undefined : 'settings without admin_key_id or webhook secret hash';
+      return isString(entry.admin_key_id) &&
+        (isString(entry.webhook_secret_hash) || isString(entry.webhook_secret))
+        ? undefined
+        : 'settings without admin_key_id or webhook secret hash';
     case 'key': {
       const key = entry.key;
-      if (!isRecord(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key))) return 'key without id or hash';
+      if (!isRecord(key) || !isString(key.id) || !(isString(key.key_hash) || isString(key.key)))
+        return 'key without id or hash';
       if (key.account !== undefined && !isString(key.account)) return 'key with a malformed account';
-      return Array.isArray(key.scopes) && key.scopes.every(isString) && isString(key.expires) ? undefined : 'key without scopes or expiry';
+      return Array.isArray(key.scopes) && key.scopes.every(isString) && isString(key.expires)
+        ? undefined
+        : 'key without scopes or expiry';
     }
     case 'key_used':
       return isString(entry.id) && isString(entry.at) ? undefined : 'key_used without id or time';
     case 'created':
     case 'voided':
-      return envelopeProblem(entry.envelope) ?? recordProblem(entry.record) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
+      return (
+        envelopeProblem(entry.envelope) ??
+        recordProblem(entry.record) ??
+        listProblem(entry.audit, 'audit entries', auditOk) ??
+        listProblem(entry.deliveries, 'deliveries', deliveryOk)
+      );
     case 'journey':
-      return envelopeProblem(entry.envelope) ?? listProblem(entry.audit, 'audit entries', auditOk) ?? listProblem(entry.deliveries, 'deliveries', deliveryOk);
+      return (
+        envelopeProblem(entry.envelope) ??
+        listProblem(entry.audit, 'audit entries', auditOk) ??
+        listProblem(entry.deliveries, 'deliveries', deliveryOk)
+      );
     case 'delivery':
       return listProblem([entry.delivery], 'delivery', deliveryOk);
     case 'resent':

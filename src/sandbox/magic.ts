@@ -12,7 +12,11 @@
  */
 export type MagicBehaviour = 'decline' | 'fail_verification' | 'never_view' | undefined;
 
-export const MAGIC_VALUES: ReadonlyArray<{ tag: string; phone: string; behaviour: Exclude<MagicBehaviour, undefined> }> = [
+export const MAGIC_VALUES: ReadonlyArray<{
+  tag: string;
+  phone: string;
+  behaviour: Exclude<MagicBehaviour, undefined>;
+}> = [
   { tag: '+decline', phone: '+12025550101', behaviour: 'decline' },
   { tag: '+verifyfail', phone: '+12025550102', behaviour: 'fail_verification' },
   { tag: '+noview', phone: '+12025550103', behaviour: 'never_view' },

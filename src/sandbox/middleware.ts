@@ -14,7 +14,14 @@ import { isoDate } from './days.js';
 import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
 import { keyRealm, sameRealm } from './realm.js';
 import type { RequestContext, SandboxServices } from './services.js';
-import { idempotencyId, type DeliveryRecord, type EnvelopeRecord, type IdempotencyRecord, type StoredKey, type StoredResponse } from './records.js';
+import {
+  idempotencyId,
+  type DeliveryRecord,
+  type EnvelopeRecord,
+  type IdempotencyRecord,
+  type StoredKey,
+  type StoredResponse,
+} from './records.js';
 
 /** How long an Idempotency-Key is remembered (SPEC §4.1 does not say; Stripe keeps 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -22,20 +29,46 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const LAST_USED_PERSIST_MS = 60_000;
 
 /** The request's key, if it is known, unexpired and has the scope; else the 401/403 is sent. */
-export function authenticate({ store, storageTrouble }: SandboxServices, req: IncomingMessage, res: ServerResponse, scope: Scope | undefined): StoredKey | undefined {
+export function authenticate(
+  { store, storageTrouble }: SandboxServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  scope: Scope | undefined,
+): StoredKey | undefined {
   const token = bearerToken(req);
   if (token === undefined) {
-    sendError(res, 401, 'missing_api_key', 'send the header Authorization: Bearer <API_KEY>', {}, { 'www-authenticate': 'Bearer' });
+    sendError(
+      res,
+      401,
+      'missing_api_key',
+      'send the header Authorization: Bearer <API_KEY>',
+      {},
+      { 'www-authenticate': 'Bearer' },
+    );
     return undefined;
   }
   const key = store.findKey(token);
   if (!key) {
-    sendError(res, 401, 'invalid_api_key', 'the API key is not known to this service', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    sendError(
+      res,
+      401,
+      'invalid_api_key',
+      'the API key is not known to this service',
+      {},
+      { 'www-authenticate': 'Bearer error="invalid_token"' },
+    );
     return undefined;
   }
   const at = Date.now();
   if (isoDate(at) > key.expires) {
-    sendError(res, 401, 'expired_api_key', `the API key expired on ${key.expires}`, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    sendError(
+      res,
+      401,
+      'expired_api_key',
+      `the API key expired on ${key.expires}`,
+      {},
+      { 'www-authenticate': 'Bearer error="invalid_token"' },
+    );
     return undefined;
   }
   const previous = key.last_used ? Date.parse(key.last_used) : 0;
@@ -49,27 +82,45 @@ export function authenticate({ store, storageTrouble }: SandboxServices, req: In
     storageTrouble(error);
   }
   if (scope && !key.scopes.includes(scope)) {
-    sendError(res, 403, 'insufficient_scope', `the API key lacks the scope ${scope}`, { required_scope: scope });
+    sendError(res, 403, 'insufficient_scope', `the API key lacks the scope ${scope}`, {
+      required_scope: scope,
+    });
     return undefined;
   }
   return key;
 }
 
 /** Takes one request from the key's budget; false (and the 429 sent) when it is spent. */
-export function rateLimit({ limiter, counters }: SandboxServices, key: StoredKey, res: ServerResponse): boolean {
+export function rateLimit(
+  { limiter, counters }: SandboxServices,
+  key: StoredKey,
+  res: ServerResponse,
+): boolean {
   const decision = limiter.take(key.id, Date.now());
   res.setHeader('ratelimit-policy', `"default";q=${decision.limit};w=60`);
   res.setHeader('ratelimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`);
   if (decision.allowed) return true;
   counters.rate_limited++;
-  sendError(res, 429, 'rate_limited', `more than ${decision.limit} requests per minute; retry after ${decision.resetSeconds} s`, {}, {
-    'retry-after': String(decision.resetSeconds),
-  });
+  sendError(
+    res,
+    429,
+    'rate_limited',
+    `more than ${decision.limit} requests per minute; retry after ${decision.resetSeconds} s`,
+    {},
+    {
+      'retry-after': String(decision.resetSeconds),
+    },
+  );
   return false;
 }
 
 /** The envelope, if the key's account and environment may see it; else 404 (another realm's envelope does not exist for it). */
-export function findEnvelope({ store }: SandboxServices, res: ServerResponse, id: string, key: StoredKey): EnvelopeRecord | undefined {
+export function findEnvelope(
+  { store }: SandboxServices,
+  res: ServerResponse,
+  id: string,
+  key: StoredKey,
+): EnvelopeRecord | undefined {
   const envelope = store.envelopes.get(id);
   if (!envelope || !sameRealm(envelope, key)) {
     sendError(res, 404, 'envelope_not_found', `no envelope with id ${id}`);
@@ -79,7 +130,11 @@ export function findEnvelope({ store }: SandboxServices, res: ServerResponse, id
 }
 
 /** A delivery belongs to its envelope's realm. */
-export function deliveryVisible({ store }: SandboxServices, delivery: DeliveryRecord, key: StoredKey): boolean {
+export function deliveryVisible(
+  { store }: SandboxServices,
+  delivery: DeliveryRecord,
+  key: StoredKey,
+): boolean {
   const envelope = store.envelopes.get(delivery.envelope_id);
   return envelope !== undefined && sameRealm(envelope, key);
 }
@@ -101,7 +156,12 @@ export async function keyed(
 ): Promise<void> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
-    sendError(res, 415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+    sendError(
+      res,
+      415,
+      'unsupported_media_type',
+      'send the body as JSON with Content-Type: application/json',
+    );
     return;
   }
   const idempotencyKey = req.headers['idempotency-key'];
@@ -113,31 +173,55 @@ export async function keyed(
   try {
     body = JSON.parse((await readBody(req)).toString('utf8'));
   } catch (error) {
-    if (error instanceof BodyTooLargeError) sendError(res, 413, 'body_too_large', 'the body is larger than 1 MiB');
+    if (error instanceof BodyTooLargeError)
+      sendError(res, 413, 'body_too_large', 'the body is larger than 1 MiB');
     else sendError(res, 400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
     return;
   }
-  const fingerprint = createHash('sha256').update(canonicalJson(fingerprintOf(body))).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(canonicalJson(fingerprintOf(body)))
+    .digest('hex');
   // Per account and environment: a rotated key replays; another environment's key has keys of its own.
   const realm = keyRealm(key);
   const recordId = idempotencyId(realm, idempotencyKey);
   if (inFlight.has(recordId)) {
-    sendError(res, 409, 'idempotency_key_in_flight', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
+    sendError(
+      res,
+      409,
+      'idempotency_key_in_flight',
+      'a request with this Idempotency-Key is still being processed; retry later',
+      {},
+      { 'retry-after': '1' },
+    );
     return;
   }
   const previous = store.idempotency.get(recordId);
   if (previous && Date.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
     if (previous.fingerprint !== fingerprint) {
-      sendError(res, 422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request');
+      sendError(
+        res,
+        422,
+        'idempotency_key_reused',
+        'this Idempotency-Key was already used with a different request',
+      );
       return;
     }
     counters.replayed++;
-    sendJson(res, previous.response.status, previous.response.body, { ...previous.response.headers, 'idempotent-replayed': 'true' });
+    sendJson(res, previous.response.status, previous.response.body, {
+      ...previous.response.headers,
+      'idempotent-replayed': 'true',
+    });
     return;
   }
   inFlight.add(recordId);
   try {
-    await perform(body, (response) => ({ scope: realm, key: idempotencyKey, fingerprint, created_at: Date.now(), response }));
+    await perform(body, (response) => ({
+      scope: realm,
+      key: idempotencyKey,
+      fingerprint,
+      created_at: Date.now(),
+      response,
+    }));
   } finally {
     inFlight.delete(recordId);
   }

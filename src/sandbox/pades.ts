@@ -51,8 +51,15 @@ class CadesSigner extends Signer {
     const info = signed.signerInfos[0]!;
     if (this.identity.tsa) {
       // Timestamped at the signing time: the sandbox is its own TSA, and the copy must be the same bytes every time.
-      const token = await timestampOf(this.identity.tsa, new Uint8Array(info.signature.valueBlock.valueHexView), this.signingTime);
-      info.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [token.toSchema()] })] });
+      const token = await timestampOf(
+        this.identity.tsa,
+        new Uint8Array(info.signature.valueBlock.valueHexView),
+        this.signingTime,
+      );
+      info.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
+        type: 1,
+        attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [token.toSchema()] })],
+      });
     }
     const content = new pkijs.ContentInfo({ contentType: OID.signedData, content: signed.toSchema(true) });
     return Buffer.from(content.toSchema().toBER(false));

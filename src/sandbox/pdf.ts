@@ -68,7 +68,13 @@ interface GlyphRun {
 interface FontkitFont {
   postscriptName: string;
   unitsPerEm: number;
-  layout(text: string, features?: string[], script?: string, language?: string, direction?: 'ltr' | 'rtl'): GlyphRun;
+  layout(
+    text: string,
+    features?: string[],
+    script?: string,
+    language?: string,
+    direction?: 'ltr' | 'rtl',
+  ): GlyphRun;
 }
 type DocumentClass = typeof import('pdfkit');
 
@@ -136,7 +142,9 @@ function rtlVariant(font: FontkitFont, bidi: Bidi): FontkitFont {
     run.glyphs = run.glyphs.map((glyph) => {
       const chars = glyph.codePoints.map((cp) => mirror(String.fromCodePoint(cp)).codePointAt(0)!);
       if (chars.length > 1) chars.reverse();
-      return chars.every((cp, i) => cp === glyph.codePoints[i]) ? glyph : (Object.create(glyph, { codePoints: { value: chars } }) as Glyph);
+      return chars.every((cp, i) => cp === glyph.codePoints[i])
+        ? glyph
+        : (Object.create(glyph, { codePoints: { value: chars } }) as Glyph);
     });
     return run;
   };
@@ -185,7 +193,9 @@ class Typesetter {
     for (const paragraph of cell.text.split(/\r\n|[\n\r\u0085\u2029]/)) {
       const text = paragraph.replace(/[\u0000-\u001f\u007f]/g, ' ');
       const levels = this.kit.bidi.getEmbeddingLevels(text, 'auto');
-      const lines = this.wrap(text, cell.bold, size, maxWidth).map(([start, end]) => this.layoutLine(text, levels, start, end, cell.bold, size));
+      const lines = this.wrap(text, cell.bold, size, maxWidth).map(([start, end]) =>
+        this.layoutLine(text, levels, start, end, cell.bold, size),
+      );
       if ((levels.paragraphs[0]?.level ?? 0) % 2 === 1) alignRight(lines);
       out.push(...lines);
     }
@@ -196,7 +206,11 @@ class Typesetter {
   private wrap(text: string, bold: boolean | undefined, size: number, maxWidth: number): [number, number][] {
     if (text === '') return [[0, 0]];
     const space = this.width(' ', bold, size);
-    const words = [...text.matchAll(/[^ ]+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, width: this.width(m[0], bold, size) }));
+    const words = [...text.matchAll(/[^ ]+/g)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+      width: this.width(m[0], bold, size),
+    }));
     const ranges: [number, number][] = [];
     let line: { start: number; end: number; width: number } | undefined;
     for (const word of words) {
@@ -214,7 +228,7 @@ class Typesetter {
       // Too wide on its own (a long e-mail address, an id): cut it between code points.
       let start = word.start;
       let width = 0;
-      for (let i = word.start; i < word.end; ) {
+      for (let i = word.start; i < word.end;) {
         const next = i + (text.codePointAt(i)! > 0xffff ? 2 : 1);
         const w = this.width(text.slice(i, next), bold, size);
         if (width + w > maxWidth && i > start) {
@@ -234,7 +248,14 @@ class Typesetter {
   }
 
   /** The runs of text[start, end) in logical order, each placed at its visual x. */
-  private layoutLine(text: string, levels: EmbeddingLevels, start: number, end: number, bold: boolean | undefined, size: number): Line {
+  private layoutLine(
+    text: string,
+    levels: EmbeddingLevels,
+    start: number,
+    end: number,
+    bold: boolean | undefined,
+    size: number,
+  ): Line {
     if (end <= start) return [];
     const { order, lineLevels } = visualOrder(text, levels, start, end);
     const runs: { min: number; max: number; rtl: boolean }[] = [];
@@ -286,7 +307,12 @@ export async function renderPdf(rows: PdfRow[], info: { title: string; createdAt
     margin: MARGIN,
     // No default font: pdfkit would load Helvetica's metrics, which is never used here.
     font: '',
-    info: { Title: info.title, Producer: 'sign-cli sandbox (pdfkit)', Creator: 'sign-cli sandbox', CreationDate: info.createdAt },
+    info: {
+      Title: info.title,
+      Producer: 'sign-cli sandbox (pdfkit)',
+      Creator: 'sign-cli sandbox',
+      CreationDate: info.createdAt,
+    },
     displayTitle: true,
   });
   const chunks: Buffer[] = [];
@@ -296,7 +322,9 @@ export async function renderPdf(rows: PdfRow[], info: { title: string; createdAt
     doc.on('error', reject);
   });
   // pdfkit's font sources are typed as files or bytes; since 0.20 it also takes a parsed fontkit font.
-  const fonts = [kit.regular, kit.bold].flatMap((face, i) => [face.ltr, face.rtl].map((font, j) => [`${i}${j}`, font] as const));
+  const fonts = [kit.regular, kit.bold].flatMap((face, i) =>
+    [face.ltr, face.rtl].map((font, j) => [`${i}${j}`, font] as const),
+  );
   for (const [name, font] of fonts) doc.registerFont(name, font as unknown as Uint8Array);
   const fontName = (bold: boolean | undefined, rtl: boolean) => `${bold ? 1 : 0}${rtl ? 1 : 0}`;
 

@@ -53,10 +53,20 @@ export class SlidingWindowLimiter {
     const resetSeconds = (oldest: number | undefined) =>
       oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
     if (stamps.length >= this.limit) {
-      return { allowed: false, limit: this.limit, remaining: 0, resetSeconds: resetSeconds(stamps[stamps.length - this.limit]) };
+      return {
+        allowed: false,
+        limit: this.limit,
+        remaining: 0,
+        resetSeconds: resetSeconds(stamps[stamps.length - this.limit]),
+      };
     }
     stamps.push(now);
     const remaining = this.limit - stamps.length;
-    return { allowed: true, limit: this.limit, remaining, resetSeconds: remaining === 0 ? resetSeconds(stamps[0]) : 0 };
+    return {
+      allowed: true,
+      limit: this.limit,
+      remaining,
+      resetSeconds: remaining === 0 ? resetSeconds(stamps[0]) : 0,
+    };
   }
 }

@@ -11,7 +11,8 @@ import type { EnvelopeRecord, StoredKey } from './records.js';
 export const SANDBOX_ACCOUNT = 'acct_sandbox';
 
 /** Keys and envelopes written before accounts existed belong to the sandbox's own account. */
-export const accountOf = (item: { account?: unknown }): string => (typeof item.account === 'string' ? item.account : SANDBOX_ACCOUNT);
+export const accountOf = (item: { account?: unknown }): string =>
+  typeof item.account === 'string' ? item.account : SANDBOX_ACCOUNT;
 
 export const keyRealm = (key: StoredKey): string => `${accountOf(key)}/${key.environment}`;
 
@@ -19,4 +20,5 @@ export const keyRealm = (key: StoredKey): string => `${accountOf(key)}/${key.env
 export const envelopeRealm = (envelope: EnvelopeRecord): string =>
   `${accountOf(envelope)}/${typeof envelope.environment === 'string' ? envelope.environment : 'test'}`;
 
-export const sameRealm = (envelope: EnvelopeRecord, key: StoredKey): boolean => envelopeRealm(envelope) === keyRealm(key);
+export const sameRealm = (envelope: EnvelopeRecord, key: StoredKey): boolean =>
+  envelopeRealm(envelope) === keyRealm(key);

@@ -42,7 +42,8 @@ export interface IdempotencyRecord {
   response: StoredResponse;
 }
 
-export type SignerStatus = 'pending' | 'notified' | 'viewed' | 'verified' | 'signed' | 'declined' | 'verification_failed';
+export type SignerStatus =
+  'pending' | 'notified' | 'viewed' | 'verified' | 'signed' | 'declined' | 'verification_failed';
 export type { EnvelopeStatus };
 
 export interface SignerRecord extends Record<string, unknown> {

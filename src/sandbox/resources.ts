@@ -11,11 +11,22 @@ import type { EnvelopeRecord, SignerRecord, StoredKey } from './records.js';
 export function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {
   const created = new Date(now).toISOString();
   // Validated by the core rules before this point, so name and channel are strings.
-  const signers = (body.signers as Record<string, unknown>[]).map(
-    (signer): SignerRecord => ({ id: newId('sgn'), ...(signer as { name: string; channel: string }), status: 'pending', next_at: null }),
-  );
+  const signers = (body.signers as Record<string, unknown>[]).map((signer): SignerRecord => ({
+    id: newId('sgn'),
+    ...(signer as { name: string; channel: string }),
+    status: 'pending',
+    next_at: null,
+  }));
   const days = typeof body.expires_in_days === 'number' ? body.expires_in_days : undefined;
-  const { id: _id, object: _object, status: _status, owner: _owner, account: _account, environment: _environment, ...fields } = body;
+  const {
+    id: _id,
+    object: _object,
+    status: _status,
+    owner: _owner,
+    account: _account,
+    environment: _environment,
+    ...fields
+  } = body;
   return {
     id: newId('env'),
     object: 'envelope',

@@ -24,10 +24,12 @@ export type Router = (req: IncomingMessage, res: ServerResponse) => Promise<void
 
 export function createRouter(services: SandboxServices): Router {
   const { counters, faults } = services;
-  const routes = [...envelopeRoutes(services), ...eventRoutes(services), ...keyRoutes(services)].map((route: Route) => ({
-    route,
-    pattern: pathPattern(ENDPOINTS[route.operation].path),
-  }));
+  const routes = [...envelopeRoutes(services), ...eventRoutes(services), ...keyRoutes(services)].map(
+    (route: Route) => ({
+      route,
+      pattern: pathPattern(ENDPOINTS[route.operation].path),
+    }),
+  );
 
   return async (req, res) => {
     counters.requests++;
@@ -37,9 +39,13 @@ export function createRouter(services: SandboxServices): Router {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname.startsWith('/_sandbox/')) return handleControl(services, req, res, url);
 
-    const matches = routes.map((r) => ({ route: r.route, match: r.pattern.exec(url.pathname) })).filter((m) => m.match);
+    const matches = routes
+      .map((r) => ({ route: r.route, match: r.pattern.exec(url.pathname) }))
+      .filter((m) => m.match);
     if (matches.length === 0) {
-      const hint = url.pathname.startsWith('/api/api/') ? ' (the path has /api twice: the base URL should not end in /api)' : '';
+      const hint = url.pathname.startsWith('/api/api/')
+        ? ' (the path has /api twice: the base URL should not end in /api)'
+        : '';
       sendError(res, 404, 'not_found', `no endpoint at ${url.pathname}${hint}`);
       return;
     }
@@ -50,7 +56,14 @@ export function createRouter(services: SandboxServices): Router {
       return;
     }
     if (faults.takeFailBeforeCommit()) {
-      sendError(res, faults.failStatus, 'sandbox_fault', 'failure injected by the sandbox before doing anything', {}, { 'retry-after': '0' });
+      sendError(
+        res,
+        faults.failStatus,
+        'sandbox_fault',
+        'failure injected by the sandbox before doing anything',
+        {},
+        { 'retry-after': '0' },
+      );
       return;
     }
     const key = authenticate(services, req, res, ENDPOINTS[found.route.operation].scope);

@@ -26,7 +26,10 @@ export function sandboxBounds(body: unknown): FieldIssue[] {
   const b = body as Record<string, unknown>;
   const issues: FieldIssue[] = [];
   if (typeof b.expires_in_days === 'number' && b.expires_in_days > SANDBOX_LIMITS.expires_in_days) {
-    issues.push({ path: 'expires_in_days', message: `must be at most ${SANDBOX_LIMITS.expires_in_days} on this service` });
+    issues.push({
+      path: 'expires_in_days',
+      message: `must be at most ${SANDBOX_LIMITS.expires_in_days} on this service`,
+    });
   }
   if (Array.isArray(b.signers) && b.signers.length > SANDBOX_LIMITS.signers) {
     issues.push({ path: 'signers', message: `at most ${SANDBOX_LIMITS.signers} signers on this service` });
@@ -40,7 +43,8 @@ export function sandboxBounds(body: unknown): FieldIssue[] {
 /** SANDBOX_VALUES widened with the values a user accepted (`--accept`, the sandbox.accept setting). */
 export function acceptedValues(extra: ValueLists = {}): ValueLists {
   const lists: Record<string, readonly string[]> = { ...SANDBOX_VALUES };
-  for (const [field, values] of Object.entries(extra)) lists[field] = [...new Set([...(lists[field] ?? []), ...(values ?? [])])];
+  for (const [field, values] of Object.entries(extra))
+    lists[field] = [...new Set([...(lists[field] ?? []), ...(values ?? [])])];
   return lists as ValueLists;
 }
 

@@ -14,12 +14,15 @@ import type { EnvelopeRecord } from './records.js';
 import type { SandboxServices } from './services.js';
 import { signedCopyPdf } from './signed-copy.js';
 
-
 /** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */
 export async function signedCopy(services: SandboxServices, envelope: EnvelopeRecord): Promise<Buffer> {
   const trail = (services.store.audits.get(envelope.id) ?? []).filter((entry) => entry.type !== SEALED);
   const { signPdf } = await import('./pades.js');
-  return signPdf(await signedCopyPdf(envelope, trail), services.identity, new Date(String(envelope.completed_at ?? envelope.updated_at)));
+  return signPdf(
+    await signedCopyPdf(envelope, trail),
+    services.identity,
+    new Date(String(envelope.completed_at ?? envelope.updated_at)),
+  );
 }
 
 const sealing = new WeakMap<SandboxServices, Map<string, Promise<void>>>();

@@ -64,14 +64,25 @@ export interface RunningSandbox {
 }
 
 /** The state, clock, engines and counters every handler is given. */
-function buildServices(options: SandboxOptions, notices: string[]): SandboxServices & { scheduler: Scheduler } {
+function buildServices(
+  options: SandboxOptions,
+  notices: string[],
+): SandboxServices & { scheduler: Scheduler } {
   const store = new SandboxStore(options.dataDir);
   notices.push(...store.problems);
   const clock = createSandboxClock(options.speed ?? 1, store.latestTime);
   const secrets = sandboxCredentials(store, options.dataDir, Date.now(), notices);
-  if (options.signing === 'ed25519') secrets.signingKey = ed25519SigningKey(options.dataDir, store.isNew, notices);
+  if (options.signing === 'ed25519')
+    secrets.signingKey = ed25519SigningKey(options.dataDir, store.isNew, notices);
   const scheduler = new Scheduler(clock);
-  const counters: Counters = { requests: 0, created: 0, replayed: 0, rate_limited: 0, by_status: {}, storage_failures: 0 };
+  const counters: Counters = {
+    requests: 0,
+    created: 0,
+    replayed: 0,
+    rate_limited: 0,
+    by_status: {},
+    storage_failures: 0,
+  };
   /**
    * The state cannot be written (a full disk): requests get 503 with
    * Retry-After, timers try again later; said at most once a minute.
@@ -81,11 +92,21 @@ function buildServices(options: SandboxOptions, notices: string[]): SandboxServi
     counters.storage_failures++;
     if (Date.now() - lastStorageWarning < 60_000) return;
     lastStorageWarning = Date.now();
-    options.onWarning?.(`${error.message}; answering 503 and trying again until it can write (${error.hint ?? ''})`);
+    options.onWarning?.(
+      `${error.message}; answering 503 and trying again until it can write (${error.hint ?? ''})`,
+    );
   };
-  const sign = (id: string, timestamp: number, body: string) => ({ ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body) });
+  const sign = (id: string, timestamp: number, body: string) => ({
+    ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body),
+  });
   const deliverer = new Deliverer(store, clock, scheduler, sign, storageTrouble);
-  const journey = new JourneyEngine(store, clock, scheduler, (deliveries) => deliverer.enqueue(deliveries), storageTrouble);
+  const journey = new JourneyEngine(
+    store,
+    clock,
+    scheduler,
+    (deliveries) => deliverer.enqueue(deliveries),
+    storageTrouble,
+  );
   return {
     store,
     clock,
@@ -104,7 +125,8 @@ function buildServices(options: SandboxOptions, notices: string[]): SandboxServi
   };
 }
 
-const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+const urlOf = (host: string, port: number): string =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const notices: string[] = [];
@@ -129,7 +151,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       else if (error instanceof StorageError) {
         // Nothing was acknowledged, nothing changed: the same request later (same Idempotency-Key) is safe.
         services.storageTrouble(error);
-        sendError(res, 503, 'storage_unavailable', `the sandbox cannot write its state: ${error.message}; retry later`, {}, { 'retry-after': '5' });
+        sendError(
+          res,
+          503,
+          'storage_unavailable',
+          `the sandbox cannot write its state: ${error.message}; retry later`,
+          {},
+          { 'retry-after': '5' },
+        );
       } else sendError(res, 500, 'internal_error', `sandbox error: ${(error as Error).message}`);
     });
   });

@@ -12,7 +12,14 @@ import { pemToDer as der, webcrypto } from '../core/web-crypto.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { ALGORITHM, importSigningKey as importKey, pem, writePrivateFile, type CryptoKey, type CryptoKeyPair } from './key-files.js';
+import {
+  ALGORITHM,
+  importSigningKey as importKey,
+  pem,
+  writePrivateFile,
+  type CryptoKey,
+  type CryptoKeyPair,
+} from './key-files.js';
 import { tsaIdentity, type TsaIdentity } from './tsa.js';
 
 x509.cryptoProvider.set(webcrypto() as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -54,7 +61,9 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   const notBefore = new Date(now.getTime() - 86_400_000);
   const caKeys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: 'CN=sign-cli sandbox CA, O=sign-cli sandbox',
     notBefore,
     notAfter: new Date(now.getTime() + 20 * YEAR_MS),
@@ -68,7 +77,9 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   });
   const keys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     subject: 'CN=sign-cli sandbox signing service, O=sign-cli sandbox',
     issuer: ca.subject,
     notBefore,
@@ -78,16 +89,31 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
     signingAlgorithm: ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(ca, false),
     ],
   });
   // Keys first, certificates last: a start cut short leaves no certificate without its key.
-  writePrivateFile(join(dataDir, CA_KEY_FILE), pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', caKeys.privateKey)));
-  writePrivateFile(files[2]!, pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)));
+  writePrivateFile(
+    join(dataDir, CA_KEY_FILE),
+    pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', caKeys.privateKey)),
+  );
+  writePrivateFile(
+    files[2]!,
+    pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)),
+  );
   writePrivateFile(files[1]!, certificate.toString('pem'));
   writePrivateFile(caFile, ca.toString('pem'));
   const caDer = new Uint8Array(ca.rawData);
-  return { ca: caDer, caFile, certificate: new Uint8Array(certificate.rawData), privateKey: await importKey(readFileSync(files[2]!, 'utf8')), tsa: await tsaIdentity(dataDir, caDer) };
+  return {
+    ca: caDer,
+    caFile,
+    certificate: new Uint8Array(certificate.rawData),
+    privateKey: await importKey(readFileSync(files[2]!, 'utf8')),
+    tsa: await tsaIdentity(dataDir, caDer),
+  };
 }

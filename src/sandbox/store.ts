@@ -17,9 +17,15 @@ import { takePidLock } from '../core/pid-lock.js';
 import { checkPrivateDirectory, checkPrivateFile } from '../core/ownership.js';
 import type { AuditEntry } from '../core/audit.js';
 import { checkEntry, type LogEntry } from './log-entries.js';
-import { deliveryEventId, hashSecret, keyFields, type DeliveryRecord, type EnvelopeRecord, type IdempotencyRecord, type StoredKey } from './records.js';
-
-
+import {
+  deliveryEventId,
+  hashSecret,
+  keyFields,
+  type DeliveryRecord,
+  type EnvelopeRecord,
+  type IdempotencyRecord,
+  type StoredKey,
+} from './records.js';
 
 /** Compaction starts past this many log lines, when most of them are superseded. */
 const COMPACT_MIN_LINES = 5_000;
@@ -57,7 +63,10 @@ export class SandboxStore {
     // The mode given to mkdir only applies to a new directory: an existing one is made private on every start.
     chmodSync(dataDir, 0o700);
     // One sandbox per data dir: two would both append to the log, run the same journeys and send every webhook twice.
-    this.unlock = takePidLock(join(dataDir, 'sandbox.lock'), (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`);
+    this.unlock = takePidLock(
+      join(dataDir, 'sandbox.lock'),
+      (pid) => `another sandbox (pid ${pid}) is using ${dataDir}`,
+    );
     this.path = join(dataDir, 'state.jsonl');
     checkPrivateFile(this.path, { modeIsFixed: true });
     const lines = this.replay(readLog(this.path, { noFollow: true }));
@@ -65,7 +74,8 @@ export class SandboxStore {
     const live = 1 + this.keys.size + this.envelopes.size + this.idempotency.size + this.deliveries.size;
     const hasClearSecrets = this.clearSecrets.keys.size > 0 || this.clearSecrets.webhookSecret !== undefined;
     // A log that still holds secrets in clear is rewritten at once without them.
-    if (hasClearSecrets || (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live)) this.compact();
+    if (hasClearSecrets || (lines > (options.compactMinLines ?? COMPACT_MIN_LINES) && lines > 2 * live))
+      this.compact();
     this.log = new AppendLog(this.path, { sync: true, what: 'the sandbox state' });
     this.log.open();
     chmodSync(this.path, 0o600);
@@ -117,7 +127,8 @@ export class SandboxStore {
     const lines: LogEntry[] = [];
     for (const key of this.keys.values()) lines.push({ t: 'key', key });
     lines.push({ t: 'settings', webhook_secret_hash: this.webhookSecretHash, admin_key_id: this.adminKeyId });
-    for (const envelope of this.envelopes.values()) lines.push({ t: 'snapshot', envelope, audit: this.audits.get(envelope.id) ?? [] });
+    for (const envelope of this.envelopes.values())
+      lines.push({ t: 'snapshot', envelope, audit: this.audits.get(envelope.id) ?? [] });
     for (const record of this.idempotency.values()) lines.push({ t: 'idempotency', record });
     for (const delivery of this.deliveries.values()) lines.push({ t: 'delivery', delivery });
     const temp = `${this.path}.compact`;
@@ -213,7 +224,9 @@ export class SandboxStore {
 
   /** Every delivery of one event (the first, then its resends), in creation order. */
   deliveriesOfEvent(eventId: string): DeliveryRecord[] {
-    return (this.deliveriesByEvent.get(eventId) ?? []).map((id) => this.deliveries.get(id)!).sort((a, b) => a.seq - b.seq);
+    return (this.deliveriesByEvent.get(eventId) ?? [])
+      .map((id) => this.deliveries.get(id)!)
+      .sort((a, b) => a.seq - b.seq);
   }
 
   /**
@@ -239,11 +252,21 @@ export class SandboxStore {
     this.write({ t: 'key_used', id, at });
   }
 
-  saveCreated(envelope: EnvelopeRecord, record: IdempotencyRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+  saveCreated(
+    envelope: EnvelopeRecord,
+    record: IdempotencyRecord,
+    audit: AuditEntry[],
+    deliveries: DeliveryRecord[],
+  ): void {
     this.write({ t: 'created', envelope, record, audit, deliveries });
   }
 
-  saveVoided(envelope: EnvelopeRecord, record: IdempotencyRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
+  saveVoided(
+    envelope: EnvelopeRecord,
+    record: IdempotencyRecord,
+    audit: AuditEntry[],
+    deliveries: DeliveryRecord[],
+  ): void {
     this.write({ t: 'voided', envelope, record, audit, deliveries });
   }
 

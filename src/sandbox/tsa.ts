@@ -17,7 +17,14 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
 import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from '../core/web-crypto.js';
-import { ALGORITHM, importSigningKey, pem, writePrivateFile, type CryptoKey, type CryptoKeyPair } from './key-files.js';
+import {
+  ALGORITHM,
+  importSigningKey,
+  pem,
+  writePrivateFile,
+  type CryptoKey,
+  type CryptoKeyPair,
+} from './key-files.js';
 import { signedData } from './cms-builder.js';
 
 usePkijsWithNodeCrypto(pkijs);
@@ -33,7 +40,11 @@ const OID = {
   tstInfo: '1.2.840.113549.1.9.16.1.4',
   sha256: '2.16.840.1.101.3.4.2.1',
 } as const;
-const HASHES: Record<string, number> = { '2.16.840.1.101.3.4.2.1': 32, '2.16.840.1.101.3.4.2.2': 48, '2.16.840.1.101.3.4.2.3': 64 };
+const HASHES: Record<string, number> = {
+  '2.16.840.1.101.3.4.2.1': 32,
+  '2.16.840.1.101.3.4.2.2': 48,
+  '2.16.840.1.101.3.4.2.3': 64,
+};
 
 export interface TsaIdentity {
   certificate: Uint8Array;
@@ -46,13 +57,19 @@ export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaI
   const certFile = join(dataDir, TSA_FILE);
   const keyFile = join(dataDir, TSA_KEY_FILE);
   if (existsSync(certFile) && existsSync(keyFile)) {
-    return { certificate: pemToDer(readFileSync(certFile, 'utf8')), ca, privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')) };
+    return {
+      certificate: pemToDer(readFileSync(certFile, 'utf8')),
+      ca,
+      privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')),
+    };
   }
   const caCert = new x509.X509Certificate(ca);
   const caKey = await importSigningKey(readFileSync(join(dataDir, CA_KEY_FILE), 'utf8'));
   const keys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     subject: 'CN=sign-cli sandbox timestamp authority, O=sign-cli sandbox',
     issuer: caCert.subject,
     notBefore: caCert.notBefore,
@@ -62,7 +79,10 @@ export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaI
     signingAlgorithm: ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
@@ -70,7 +90,11 @@ export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaI
   });
   writePrivateFile(keyFile, pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)));
   writePrivateFile(certFile, certificate.toString('pem'));
-  return { certificate: new Uint8Array(certificate.rawData), ca, privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')) };
+  return {
+    certificate: new Uint8Array(certificate.rawData),
+    ca,
+    privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')),
+  };
 }
 
 export interface TokenRequest {
@@ -87,13 +111,24 @@ export interface TokenRequest {
 
 /** An RFC 3161 timestamp token (a ContentInfo with SignedData over a TSTInfo). */
 export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): Promise<pkijs.ContentInfo> {
-  const serial = request.serial ?? createHash('sha256').update(request.hashed).update(request.genTime.toISOString()).digest().subarray(0, 12);
+  const serial =
+    request.serial ??
+    createHash('sha256')
+      .update(request.hashed)
+      .update(request.genTime.toISOString())
+      .digest()
+      .subarray(0, 12);
   const tstInfo = new pkijs.TSTInfo({
     version: 1,
     policy: POLICY,
-    messageImprint: new pkijs.MessageImprint({ hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: request.hashOid }), hashedMessage: new asn1js.OctetString({ valueHex: request.hashed }) }),
+    messageImprint: new pkijs.MessageImprint({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: request.hashOid }),
+      hashedMessage: new asn1js.OctetString({ valueHex: request.hashed }),
+    }),
     // A positive INTEGER: the high bit of the first byte clear.
-    serialNumber: new asn1js.Integer({ valueHex: Uint8Array.from([serial[0]! & 0x7f, ...serial.subarray(1)]) }),
+    serialNumber: new asn1js.Integer({
+      valueHex: Uint8Array.from([serial[0]! & 0x7f, ...serial.subarray(1)]),
+    }),
     genTime: request.genTime,
     accuracy: new pkijs.Accuracy({ seconds: 1 }),
     ...(request.nonce ? { nonce: request.nonce } : {}),
@@ -110,7 +145,12 @@ export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): P
 
 /** A token over the SHA-256 of `data`, at `genTime`, with the TSA's certificates (for the signed copies). */
 export function timestampOf(tsa: TsaIdentity, data: Uint8Array, genTime: Date): Promise<pkijs.ContentInfo> {
-  return timestampToken(tsa, { hashOid: OID.sha256, hashed: createHash('sha256').update(data).digest(), genTime, certificates: true });
+  return timestampToken(tsa, {
+    hashOid: OID.sha256,
+    hashed: createHash('sha256').update(data).digest(),
+    genTime,
+    certificates: true,
+  });
 }
 
 export class BadTimestampRequest extends Error {}
@@ -120,20 +160,43 @@ export class BadTimestampRequest extends Error {}
  * or rejecting an imprint whose hash it does not support (badAlg), as TSAs do.
  * BadTimestampRequest when the body is not a TimeStampReq at all.
  */
-export async function answerTimestampRequest(tsa: TsaIdentity, body: Uint8Array, now: Date): Promise<Uint8Array> {
+export async function answerTimestampRequest(
+  tsa: TsaIdentity,
+  body: Uint8Array,
+  now: Date,
+): Promise<Uint8Array> {
   let request: pkijs.TimeStampReq;
   try {
     request = pkijs.TimeStampReq.fromBER(body);
   } catch {
-    throw new BadTimestampRequest('the body is not a DER TimeStampReq (RFC 3161): make one with `openssl ts -query -data <file> -sha256 -cert`');
+    throw new BadTimestampRequest(
+      'the body is not a DER TimeStampReq (RFC 3161): make one with `openssl ts -query -data <file> -sha256 -cert`',
+    );
   }
   const hashOid = request.messageImprint.hashAlgorithm.algorithmId;
   const hashed = new Uint8Array(request.messageImprint.hashedMessage.valueBlock.valueHexView);
   if (HASHES[hashOid] !== hashed.length) {
     // PKIStatus rejection (2) with PKIFailureInfo badAlg (bit 0).
-    const status = new pkijs.PKIStatusInfo({ status: 2, statusStrings: [new asn1js.Utf8String({ value: 'the sandbox TSA takes SHA-256, SHA-384 or SHA-512 imprints' })], failInfo: new asn1js.BitString({ valueHex: new Uint8Array([0x80]), unusedBits: 7 }) });
+    const status = new pkijs.PKIStatusInfo({
+      status: 2,
+      statusStrings: [
+        new asn1js.Utf8String({ value: 'the sandbox TSA takes SHA-256, SHA-384 or SHA-512 imprints' }),
+      ],
+      failInfo: new asn1js.BitString({ valueHex: new Uint8Array([0x80]), unusedBits: 7 }),
+    });
     return new Uint8Array(new pkijs.TimeStampResp({ status }).toSchema().toBER(false));
   }
-  const token = await timestampToken(tsa, { hashOid, hashed, genTime: now, certificates: request.certReq === true, serial: randomBytes(12), ...(request.nonce ? { nonce: request.nonce } : {}) });
-  return new Uint8Array(new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: 0 }), timeStampToken: token }).toSchema().toBER(false));
+  const token = await timestampToken(tsa, {
+    hashOid,
+    hashed,
+    genTime: now,
+    certificates: request.certReq === true,
+    serial: randomBytes(12),
+    ...(request.nonce ? { nonce: request.nonce } : {}),
+  });
+  return new Uint8Array(
+    new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: 0 }), timeStampToken: token })
+      .toSchema()
+      .toBER(false),
+  );
 }

@@ -8,7 +8,11 @@ describe('api fields', () => {
   it('-f is a string; -F is true, false, null, a number, a file, or else a string', async () => {
     expect(rawField('n=5')).toEqual({ key: 'n', value: '5' });
     expect(rawField('a=b=c')).toEqual({ key: 'a', value: 'b=c' });
-    expect(await Promise.all(['a=true', 'a=false', 'a=null', 'a=-3.5', 'a=1e3', 'a=007', 'a=@x.txt', 'a=text'].map(typed))).toEqual([
+    expect(
+      await Promise.all(
+        ['a=true', 'a=false', 'a=null', 'a=-3.5', 'a=1e3', 'a=007', 'a=@x.txt', 'a=text'].map(typed),
+      ),
+    ).toEqual([
       { key: 'a', value: true },
       { key: 'a', value: false },
       { key: 'a', value: null },
@@ -42,13 +46,30 @@ describe('api fields', () => {
   });
 
   it('refuses keys that contradict each other or are malformed', () => {
-    expect(() => buildBody([{ key: 'a', value: 1 }, { key: 'a.b', value: 2 }])).toThrow(/conflicts/);
-    expect(() => buildBody([{ key: 'a[0]', value: 1 }, { key: 'a.b', value: 2 }])).toThrow(/conflicts/);
+    expect(() =>
+      buildBody([
+        { key: 'a', value: 1 },
+        { key: 'a.b', value: 2 },
+      ]),
+    ).toThrow(/conflicts/);
+    expect(() =>
+      buildBody([
+        { key: 'a[0]', value: 1 },
+        { key: 'a.b', value: 2 },
+      ]),
+    ).toThrow(/conflicts/);
     expect(() => buildBody([{ key: '[0]', value: 1 }])).toThrow(/starts with a name/);
     expect(() => buildBody([{ key: 'a[0', value: 1 }])).toThrow(/brackets/);
   });
 
   it('as a query, keys stay as written and values are text', () => {
-    expect(queryOf([{ key: 'status', value: 'sent' }, { key: 'status', value: 'completed' }, { key: 'limit', value: 5 }, { key: 'x', value: null }])).toEqual({ status: ['sent', 'completed'], limit: ['5'], x: [''] });
+    expect(
+      queryOf([
+        { key: 'status', value: 'sent' },
+        { key: 'status', value: 'completed' },
+        { key: 'limit', value: 5 },
+        { key: 'x', value: null },
+      ]),
+    ).toEqual({ status: ['sent', 'completed'], limit: ['5'], x: [''] });
   });
 });

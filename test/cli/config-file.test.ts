@@ -19,7 +19,10 @@ describe('the config file', () => {
     expect(empty.get('profiles')).toBeUndefined();
     expect(existsSync(nested)).toBe(true);
 
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ active_profile: 'a', profiles: { a: { environment: 'test' } } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ active_profile: 'a', profiles: { a: { environment: 'test' } } }),
+    );
     const config = ConfigFile.open(env);
     expect(config.path).toBe(join(dir, 'config.json'));
     expect(config.get('active_profile')).toBe('a');
@@ -32,7 +35,10 @@ describe('the config file', () => {
     await config.set('profiles.p.environment', 'live');
     await config.set('active_profile', 'p');
     expect(config.get('profiles.p.environment')).toBe('live');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ profiles: { p: { environment: 'live' } }, active_profile: 'p' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      profiles: { p: { environment: 'live' } },
+      active_profile: 'p',
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     await config.delete('active_profile');
     expect(config.get('active_profile')).toBeUndefined();

@@ -6,7 +6,12 @@ import { render } from '@inquirer/testing';
 import { describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../src/core/envelope.js';
 import { CommandContext } from '../../src/cli/context.js';
-import { askEnvelope, checks, promptForEnvelope, type PromptApi } from '../../src/cli/interactive/envelope-prompt.js';
+import {
+  askEnvelope,
+  checks,
+  promptForEnvelope,
+  type PromptApi,
+} from '../../src/cli/interactive/envelope-prompt.js';
 
 describe('answers are checked by the core rules as they are typed', () => {
   it.each([
@@ -37,7 +42,10 @@ describe('answers are checked by the core rules as they are typed', () => {
   });
 
   it('shows the rule in the real inquirer prompt and waits for a valid answer', async () => {
-    const { answer, events, getScreen } = await render(input, { message: 'Signer 2: phone, international form (+971…)', validate: checks.phone });
+    const { answer, events, getScreen } = await render(input, {
+      message: 'Signer 2: phone, international form (+971…)',
+      validate: checks.phone,
+    });
     events.type('0501234567');
     events.keypress('enter');
     await new Promise((r) => setTimeout(r, 20));
@@ -64,12 +72,14 @@ function scripted(answers: (string | boolean)[]): PromptApi & { asked: string[] 
       let answer = String(next(config.message));
       if (answer === '' && config.default !== undefined) answer = config.default;
       const verdict = await config.validate?.(answer);
-      if (verdict !== undefined && verdict !== true) throw new Error(`rejected ${JSON.stringify(answer)} for "${config.message}": ${verdict}`);
+      if (verdict !== undefined && verdict !== true)
+        throw new Error(`rejected ${JSON.stringify(answer)} for "${config.message}": ${verdict}`);
       return answer;
     },
     async select(config) {
       const answer = String(next(config.message));
-      if (!config.choices.some((c) => c.value === answer)) throw new Error(`no choice ${answer} for "${config.message}"`);
+      if (!config.choices.some((c) => c.value === answer))
+        throw new Error(`no choice ${answer} for "${config.message}"`);
       return answer as never;
     },
     async confirm(config) {
@@ -80,10 +90,27 @@ function scripted(answers: (string | boolean)[]): PromptApi & { asked: string[] 
 
 describe('the question flow', () => {
   const ANSWERS: (string | boolean)[] = [
-    'Office lease', 'CTR-9', 'tpl_lease', '', // title, contract, template, version (default 1)
-    'Layla Haddad', 'email', 'layla@example.com', 'uae_pass', '', true, // signer 1, order default 1, add another
-    'Omar Khalil', 'whatsapp', '+971501234567', '__none__', '', false, // signer 2, order default 2
-    true, 'advanced', '14', 'ar', 'https://example.com/hooks', // sequential, level, expiry, locale, webhook
+    'Office lease',
+    'CTR-9',
+    'tpl_lease',
+    '', // title, contract, template, version (default 1)
+    'Layla Haddad',
+    'email',
+    'layla@example.com',
+    'uae_pass',
+    '',
+    true, // signer 1, order default 1, add another
+    'Omar Khalil',
+    'whatsapp',
+    '+971501234567',
+    '__none__',
+    '',
+    false, // signer 2, order default 2
+    true,
+    'advanced',
+    '14',
+    'ar',
+    'https://example.com/hooks', // sequential, level, expiry, locale, webhook
   ];
 
   it('builds a valid envelope, asking for the contact field the channel needs', async () => {
@@ -94,7 +121,13 @@ describe('the question flow', () => {
       contract_id: 'CTR-9',
       document: { template_id: 'tpl_lease', version: 1 },
       signers: [
-        { name: 'Layla Haddad', channel: 'email', email: 'layla@example.com', verification: 'uae_pass', order: 1 },
+        {
+          name: 'Layla Haddad',
+          channel: 'email',
+          email: 'layla@example.com',
+          verification: 'uae_pass',
+          order: 1,
+        },
         { name: 'Omar Khalil', channel: 'whatsapp', phone: '+971501234567', order: 2 },
       ],
       sequential: true,
@@ -126,7 +159,13 @@ describe('the question flow', () => {
   });
 
   it('works with the real inquirer select and confirm prompts', async () => {
-    const channel = await render(select, { message: 'channel', choices: [{ name: 'email', value: 'email' }, { name: 'whatsapp', value: 'whatsapp' }] });
+    const channel = await render(select, {
+      message: 'channel',
+      choices: [
+        { name: 'email', value: 'email' },
+        { name: 'whatsapp', value: 'whatsapp' },
+      ],
+    });
     channel.events.keypress('down');
     channel.events.keypress('enter');
     await expect(channel.answer).resolves.toBe('whatsapp');

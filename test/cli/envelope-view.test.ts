@@ -19,19 +19,35 @@ const envelope = (status: string, signers: [string, string][]): Envelope => ({
   title: 'Office lease',
   contract_id: 'CTR-1',
   created_at: '2026-11-22T10:40:00.000Z',
-  signers: signers.map(([name, state], i) => ({ id: `sgn_${i}`, name, order: i + 1, channel: 'email', status: state, ...(state === 'signed' ? { signed_at: '2026-11-22T10:41:02.000Z' } : {}) })),
+  signers: signers.map(([name, state], i) => ({
+    id: `sgn_${i}`,
+    name,
+    order: i + 1,
+    channel: 'email',
+    status: state,
+    ...(state === 'signed' ? { signed_at: '2026-11-22T10:41:02.000Z' } : {}),
+  })),
 });
 
 describe('watch rendering', () => {
   it('the first report says what is watched; later ones only what changed', () => {
-    const first = envelope('sent', [['Layla', 'notified'], ['Omar', 'pending']]);
+    const first = envelope('sent', [
+      ['Layla', 'notified'],
+      ['Omar', 'pending'],
+    ]);
     expect(changeLines(undefined, first, at)).toEqual([
       '2026-11-22 10:41:05Z  env_1  sent  "Office lease", 2 signer(s)',
       '2026-11-22 10:41:05Z  env_1  signer 1. Layla: notified',
       '2026-11-22 10:41:05Z  env_1  signer 2. Omar: pending',
     ]);
-    const next = envelope('completed', [['Layla', 'signed'], ['Omar', 'pending']]);
-    expect(changeLines(first, next, at)).toEqual(['2026-11-22 10:41:05Z  env_1  signer 1. Layla: notified → signed', '2026-11-22 10:41:05Z  env_1  sent → completed']);
+    const next = envelope('completed', [
+      ['Layla', 'signed'],
+      ['Omar', 'pending'],
+    ]);
+    expect(changeLines(first, next, at)).toEqual([
+      '2026-11-22 10:41:05Z  env_1  signer 1. Layla: notified → signed',
+      '2026-11-22 10:41:05Z  env_1  sent → completed',
+    ]);
     expect(changeLines(next, next, at)).toEqual([]);
   });
 
@@ -42,7 +58,14 @@ describe('watch rendering', () => {
   });
 
   it('the live block: the envelope, a line per signer, and when it was checked; cut to the width', () => {
-    const block = liveBlock(envelope('sent', [['Layla Haddad', 'signed'], ['Omar Khalil', 'viewed']]), plain, { checkedAt: at, intervalS: 2 });
+    const block = liveBlock(
+      envelope('sent', [
+        ['Layla Haddad', 'signed'],
+        ['Omar Khalil', 'viewed'],
+      ]),
+      plain,
+      { checkedAt: at, intervalS: 2 },
+    );
     expect(block).toEqual([
       '• env_1  Office lease  (CTR-1)',
       '  status sent, 1 of 2 signed',
@@ -50,7 +73,11 @@ describe('watch rendering', () => {
       '  ◐ 2. Omar Khalil   email  viewed',
       '  checked 2026-11-22 10:41:05Z · every 2 s, slower while quiet · Ctrl-C stops',
     ]);
-    const narrow = liveBlock(envelope('declined', [['Layla Haddad', 'declined']]), plain, { checkedAt: at, intervalS: 2, columns: 21 });
+    const narrow = liveBlock(envelope('declined', [['Layla Haddad', 'declined']]), plain, {
+      checkedAt: at,
+      intervalS: 2,
+      columns: 21,
+    });
     for (const line of narrow) expect([...line].length).toBeLessThanOrEqual(20);
     expect(narrow[0]).toBe('✗ env_1  Office lea…');
   });
@@ -73,26 +100,49 @@ describe('watch rendering', () => {
 
 describe('list rows', () => {
   it('a row per envelope: id, state, signed of total, time (UTC, marked), contract, title', () => {
-    expect(envelopeRow(envelope('sent', [['A', 'signed'], ['B', 'viewed']]))).toEqual(['env_1', 'sent', '1/2', '2026-11-22 10:40:00Z', 'CTR-1', 'Office lease']);
+    expect(
+      envelopeRow(
+        envelope('sent', [
+          ['A', 'signed'],
+          ['B', 'viewed'],
+        ]),
+      ),
+    ).toEqual(['env_1', 'sent', '1/2', '2026-11-22 10:40:00Z', 'CTR-1', 'Office lease']);
     expect(envelopeRow({ id: 'env_2', created_at: 'not a time' })[3]).toBe('not a time');
   });
 
   it('cuts only the title: never the id, state, time or contract id (stacked at 80 columns, a table at 120)', () => {
-    const rows = [['env_0123456789abcdefghij', 'completed', '2/2', '2026-11-22 10:40:00Z', 'EMP-2027-CONTRACT-0042', 'A title that is much too long for a narrow terminal']];
+    const rows = [
+      [
+        'env_0123456789abcdefghij',
+        'completed',
+        '2/2',
+        '2026-11-22 10:40:00Z',
+        'EMP-2027-CONTRACT-0042',
+        'A title that is much too long for a narrow terminal',
+      ],
+    ];
     const [head, line] = tableLines(LIST_COLUMNS, rows, 120);
     expect(displayWidth(line!)).toBeLessThanOrEqual(120);
-    expect(line).toMatch(/^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  EMP-2027-CONTRACT-0042  A title[^ ]* [^…]*…$/);
+    expect(line).toMatch(
+      /^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  EMP-2027-CONTRACT-0042  A title[^ ]* [^…]*…$/,
+    );
     expect(head).toMatch(/^ID +STATUS +SIGNED +CREATED +CONTRACT +TITLE$/);
     const stacked = tableLines(LIST_COLUMNS, rows, 80);
     for (const shown of stacked) expect(displayWidth(shown)).toBeLessThanOrEqual(80);
     expect(stacked).toContain('contract:  EMP-2027-CONTRACT-0042');
     expect(stacked).toContain('title:     A title that is much too long for a narrow terminal');
     // A pipe is never cut.
-    expect(tableLines(LIST_COLUMNS, rows, undefined)[1]).toContain('A title that is much too long for a narrow terminal');
+    expect(tableLines(LIST_COLUMNS, rows, undefined)[1]).toContain(
+      'A title that is much too long for a narrow terminal',
+    );
   });
 
   it('Arabic and other multi-unit characters are measured as the terminal shows them', () => {
-    const rows = [['env_1', 'sent', '0/1', '2026-11-22 10:40:00Z', 'CTR', 'عقد إيجار المكتب'], ['env_2', 'sent', '0/1', '2026-11-22 10:40:00Z', '契約', 'x']];
+    const rows = [
+      ['env_1', 'sent', '0/1', '2026-11-22 10:40:00Z', 'CTR', 'عقد إيجار المكتب'],
+      ['env_2', 'sent', '0/1', '2026-11-22 10:40:00Z', '契約', 'x'],
+    ];
     const lines = tableLines(LIST_COLUMNS, rows, undefined);
     expect(lines[1]).toContain('عقد إيجار المكتب');
     // Two wide characters take four columns: TITLE starts in the same column on every line.
@@ -113,19 +163,32 @@ describe('--since', () => {
     ['2026-11-01T09:00:00+02:00', '2026-11-01T07:00:00.000Z'],
   ])('%s', (value, expected) => expect(parseSince(value, now)).toBe(expected));
 
-  it.each(['yesterday', '7', '2026-13-45', '2026-11-01T09:00', '-3d', ''])('%j is a usage error naming --since', (value) => {
-    expect(() => parseSince(value, now)).toThrow(/^--since must be a date/);
-  });
+  it.each(['yesterday', '7', '2026-13-45', '2026-11-01T09:00', '-3d', ''])(
+    '%j is a usage error naming --since',
+    (value) => {
+      expect(() => parseSince(value, now)).toThrow(/^--since must be a date/);
+    },
+  );
 });
 
 describe('--query', () => {
   it('compiles once and applies JMESPath', async () => {
     const query = await compileQuery("data[?status=='sent'].id");
-    expect(query({ data: [{ id: 'a', status: 'sent' }, { id: 'b', status: 'completed' }] })).toEqual(['a']);
+    expect(
+      query({
+        data: [
+          { id: 'a', status: 'sent' },
+          { id: 'b', status: 'completed' },
+        ],
+      }),
+    ).toEqual(['a']);
   });
 
   it('a bad expression is a usage error (exit 2) naming --query', async () => {
-    await expect(compileQuery('envelope.[id')).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^--query "envelope\.\[id" is not a valid JMESPath expression/) });
+    await expect(compileQuery('envelope.[id')).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^--query "envelope\.\[id" is not a valid JMESPath expression/),
+    });
     await expect(compileQuery('  ')).rejects.toMatchObject({ exitCode: 2 });
   });
 

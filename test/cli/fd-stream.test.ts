@@ -33,7 +33,11 @@ describe('fdStream', () => {
     const fd = openSync(file, 'w');
     const probe = realStreamProbe();
     let made = 0;
-    const stream = fdStream(fd, () => {}, () => (made++, probe.make()));
+    const stream = fdStream(
+      fd,
+      () => {},
+      () => (made++, probe.make()),
+    );
     try {
       expect(stream.isTTY).toBe(false);
       expect(stream.columns).toBeUndefined();
@@ -54,7 +58,11 @@ describe('fdStream', () => {
     const probe = realStreamProbe();
     let made = 0;
     try {
-      const stream = fdStream(fd, () => {}, () => (made++, probe.make()));
+      const stream = fdStream(
+        fd,
+        () => {},
+        () => (made++, probe.make()),
+      );
       expect(stream.direct).toBe(true);
       stream.write('gone');
       await new Promise((resolve) => stream.write('', resolve));
@@ -101,27 +109,42 @@ describe('fdStream', () => {
 
 describe('the CLI writing to a pipe nobody reads', () => {
   it('ends quietly with its own exit code when stdout is closed (sign-cli … | head)', async () => {
-    const child = spawn(process.execPath, [BIN, 'completion', 'bash'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'completion', 'bash'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // The reader goes away before the CLI has started: its first write meets EPIPE.
     child.stdout.destroy();
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+    const code = await new Promise<number | null>((resolve) =>
+      child.on('close', (status) => resolve(status)),
+    );
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });
 
-  it.each([[['--version']], [['envelopes', 'sample']]])('%j to a full device fails with one line, not a stack and not exit 0', async (args) => {
-    const full = openSync('/dev/full', 'w');
-    try {
-      const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(), stdio: ['ignore', full, 'pipe'] });
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const code = await new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
-      expect(code).toBe(1);
-      expect(stderr).toMatch(/^error: could not write (the output )?to stdout: ENOSPC \(check the file or device it goes to[^\n]*\)\n$/);
-    } finally {
-      closeSync(full);
-    }
-  });
+  it.each([[['--version']], [['envelopes', 'sample']]])(
+    '%j to a full device fails with one line, not a stack and not exit 0',
+    async (args) => {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const child = spawn(process.execPath, [BIN, ...args], {
+          env: cleanEnv(),
+          stdio: ['ignore', full, 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const code = await new Promise<number | null>((resolve) =>
+          child.on('close', (status) => resolve(status)),
+        );
+        expect(code).toBe(1);
+        expect(stderr).toMatch(
+          /^error: could not write (the output )?to stdout: ENOSPC \(check the file or device it goes to[^\n]*\)\n$/,
+        );
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
 });

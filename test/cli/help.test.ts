@@ -8,7 +8,12 @@ const GROUPS = ['envelopes', 'webhooks', 'keys', 'config'];
 
 /** Every command of the tree (the program first), as built by the CLI. */
 async function commands(): Promise<{ path: string[]; command: Command }[]> {
-  const program = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+  const program = await buildProgram({
+    signal: new AbortController().signal,
+    io: testIo(),
+    argv: [],
+    exitCode: 0,
+  });
   const walk = (command: Command, path: string[]): { path: string[]; command: Command }[] => [
     { path, command },
     ...command.commands.flatMap((c) => walk(c, [...path, c.name()])),
@@ -24,10 +29,14 @@ describe('help', () => {
     const result = await runCommand(['envelopes', 'get', '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    const globals = result.stdout.slice(result.stdout.indexOf('Global options ('), result.stdout.indexOf('Examples:'));
+    const globals = result.stdout.slice(
+      result.stdout.indexOf('Global options ('),
+      result.stdout.indexOf('Examples:'),
+    );
     // The command's own options come first, the inherited ones after (gh's INHERITED FLAGS).
     expect(result.stdout.indexOf('Options:')).toBeLessThan(result.stdout.indexOf('Global options ('));
-    for (const flag of ['--json', '--base-url <url>', '--profile <name>', '--verbose', '--timeout <seconds>']) expect(globals).toContain(flag);
+    for (const flag of ['--json', '--base-url <url>', '--profile <name>', '--verbose', '--timeout <seconds>'])
+      expect(globals).toContain(flag);
     // Short, as gh shows them: terms only, pointing to where they are described.
     expect(globals).toContain('sign-cli --help');
     expect(globals).toContain('sign-cli help environment');
@@ -37,7 +46,11 @@ describe('help', () => {
   });
 
   it('ends with one newline, so the prompt starts on a line of its own', async () => {
-    const results = await Promise.all([[], ['envelopes'], ['envelopes', 'create'], ['help', 'environment']].map((path) => runCommand(path[0] === 'help' ? path : [...path, '--help'])));
+    const results = await Promise.all(
+      [[], ['envelopes'], ['envelopes', 'create'], ['help', 'environment']].map((path) =>
+        runCommand(path[0] === 'help' ? path : [...path, '--help']),
+      ),
+    );
     for (const result of results) {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/[^\n]\n$/);
@@ -60,7 +73,9 @@ describe('help', () => {
   });
 
   it('the program and every group have Examples, on stdout with exit 0', async () => {
-    const results = await Promise.all([[], ...GROUPS.map((g) => [g])].map((path) => runCommand([...path, '--help'])));
+    const results = await Promise.all(
+      [[], ...GROUPS.map((g) => [g])].map((path) => runCommand([...path, '--help'])),
+    );
     for (const result of results) {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
@@ -88,7 +103,6 @@ describe('help', () => {
 const all = await commands();
 
 describe('help of every command', () => {
-
   it('has no raw control characters', () => {
     for (const { command } of all) expect(command.helpInformation()).not.toMatch(CONTROL);
   });
@@ -99,7 +113,8 @@ describe('help of every command', () => {
       expect(text, path.join(' ')).toMatch(/Global options \([^\n]*\n(?: {2}\S[^\n]*\n){1,6}(?:\n|$)/);
       expect(text, path.join(' ')).toMatch(/Global options \([\s\S]*--json/);
       const globalsAt = text.indexOf('Global options (');
-      if (text.includes('Commands:')) expect(text.indexOf('Commands:'), path.join(' ')).toBeLessThan(globalsAt);
+      if (text.includes('Commands:'))
+        expect(text.indexOf('Commands:'), path.join(' ')).toBeLessThan(globalsAt);
       expect(text.indexOf('\nOptions:'), path.join(' ')).toBeLessThan(globalsAt);
     }
   });
@@ -134,9 +149,21 @@ describe('describeWithDefault', () => {
   it.each([
     ['requests in flight at once (default 32)', {}, 'requests in flight at once (default: 32)'],
     ['retries (env SIGN_RETRIES; default 5)', {}, 'retries (env SIGN_RETRIES; default: 5)'],
-    ['key to send (one input only); default: derived from the body', {}, 'key to send (one input only; default: derived from the body)'],
-    ['port to listen on; 0 picks a free one', { defaultText: '4020' }, 'port to listen on; 0 picks a free one (default: 4020)'],
-    ['signature scheme (default: config, else standard)', { choices: ['standard', 'stripe'] }, 'signature scheme (choices: standard, stripe; default: config, else standard)'],
+    [
+      'key to send (one input only); default: derived from the body',
+      {},
+      'key to send (one input only; default: derived from the body)',
+    ],
+    [
+      'port to listen on; 0 picks a free one',
+      { defaultText: '4020' },
+      'port to listen on; 0 picks a free one (default: 4020)',
+    ],
+    [
+      'signature scheme (default: config, else standard)',
+      { choices: ['standard', 'stripe'] },
+      'signature scheme (choices: standard, stripe; default: config, else standard)',
+    ],
     ['a header (repeatable)', {}, 'a header (repeatable)'],
     ['secret file (else env SECRET)', { defaultText: 'x' }, 'secret file (else env SECRET; default: x)'],
     ['plain', {}, 'plain'],

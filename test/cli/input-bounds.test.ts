@@ -37,7 +37,15 @@ async function* from(...chunks: string[]): AsyncGenerator<string> {
 
 describe('boundedLines', () => {
   it('splits as readline does: \\n, \\r\\n (also across chunks), a lone \\r, a last line without a break', async () => {
-    expect(await collect(from('a\nb\r\nc\rd', '\r', '\ne\n\nf'), 100)).toEqual(['a', 'b', 'c', 'd', 'e', '', 'f']);
+    expect(await collect(from('a\nb\r\nc\rd', '\r', '\ne\n\nf'), 100)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+      '',
+      'f',
+    ]);
     expect(await collect(from('ab', 'c\n', '\n'), 100)).toEqual(['abc', '']);
     expect(await collect(from(''), 100)).toEqual([]);
   });
@@ -62,12 +70,20 @@ describe('boundedLines', () => {
 
 describe('envelope inputs past the service limit', () => {
   it('an NDJSON line one byte over the limit: exit 2, one line naming file:line and the limit, nothing sent', async () => {
-    const file = work.write('long-line.ndjson', `${JSON.stringify(example())}\n${envelopeOf(MAX_BODY_BYTES + 1)}\n`);
+    const file = work.write(
+      'long-line.ndjson',
+      `${JSON.stringify(example())}\n${envelopeOf(MAX_BODY_BYTES + 1)}\n`,
+    );
     const validated = await runCommand(['envelopes', 'validate', '--ndjson', file], { env: sandbox.env });
     expect(validated.code).toBe(2);
-    expect(validated.stderr).toBe(`error: ${file}:2: the line is longer than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent (hint: one envelope per line: look for a huge field or a line break missing between envelopes)\n`);
+    expect(validated.stderr).toBe(
+      `error: ${file}:2: the line is longer than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent (hint: one envelope per line: look for a huge field or a line break missing between envelopes)\n`,
+    );
     const before = await sandbox.envelopeCount();
-    const created = await runCommand(['envelopes', 'create', '--ndjson', '-f', '-'], { env: sandbox.env, input: `${JSON.stringify(example())}\n${envelopeOf(MAX_BODY_BYTES + 1)}\n` });
+    const created = await runCommand(['envelopes', 'create', '--ndjson', '-f', '-'], {
+      env: sandbox.env,
+      input: `${JSON.stringify(example())}\n${envelopeOf(MAX_BODY_BYTES + 1)}\n`,
+    });
     expect(created.code).toBe(2);
     expect(created.stderr).toMatch(/^error: -:2: the line is longer than 1 MiB/);
     expect(await sandbox.envelopeCount()).toBe(before);
@@ -77,9 +93,14 @@ describe('envelope inputs past the service limit', () => {
     const file = work.write('big.json', envelopeOf(MAX_BODY_BYTES + 1));
     const validated = await runCommand(['envelopes', 'validate', file], { env: sandbox.env });
     expect(validated.code).toBe(2);
-    expect(validated.stderr).toBe(`error: ${file}: larger than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent\n`);
+    expect(validated.stderr).toBe(
+      `error: ${file}: larger than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent\n`,
+    );
     const before = await sandbox.envelopeCount();
-    const created = await runCommand(['envelopes', 'create', '-f', '-'], { env: sandbox.env, input: envelopeOf(MAX_BODY_BYTES + 1) });
+    const created = await runCommand(['envelopes', 'create', '-f', '-'], {
+      env: sandbox.env,
+      input: envelopeOf(MAX_BODY_BYTES + 1),
+    });
     expect(created.code).toBe(2);
     expect(created.stderr).toMatch(/^error: stdin: larger than 1 MiB \(1,048,576 bytes\)/);
     expect(await sandbox.envelopeCount()).toBe(before);
@@ -89,9 +110,13 @@ describe('envelope inputs past the service limit', () => {
     const csv = work.write('recipients.csv', 'name,email\nLayla Haddad,layla@example.com\n');
     const template = work.write('big-template.json', envelopeOf(MAX_BODY_BYTES + 1));
     const before = await sandbox.envelopeCount();
-    const created = await runCommand(['envelopes', 'create', '--csv', csv, '--template', template], { env: sandbox.env });
+    const created = await runCommand(['envelopes', 'create', '--csv', csv, '--template', template], {
+      env: sandbox.env,
+    });
     expect(created.code).toBe(2);
-    expect(created.stderr).toBe(`error: --template ${template}: larger than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent\n`);
+    expect(created.stderr).toBe(
+      `error: --template ${template}: larger than 1 MiB (1,048,576 bytes), the most one envelope may be (the service takes no larger request); nothing was sent\n`,
+    );
     expect(await sandbox.envelopeCount()).toBe(before);
   });
 });

@@ -8,23 +8,38 @@ beforeAll(() => prepareWidths(['契約']));
 const TIME = '2026-11-25 13:05:00Z';
 
 describe('fitLine', () => {
-  const parts = [whole(TIME), '  ', whole('env_0123456789abcdefghij', { pad: 26 }), ' ', free('Layla Haddad bin Rashid', { pad: 24 }), ' ', optional('(slower while quiet)')];
+  const parts = [
+    whole(TIME),
+    '  ',
+    whole('env_0123456789abcdefghij', { pad: 26 }),
+    ' ',
+    free('Layla Haddad bin Rashid', { pad: 24 }),
+    ' ',
+    optional('(slower while quiet)'),
+  ];
 
   it('in a pipe: nothing cut, padding kept, whitespace runs of a value collapsed', () => {
-    expect(fitLine(parts, undefined)).toBe(`${TIME}  env_0123456789abcdefghij   Layla Haddad bin Rashid  (slower while quiet)`);
+    expect(fitLine(parts, undefined)).toBe(
+      `${TIME}  env_0123456789abcdefghij   Layla Haddad bin Rashid  (slower while quiet)`,
+    );
     expect(fitLine([free(`Omar${' '.repeat(42)}${TIME}`)], undefined)).toBe(`Omar ${TIME}`);
   });
 
   it('on a terminal: the padding goes first, then free text down to its minimum, then our optional words whole, then free text to …', () => {
-    expect(fitLine(parts, 94)).toBe(`${TIME}  env_0123456789abcdefghij   Layla Haddad bin Rashid  (slower while quiet)`);
-    expect(fitLine(parts, 91)).toBe(`${TIME}  env_0123456789abcdefghij Layla Haddad bin Rashid (slower while quiet)`);
+    expect(fitLine(parts, 94)).toBe(
+      `${TIME}  env_0123456789abcdefghij   Layla Haddad bin Rashid  (slower while quiet)`,
+    );
+    expect(fitLine(parts, 91)).toBe(
+      `${TIME}  env_0123456789abcdefghij Layla Haddad bin Rashid (slower while quiet)`,
+    );
     expect(fitLine(parts, 80)).toBe(`${TIME}  env_0123456789abcdefghij Layla Hadda… (slower while quiet)`);
     // Free text at its minimum (8) would not leave room for our words: they go whole, never cut.
     expect(fitLine(parts, 60)).toBe(`${TIME}  env_0123456789abcdefghij Layla Hadda…`);
     expect(fitLine(parts, 48)).toBe(`${TIME}  env_0123456789abcdefghij …`);
     // Ids and times are never cut: a line of those alone wider than the terminal wraps.
     expect(fitLine(parts, 30)).toBe(`${TIME}  env_0123456789abcdefghij …`);
-    for (const width of [94, 91, 80, 60, 48]) expect([...fitLine(parts, width)].length).toBeLessThanOrEqual(width);
+    for (const width of [94, 91, 80, 60, 48])
+      expect([...fitLine(parts, width)].length).toBeLessThanOrEqual(width);
   });
 
   it('cuts free text by rank, the widest of a rank first, and measures wide characters', () => {

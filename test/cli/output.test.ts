@@ -20,21 +20,53 @@ function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
 }
 
 const row = (expires: string, status: KeyRow['status'], days: number): KeyRow => ({
-  name: 'k', environment: 'live', key: 'sk_live_****abcd', last_used: null, expires, scopes: null,
-  status, days_left: days, source: 'local', active: false, required_scopes: [], storage: 'file',
+  name: 'k',
+  environment: 'live',
+  key: 'sk_live_****abcd',
+  last_used: null,
+  expires,
+  scopes: null,
+  status,
+  days_left: days,
+  source: 'local',
+  active: false,
+  required_scopes: [],
+  storage: 'file',
 });
 
 describe('terminal output', () => {
   it('colours expiry: red once expired, yellow within 14 days, plain after', () => {
-    const output = new Output({ json: false, verbose: false, color: true, stdout: stream(true), stderr: stream(true), env: {} });
-    expect(expiresCell(output, row('2026-11-01', 'expired', -20))).toBe('\u001b[31m2026-11-01 (expired 20 days ago)\u001b[39m');
-    expect(expiresCell(output, row('2026-12-01', 'expiring', 10))).toBe('\u001b[33m2026-12-01 (10 days left)\u001b[39m');
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: true,
+      stdout: stream(true),
+      stderr: stream(true),
+      env: {},
+    });
+    expect(expiresCell(output, row('2026-11-01', 'expired', -20))).toBe(
+      '\u001b[31m2026-11-01 (expired 20 days ago)\u001b[39m',
+    );
+    expect(expiresCell(output, row('2026-12-01', 'expiring', 10))).toBe(
+      '\u001b[33m2026-12-01 (10 days left)\u001b[39m',
+    );
     expect(expiresCell(output, row('2027-06-01', 'active', 192))).toBe('2027-06-01 (192 days left)');
   });
 
   it('uses no colour under NO_COLOR, --no-color, or off a terminal', () => {
-    for (const [color, tty, env] of [[true, true, { NO_COLOR: '1' }], [false, true, {}], [true, false, {}]] as const) {
-      const output = new Output({ json: false, verbose: false, color, stdout: stream(tty), stderr: stream(tty), env });
+    for (const [color, tty, env] of [
+      [true, true, { NO_COLOR: '1' }],
+      [false, true, {}],
+      [true, false, {}],
+    ] as const) {
+      const output = new Output({
+        json: false,
+        verbose: false,
+        color,
+        stdout: stream(tty),
+        stderr: stream(tty),
+        env,
+      });
       expect(expiresCell(output, row('2026-11-01', 'expired', -20))).toBe('2026-11-01 (expired 20 days ago)');
     }
   });
@@ -55,7 +87,14 @@ describe('terminal output', () => {
 
   it('shows progress with count, rate and ETA only on a terminal, and clears it before other output', () => {
     const tty = stream(true);
-    const output = new Output({ json: false, verbose: false, color: false, stdout: stream(true), stderr: tty, env: {} });
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: false,
+      stdout: stream(true),
+      stderr: tty,
+      env: {},
+    });
     const progress = new Progress(output, 1000);
     for (let i = 0; i < 250; i++) progress.count(i % 50 === 0 ? 'failed' : 'created');
     const line = progress.line(Date.now() + 25_000);
@@ -72,11 +111,16 @@ describe('terminal output', () => {
     const resumed = new Progress(output, 1000);
     for (let i = 0; i < 500; i++) resumed.count('skipped');
     for (let i = 0; i < 100; i++) resumed.count('created');
-    expect(resumed.line(Date.now() + 10_000)).toMatch(/^600\/1,000 · created 100 · already 500 · failed 0 · (9\.\d|10\.0)\/s · ETA 4[01]s$/);
+    expect(resumed.line(Date.now() + 10_000)).toMatch(
+      /^600\/1,000 · created 100 · already 500 · failed 0 · (9\.\d|10\.0)\/s · ETA 4[01]s$/,
+    );
     resumed.done();
 
     const pipe = stream(false);
-    const quiet = new Progress(new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }), 1000);
+    const quiet = new Progress(
+      new Output({ json: false, verbose: false, color: false, stdout: stream(false), stderr: pipe, env: {} }),
+      1000,
+    );
     quiet.done();
     expect(pipe.text).toBe('');
   });
@@ -86,7 +130,14 @@ describe('text from elsewhere on a terminal', () => {
   it('escapes control characters in every line, keeps our own colours, and keeps messages on one line', () => {
     const out = stream(true);
     const err = stream(true);
-    const output = new Output({ json: false, verbose: false, color: true, stdout: out, stderr: err, env: {} });
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: true,
+      stdout: out,
+      stderr: err,
+      env: {},
+    });
     output.line(`title ${'\u001b]0;PWNED\u0007'} and ${output.out.green('ok')} \u009b2J`);
     expect(out.text).toBe('title \\u001b]0;PWNED\\u0007 and \u001b[32mok\u001b[39m \\u009b2J\n');
     output.error(new Error('bad\ninput\r\u001b[2Jhere'));
@@ -97,7 +148,14 @@ describe('text from elsewhere on a terminal', () => {
 
   it('without colour, escapes every escape sequence, and JSON output stays parseable', () => {
     const out = stream(false);
-    const output = new Output({ json: true, verbose: false, color: true, stdout: out, stderr: stream(false), env: {} });
+    const output = new Output({
+      json: true,
+      verbose: false,
+      color: true,
+      stdout: out,
+      stderr: stream(false),
+      env: {},
+    });
     output.jsonLine({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
     expect(out.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(JSON.parse(out.text)).toEqual({ title: 'a\u007fb\u0085c', colour: '\u001b[31mred' });
@@ -109,14 +167,30 @@ describe('text from elsewhere on a terminal', () => {
 describe('text that tries to look like output', () => {
   it("passes only sign-cli's own colours: conceal, black on black and a bidi override from elsewhere are shown escaped", () => {
     const out = stream(true);
-    const output = new Output({ json: false, verbose: false, color: true, stdout: out, stderr: stream(true), env: {} });
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: true,
+      stdout: out,
+      stderr: stream(true),
+      env: {},
+    });
     output.line(`${output.out.green('ok')} \u001b[8mhidden\u001b[30;40m dark \u202eesrever \u001b[31m`);
-    expect(out.text).toBe('\u001b[32mok\u001b[39m \\u001b[8mhidden\\u001b[30;40m dark \\u202eesrever \u001b[31m\n');
+    expect(out.text).toBe(
+      '\u001b[32mok\u001b[39m \\u001b[8mhidden\\u001b[30;40m dark \\u202eesrever \u001b[31m\n',
+    );
   });
 
   it('a warning or an error quoting a server cannot colour the terminal, even with our own codes', () => {
     const err = stream(true);
-    const output = new Output({ json: false, verbose: false, color: true, stdout: stream(true), stderr: err, env: {} });
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: true,
+      stdout: stream(true),
+      stderr: err,
+      env: {},
+    });
     output.warn('the service said \u001b[32mgreen\u001b[39m\tand\nmore');
     output.error(new Error('HTTP 500 \u001b[2Jcleared'));
     expect(err.text).not.toMatch(/\u001b\[32mgreen|\u001b\[2J/);

@@ -9,13 +9,20 @@ import { buildProgram, namedCommands, programFor } from '../../src/cli/program.j
 import { rootProgram } from '../../src/cli/root.js';
 import { runCommand } from '../helpers/in-process.js';
 
-const state = (argv: string[]) => ({ signal: new AbortController().signal, io: testIo({ columns: 100 }), argv, exitCode: 0 });
+const state = (argv: string[]) => ({
+  signal: new AbortController().signal,
+  io: testIo({ columns: 100 }),
+  argv,
+  exitCode: 0,
+});
 
 describe('the command tree a command line needs', () => {
   it('finds the named command past the global options and their values, and after help', () => {
     const program = rootProgram(state([]));
     expect(namedCommands(program, ['keys', 'list', '--local'])).toEqual(['keys']);
-    expect(namedCommands(program, ['--profile', 'keys', '--json', 'envelopes', 'get', 'x'])).toEqual(['envelopes']);
+    expect(namedCommands(program, ['--profile', 'keys', '--json', 'envelopes', 'get', 'x'])).toEqual([
+      'envelopes',
+    ]);
     expect(namedCommands(program, ['--base-url=http://x', '-v', 'doctor'])).toEqual(['doctor']);
     expect(namedCommands(program, ['help', 'envelopes', 'create'])).toEqual(['help', 'envelopes']);
     expect(namedCommands(program, ['--help'])).toEqual([]);

@@ -23,7 +23,13 @@ const commandLines = blocks
 
 describe('README', () => {
   it('names files that exist in the repository', () => {
-    const paths = [...new Set([...readme.matchAll(/(?<![\w/.~-])((?:examples|docs|scripts|bench|completions)\/[\w./-]+\w)/g)].map((m) => m[1]!))];
+    const paths = [
+      ...new Set(
+        [...readme.matchAll(/(?<![\w/.~-])((?:examples|docs|scripts|bench|completions)\/[\w./-]+\w)/g)].map(
+          (m) => m[1]!,
+        ),
+      ),
+    ];
     expect(paths.length).toBeGreaterThan(3);
     expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
@@ -43,9 +49,21 @@ describe('README', () => {
   it('has blocks a person pastes into bash or zsh: no shell comments in them (README and docs/commands)', () => {
     // zsh runs a pasted `# text` as a command (interactive_comments is off in `zsh -f` and stock macOS).
     const commandPages = readdirSync(join(ROOT, 'docs', 'commands')).filter((f) => f.endsWith('.md'));
-    const shown = [{ name: 'README.md', text: readme }, ...guides, ...commandPages.map((f) => ({ name: `docs/commands/${f}`, text: readFileSync(join(ROOT, 'docs', 'commands', f), 'utf8') }))];
+    const shown = [
+      { name: 'README.md', text: readme },
+      ...guides,
+      ...commandPages.map((f) => ({
+        name: `docs/commands/${f}`,
+        text: readFileSync(join(ROOT, 'docs', 'commands', f), 'utf8'),
+      })),
+    ];
     const commented = shown.flatMap((page) =>
-      [...page.text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((line) => /(?:^|\s)#/.test(line)).map((line) => `${page.name}: ${line}`)),
+      [...page.text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+        m[1]!
+          .split('\n')
+          .filter((line) => /(?:^|\s)#/.test(line))
+          .map((line) => `${page.name}: ${line}`),
+      ),
     );
     expect(commented).toEqual([]);
   });
@@ -63,7 +81,14 @@ describe('README', () => {
       // The command path: leading words that are not options or values.
       const path: string[] = [];
       for (const word of words) {
-        if (word.startsWith('-') || word.includes('/') || word.includes('.') || word.includes('$') || /^[A-Z<]/.test(word)) break;
+        if (
+          word.startsWith('-') ||
+          word.includes('/') ||
+          word.includes('.') ||
+          word.includes('$') ||
+          /^[A-Z<]/.test(word)
+        )
+          break;
         path.push(word);
         if (path.length === 3) break;
       }
@@ -81,7 +106,8 @@ describe('README', () => {
         continue;
       }
       for (const option of words.filter((w) => /^--?[a-zA-Z]/.test(w)).map((w) => w.split('=')[0]!)) {
-        if (!new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}\\b`, 'm').test(help)) problems.push(`${line}: ${option} is not an option of sign-cli ${path.join(' ')}`);
+        if (!new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}\\b`, 'm').test(help))
+          problems.push(`${line}: ${option} is not an option of sign-cli ${path.join(' ')}`);
       }
     }
     expect(problems).toEqual([]);

@@ -16,7 +16,12 @@ import { roffText } from '../../src/cli/reference/man.js';
 import { ROOT } from '../helpers/paths.js';
 
 const files = await renderReference();
-const program = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+const program = await buildProgram({
+  signal: new AbortController().signal,
+  io: testIo(),
+  argv: [],
+  exitCode: 0,
+});
 /** Every command a user can run (groups and hidden ones aside), as its words after sign-cli. */
 const runnable = allCommands(program)
   .filter((c) => c.parent && c.name() !== 'help' && !(c as unknown as { _hidden: boolean })._hidden)
@@ -35,10 +40,14 @@ describe('the generated reference', () => {
       if (!existsSync(file) || readFileSync(file, 'utf8') !== content) stale.push(path);
     }
     for (const dir of [DOCS_DIR, MAN_DIR]) {
-      for (const name of readdirSync(join(ROOT, dir))) if (!files.has(`${dir}/${name}`)) stale.push(`${dir}/${name} (no command has it)`);
+      for (const name of readdirSync(join(ROOT, dir)))
+        if (!files.has(`${dir}/${name}`)) stale.push(`${dir}/${name} (no command has it)`);
     }
     expect(stale, 'stale generated files: run `npm run docs`').toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { man: string[]; files: string[] };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      man: string[];
+      files: string[];
+    };
     expect(pkg.man).toEqual(manList(files));
     expect(pkg.files).toContain('man');
   });
@@ -60,7 +69,9 @@ describe('the generated reference', () => {
   });
 
   it('writes roff that cannot be taken for requests, and examples each man page and help show alike', () => {
-    expect(roffText('.hidden request\n\'quoted\na\\b --flag')).toBe('\\&.hidden request\n\\&\'quoted\na\\eb \\-\\-flag');
+    expect(roffText(".hidden request\n'quoted\na\\b --flag")).toBe(
+      "\\&.hidden request\n\\&'quoted\na\\eb \\-\\-flag",
+    );
     const page = files.get(`${MAN_DIR}/sign-cli-envelopes-create.1`)!;
     expect(page).toMatch(/^\.TH "SIGN-CLI-ENVELOPES-CREATE" 1 "" "sign-cli /m);
     expect(page).toContain('sign\\-cli envelopes create \\-f envelope.json');

@@ -25,7 +25,13 @@ async function run(args: string[], input?: string): Promise<{ code: number; made
 
 describe('the stop signal', () => {
   it('is not made by commands that send nothing and read no stdin', async () => {
-    for (const args of [['envelopes', 'validate', EXAMPLE], ['envelopes', 'create', '-f', EXAMPLE, '--dry-run'], ['keys', 'list', '--local'], ['config', 'list'], ['--help']]) {
+    for (const args of [
+      ['envelopes', 'validate', EXAMPLE],
+      ['envelopes', 'create', '-f', EXAMPLE, '--dry-run'],
+      ['keys', 'list', '--local'],
+      ['config', 'list'],
+      ['--help'],
+    ]) {
       const result = await run(args);
       expect({ args, code: result.code, made: result.made }).toEqual({ args, code: 0, made: 0 });
     }
@@ -41,10 +47,14 @@ describe('the stop signal', () => {
   it('is made once by a context, on first use, and is the same signal after', () => {
     const controller = new AbortController();
     let made = 0;
-    const ctx = new CommandContext({ color: false, input: true, json: false }, () => {
-      made++;
-      return controller.signal;
-    }, testIo({ env }));
+    const ctx = new CommandContext(
+      { color: false, input: true, json: false },
+      () => {
+        made++;
+        return controller.signal;
+      },
+      testIo({ env }),
+    );
     expect(made).toBe(0);
     expect(ctx.signal).toBe(controller.signal);
     expect(ctx.signal).toBe(controller.signal);

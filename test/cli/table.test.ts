@@ -1,11 +1,29 @@
 /** The one face of every table, and the one time format, without spawning. */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { cutTo, displayWidth, planLayout, prepareWidths, recordLines, tableLines, type Column } from '../../src/cli/table.js';
+import {
+  cutTo,
+  displayWidth,
+  planLayout,
+  prepareWidths,
+  recordLines,
+  tableLines,
+  type Column,
+} from '../../src/cli/table.js';
 import { formatInstant, formatTime } from '../../src/cli/time.js';
 
-const columns: Column[] = [{ head: 'ID' }, { head: 'STATE' }, { head: 'TITLE', cut: true, min: 6 }, { head: 'URL', cut: true, min: 8 }];
+const columns: Column[] = [
+  { head: 'ID' },
+  { head: 'STATE' },
+  { head: 'TITLE', cut: true, min: 6 },
+  { head: 'URL', cut: true, min: 8 },
+];
 const rows = [
-  ['env_0123456789', 'completed', 'A title that is much too long', 'https://hooks.example.com/a/very/long/path'],
+  [
+    'env_0123456789',
+    'completed',
+    'A title that is much too long',
+    'https://hooks.example.com/a/very/long/path',
+  ],
   ['env_abc', 'sent', 'Short', 'http://x'],
 ];
 
@@ -44,13 +62,18 @@ describe('tables', () => {
     const layout = planLayout(columns, rows, 60);
     expect(layout).toEqual({ kind: 'table', widths: [14, 9, expect.any(Number), expect.any(Number)] });
     // The two cut columns shrink together: the widest gives way first.
-    if (layout.kind === 'table') expect(Math.abs(layout.widths[2]! - layout.widths[3]!)).toBeLessThanOrEqual(1);
+    if (layout.kind === 'table')
+      expect(Math.abs(layout.widths[2]! - layout.widths[3]!)).toBeLessThanOrEqual(1);
   });
 
   it('stacks each row as label: value lines when even the read-by columns do not fit', () => {
     expect(planLayout(columns, rows, 40)).toEqual({ kind: 'stacked' });
     const lines = tableLines(columns, rows, 40);
-    expect(lines.slice(0, 3)).toEqual(['id:     env_0123456789', 'state:  completed', 'title:  A title that is much too long']);
+    expect(lines.slice(0, 3)).toEqual([
+      'id:     env_0123456789',
+      'state:  completed',
+      'title:  A title that is much too long',
+    ]);
     // A free-text value still gives way to the width; a blank line between rows.
     expect(lines[3]).toBe('url:    https://hooks.example.com/a/ver…');
     expect(lines[4]).toBe('');
@@ -61,7 +84,16 @@ describe('tables', () => {
   it('a record (envelopes get) cuts every value to its line but ids and times, so none wraps onto a line of its own', () => {
     const id = `env_${'i'.repeat(40)}`;
     const title = `Lease${'x'.repeat(30)}status: completed`;
-    expect(recordLines([{ label: 'id', value: id, whole: true }, { label: 'title', value: title }, { label: 'webhook_url', value: 'https://example.com/' + 'x'.repeat(60) }], 40)).toEqual([
+    expect(
+      recordLines(
+        [
+          { label: 'id', value: id, whole: true },
+          { label: 'title', value: title },
+          { label: 'webhook_url', value: 'https://example.com/' + 'x'.repeat(60) },
+        ],
+        40,
+      ),
+    ).toEqual([
       `id:           ${id}`,
       'title:        Leasexxxxxxxxxxxxxxxxxxxx…',
       'webhook_url:  https://example.com/xxxxx…',

@@ -7,7 +7,9 @@ import { runCommand } from '../helpers/in-process.js';
 import { ROOT } from '../helpers/paths.js';
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 const documented = new Set(ENVIRONMENT.flatMap((v) => v.name.split(/,\s*/)));
@@ -18,7 +20,9 @@ describe('help environment', () => {
     for (const file of sources(join(ROOT, 'src'))) {
       const text = readFileSync(file, 'utf8');
       // env.NAME, env['NAME'], and names handed to a reader as strings ('SIGN_RETRIES', 'https_proxy').
-      for (const m of text.matchAll(/env\??\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)['"]\]|'((?:SIGN|NODE|HTTPS?|NO)_[A-Z_]+|https?_proxy|no_proxy)'/g)) {
+      for (const m of text.matchAll(
+        /env\??\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)['"]\]|'((?:SIGN|NODE|HTTPS?|NO)_[A-Z_]+|https?_proxy|no_proxy)'/g,
+      )) {
         read.add((m[1] ?? m[2] ?? m[3])!.toUpperCase());
       }
     }

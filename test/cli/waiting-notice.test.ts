@@ -35,14 +35,22 @@ const noticeAtOnce: Clock = {
 describe('a server that accepts and never answers', () => {
   for (const tty of [false, true]) {
     it(`is named on stderr after 10 s, ${tty ? 'on a terminal' : 'in a pipe'}: what is awaited and how long it may take`, async () => {
-      const result = await runCommand(['envelopes', 'get', 'env_silent', '--timeout', '0.5', '--retries', '1'], {
-        tty,
-        clock: noticeAtOnce,
-        env: { SIGN_BASE_URL: `http://127.0.0.1:${port}`, SIGN_API_KEY: 'sk_test_waitingnotice0000000000000000abcd' },
-      });
+      const result = await runCommand(
+        ['envelopes', 'get', 'env_silent', '--timeout', '0.5', '--retries', '1'],
+        {
+          tty,
+          clock: noticeAtOnce,
+          env: {
+            SIGN_BASE_URL: `http://127.0.0.1:${port}`,
+            SIGN_API_KEY: 'sk_test_waitingnotice0000000000000000abcd',
+          },
+        },
+      );
       expect(result.code).toBe(1);
       const waiting = result.stderr.split('\n').filter((line) => line.includes('waiting for'));
-      expect(waiting[0]).toBe(`… waiting for http://127.0.0.1:${port} to answer GET /api/v1/envelopes/env_silent: no answer for 10 s (attempt 1 of 2); this attempt gives up at 0.5 s, then up to 1 more attempt (--timeout, --retries)`);
+      expect(waiting[0]).toBe(
+        `… waiting for http://127.0.0.1:${port} to answer GET /api/v1/envelopes/env_silent: no answer for 10 s (attempt 1 of 2); this attempt gives up at 0.5 s, then up to 1 more attempt (--timeout, --retries)`,
+      );
       // Once per attempt that goes unanswered, the last one saying so.
       expect(waiting[1]).toMatch(/\(attempt 2 of 2\); this attempt gives up at 0.5 s \(--timeout\)$/);
       expect(result.stderr).toMatch(/error: .*no complete answer within 0\.5 s/);

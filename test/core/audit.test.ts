@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, auditEntryHash, chainAuditEntry, verifyAuditChain, type AuditEntry } from '../../src/core/audit.js';
+import {
+  GENESIS_HASH,
+  auditEntryHash,
+  chainAuditEntry,
+  verifyAuditChain,
+  type AuditEntry,
+} from '../../src/core/audit.js';
 
 function trail(n: number): AuditEntry[] {
   const entries: AuditEntry[] = [];
   for (let i = 0; i < n; i++) {
-    entries.push(chainAuditEntry(entries.at(-1), { at: `2026-11-21T10:00:0${i}.000Z`, type: `step.${i}`, actor: 'system', detail: `detail ${i}` }));
+    entries.push(
+      chainAuditEntry(entries.at(-1), {
+        at: `2026-11-21T10:00:0${i}.000Z`,
+        type: `step.${i}`,
+        actor: 'system',
+        detail: `detail ${i}`,
+      }),
+    );
   }
   return entries;
 }
@@ -34,10 +47,15 @@ describe('audit hash chain', () => {
     ['a removed entry', (t: AuditEntry[]) => t.splice(1, 1), 1, /seq/],
     ['swapped entries', (t: AuditEntry[]) => ([t[1], t[2]] = [t[2]!, t[1]!]), 1, /seq/],
     ['an inserted entry', (t: AuditEntry[]) => t.splice(1, 0, { ...t[1]! }), 2, /seq/],
-    ['a re-hashed forgery', (t: AuditEntry[]) => {
-      const { hash: _h, ...rest } = { ...t[1]!, detail: 'forged' };
-      t[1] = { ...rest, hash: auditEntryHash(rest) };
-    }, 2, /prev_hash/],
+    [
+      'a re-hashed forgery',
+      (t: AuditEntry[]) => {
+        const { hash: _h, ...rest } = { ...t[1]!, detail: 'forged' };
+        t[1] = { ...rest, hash: auditEntryHash(rest) };
+      },
+      2,
+      /prev_hash/,
+    ],
   ])('detects %s', (_name, tamper, index, reason) => {
     const entries = trail(4);
     tamper(entries);
@@ -55,8 +73,15 @@ describe('verifyAuditChain with a head hash', () => {
     const entries = trail(4);
     const head = entries.at(-1)!.hash;
     expect(verifyAuditChain(entries, head)).toMatchObject({ valid: true, entries: 4, head });
-    expect(verifyAuditChain(entries.slice(0, 3), head)).toMatchObject({ valid: false, index: 3, reason: expect.stringMatching(/missing at the end/) });
-    expect(verifyAuditChain([], head)).toMatchObject({ valid: false, reason: expect.stringMatching(/empty/) });
+    expect(verifyAuditChain(entries.slice(0, 3), head)).toMatchObject({
+      valid: false,
+      index: 3,
+      reason: expect.stringMatching(/missing at the end/),
+    });
+    expect(verifyAuditChain([], head)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/empty/),
+    });
     // Without a head, a shorter trail is still a valid chain: the head is what detects the cut.
     expect(verifyAuditChain(entries.slice(0, 3)).valid).toBe(true);
   });

@@ -2,7 +2,14 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentHash, mayHaveCreated, runBulk, type BulkInput, type BulkOutcome, type CreateCall } from '../../src/core/bulk.js';
+import {
+  contentHash,
+  mayHaveCreated,
+  runBulk,
+  type BulkInput,
+  type BulkOutcome,
+  type CreateCall,
+} from '../../src/core/bulk.js';
 import type { CreateEnvelopeResult } from '../../src/core/client.js';
 import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../../src/core/errors.js';
 import { derivedIdempotencyKey } from '../../src/core/idempotency.js';
@@ -29,7 +36,10 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
       return maxInFlight;
     },
     keys: keysUsed,
-    async create(value: unknown, { idempotencyKey, beforeAttempt }: CreateCall): Promise<CreateEnvelopeResult> {
+    async create(
+      value: unknown,
+      { idempotencyKey, beforeAttempt }: CreateCall,
+    ): Promise<CreateEnvelopeResult> {
       beforeAttempt(1);
       calls++;
       inFlight++;
@@ -51,7 +61,11 @@ function service(options: { failOn?: (n: number) => Error | undefined } = {}) {
   };
 }
 
-const call = (idempotencyKey: string): CreateCall => ({ idempotencyKey, source: 'test', beforeAttempt: () => {} });
+const call = (idempotencyKey: string): CreateCall => ({
+  idempotencyKey,
+  source: 'test',
+  beforeAttempt: () => {},
+});
 
 const journalFile = () => join(mkdtempSync(join(tmpdir(), 'journal-')), 'create.jsonl');
 
@@ -59,8 +73,20 @@ describe('runBulk', () => {
   it('creates every input once, with at most `concurrency` in flight', async () => {
     const svc = service();
     const outcomes: BulkOutcome[] = [];
-    const summary = await runBulk({ inputs: inputs(50), create: svc.create, concurrency: 8, onOutcome: (o) => outcomes.push(o) });
-    expect(summary).toEqual({ created: 50, alreadyCreated: 0, skipped: 0, failed: 0, notAttempted: false, stoppedBy: undefined });
+    const summary = await runBulk({
+      inputs: inputs(50),
+      create: svc.create,
+      concurrency: 8,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    expect(summary).toEqual({
+      created: 50,
+      alreadyCreated: 0,
+      skipped: 0,
+      failed: 0,
+      notAttempted: false,
+      stoppedBy: undefined,
+    });
     expect(svc.created).toHaveLength(50);
     expect(svc.maxInFlight).toBeLessThanOrEqual(8);
     expect(svc.maxInFlight).toBeGreaterThan(1);
@@ -68,7 +94,9 @@ describe('runBulk', () => {
   });
 
   it('resumes from its journal: skips what was created, reuses keys in doubt, never creates twice', async () => {
-    const svc = service({ failOn: (n) => (n >= 21 && n <= 25 ? new NetworkError('reset', 'ECONNRESET') : undefined) });
+    const svc = service({
+      failOn: (n) => (n >= 21 && n <= 25 ? new NetworkError('reset', 'ECONNRESET') : undefined),
+    });
     const path = journalFile();
     const first = new CreateJournal(path);
     const stop = new AbortController();
@@ -88,7 +116,12 @@ describe('runBulk', () => {
     // A crash right after sending: the journal says "sending" for input 31 whose request did reach the service.
     const crashed = new CreateJournal(path);
     const key = 'key-in-doubt';
-    crashed.record({ id: `${contentHash({ title: 'T31' })}#1`, ref: 'batch.ndjson:31', key, state: 'sending' });
+    crashed.record({
+      id: `${contentHash({ title: 'T31' })}#1`,
+      ref: 'batch.ndjson:31',
+      key,
+      state: 'sending',
+    });
     await svc.create({ title: 'T31' }, call(key));
     crashed.close();
 
@@ -96,7 +129,13 @@ describe('runBulk', () => {
     expect(second.resumed).toBe(31);
     expect(second.unfinished).toBe(6);
     const outcomes: BulkOutcome[] = [];
-    const again = await runBulk({ inputs: inputs(60), create: svc.create, concurrency: 4, journal: second, onOutcome: (o) => outcomes.push(o) });
+    const again = await runBulk({
+      inputs: inputs(60),
+      create: svc.create,
+      concurrency: 4,
+      journal: second,
+      onOutcome: (o) => outcomes.push(o),
+    });
     second.close();
     // 25 skipped from the journal and T31 replayed by the service under its key in doubt.
     expect(again).toMatchObject({ created: 34, alreadyCreated: 26, failed: 0, notAttempted: false });
@@ -108,7 +147,13 @@ describe('runBulk', () => {
     // A finished run's journal is kept: the same run again sends nothing at all.
     const calls = svc.calls;
     const third = new CreateJournal(path);
-    const rerun = await runBulk({ inputs: inputs(60), create: svc.create, concurrency: 4, journal: third, onOutcome: () => {} });
+    const rerun = await runBulk({
+      inputs: inputs(60),
+      create: svc.create,
+      concurrency: 4,
+      journal: third,
+      onOutcome: () => {},
+    });
     third.close();
     expect(rerun).toMatchObject({ created: 0, alreadyCreated: 60, failed: 0 });
     expect(svc.calls).toBe(calls);
@@ -117,16 +162,32 @@ describe('runBulk', () => {
 
   it('derives each key from the content, so the service recognises a re-run that has no journal', async () => {
     const svc = service();
-    const first = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, onOutcome: () => {} });
+    const first = await runBulk({
+      inputs: inputs(20),
+      create: svc.create,
+      concurrency: 4,
+      onOutcome: () => {},
+    });
     expect(first).toMatchObject({ created: 20, alreadyCreated: 0 });
     const outcomes: BulkOutcome[] = [];
-    const second = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, onOutcome: (o) => outcomes.push(o) });
+    const second = await runBulk({
+      inputs: inputs(20),
+      create: svc.create,
+      concurrency: 4,
+      onOutcome: (o) => outcomes.push(o),
+    });
     expect(second).toMatchObject({ created: 0, alreadyCreated: 20, failed: 0 });
     expect(svc.created).toHaveLength(20);
     expect(outcomes[0]!.key).toBe(derivedIdempotencyKey(contentHash({ title: 'T1' })));
     expect(outcomes[0]!.key).toMatch(/^sc1-[0-9a-f]{48}$/);
     // --new: fresh random keys, so everything is created again, deliberately.
-    const fresh = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 4, fresh: true, onOutcome: () => {} });
+    const fresh = await runBulk({
+      inputs: inputs(20),
+      create: svc.create,
+      concurrency: 4,
+      fresh: true,
+      onOutcome: () => {},
+    });
     expect(fresh).toMatchObject({ created: 20, alreadyCreated: 0 });
     expect(svc.created).toHaveLength(40);
   });
@@ -135,15 +196,36 @@ describe('runBulk', () => {
     const svc = service();
     const path = journalFile();
     const first = new CreateJournal(path);
-    await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: first, onOutcome: () => {} });
+    await runBulk({
+      inputs: inputs(3),
+      create: svc.create,
+      concurrency: 1,
+      journal: first,
+      onOutcome: () => {},
+    });
     first.close();
     const second = new CreateJournal(path);
-    const summary = await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: second, fresh: true, onOutcome: () => {} });
+    const summary = await runBulk({
+      inputs: inputs(3),
+      create: svc.create,
+      concurrency: 1,
+      journal: second,
+      fresh: true,
+      onOutcome: () => {},
+    });
     second.close();
     expect(summary).toMatchObject({ created: 3, alreadyCreated: 0 });
     expect(svc.created).toHaveLength(6);
     const third = new CreateJournal(path);
-    expect(await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal: third, onOutcome: () => {} })).toMatchObject({ created: 0, alreadyCreated: 3 });
+    expect(
+      await runBulk({
+        inputs: inputs(3),
+        create: svc.create,
+        concurrency: 1,
+        journal: third,
+        onOutcome: () => {},
+      }),
+    ).toMatchObject({ created: 0, alreadyCreated: 3 });
     third.close();
     expect(svc.created).toHaveLength(6);
   });
@@ -172,18 +254,43 @@ describe('runBulk', () => {
     // The same content, from another file and in another order: only T3 is new.
     const second = new CreateJournal(path);
     const outcomes: BulkOutcome[] = [];
-    await runBulk({ inputs: batch(['b:1', 'b:2', 'b:3', 'b:4'], ['T3', 'T2', 'T1', 'T1']), create: svc.create, concurrency: 2, journal: second, onOutcome: (o) => outcomes.push(o) });
+    await runBulk({
+      inputs: batch(['b:1', 'b:2', 'b:3', 'b:4'], ['T3', 'T2', 'T1', 'T1']),
+      create: svc.create,
+      concurrency: 2,
+      journal: second,
+      onOutcome: (o) => outcomes.push(o),
+    });
     second.close();
     expect(svc.created).toEqual(['T1', 'T1', 'T2', 'T3']);
-    expect(outcomes.filter((o) => o.status === 'skipped').map((o) => o.ref).sort()).toEqual(['b:2', 'b:3', 'b:4']);
+    expect(
+      outcomes
+        .filter((o) => o.status === 'skipped')
+        .map((o) => o.ref)
+        .sort(),
+    ).toEqual(['b:2', 'b:3', 'b:4']);
     expect(readFileSync(path, 'utf8')).toContain('"state":"created"');
   });
 
   it("refuses the caller's key when the journal holds another key for an input in doubt, and names the key to pass", async () => {
     const svc = service();
     const journal = new CreateJournal(journalFile());
-    journal.record({ id: `${contentHash({ title: 'T1' })}#1`, ref: 'batch.ndjson:1', key: 'first-key', state: 'unknown' });
-    const run = (fixedKey: string, fresh = false) => runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, fixedKey, fresh, onOutcome: () => {} });
+    journal.record({
+      id: `${contentHash({ title: 'T1' })}#1`,
+      ref: 'batch.ndjson:1',
+      key: 'first-key',
+      state: 'unknown',
+    });
+    const run = (fixedKey: string, fresh = false) =>
+      runBulk({
+        inputs: inputs(1),
+        create: svc.create,
+        concurrency: 1,
+        journal,
+        fixedKey,
+        fresh,
+        onOutcome: () => {},
+      });
     const refused = await run('other-key').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as UsageError).message).toContain('first-key');
@@ -203,13 +310,21 @@ describe('runBulk', () => {
   it('journals a definite refusal as failed and a lost answer as in doubt', async () => {
     const path = journalFile();
     const journal = new CreateJournal(path);
-    const failures = [new ApiError('HTTP 422', 422, 'validation_failed', 'bad'), new NetworkError('reset', 'ECONNRESET'), new NetworkError('refused', 'ECONNREFUSED', { nothingSent: true })];
+    const failures = [
+      new ApiError('HTTP 422', 422, 'validation_failed', 'bad'),
+      new NetworkError('reset', 'ECONNRESET'),
+      new NetworkError('refused', 'ECONNREFUSED', { nothingSent: true }),
+    ];
     let n = 0;
     const svc = service({ failOn: () => failures[n++] });
     await runBulk({ inputs: inputs(3), create: svc.create, concurrency: 1, journal, onOutcome: () => {} });
     journal.close();
     const states = new CreateJournal(path);
-    expect([1, 2, 3].map((i) => states.lookup(`${contentHash({ title: `T${i}` })}#1`).own?.state)).toEqual(['failed', 'unknown', 'failed']);
+    expect([1, 2, 3].map((i) => states.lookup(`${contentHash({ title: `T${i}` })}#1`).own?.state)).toEqual([
+      'failed',
+      'unknown',
+      'failed',
+    ]);
     states.close();
     expect(mayHaveCreated(new ApiError('HTTP 503', 503, undefined, undefined))).toBe(true);
     expect(mayHaveCreated(new ApiError('HTTP 409', 409, undefined, undefined))).toBe(true);
@@ -239,7 +354,12 @@ describe('runBulk', () => {
 
   it('stops at the first authentication failure: every other request would fail the same way', async () => {
     const svc = service({ failOn: () => new AuthError('HTTP 401', 401) });
-    const summary = await runBulk({ inputs: inputs(20), create: svc.create, concurrency: 1, onOutcome: () => {} });
+    const summary = await runBulk({
+      inputs: inputs(20),
+      create: svc.create,
+      concurrency: 1,
+      onOutcome: () => {},
+    });
     expect(summary).toMatchObject({ failed: 1, stoppedBy: 'auth', notAttempted: true });
     expect(svc.calls).toBe(1);
   });
@@ -294,7 +414,16 @@ describe('runBulk across keys: what an earlier run created counts for this key o
     const confirm = async () => {
       throw new Error('asked again');
     };
-    expect(await runBulk({ inputs: inputs(10), create: svc.create, concurrency: 4, journal: again, confirm, onOutcome: () => {} })).toMatchObject({ alreadyCreated: 10, skipped: 10 });
+    expect(
+      await runBulk({
+        inputs: inputs(10),
+        create: svc.create,
+        concurrency: 4,
+        journal: again,
+        confirm,
+        onOutcome: () => {},
+      }),
+    ).toMatchObject({ alreadyCreated: 10, skipped: 10 });
     again.close();
     expect(readFileSync(path, 'utf8')).not.toMatch(/sk_/);
   });
@@ -348,7 +477,14 @@ describe('runBulk across keys: what an earlier run created counts for this key o
     first.close();
     const svc = service();
     const journal = new CreateJournal(path, 'fp-b');
-    await runBulk({ inputs: inputs(1), create: svc.create, concurrency: 1, journal, confirm: async () => 'mine', onOutcome: () => {} });
+    await runBulk({
+      inputs: inputs(1),
+      create: svc.create,
+      concurrency: 1,
+      journal,
+      confirm: async () => 'mine',
+      onOutcome: () => {},
+    });
     journal.close();
     expect(svc.keys).toEqual(['k-in-doubt']);
   });
@@ -368,7 +504,12 @@ describe('runBulk across keys: what an earlier run created counts for this key o
       async function* one(): AsyncGenerator<BulkInput> {
         yield { ref: 'x', value };
       }
-      await runBulk({ inputs: one(), create: svc.create, concurrency: 1, onOutcome: (o) => keys.push(o.key) });
+      await runBulk({
+        inputs: one(),
+        create: svc.create,
+        concurrency: 1,
+        onOutcome: (o) => keys.push(o.key),
+      });
     }
     expect(new Set(keys.slice(0, 3)).size).toBe(1);
     expect(keys[3]).not.toBe(keys[0]);

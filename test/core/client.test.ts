@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SignClient, type TraceEvent } from '../../src/core/client.js';
-import { ApiError, AuthError, InterruptedError, NetworkError, UnexpectedResponseError, UsageError, ValidationError } from '../../src/core/errors.js';
+import {
+  ApiError,
+  AuthError,
+  InterruptedError,
+  NetworkError,
+  UnexpectedResponseError,
+  UsageError,
+  ValidationError,
+} from '../../src/core/errors.js';
 import { WAIT_NOTICE_MS } from '../../src/core/transport.js';
 import { InstantClock } from '../helpers/fake-clock.js';
 
@@ -23,10 +31,12 @@ interface Seen {
 
 type Step = (res: ServerResponse, req: IncomingMessage) => void;
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 const created = json(201, { id: 'env_1', status: 'sent', title: 'Lease', signers: [] });
 
 let server: Server | undefined;
@@ -56,7 +66,14 @@ afterEach(async () => {
 function client(baseUrl: string, extra: Partial<ConstructorParameters<typeof SignClient>[0]> = {}) {
   const clock = new InstantClock();
   const traces: TraceEvent[] = [];
-  const c = new SignClient({ baseUrl, apiKey: KEY, clock, random: () => 0.5, onTrace: (e) => traces.push(e), ...extra });
+  const c = new SignClient({
+    baseUrl,
+    apiKey: KEY,
+    clock,
+    random: () => 0.5,
+    onTrace: (e) => traces.push(e),
+    ...extra,
+  });
   return { c, clock, traces };
 }
 
@@ -90,13 +107,23 @@ describe('SignClient.createEnvelope', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<!doctype html><html><title>Welcome to nginx!</title>\u001b]0;x\u0007</html>');
     };
-    const { baseUrl } = await scripted([empty, json(202, ['not', 'an', 'object']), html, json(200, { ok: true }), json(201, { id: '' })]);
+    const { baseUrl } = await scripted([
+      empty,
+      json(202, ['not', 'an', 'object']),
+      html,
+      json(200, { ok: true }),
+      json(201, { id: '' }),
+    ]);
     const { c } = client(baseUrl);
     expect((await c.createEnvelope(ENVELOPE)).envelope).toEqual({ id: 'env_from_location' });
-    const array = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-array' }).catch((e: unknown) => e)) as UnexpectedResponseError;
+    const array = (await c
+      .createEnvelope(ENVELOPE, { idempotencyKey: 'k-array' })
+      .catch((e: unknown) => e)) as UnexpectedResponseError;
     expect(array).toBeInstanceOf(UnexpectedResponseError);
     expect(array.exitCode).toBe(1);
-    expect(array.message).toBe('create envelope: HTTP 202 (application/json) with a JSON array, not an envelope (a JSON object with an id, or a Location header)');
+    expect(array.message).toBe(
+      'create envelope: HTTP 202 (application/json) with a JSON array, not an envelope (a JSON object with an id, or a Location header)',
+    );
     expect(array.hint).toContain('check the base URL');
     expect(array.reason).toBe('not_the_service');
     expect(array.hint).toContain('Idempotency-Key k-array');
@@ -115,7 +142,12 @@ describe('SignClient.createEnvelope', () => {
     };
     const { baseUrl } = await scripted([html]);
     const { c } = client(baseUrl);
-    for (const call of [() => c.getEnvelope('env_1'), () => c.downloadSignedCopy('env_1'), () => c.getAuditTrail('env_1'), () => c.listApiKeys()]) {
+    for (const call of [
+      () => c.getEnvelope('env_1'),
+      () => c.downloadSignedCopy('env_1'),
+      () => c.getAuditTrail('env_1'),
+      () => c.listApiKeys(),
+    ]) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnexpectedResponseError);
       expect((error as Error).message).toContain('HTTP 200 (text/html)');
@@ -134,7 +166,9 @@ describe('SignClient.createEnvelope', () => {
     const first = c.createEnvelope(ENVELOPE, { stop: stop.signal });
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
     // The second waits ~1 s for its pacer slot; the stop comes while it waits.
-    const second = c.createEnvelope({ ...ENVELOPE, title: 'Second' }, { stop: stop.signal }).catch((e: unknown) => e);
+    const second = c
+      .createEnvelope({ ...ENVELOPE, title: 'Second' }, { stop: stop.signal })
+      .catch((e: unknown) => e);
     stop.abort();
     const interrupted = (await second) as InterruptedError;
     expect(interrupted).toBeInstanceOf(InterruptedError);
@@ -144,7 +178,7 @@ describe('SignClient.createEnvelope', () => {
     await c.close();
     expect(seen).toHaveLength(1);
   });
-  it('uses the caller\'s Idempotency-Key when given', async () => {
+  it("uses the caller's Idempotency-Key when given", async () => {
     const { baseUrl, seen } = await scripted([created]);
     const { c } = client(baseUrl);
     await c.createEnvelope(ENVELOPE, { idempotencyKey: 'order-42' });
@@ -162,7 +196,12 @@ describe('SignClient.createEnvelope', () => {
 
   it('retries 5xx, 409 and connection resets with the same Idempotency-Key', async () => {
     const reset: Step = (res) => res.socket!.destroy();
-    const { baseUrl, seen } = await scripted([json(503, { message: 'busy' }), reset, json(409, { code: 'idempotency_key_in_flight' }), created]);
+    const { baseUrl, seen } = await scripted([
+      json(503, { message: 'busy' }),
+      reset,
+      json(409, { code: 'idempotency_key_in_flight' }),
+      created,
+    ]);
     const { c, clock } = client(baseUrl);
     const result = await c.createEnvelope(ENVELOPE);
     await c.close();
@@ -185,14 +224,19 @@ describe('SignClient.createEnvelope', () => {
   });
 
   it('waits as Retry-After says after a 429, holding back the pacer for everyone', async () => {
-    const { baseUrl, seen } = await scripted([json(429, { code: 'rate_limited' }, { 'retry-after': '2' }), created]);
+    const { baseUrl, seen } = await scripted([
+      json(429, { code: 'rate_limited' }, { 'retry-after': '2' }),
+      created,
+    ]);
     const { c, clock, traces } = client(baseUrl);
     const before = clock.now();
     await c.createEnvelope(ENVELOPE);
     await c.close();
     expect(seen).toHaveLength(2);
     expect(clock.now() - before).toBeGreaterThanOrEqual(2000);
-    expect(traces).toContainEqual(expect.objectContaining({ type: 'retry', source: 'retry-after', delayMs: 2000 }));
+    expect(traces).toContainEqual(
+      expect.objectContaining({ type: 'retry', source: 'retry-after', delayMs: 2000 }),
+    );
   });
 
   it('uses the RateLimit fields when there is no Retry-After', async () => {
@@ -204,7 +248,9 @@ describe('SignClient.createEnvelope', () => {
   });
 
   it('never retries a 422 for a key reused with another body', async () => {
-    const { baseUrl, seen } = await scripted([json(422, { code: 'idempotency_key_reused', message: 'different body' })]);
+    const { baseUrl, seen } = await scripted([
+      json(422, { code: 'idempotency_key_reused', message: 'different body' }),
+    ]);
     const { c } = client(baseUrl);
     const error = await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-1' }).catch((e: unknown) => e);
     await c.close();
@@ -234,7 +280,10 @@ describe('SignClient.createEnvelope', () => {
   });
 
   it('maps 401 and 403 to AuthError (exit 3) with the key masked', async () => {
-    const { baseUrl } = await scripted([json(401, { code: 'invalid_api_key', message: 'unknown key' }), json(403, { code: 'insufficient_scope', message: 'no' })]);
+    const { baseUrl } = await scripted([
+      json(401, { code: 'invalid_api_key', message: 'unknown key' }),
+      json(403, { code: 'insufficient_scope', message: 'no' }),
+    ]);
     const { c } = client(baseUrl);
     const unauthorized = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
     const forbidden = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
@@ -250,7 +299,10 @@ describe('SignClient.createEnvelope', () => {
 
   it('never carries the key in an error, even when the server echoes it without its prefix', async () => {
     const bare = KEY.replace('sk_test_', '');
-    const { baseUrl } = await scripted([json(401, { message: `unknown key ${bare}` }), json(400, { error: `bad request from ${KEY}` })]);
+    const { baseUrl } = await scripted([
+      json(401, { message: `unknown key ${bare}` }),
+      json(400, { error: `bad request from ${KEY}` }),
+    ]);
     const { c } = client(baseUrl, { retry: { maxRetries: 0 } });
     const unauthorized = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
     const bad = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as ApiError;
@@ -267,7 +319,9 @@ describe('SignClient.createEnvelope', () => {
     const { baseUrl } = await scripted([created]);
     server!.close();
     const { c, traces } = client(baseUrl, { retry: { maxRetries: 1 } });
-    const error = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-dead' }).catch((e: unknown) => e)) as NetworkError;
+    const error = (await c
+      .createEnvelope(ENVELOPE, { idempotencyKey: 'k-dead' })
+      .catch((e: unknown) => e)) as NetworkError;
     await c.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.code).toBe('ECONNREFUSED');
@@ -286,14 +340,18 @@ describe('SignClient.createEnvelope', () => {
     expect(error.message).toMatch(/nothing was sent \(4 attempts\)/);
     const waits = traces.flatMap((t) => (t.type === 'retry' ? [t.delayMs] : []));
     expect(waits).toEqual([100, 200, 400]);
-    expect(clock.sleeps.filter((ms) => ms !== WAIT_NOTICE_MS).reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(1_000);
+    expect(
+      clock.sleeps.filter((ms) => ms !== WAIT_NOTICE_MS).reduce((sum, ms) => sum + ms, 0),
+    ).toBeLessThanOrEqual(1_000);
   });
 
   it('says the envelope may exist when a request was cut after it went out, naming the key for a safe re-run', async () => {
     const cut: Step = (res) => res.socket!.destroy();
     const { baseUrl, seen } = await scripted([cut]);
     const { c } = client(baseUrl, { retry: { maxRetries: 1 } });
-    const error = (await c.createEnvelope(ENVELOPE, { idempotencyKey: 'k-cut' }).catch((e: unknown) => e)) as NetworkError;
+    const error = (await c
+      .createEnvelope(ENVELOPE, { idempotencyKey: 'k-cut' })
+      .catch((e: unknown) => e)) as NetworkError;
     await c.close();
     expect(seen).toHaveLength(2);
     expect(error).toBeInstanceOf(NetworkError);
@@ -328,16 +386,38 @@ describe('SignClient.getEnvelope', () => {
 });
 
 describe('SignClient webhook deliveries', () => {
-  const delivery = (id: string) => ({ object: 'webhook_delivery', id, event_id: `evt_${id}`, status: 'failed', attempts: [{ attempt: 1, started_at: '2026-11-21T10:00:00.000Z', status: 500, duration_ms: 3, error: 'HTTP 500' }] });
+  const delivery = (id: string) => ({
+    object: 'webhook_delivery',
+    id,
+    event_id: `evt_${id}`,
+    status: 'failed',
+    attempts: [
+      { attempt: 1, started_at: '2026-11-21T10:00:00.000Z', status: 500, duration_ms: 3, error: 'HTTP 500' },
+    ],
+  });
 
   it('lists deliveries with the filter in the query string, following the cursor up to the limit', async () => {
     const { baseUrl, seen } = await scripted([
-      json(200, { object: 'list', data: [delivery('dlv_1'), delivery('dlv_2')], has_more: true, next_cursor: 'c1' }),
-      json(200, { object: 'list', data: [delivery('dlv_3'), delivery('dlv_4')], has_more: true, next_cursor: 'c2' }),
+      json(200, {
+        object: 'list',
+        data: [delivery('dlv_1'), delivery('dlv_2')],
+        has_more: true,
+        next_cursor: 'c1',
+      }),
+      json(200, {
+        object: 'list',
+        data: [delivery('dlv_3'), delivery('dlv_4')],
+        has_more: true,
+        next_cursor: 'c2',
+      }),
     ]);
     const { c } = client(baseUrl);
     const ids: string[] = [];
-    for await (const d of c.deliveries({ envelopeId: 'env_1', status: ['failed', 'retrying'] }, { limit: 3, pageSize: 2 })) ids.push(d.id);
+    for await (const d of c.deliveries(
+      { envelopeId: 'env_1', status: ['failed', 'retrying'] },
+      { limit: 3, pageSize: 2 },
+    ))
+      ids.push(d.id);
     await c.close();
     expect(ids).toEqual(['dlv_1', 'dlv_2', 'dlv_3']);
     expect(seen.map((r) => r.url)).toEqual([
@@ -348,7 +428,11 @@ describe('SignClient webhook deliveries', () => {
   });
 
   it('a 2xx that is not a list of deliveries is a failure, not an empty listing', async () => {
-    const { baseUrl } = await scripted([json(200, { object: 'list', data: [{ id: 'dlv_1' }] }), json(200, { ok: true }), json(200, { data: [], has_more: true })]);
+    const { baseUrl } = await scripted([
+      json(200, { object: 'list', data: [{ id: 'dlv_1' }] }),
+      json(200, { ok: true }),
+      json(200, { data: [], has_more: true }),
+    ]);
     const { c } = client(baseUrl);
     for (let i = 0; i < 3; i++) {
       const error = await c.listDeliveries().catch((e: unknown) => e);
@@ -362,7 +446,10 @@ describe('SignClient webhook deliveries', () => {
     const accepted = json(202, delivery('dlv_new'));
     const { baseUrl, seen } = await scripted([json(503, { message: 'busy' }), accepted, accepted]);
     const { c } = client(baseUrl);
-    expect(await c.resendEvent('evt_1', { to: 'https://hooks.example.com/x' })).toMatchObject({ id: 'dlv_new', event_id: 'evt_dlv_new' });
+    expect(await c.resendEvent('evt_1', { to: 'https://hooks.example.com/x' })).toMatchObject({
+      id: 'dlv_new',
+      event_id: 'evt_dlv_new',
+    });
     await c.resendEvent('evt_1');
     await c.close();
     expect(seen.map((r) => [r.method, r.url, r.body])).toEqual([
@@ -377,9 +464,13 @@ describe('SignClient webhook deliveries', () => {
   });
 
   it('refuses a bad `to` before sending, and an answer that is not a delivery', async () => {
-    const { baseUrl, seen } = await scripted([json(202, { id: 'dlv_1' }), json(404, { code: 'event_not_found', message: 'no webhook delivery of event evt_x' })]);
+    const { baseUrl, seen } = await scripted([
+      json(202, { id: 'dlv_1' }),
+      json(404, { code: 'event_not_found', message: 'no webhook delivery of event evt_x' }),
+    ]);
     const { c } = client(baseUrl);
-    for (const to of ['ftp://h/x', 'hooks', 'http://']) await expect(c.resendEvent('evt_1', { to })).rejects.toBeInstanceOf(UsageError);
+    for (const to of ['ftp://h/x', 'hooks', 'http://'])
+      await expect(c.resendEvent('evt_1', { to })).rejects.toBeInstanceOf(UsageError);
     expect(seen).toHaveLength(0);
     const unexpected = await c.resendEvent('evt_1').catch((e: unknown) => e);
     expect(unexpected).toBeInstanceOf(UnexpectedResponseError);

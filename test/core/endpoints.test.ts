@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, baseUrlEndsInApi, fillPath, joinUrl, parseBaseUrl, resolveEndpoint } from '../../src/core/endpoints.js';
+import {
+  ENDPOINTS,
+  baseUrlEndsInApi,
+  fillPath,
+  joinUrl,
+  parseBaseUrl,
+  resolveEndpoint,
+} from '../../src/core/endpoints.js';
 
 describe('joinUrl (SPEC §4.1: the path is appended to the base URL)', () => {
   it.each([
@@ -31,7 +38,12 @@ describe('paths', () => {
 
   it('applies configured overrides and keeps the scope', () => {
     const endpoint = resolveEndpoint('getAuditTrail', { getAuditTrail: '/api/v1/envelopes/{id}/audit' });
-    expect(endpoint).toEqual({ method: 'GET', path: '/api/v1/envelopes/{id}/audit', scope: 'audit:read', label: 'read audit trails' });
+    expect(endpoint).toEqual({
+      method: 'GET',
+      path: '/api/v1/envelopes/{id}/audit',
+      scope: 'audit:read',
+      label: 'read audit trails',
+    });
     expect(resolveEndpoint('createEnvelope').scope).toBe('envelopes:write');
   });
 });

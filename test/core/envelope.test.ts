@@ -37,7 +37,11 @@ describe('validateEnvelope', () => {
   });
 
   it('accepts a minimal envelope (optional fields left out)', () => {
-    const minimal = { title: 'T', document: { template_id: 't', version: 1 }, signers: [{ name: 'A', channel: 'email', email: 'a@b.co' }] };
+    const minimal = {
+      title: 'T',
+      document: { template_id: 't', version: 1 },
+      signers: [{ name: 'A', channel: 'email', email: 'a@b.co' }],
+    };
     expect(validateEnvelope(minimal).errors).toEqual([]);
   });
 
@@ -99,7 +103,11 @@ describe('validateEnvelope', () => {
     ['webhook_url not a URL', mutate((e) => (e.webhook_url = 'example.com')), ['webhook_url']],
     ['signature_level a number', mutate((e) => (e.signature_level = 3)), ['signature_level']],
     ['locale empty', mutate((e) => (e.locale = '')), ['locale']],
-    ['verification a boolean', mutate((e) => (e.signers[0]!.verification = true)), ['signers[0].verification']],
+    [
+      'verification a boolean',
+      mutate((e) => (e.signers[0]!.verification = true)),
+      ['signers[0].verification'],
+    ],
     [
       'several problems at once',
       mutate((e) => {
@@ -136,7 +144,11 @@ describe('validateEnvelope', () => {
       ['signature_level', mutate((e) => (e.signature_level = 'qualified')), 'signature_level'],
       ['locale', mutate((e) => (e.locale = 'en')), 'locale'],
       ['verification', mutate((e) => (e.signers[0]!.verification = 'nafath')), 'signers[0].verification'],
-      ['channel', mutate((e) => ((e.signers[0]!.channel = 'sms'), (e.signers[0]!.phone = '+971501234567'))), 'signers[0].channel'],
+      [
+        'channel',
+        mutate((e) => ((e.signers[0]!.channel = 'sms'), (e.signers[0]!.phone = '+971501234567'))),
+        'signers[0].channel',
+      ],
     ])('accepts an unseen %s with a warning', (_field, envelope, path) => {
       const { errors, warnings } = validateEnvelope(envelope);
       expect(errors).toEqual([]);
@@ -151,8 +163,12 @@ describe('validateEnvelope', () => {
 
     it('turns unknown values into errors when a server list is given', () => {
       const envelope = mutate((e) => (e.signature_level = 'gold'));
-      const { errors } = validateEnvelope(envelope, { allowedValues: { signature_level: ['simple', 'advanced'] } });
-      expect(errors).toEqual([{ path: 'signature_level', message: expect.stringContaining('simple, advanced') }]);
+      const { errors } = validateEnvelope(envelope, {
+        allowedValues: { signature_level: ['simple', 'advanced'] },
+      });
+      expect(errors).toEqual([
+        { path: 'signature_level', message: expect.stringContaining('simple, advanced') },
+      ]);
     });
   });
 
@@ -175,26 +191,53 @@ describe('validateEnvelope', () => {
     expect(errors[3]!.message).toBe('is not a field of a signer');
     const allowed = validateEnvelope(envelope, { allowUnknownFields: true });
     expect(allowed.errors).toEqual([]);
-    expect(allowed.warnings.map((w) => w.path)).toEqual(['webhookUrl', 'titel', 'document.templateId', 'signers[0].mobile']);
+    expect(allowed.warnings.map((w) => w.path)).toEqual([
+      'webhookUrl',
+      'titel',
+      'document.templateId',
+      'signers[0].mobile',
+    ]);
   });
 });
 
 describe('plain text: no control or bidi character in any string', () => {
   it.each([
-    ['a line break in a name', (e: Loose) => (e.signers[0]!.name = 'Omar\n06:43:00  envelope.completed'), 'signers[0].name', 'a line break (U+000A) at character 5'],
+    [
+      'a line break in a name',
+      (e: Loose) => (e.signers[0]!.name = 'Omar\n06:43:00  envelope.completed'),
+      'signers[0].name',
+      'a line break (U+000A) at character 5',
+    ],
     ['a tab in the title', (e: Loose) => (e.title = 'Lease\trenewal'), 'title', 'a tab (U+0009)'],
-    ['an escape in the contract id', (e: Loose) => (e.contract_id = 'CTR\u001b[8m'), 'contract_id', 'an escape character (U+001B)'],
+    [
+      'an escape in the contract id',
+      (e: Loose) => (e.contract_id = 'CTR\u001b[8m'),
+      'contract_id',
+      'an escape character (U+001B)',
+    ],
     ['DEL', (e: Loose) => (e.title = 'a\u007fb'), 'title', 'a control character (U+007F)'],
     ['a C1 control', (e: Loose) => (e.title = 'a\u0085b'), 'title', 'a control character (U+0085)'],
-    ['a right-to-left override', (e: Loose) => (e.signers[0]!.name = 'Omar\u202eramO'), 'signers[0].name', 'a right-to-left override (U+202E)'],
-    ['a bidi isolate in an unknown field', (e: Loose) => (e.note = '\u2066x'), 'note', 'a bidi control (U+2066)'],
+    [
+      'a right-to-left override',
+      (e: Loose) => (e.signers[0]!.name = 'Omar\u202eramO'),
+      'signers[0].name',
+      'a right-to-left override (U+202E)',
+    ],
+    [
+      'a bidi isolate in an unknown field',
+      (e: Loose) => (e.note = '\u2066x'),
+      'note',
+      'a bidi control (U+2066)',
+    ],
   ])('%s is an error naming the field', (_name, change, path, what) => {
     const { errors } = validateEnvelope(mutate(change as (e: Loose) => void), { allowUnknownFields: true });
     expect(errors).toContainEqual({ path, message: expect.stringContaining(`contains ${what}`) });
   });
 
   it('Arabic, accents, and a zero-width non-joiner between Persian letters stay valid', () => {
-    expect(validateEnvelope(mutate((e) => (e.signers[0]!.name = 'ليلى حداد Amāl محمد\u200cرضا'))).errors).toEqual([]);
+    expect(
+      validateEnvelope(mutate((e) => (e.signers[0]!.name = 'ليلى حداد Amāl محمد\u200cرضا'))).errors,
+    ).toEqual([]);
   });
 });
 
@@ -208,7 +251,9 @@ describe('closest (did you mean)', () => {
     ['zzz', undefined],
     ['mobile', undefined],
   ])('%s → %s', (word, expected) => {
-    expect(closest(word, ['title', 'webhook_url', 'signers', 'expires_in_days', 'completed', 'sent', 'phone'])).toBe(expected);
+    expect(
+      closest(word, ['title', 'webhook_url', 'signers', 'expires_in_days', 'completed', 'sent', 'phone']),
+    ).toBe(expected);
   });
 });
 

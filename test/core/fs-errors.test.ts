@@ -23,11 +23,16 @@ const failing = (operation: () => unknown): unknown => {
   }
   throw new Error('expected the operation to fail');
 };
-const nodeError = (code: string, syscall: string, path: string) => Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path });
+const nodeError = (code: string, syscall: string, path: string) =>
+  Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path });
 
 describe('storageError', () => {
   it('a real directory, symbolic link and file-as-directory: path, words, code and fix', () => {
-    const isDir = storageError(failing(() => openSync(dir, 'w')), dir, 'write the journal');
+    const isDir = storageError(
+      failing(() => openSync(dir, 'w')),
+      dir,
+      'write the journal',
+    );
     expect(isDir).toBeInstanceOf(StorageError);
     expect(isDir.message).toBe(`could not write the journal ${dir}: it is a directory (EISDIR)`);
     expect(isDir.hint).toBe('give the path of a file');
@@ -36,11 +41,19 @@ describe('storageError', () => {
     writeFileSync(target, '');
     const link = join(dir, 'journal.jsonl');
     symlinkSync(target, link);
-    const loop = storageError(failing(() => openSync(link, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW)), link, 'append to');
+    const loop = storageError(
+      failing(() => openSync(link, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW)),
+      link,
+      'append to',
+    );
     expect(loop.message).toContain('it is a symbolic link, which is not followed (ELOOP)');
     expect(loop.hint).toBe(`replace the link with a file of your own: rm ${link}`);
 
-    const notDir = storageError(failing(() => openSync(join(target, 'x'), 'w')), join(target, 'x'), 'write');
+    const notDir = storageError(
+      failing(() => openSync(join(target, 'x'), 'w')),
+      join(target, 'x'),
+      'write',
+    );
     expect(notDir.message).toContain('a part of the path is not a directory (ENOTDIR)');
   });
 
@@ -54,12 +67,19 @@ describe('storageError', () => {
     expect(files.message).toContain('too many open files (EMFILE)');
     expect(files.hint).toContain('ulimit -n');
 
-    const full = storageError(nodeError('ENOSPC', 'write', path), path, 'write the journal', 'or point SIGN_STATE_DIR elsewhere');
+    const full = storageError(
+      nodeError('ENOSPC', 'write', path),
+      path,
+      'write the journal',
+      'or point SIGN_STATE_DIR elsewhere',
+    );
     expect(full.message).toContain('no space left on the device (ENOSPC)');
-    expect(full.hint).toBe('free some space on that disk (`df -h` shows it), or use a place on another disk; or point SIGN_STATE_DIR elsewhere');
+    expect(full.hint).toBe(
+      'free some space on that disk (`df -h` shows it), or use a place on another disk; or point SIGN_STATE_DIR elsewhere',
+    );
   });
 
-  it('an unknown code keeps node\'s own message', () => {
+  it("an unknown code keeps node's own message", () => {
     const odd = storageError(nodeError('EXDEV', 'rename', '/a'), '/a', 'move');
     expect(odd.message).toBe("could not move /a: EXDEV: rename '/a'");
     expect(odd.hint).toBeUndefined();

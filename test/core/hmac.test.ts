@@ -15,7 +15,10 @@ describe('PreparedHmac', () => {
         for (const body of bodies) {
           for (const prefix of ['', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W.1674087231.', 'évt—ünïcode.']) {
             const expected = createHmac(digest, key).update(prefix).update(body).digest();
-            expect(prepared.mac(prefix, body).equals(expected), `key ${length} B, body ${body.length} B, prefix ${JSON.stringify(prefix)}`).toBe(true);
+            expect(
+              prepared.mac(prefix, body).equals(expected),
+              `key ${length} B, body ${body.length} B, prefix ${JSON.stringify(prefix)}`,
+            ).toBe(true);
           }
         }
       }

@@ -7,16 +7,32 @@ import { describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../src/core/envelope.js';
 import { escapeControl } from '../../src/core/text.js';
 
-const envelope = (signer: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ title: 'T', document: { template_id: 't', version: 1 }, signers: [{ name: 'Amal', email: 'a@example.com', channel: 'email', ...signer }], ...extra });
+const envelope = (signer: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  title: 'T',
+  document: { template_id: 't', version: 1 },
+  signers: [{ name: 'Amal', email: 'a@example.com', channel: 'email', ...signer }],
+  ...extra,
+});
 
 describe('invisible characters', () => {
   it.each([
     ['email', { email: 'emp004@company.sa\u200b' }, 'signers[0].email', 'U+200B', 'emp004@company.sa\\u200b'],
-    ['phone', { channel: 'whatsapp', phone: '\u200e+971501234567\u200e' }, 'signers[0].phone', 'U+200E', '\\u200e+971501234567\\u200e'],
+    [
+      'phone',
+      { channel: 'whatsapp', phone: '\u200e+971501234567\u200e' },
+      'signers[0].phone',
+      'U+200E',
+      '\\u200e+971501234567\\u200e',
+    ],
     ['contract id', {}, 'contract_id', 'U+2060', 'CTR\\u2060-1'],
     ['url', {}, 'webhook_url', 'U+FEFF', 'https://example.com/\\ufeffhooks'],
   ])('in a %s: refused, named and shown escaped', (_what, signer, path, code, shown) => {
-    const extra = path === 'contract_id' ? { contract_id: 'CTR\u2060-1' } : path === 'webhook_url' ? { webhook_url: 'https://example.com/\ufeffhooks' } : {};
+    const extra =
+      path === 'contract_id'
+        ? { contract_id: 'CTR\u2060-1' }
+        : path === 'webhook_url'
+          ? { webhook_url: 'https://example.com/\ufeffhooks' }
+          : {};
     const { errors } = validateEnvelope(envelope(signer, extra));
     const issue = errors.find((e) => e.path === path);
     expect(issue?.message).toContain(`(${code})`);
@@ -27,8 +43,14 @@ describe('invisible characters', () => {
 
   it('in names: a joiner between Persian or Arabic letters stays; a mark, or a joiner elsewhere, is refused', () => {
     expect(validateEnvelope(envelope({ name: 'محمد\u200cرضا' })).errors).toEqual([]);
-    expect(validateEnvelope(envelope({ name: 'Amal\u200c Haddad' })).errors[0]).toMatchObject({ path: 'signers[0].name', message: expect.stringContaining('U+200C') });
-    expect(validateEnvelope(envelope({ name: 'ليلى \u200f حداد' })).errors[0]).toMatchObject({ path: 'signers[0].name', message: expect.stringContaining('right-to-left mark') });
+    expect(validateEnvelope(envelope({ name: 'Amal\u200c Haddad' })).errors[0]).toMatchObject({
+      path: 'signers[0].name',
+      message: expect.stringContaining('U+200C'),
+    });
+    expect(validateEnvelope(envelope({ name: 'ليلى \u200f حداد' })).errors[0]).toMatchObject({
+      path: 'signers[0].name',
+      message: expect.stringContaining('right-to-left mark'),
+    });
   });
 
   it('are shown escaped wherever text is shown', () => {
@@ -43,7 +65,13 @@ describe('case slips in known values', () => {
     ['signature level', {}, { signature_level: 'Advanced' }, 'signature_level', '"advanced"'],
   ])('%s: an error with the value meant, not a warning', (_what, signer, extra, path, meant) => {
     const { errors, warnings } = validateEnvelope(envelope(signer, extra));
-    expect(errors).toEqual([expect.objectContaining({ path, code: 'case_slip', message: expect.stringContaining(`did you mean ${meant}`) })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path,
+        code: 'case_slip',
+        message: expect.stringContaining(`did you mean ${meant}`),
+      }),
+    ]);
     expect(warnings.filter((w) => w.path === path)).toEqual([]);
   });
 });

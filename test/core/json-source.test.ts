@@ -49,7 +49,11 @@ describe('what JSON.parse lets through', () => {
     // The same key spelt with an escape is the same key.
     expect(failure('{"title":"a","t\\u0069tle":"b"}').message).toContain('duplicate key "title"');
     // The same key in different objects is fine.
-    expect(parseJsonText('{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":2}]}', 'f')).toEqual({ a: { x: 1 }, b: { x: 2 }, c: [{ x: 1 }, { x: 2 }] });
+    expect(parseJsonText('{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":2}]}', 'f')).toEqual({
+      a: { x: 1 },
+      b: { x: 2 },
+      c: [{ x: 1 }, { x: 2 }],
+    });
   });
 
   it('refuses nesting deeper than 64 levels without ever recursing, even 100,000 levels', () => {
@@ -64,12 +68,14 @@ describe('what JSON.parse lets through', () => {
 
   it('agrees with JSON.parse on valid and broken documents (generated)', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const value = (depth: number): unknown => {
       const r = random();
       if (depth > 4 || r < 0.3) return [1.5e-3, -0, 'x\u00e9\\"\n', true, null, 42][Math.floor(random() * 6)];
       if (r < 0.65) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, value(depth + 1)]),
+      );
     };
     for (let n = 0; n < 300; n++) {
       const text = JSON.stringify(value(0), null, n % 2 === 0 ? 2 : undefined);

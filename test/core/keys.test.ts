@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { displayKey, expiryStatus, maskKey, maskedKeyMatches, normalizeListedKeys, redactSecrets, relativeTime } from '../../src/core/keys.js';
+import {
+  displayKey,
+  expiryStatus,
+  maskKey,
+  maskedKeyMatches,
+  normalizeListedKeys,
+  redactSecrets,
+  relativeTime,
+} from '../../src/core/keys.js';
 
 describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
   it.each([
@@ -32,12 +40,16 @@ describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
 
   it('redacts secrets inside any text', () => {
     const key = 'sk_test_abcdefghijklmnopqrstuvwxyz';
-    expect(redactSecrets(`Authorization: Bearer ${key} and ${key}`, [key])).toBe('Authorization: Bearer sk_test_****wxyz and sk_test_****wxyz');
+    expect(redactSecrets(`Authorization: Bearer ${key} and ${key}`, [key])).toBe(
+      'Authorization: Bearer sk_test_****wxyz and sk_test_****wxyz',
+    );
   });
 
   it('masks the secret part alone too, when a server echoes a key or webhook secret without its prefix', () => {
     const key = 'sk_test_abcdefghijklmnopqrstuvwxyz';
-    expect(redactSecrets('unknown key abcdefghijklmnopqrstuvwxyz (and sk_test_abcdefghijklmnopqrstuvwxyz)', [key])).toBe('unknown key ****wxyz (and sk_test_****wxyz)');
+    expect(
+      redactSecrets('unknown key abcdefghijklmnopqrstuvwxyz (and sk_test_abcdefghijklmnopqrstuvwxyz)', [key]),
+    ).toBe('unknown key ****wxyz (and sk_test_****wxyz)');
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     expect(redactSecrets('secret MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', [secret])).toBe('secret ****LaSw');
   });
@@ -75,15 +87,50 @@ describe("the service's key listing", () => {
   it('reads any spelling of the fields and any wrapping', () => {
     const rows = normalizeListedKeys({
       data: [
-        { name: 'ci', environment: 'live', key: 'sk_live_****abcd', last_used: '2026-11-20T10:00:00Z', expires: '2027-01-31', scopes: ['envelopes:write'] },
-        { label: 'old', env: 'test', masked_key: 'sk_test_...wxyz', lastUsed: '2026-11-01T00:00:00Z', expires_at: '2026-12-01T00:00:00Z', scopes: 'envelopes:read audit:read' },
+        {
+          name: 'ci',
+          environment: 'live',
+          key: 'sk_live_****abcd',
+          last_used: '2026-11-20T10:00:00Z',
+          expires: '2027-01-31',
+          scopes: ['envelopes:write'],
+        },
+        {
+          label: 'old',
+          env: 'test',
+          masked_key: 'sk_test_...wxyz',
+          lastUsed: '2026-11-01T00:00:00Z',
+          expires_at: '2026-12-01T00:00:00Z',
+          scopes: 'envelopes:read audit:read',
+        },
         { name: 'spaced', key: 'pk_••••1234', 'last used': '2026-11-19T00:00:00Z', expiry: '2026-12-24' },
       ],
     });
     expect(rows).toEqual([
-      { name: 'ci', environment: 'live', key: 'sk_live_****abcd', last_used: '2026-11-20T10:00:00Z', expires: '2027-01-31', scopes: ['envelopes:write'] },
-      { name: 'old', environment: 'test', key: 'sk_test_****wxyz', last_used: '2026-11-01T00:00:00Z', expires: '2026-12-01', scopes: ['envelopes:read', 'audit:read'] },
-      { name: 'spaced', environment: null, key: 'pk_****1234', last_used: '2026-11-19T00:00:00Z', expires: '2026-12-24', scopes: null },
+      {
+        name: 'ci',
+        environment: 'live',
+        key: 'sk_live_****abcd',
+        last_used: '2026-11-20T10:00:00Z',
+        expires: '2027-01-31',
+        scopes: ['envelopes:write'],
+      },
+      {
+        name: 'old',
+        environment: 'test',
+        key: 'sk_test_****wxyz',
+        last_used: '2026-11-01T00:00:00Z',
+        expires: '2026-12-01',
+        scopes: ['envelopes:read', 'audit:read'],
+      },
+      {
+        name: 'spaced',
+        environment: null,
+        key: 'pk_****1234',
+        last_used: '2026-11-19T00:00:00Z',
+        expires: '2026-12-24',
+        scopes: null,
+      },
     ]);
     expect(normalizeListedKeys([{ name: 'bare', key: 'sk_live_x' }])![0]!.name).toBe('bare');
     expect(normalizeListedKeys('nonsense')).toBeUndefined();

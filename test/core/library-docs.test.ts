@@ -13,14 +13,30 @@ import { ROOT, cleanEnv } from '../helpers/cli.js';
 import { NO_REDIS, startRedis } from '../helpers/redis.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
-const blocks = [...readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const blocks = [
+  ...readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g),
+].map((m) => m[1]!);
 /** Inside the package, so `import 'esign-envelopes-cli'` resolves through its own exports, as in a user's project. */
 const dir = mkdtempSync(join(ROOT, '.docs-examples-'));
-const TSCONFIG = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] } };
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+  },
+};
 
 function typecheck(files: string[]): { status: number | null; output: string } {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files }));
-  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')],
+    { encoding: 'utf8' },
+  );
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -63,29 +79,44 @@ describe('docs/library.md', () => {
     [4, /^verified msg_1\nrefused forgery: signature_mismatch$/m],
     [5, /^true true$/m],
     [7, /^1 true voided voided 0$/m],
-  ])('example %i runs against the sandbox and prints what it says', (n, expected) => {
-    const result = runExample(n);
-    expect(result.stderr.replace(/^.*: is not among the values seen so far.*\n?/gm, '')).toBe('');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(expected);
-  }, 70_000);
-
-  it.skipIf(NO_REDIS)('example 6 shares the budget through a real redis-server', async () => {
-    const redis = await startRedis();
-    try {
-      const result = runExample(6, { SIGN_RATE_STORE: redis.url });
-      expect(result.stderr).toBe('');
+  ])(
+    'example %i runs against the sandbox and prints what it says',
+    (n, expected) => {
+      const result = runExample(n);
+      expect(result.stderr.replace(/^.*: is not among the values seen so far.*\n?/gm, '')).toBe('');
       expect(result.status).toBe(0);
-      expect(result.stdout).toMatch(/^shared true$/m);
-    } finally {
-      await redis.stop();
-    }
-  }, 70_000);
+      expect(result.stdout).toMatch(expected);
+    },
+    70_000,
+  );
+
+  it.skipIf(NO_REDIS)(
+    'example 6 shares the budget through a real redis-server',
+    async () => {
+      const redis = await startRedis();
+      try {
+        const result = runExample(6, { SIGN_RATE_STORE: redis.url });
+        expect(result.stderr).toBe('');
+        expect(result.status).toBe(0);
+        expect(result.stdout).toMatch(/^shared true$/m);
+      } finally {
+        await redis.stop();
+      }
+    },
+    70_000,
+  );
 });
 
 function runExample(n: number, env: Record<string, string> = {}) {
-  const js = ts.transpileModule(blocks[n - 1]!, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const js = ts.transpileModule(blocks[n - 1]!, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   const file = join(dir, `run-${n}.mjs`);
   writeFileSync(file, js);
-  return spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', env: cleanEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, ...env }), timeout: 60_000 });
+  return spawnSync(process.execPath, [file], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: cleanEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, ...env }),
+    timeout: 60_000,
+  });
 }

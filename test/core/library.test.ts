@@ -11,9 +11,18 @@ ensureFreshBuild();
 describe('sign-cli as a library', () => {
   it("is importable by its package name, from the built dist (the package's exports)", () => {
     const script = `import('esign-envelopes-cli').then((m) => console.log(JSON.stringify([typeof m.SignClient, typeof m.validateEnvelope, typeof m.WebhookVerifier, typeof m.runBulk, m.maskKey('sk_live_0123456789abcdefghij')])))`;
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(result.stderr).toBe('');
-    expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function', 'function', 'sk_live_****ghij']);
+    expect(JSON.parse(result.stdout)).toEqual([
+      'function',
+      'function',
+      'function',
+      'function',
+      'sk_live_****ghij',
+    ]);
   });
 });
 
@@ -23,7 +32,12 @@ describe('docs/library.md', () => {
     const exported = new Set<string>();
     for (const [, names] of index.matchAll(/export (?:type )?\{([^}]*)\}/g)) {
       for (const name of names!.split(',')) {
-        const bare = name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).at(-1)!.trim();
+        const bare = name
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)
+          .at(-1)!
+          .trim();
         if (bare) exported.add(bare);
       }
     }
@@ -34,6 +48,18 @@ describe('docs/library.md', () => {
     expect([...exported].filter((name) => !documented.has(name))).toEqual([]);
     // Anything else in code there is an option, a field or a value of an export, or the other entry point.
     const others = [...documented].filter((name) => !exported.has(name)).sort();
-    expect(others).toEqual(['exitCode', 'live', 'nothingSent', 'onTrace', 'openRedisBudget', 'paths', 'proxy', 'reason', 'reasonData', 'sent', 'test']);
+    expect(others).toEqual([
+      'exitCode',
+      'live',
+      'nothingSent',
+      'onTrace',
+      'openRedisBudget',
+      'paths',
+      'proxy',
+      'reason',
+      'reasonData',
+      'sent',
+      'test',
+    ]);
   });
 });

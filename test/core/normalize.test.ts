@@ -6,14 +6,20 @@ describe('normalizeEnvelope: the envelope as it is sent', () => {
     const input = {
       title: ' Lease\u00a0renewal ',
       document: { template_id: 'tpl_1 ', version: 1 },
-      signers: [{ name: 'Ami\u0301ra', email: ' Amira@Example.COM ', channel: 'email' }, { name: 'Omar', phone: '+971501234567 ' }],
+      signers: [
+        { name: 'Ami\u0301ra', email: ' Amira@Example.COM ', channel: 'email' },
+        { name: 'Omar', phone: '+971501234567 ' },
+      ],
       custom: ['  x '],
     };
     const copy = structuredClone(input);
     expect(normalizeEnvelope(input)).toEqual({
       title: 'Lease\u00a0renewal',
       document: { template_id: 'tpl_1', version: 1 },
-      signers: [{ name: 'Amíra', email: 'Amira@example.com', channel: 'email' }, { name: 'Omar', phone: '+971501234567' }],
+      signers: [
+        { name: 'Amíra', email: 'Amira@example.com', channel: 'email' },
+        { name: 'Omar', phone: '+971501234567' },
+      ],
       custom: ['x'],
     });
     expect(input).toEqual(copy);

@@ -35,7 +35,11 @@ describe('normalizePhone', () => {
 
 describe('phoneProblem', () => {
   it.each([
-    ['9.66501E+11', 'phone_spreadsheet_number', /stored by a spreadsheet as a number .*format the column as Text/],
+    [
+      '9.66501E+11',
+      'phone_spreadsheet_number',
+      /stored by a spreadsheet as a number .*format the column as Text/,
+    ],
     ['966501234567', 'phone_spreadsheet_number', /digits but no \+/],
     ['0501234567', 'phone_national', /national number .*add the country code/],
     ['+9661234567', 'phone_invalid', /not a valid number for its country code \(SA\)/],
@@ -48,24 +52,38 @@ describe('phoneProblem', () => {
     expect(problem?.message).toMatch(message);
   });
 
-  it('an envelope\'s phones are normalised before validation, and what remains is named', () => {
-    const envelope = { title: 'T', document: { template_id: 't', version: 1 }, signers: [{ name: 'A', phone: '+966 50 123 4567', channel: 'whatsapp' }, { name: 'B', phone: '0501234567', channel: 'whatsapp' }] };
+  it("an envelope's phones are normalised before validation, and what remains is named", () => {
+    const envelope = {
+      title: 'T',
+      document: { template_id: 't', version: 1 },
+      signers: [
+        { name: 'A', phone: '+966 50 123 4567', channel: 'whatsapp' },
+        { name: 'B', phone: '0501234567', channel: 'whatsapp' },
+      ],
+    };
     const normalized = normalizeEnvelope(envelope);
     expect(normalized.signers[0]!.phone).toBe('+966501234567');
-    expect(validateEnvelope(normalized).errors).toEqual([expect.objectContaining({ path: 'signers[1].phone', code: 'phone_national' })]);
+    expect(validateEnvelope(normalized).errors).toEqual([
+      expect.objectContaining({ path: 'signers[1].phone', code: 'phone_national' }),
+    ]);
     expect(validateEnvelope(normalizeEnvelope(envelope, { defaultCountry: 'SA' })).errors).toEqual([]);
   });
 });
 
-describe('the same verdicts as libphonenumber\'s own parser', () => {
+describe("the same verdicts as libphonenumber's own parser", () => {
   it('phone-metadata.ts is what `npm run phone-metadata` writes from the installed libphonenumber-js', async () => {
     const { readFileSync } = await import('node:fs');
-    const { phoneMetadataSource } = (await import('../../scripts/phone-metadata.mjs')) as { phoneMetadataSource(): string };
-    expect(readFileSync(new URL('../../src/core/phone-metadata.ts', import.meta.url), 'utf8')).toBe(phoneMetadataSource());
+    const { phoneMetadataSource } = (await import('../../scripts/phone-metadata.mjs')) as {
+      phoneMetadataSource(): string;
+    };
+    expect(readFileSync(new URL('../../src/core/phone-metadata.ts', import.meta.url), 'utf8')).toBe(
+      phoneMetadataSource(),
+    );
   });
 
-  it('for every country\'s example mobile number, the same number cut, lengthened and changed, and random numbers under every calling code', async () => {
-    const { parsePhoneNumberFromString, getCountries, getCountryCallingCode } = await import('libphonenumber-js/core');
+  it("for every country's example mobile number, the same number cut, lengthened and changed, and random numbers under every calling code", async () => {
+    const { parsePhoneNumberFromString, getCountries, getCountryCallingCode } =
+      await import('libphonenumber-js/core');
     const metadata = (await import('libphonenumber-js/min/metadata')).default;
     const examples = (await import('libphonenumber-js/mobile/examples')).default as Record<string, string>;
     let seed = 1;
@@ -81,7 +99,8 @@ describe('the same verdicts as libphonenumber\'s own parser', () => {
       candidates.push(e164, e164.slice(0, -1), `${e164}5`, `${e164.slice(0, 4)}9${e164.slice(5)}`);
     }
     for (const code of new Set(getCountries(metadata).map((c) => getCountryCallingCode(c, metadata)))) {
-      for (let i = 0; i < 20; i++) candidates.push(`+${code}${String(next(1e12)).padStart(6 + next(7), '0')}`);
+      for (let i = 0; i < 20; i++)
+        candidates.push(`+${code}${String(next(1e12)).padStart(6 + next(7), '0')}`);
     }
     const differ = candidates
       .filter((e164) => /^\+[1-9]\d{6,14}$/.test(e164))

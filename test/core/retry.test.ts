@@ -13,8 +13,10 @@ const NOW = Date.parse('2026-11-21T12:00:00Z');
 
 describe('retry policy', () => {
   it('retries what may succeed later, never what will not', () => {
-    for (const status of [408, 425, 429, 500, 502, 503, 504]) expect(isRetryableStatus(status, true)).toBe(true);
-    for (const status of [400, 401, 403, 404, 405, 413, 415, 422, 501, 505]) expect(isRetryableStatus(status, true)).toBe(false);
+    for (const status of [408, 425, 429, 500, 502, 503, 504])
+      expect(isRetryableStatus(status, true)).toBe(true);
+    for (const status of [400, 401, 403, 404, 405, 413, 415, 422, 501, 505])
+      expect(isRetryableStatus(status, true)).toBe(false);
     // 409 means "same Idempotency-Key in flight" only when a key was sent.
     expect(isRetryableStatus(409, true)).toBe(true);
     expect(isRetryableStatus(409, false)).toBe(false);
@@ -44,8 +46,12 @@ describe('retry policy', () => {
 
   it('prefers Retry-After, then RateLimit, then backoff', () => {
     const random = () => 0.5;
-    expect(retryDelay(1, { 'retry-after': '3', ratelimit: '"d";r=0;t=20' }, NOW, DEFAULT_RETRY_POLICY, random)).toEqual({ delayMs: 3000, source: 'retry-after' });
-    expect(retryDelay(1, { 'retry-after': 'bogus', ratelimit: '"d";r=0;t=20' }, NOW, DEFAULT_RETRY_POLICY, random)).toEqual({ delayMs: 20_000, source: 'ratelimit' });
+    expect(
+      retryDelay(1, { 'retry-after': '3', ratelimit: '"d";r=0;t=20' }, NOW, DEFAULT_RETRY_POLICY, random),
+    ).toEqual({ delayMs: 3000, source: 'retry-after' });
+    expect(
+      retryDelay(1, { 'retry-after': 'bogus', ratelimit: '"d";r=0;t=20' }, NOW, DEFAULT_RETRY_POLICY, random),
+    ).toEqual({ delayMs: 20_000, source: 'ratelimit' });
     expect(retryDelay(1, {}, NOW, DEFAULT_RETRY_POLICY, random).source).toBe('backoff');
   });
 
@@ -63,16 +69,33 @@ describe('retry policy', () => {
 describe('decideRetry: one decision for every request', () => {
   const policy = DEFAULT_RETRY_POLICY;
   const half = () => 0.5;
-  const response = (status: number, headers: Record<string, string> = {}, keyed = true, finalConflict = false) => ({ kind: 'response' as const, status, headers, keyed, finalConflict });
+  const response = (
+    status: number,
+    headers: Record<string, string> = {},
+    keyed = true,
+    finalConflict = false,
+  ) => ({ kind: 'response' as const, status, headers, keyed, finalConflict });
   const network = (code: string | undefined) => ({ kind: 'network' as const, code });
 
   it.each([
-    ['a refused connection: three quick looks, 0.1 + 0.2 + 0.4 s', network('ECONNREFUSED'), [100, 200, 400, undefined]],
+    [
+      'a refused connection: three quick looks, 0.1 + 0.2 + 0.4 s',
+      network('ECONNREFUSED'),
+      [100, 200, 400, undefined],
+    ],
     ['a name that does not resolve: not retried', network('ENOTFOUND'), [undefined]],
     ['an unknown failure: not retried', network(undefined), [undefined]],
-    ['a reset: backoff, as many times as the policy allows', network('ECONNRESET'), [375, 750, 1500, 3000, 6000, undefined]],
+    [
+      'a reset: backoff, as many times as the policy allows',
+      network('ECONNRESET'),
+      [375, 750, 1500, 3000, 6000, undefined],
+    ],
     ['a 503: backoff', response(503), [375, 750, 1500, 3000, 6000, undefined]],
-    ['a 429 with Retry-After: the server says', response(429, { 'retry-after': '7' }), [7000, 7000, 7000, 7000, 7000, undefined]],
+    [
+      'a 429 with Retry-After: the server says',
+      response(429, { 'retry-after': '7' }),
+      [7000, 7000, 7000, 7000, 7000, undefined],
+    ],
     ['a 400: final', response(400), [undefined]],
     ['a 409 that is about the resource: final', response(409, {}, true, true), [undefined]],
     ['a 409 without a key: final', response(409, {}, false), [undefined]],
@@ -85,7 +108,9 @@ describe('decideRetry: one decision for every request', () => {
   });
 
   it('a server asking for longer than the policy allows ends the retries', () => {
-    expect(decideRetry(response(503, { 'retry-after': '600' }), 1, policy, NOW, half)).toEqual({ retry: false });
+    expect(decideRetry(response(503, { 'retry-after': '600' }), 1, policy, NOW, half)).toEqual({
+      retry: false,
+    });
   });
 
   it('--retries 0 means no retry at all, a refusal included', () => {

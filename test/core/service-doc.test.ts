@@ -20,7 +20,8 @@ describe('docs/service.md', () => {
   });
 
   it('names every field of an envelope and a signer, every scope and every state', () => {
-    for (const field of [...Object.keys(envelopeSchema.shape), ...Object.keys(signerSchema.shape)]) expect(page, field).toContain(`\`${field}\``);
+    for (const field of [...Object.keys(envelopeSchema.shape), ...Object.keys(signerSchema.shape)])
+      expect(page, field).toContain(`\`${field}\``);
     for (const scope of SCOPES) expect(page).toContain(`\`${scope}\``);
     for (const state of ENVELOPE_STATUSES) expect(page).toContain(`\`${state}\``);
   });
@@ -28,14 +29,22 @@ describe('docs/service.md', () => {
   it("the library's messages name no flag of the CLI: its advice is the CLI's to word (src/cli/hints.ts)", () => {
     const core = execSources().filter(({ file }) => file.includes(`${join('src', 'core')}`));
     // Comments out, then any `--flag` left is in code: a message (an apostrophe in a message cannot hide it).
-    const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\w])\/\/.*$/gm, '$1');
-    const flagged = core.flatMap(({ file, text }) => code(text).split('\n').filter((line) => /(?<![\w-])--[a-z][\w-]+/.test(line)).map((line) => `${file}: ${line.trim()}`));
+    const code = (text: string) =>
+      text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\w])\/\/.*$/gm, '$1');
+    const flagged = core.flatMap(({ file, text }) =>
+      code(text)
+        .split('\n')
+        .filter((line) => /(?<![\w-])--[a-z][\w-]+/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
     expect(flagged).toEqual([]);
   });
 
   it('is what the user-facing text cites: no message of src/ names SPEC', () => {
     const sources = execSources();
-    expect(sources.filter(({ text }) => /['"`][^'"`\n]*\bSPEC\b/.test(text)).map(({ file }) => file)).toEqual([]);
+    expect(sources.filter(({ text }) => /['"`][^'"`\n]*\bSPEC\b/.test(text)).map(({ file }) => file)).toEqual(
+      [],
+    );
   });
 });
 
@@ -46,7 +55,8 @@ function execSources(): { file: string; text: string }[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       // Comments may cite the specification for the developers; strings are what users see.
-      else if (path.endsWith('.ts')) out.push({ file: path, text: readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '') });
+      else if (path.endsWith('.ts'))
+        out.push({ file: path, text: readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '') });
     }
   };
   walk(join(ROOT, 'src'));

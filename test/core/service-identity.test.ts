@@ -23,8 +23,12 @@ describe('one service, whatever the spelling of its URL', () => {
   });
 
   it('names one shared rate budget per service and key: localhost and 127.0.0.1 pace together', () => {
-    expect(budgetName('http://localhost:4010', 'sk_test_a')).toBe(budgetName('http://127.0.0.1:4010/', 'sk_test_a'));
-    expect(budgetName('http://localhost:4010', 'sk_test_a')).not.toBe(budgetName('http://localhost:4010', 'sk_test_b'));
+    expect(budgetName('http://localhost:4010', 'sk_test_a')).toBe(
+      budgetName('http://127.0.0.1:4010/', 'sk_test_a'),
+    );
+    expect(budgetName('http://localhost:4010', 'sk_test_a')).not.toBe(
+      budgetName('http://localhost:4010', 'sk_test_b'),
+    );
   });
 });
 

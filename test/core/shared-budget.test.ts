@@ -10,7 +10,12 @@ import { createClient } from '@redis/client';
 import type { Clock } from '../../src/core/clock.js';
 import { InterruptedError } from '../../src/core/errors.js';
 import { RatePacer } from '../../src/core/pacing.js';
-import { BUDGET_WINDOW_MS, RedisRateBudget, budgetName, openRedisBudget } from '../../src/core/shared-budget.js';
+import {
+  BUDGET_WINDOW_MS,
+  RedisRateBudget,
+  budgetName,
+  openRedisBudget,
+} from '../../src/core/shared-budget.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
 
 const KEY = 'sk_test_sharedbudget0123456789abcdef';
@@ -45,7 +50,10 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
   });
 
   /** `n` budgets for one key, as `n` runners would hold; each test gets its own base URL, hence its own budget. */
-  async function runners(n: number, options: { url?: string; baseUrl?: string; rejoinMs?: number; activeMs?: number } = {}) {
+  async function runners(
+    n: number,
+    options: { url?: string; baseUrl?: string; rejoinMs?: number; activeMs?: number } = {},
+  ) {
     const baseUrl = options.baseUrl ?? `https://esign.example.com/run-${++run}`;
     const warnings: string[] = [];
     const notes: string[] = [];
@@ -111,7 +119,8 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     const { budgets, clocks } = await runners(2);
     const interval = 5_000;
     // Alternate runners: each new slot is one interval after the last, not after the runner's own last.
-    for (let i = 0; i < 4; i++) expect(await budgets[i % 2]!.take({ limit: 100, intervalMs: interval })).toBe(true);
+    for (let i = 0; i < 4; i++)
+      expect(await budgets[i % 2]!.take({ limit: 100, intervalMs: interval })).toBe(true);
     const waits = [...clocks[0]!.sleeps, ...clocks[1]!.sleeps].sort((x, y) => x - y);
     // The first slot is now (no sleep); then about 1, 2 and 3 intervals ahead.
     expect(waits).toHaveLength(3);
@@ -133,7 +142,10 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     expect(clocks[1]!.sleeps[0]).toBeGreaterThan(1_000);
 
     // d holds a slot 1 s ahead; while it waits, c sees a 429 with Retry-After 2 s.
-    const { budgets: [c, d], clocks: [, clockD] } = await runners(2);
+    const {
+      budgets: [c, d],
+      clocks: [, clockD],
+    } = await runners(2);
     clockD!.real = true;
     expect(await d!.take({ limit: 100, intervalMs: 1_000 })).toBe(true);
     let pausedUntil = 0;
@@ -155,7 +167,9 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     expect(await budget.take({ limit: 100, intervalMs: 10_000 })).toBe(true);
     const controller = new AbortController();
     clocks[0]!.onSleep = async () => controller.abort();
-    await expect(budget.take({ limit: 100, intervalMs: 10_000 }, controller.signal)).rejects.toBeInstanceOf(InterruptedError);
+    await expect(budget.take({ limit: 100, intervalMs: 10_000 }, controller.signal)).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
     await expect.poll(async () => (await budget.peek()).slotsInWindow).toBe(1);
   });
 
@@ -164,7 +178,9 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     const budget = budgets[0]!;
     expect(budget.active).toBe(false);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^rate store redis:\/\/127\.0\.0\.1:1 unreachable \(.*ECONNREFUSED.*\); pacing locally at the full rate$/);
+    expect(warnings[0]).toMatch(
+      /^rate store redis:\/\/127\.0\.0\.1:1 unreachable \(.*ECONNREFUSED.*\); pacing locally at the full rate$/,
+    );
     expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(false);
     const pacer = new RatePacer({ ratePerMinute: 600, shared: budget });
     const base = pacer.baseIntervalMs;
@@ -177,17 +193,32 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     const own = await startRedis();
     try {
       const warnings: string[] = [];
-      const budget = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300, onWarning: (m) => warnings.push(m) });
+      const budget = await openRedisBudget({
+        url: own.url,
+        baseUrl: 'https://esign.example.com/hung',
+        apiKey: KEY,
+        timeoutMs: 300,
+        onWarning: (m) => warnings.push(m),
+      });
       open.push(budget);
       expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(true);
       own.child.kill('SIGSTOP');
       const started = Date.now();
       expect(await budget.take({ limit: 100, intervalMs: 1 })).toBe(false);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(warnings).toEqual([expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(no answer within 300 ms\); pacing locally at the full rate$/)]);
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(no answer within 300 ms\); pacing locally at the full rate$/,
+        ),
+      ]);
       // Closing a budget whose store hangs is bounded too: the run exits.
       own.child.kill('SIGCONT');
-      const other = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300 });
+      const other = await openRedisBudget({
+        url: own.url,
+        baseUrl: 'https://esign.example.com/hung',
+        apiKey: KEY,
+        timeoutMs: 300,
+      });
       expect(await other.take({ limit: 100, intervalMs: 1 })).toBe(true);
       own.child.kill('SIGSTOP');
       const closing = Date.now();
@@ -196,10 +227,18 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
 
       // A host that takes the connection but never answers the handshake: unreachable, not a hang.
       const late: string[] = [];
-      const stuck = await openRedisBudget({ url: own.url, baseUrl: 'https://esign.example.com/hung', apiKey: KEY, timeoutMs: 300, onWarning: (m) => late.push(m) });
+      const stuck = await openRedisBudget({
+        url: own.url,
+        baseUrl: 'https://esign.example.com/hung',
+        apiKey: KEY,
+        timeoutMs: 300,
+        onWarning: (m) => late.push(m),
+      });
       open.push(stuck);
       expect(stuck.active).toBe(false);
-      expect(late).toEqual([expect.stringMatching(/ unreachable \(no answer within 300 ms\); pacing locally at the full rate$/)]);
+      expect(late).toEqual([
+        expect.stringMatching(/ unreachable \(no answer within 300 ms\); pacing locally at the full rate$/),
+      ]);
       own.child.kill('SIGCONT');
     } finally {
       own.child.kill('SIGCONT');
@@ -212,7 +251,8 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     try {
       const { budgets, warnings } = await runners(3, { url: own.url });
       // Twice round: by the second, every runner has seen the other two.
-      for (let round = 0; round < 2; round++) for (const budget of budgets) expect(await budget.take({ limit: 600, intervalMs: 1 })).toBe(true);
+      for (let round = 0; round < 2; round++)
+        for (const budget of budgets) expect(await budget.take({ limit: 600, intervalMs: 1 })).toBe(true);
       const pacer = new RatePacer({ ratePerMinute: 600, shared: budgets[2] });
       const alone = pacer.baseIntervalMs;
       await pacer.acquire();
@@ -223,7 +263,10 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
       expect(budgets[2]!.active).toBe(false);
       expect(pacer.baseIntervalMs).toBeCloseTo(alone * 3, 5);
       await expect.poll(() => warnings.length).toBe(3);
-      for (const warning of warnings) expect(warning).toMatch(/^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it$/);
+      for (const warning of warnings)
+        expect(warning).toMatch(
+          /^rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it$/,
+        );
       // While it is down: no second warning, no waiting on Redis.
       expect(await budgets[0]!.take({ limit: 600, intervalMs: 1 })).toBe(false);
       expect(warnings).toHaveLength(3);
@@ -247,7 +290,9 @@ describe.skipIf(NO_REDIS)('shared rate budget (real redis-server)', () => {
     await pacer.acquire();
     expect(pacer.baseIntervalMs).toBeCloseTo(101, 5);
     expect(warnings).toEqual([expect.stringMatching(/ lost \(.+\); pacing locally at the full rate$/)]);
-    expect(notes).toEqual([expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ back: sharing the budget again$/)]);
+    expect(notes).toEqual([
+      expect.stringMatching(/^rate store redis:\/\/127\.0\.0\.1:\d+ back: sharing the budget again$/),
+    ]);
   });
 
   it('keeps the share of a runner gone silent (it may be pacing alone without the store); a runner that leaves gets none', async () => {

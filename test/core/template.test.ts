@@ -17,7 +17,19 @@ const TEMPLATE = {
 
 describe('envelope templates', () => {
   it('lists the placeholders once each, in order', () => {
-    expect(templatePlaceholders(TEMPLATE)).toEqual(['id', 'name', 'version', 'email', 'phone', 'channel', 'order', 'second_name', 'second_phone', 'sequential', 'days']);
+    expect(templatePlaceholders(TEMPLATE)).toEqual([
+      'id',
+      'name',
+      'version',
+      'email',
+      'phone',
+      'channel',
+      'order',
+      'second_name',
+      'second_phone',
+      'sequential',
+      'days',
+    ]);
   });
 
   it('knows the type the schema gives each field', () => {
@@ -32,7 +44,19 @@ describe('envelope templates', () => {
   });
 
   it('renders a row: typed whole placeholders, text inside longer strings, empty cells and empty signers left out', () => {
-    const row = { id: 'C-1', name: 'عمر خليل', version: '3', email: '', phone: '+971501234567', channel: 'whatsapp', order: '1', second_name: '', second_phone: '', sequential: 'TRUE', days: '14' };
+    const row = {
+      id: 'C-1',
+      name: 'عمر خليل',
+      version: '3',
+      email: '',
+      phone: '+971501234567',
+      channel: 'whatsapp',
+      order: '1',
+      second_name: '',
+      second_phone: '',
+      sequential: 'TRUE',
+      days: '14',
+    };
     expect(renderTemplate(TEMPLATE, row)).toEqual({
       title: 'Contract C-1 for عمر خليل',
       contract_id: 'C-1',
@@ -46,14 +70,33 @@ describe('envelope templates', () => {
     });
   });
 
-  it('keeps the row\'s own empty signers when the row filled none, so validation names them (never an envelope for the fixed signer alone)', () => {
-    const empty = Object.fromEntries(templatePlaceholders(TEMPLATE).map((name) => [name, ''])) as Record<string, string>;
+  it("keeps the row's own empty signers when the row filled none, so validation names them (never an envelope for the fixed signer alone)", () => {
+    const empty = Object.fromEntries(templatePlaceholders(TEMPLATE).map((name) => [name, ''])) as Record<
+      string,
+      string
+    >;
     const rendered = renderTemplate(TEMPLATE, { ...empty, id: 'C-3' }) as { signers: unknown[] };
-    expect(rendered.signers).toEqual([{}, { channel: 'whatsapp' }, { name: 'HR', email: 'hr@example.com', channel: 'email' }]);
+    expect(rendered.signers).toEqual([
+      {},
+      { channel: 'whatsapp' },
+      { name: 'HR', email: 'hr@example.com', channel: 'email' },
+    ]);
   });
 
-  it('keeps a cell that is not of the field\'s type as text, for validation to name', () => {
-    const rendered = renderTemplate(TEMPLATE, { id: 'C-2', name: 'A', version: 'v3', email: 'a@example.com', phone: '', channel: 'email', order: '1', second_name: 'B', second_phone: '+971500000000', sequential: 'yes', days: '14 days' }) as Record<string, unknown>;
+  it("keeps a cell that is not of the field's type as text, for validation to name", () => {
+    const rendered = renderTemplate(TEMPLATE, {
+      id: 'C-2',
+      name: 'A',
+      version: 'v3',
+      email: 'a@example.com',
+      phone: '',
+      channel: 'email',
+      order: '1',
+      second_name: 'B',
+      second_phone: '+971500000000',
+      sequential: 'yes',
+      days: '14 days',
+    }) as Record<string, unknown>;
     expect(rendered.expires_in_days).toBe('14 days');
     expect(rendered.sequential).toBe('yes');
     expect((rendered.document as Record<string, unknown>).version).toBe('v3');

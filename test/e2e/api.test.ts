@@ -25,7 +25,10 @@ describe('sign-cli api (built binary, sandbox process)', () => {
     const env = { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey };
     const before = await sandbox.envelopeCount();
     const body = readFileSync(EXAMPLE, 'utf8');
-    const first = await runCli(['api', '/api/v1/envelopes', '--input', '-', '--include'], { env, input: body });
+    const first = await runCli(['api', '/api/v1/envelopes', '--input', '-', '--include'], {
+      env,
+      input: body,
+    });
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^HTTP 201\n/);
     const second = await runCli(['api', '/api/v1/envelopes', '--input', EXAMPLE], { env });
@@ -39,14 +42,19 @@ describe('sign-cli api (built binary, sandbox process)', () => {
     expect(got.stdout.trim()).toMatch(/^[a-z_]+$/); // --query prints a string raw, as jq -r
     const pages = await runCli(['api', '/api/v1/envelopes', '--paginate'], { env });
     expect(pages.code).toBe(0);
-    const ids = pages.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    const ids = pages.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
     expect(ids).toContain(id);
     expect(new Set(ids).size).toBe(ids.length);
 
     const missing = await runCli(['api', '/api/v1/envelopes/env_DoesNotExist0000000'], { env });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain('envelope_not_found'); // the body, printed as gh api does
-    const refused = await runCli(['api', '/api/v1/envelopes'], { env: { ...env, SIGN_API_KEY: 'sk_test_NotAKeyOfTheSandbox0000' } });
+    const refused = await runCli(['api', '/api/v1/envelopes'], {
+      env: { ...env, SIGN_API_KEY: 'sk_test_NotAKeyOfTheSandbox0000' },
+    });
     expect(refused.code).toBe(3);
     const bad = await runCli(['api', 'https://elsewhere.example/api/v1/envelopes'], { env });
     expect(bad.code).toBe(2);

@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
-const BASE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const BASE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 const work = tempDir('sign-cli-bulk-');
 
 /** N distinct valid envelopes, one per line. */
@@ -18,7 +21,11 @@ function ndjson(name: string, n: number, change?: (i: number, e: Record<string, 
   const lines: string[] = [];
   for (let i = 1; i <= n; i++) {
     const { webhook_url: _w, ...envelope } = structuredClone(BASE);
-    const e: Record<string, unknown> = { ...envelope, title: `Bulk ${name} ${i}`, contract_id: `BULK-${name}-${i}` };
+    const e: Record<string, unknown> = {
+      ...envelope,
+      title: `Bulk ${name} ${i}`,
+      contract_id: `BULK-${name}-${i}`,
+    };
     change?.(i, e);
     lines.push(JSON.stringify(e));
   }
@@ -46,9 +53,15 @@ describe('envelopes create --ndjson', () => {
   it('creates 500 envelopes paced under the limit, with no 429, one JSON line per input', async () => {
     const file = ndjson('five-hundred', 500);
     const before = await state();
-    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'], { env, timeoutMs: 60_000 });
+    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { input: string; status: string; envelope: { id: string } });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { input: string; status: string; envelope: { id: string } });
     expect(lines).toHaveLength(500);
     expect(lines.every((l) => l.status === 'created')).toBe(true);
     expect(new Set(lines.map((l) => l.input)).size).toBe(500);
@@ -87,10 +100,16 @@ describe('envelopes create --ndjson', () => {
     const file = ndjson('lossy', 100);
     await sandbox.control('/_sandbox/faults', { drop_after_commit: 15 });
     const before = await state();
-    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'], { env, timeoutMs: 60_000 });
+    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(result.code).toBe(0);
     expect((await state()).envelopes - before.envelopes).toBe(100);
-    const replayed = result.stdout.trim().split('\n').filter((l) => JSON.parse(l).status === 'created');
+    const replayed = result.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => JSON.parse(l).status === 'created');
     expect(replayed).toHaveLength(100);
   }, 60_000);
 
@@ -100,10 +119,14 @@ describe('envelopes create --ndjson', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 40 });
     const before = await state();
     try {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', '3000', '--json'], {
-        env: cleanEnv({ ...env, SIGN_STATE_DIR: stateDir }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', '3000', '--json'],
+        {
+          env: cleanEnv({ ...env, SIGN_STATE_DIR: stateDir }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let seen = 0;
       await new Promise<void>((resolve) => {
         createInterface({ input: child.stdout }).on('line', () => {
@@ -119,16 +142,24 @@ describe('envelopes create --ndjson', () => {
       expect(mid.envelopes - before.envelopes).toBeGreaterThanOrEqual(150);
       expect(mid.envelopes - before.envelopes).toBeLessThan(500);
 
-      const rerun = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'], { env: { ...env, SIGN_STATE_DIR: stateDir }, timeoutMs: 60_000 });
+      const rerun = await runCli(
+        ['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'],
+        { env: { ...env, SIGN_STATE_DIR: stateDir }, timeoutMs: 60_000 },
+      );
       expect(rerun.code).toBe(0);
       expect(rerun.stderr).toContain('resuming an earlier run');
       expect((await state()).envelopes - before.envelopes).toBe(500);
-      const lines = rerun.stdout.trim().split('\n').map((l) => JSON.parse(l) as { skipped?: boolean });
+      const lines = rerun.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { skipped?: boolean });
       expect(lines).toHaveLength(500);
       expect(lines.filter((l) => l.skipped).length).toBeGreaterThanOrEqual(150);
       // Finished, and run again: nothing is sent, all 500 are reported as already created.
       const requests = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
-      const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+      const third = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], {
+        env: { ...env, SIGN_STATE_DIR: stateDir },
+      });
       expect(third.code).toBe(0);
       expect(third.stderr).toContain('created 0 in test, already created 500, failed 0; nothing was sent');
       expect((await sandbox.control<{ requests: number }>('/_sandbox/state')).requests).toBe(requests + 1);
@@ -144,12 +175,30 @@ describe('envelopes create --ndjson', () => {
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...BASE, title: 'dir b' }));
     writeFileSync(join(dir, 'notes.txt'), 'ignored');
     const before = await state();
-    const files = await runCli(['envelopes', 'create', '-f', dir, '-f', join(ROOT, 'examples', 'envelope.json'), '--json'], { env });
+    const files = await runCli(
+      ['envelopes', 'create', '-f', dir, '-f', join(ROOT, 'examples', 'envelope.json'), '--json'],
+      { env },
+    );
     expect(files.code).toBe(0);
-    expect(files.stdout.trim().split('\n').map((l) => JSON.parse(l).input).sort()).toEqual([join(dir, 'a.json'), join(dir, 'b.json'), join(ROOT, 'examples', 'envelope.json')].sort());
-    const stdin = await runCli(['envelopes', 'create', '--ndjson', '-f', '-', '--json'], { env, input: readFileSync(join(ROOT, 'examples', 'envelopes.ndjson'), 'utf8') });
+    expect(
+      files.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).input)
+        .sort(),
+    ).toEqual([join(dir, 'a.json'), join(dir, 'b.json'), join(ROOT, 'examples', 'envelope.json')].sort());
+    const stdin = await runCli(['envelopes', 'create', '--ndjson', '-f', '-', '--json'], {
+      env,
+      input: readFileSync(join(ROOT, 'examples', 'envelopes.ndjson'), 'utf8'),
+    });
     expect(stdin.code).toBe(0);
-    expect(stdin.stdout.trim().split('\n').map((l) => JSON.parse(l).input).sort()).toEqual(['-:1', '-:2', '-:3', '-:4', '-:5']);
+    expect(
+      stdin.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).input)
+        .sort(),
+    ).toEqual(['-:1', '-:2', '-:3', '-:4', '-:5']);
     expect((await state()).envelopes - before.envelopes).toBe(8);
   });
 });

@@ -13,7 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
-const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const has = (command: string) =>
+  spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 /** bash-completion's loader (Debian, Ubuntu, Fedora); without it the script is sourced from ~/.bashrc. */
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
 const PROMPT = 'PROMPT> ';
@@ -32,7 +33,8 @@ function setup(shell: 'bash' | 'zsh' | 'fish'): ShellSetup {
       return existsSync(BASH_COMPLETION)
         ? {
             rc: ['.bashrc', `. ${BASH_COMPLETION}\nPS1='${PROMPT}'\n`],
-            install: 'mkdir -p ~/.local/share/bash-completion/completions && sign-cli completion bash > ~/.local/share/bash-completion/completions/sign-cli',
+            install:
+              'mkdir -p ~/.local/share/bash-completion/completions && sign-cli completion bash > ~/.local/share/bash-completion/completions/sign-cli',
             argv: ['bash', '--noprofile', '--rcfile', '.bashrc', '-i'],
           }
         : {
@@ -42,14 +44,21 @@ function setup(shell: 'bash' | 'zsh' | 'fish'): ShellSetup {
           };
     case 'zsh':
       return {
-        rc: ['.zshrc', `fpath=(~/.zsh/completions $fpath)\nautoload -U compinit && compinit\nPS1='${PROMPT}'\n`],
+        rc: [
+          '.zshrc',
+          `fpath=(~/.zsh/completions $fpath)\nautoload -U compinit && compinit\nPS1='${PROMPT}'\n`,
+        ],
         install: 'mkdir -p ~/.zsh/completions && sign-cli completion zsh > ~/.zsh/completions/_sign-cli',
         argv: ['zsh', '-i'],
       };
     case 'fish':
       return {
-        rc: ['.config/fish/config.fish', `set -g fish_greeting\nfunction fish_prompt; echo -n '${PROMPT}'; end\n`],
-        install: 'mkdir -p ~/.config/fish/completions && sign-cli completion fish > ~/.config/fish/completions/sign-cli.fish',
+        rc: [
+          '.config/fish/config.fish',
+          `set -g fish_greeting\nfunction fish_prompt; echo -n '${PROMPT}'; end\n`,
+        ],
+        install:
+          'mkdir -p ~/.config/fish/completions && sign-cli completion fish > ~/.config/fish/completions/sign-cli.fish',
         argv: ['fish', '-i'],
       };
   }
@@ -71,7 +80,23 @@ class Terminal {
 
   start(cwd: string, env: Record<string, string>, argv: string[]): void {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    this.tmux('-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50', '-c', cwd, '--', 'env', '-i', ...vars, ...argv);
+    this.tmux(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-c',
+      cwd,
+      '--',
+      'env',
+      '-i',
+      ...vars,
+      ...argv,
+    );
   }
 
   screen(): string {
@@ -136,66 +161,98 @@ async function complete(term: Terminal, c: Case): Promise<string> {
 
 const CASES: Case[] = [
   { line: 'sign-cli keys use ', expect: ['prod', 'staging'], tabs: 2 },
-  { line: 'sign-cli webhooks trigger sig', expect: ['signer.signed', 'signer.viewed', 'signer.declined'], absent: ['envelope.created'], tabs: 3 },
-  { line: 'sign-cli config set ', expect: ['base_url', 'rate', 'webhook_scheme', 'paths.getEnvelope'], tabs: 2 },
+  {
+    line: 'sign-cli webhooks trigger sig',
+    expect: ['signer.signed', 'signer.viewed', 'signer.declined'],
+    absent: ['envelope.created'],
+    tabs: 3,
+  },
+  {
+    line: 'sign-cli config set ',
+    expect: ['base_url', 'rate', 'webhook_scheme', 'paths.getEnvelope'],
+    tabs: 2,
+  },
   { line: 'sign-cli completion ', expect: ['bash', 'fish', 'zsh'], tabs: 2 },
 ];
 
 let configDir: string;
 beforeAll(async () => {
   configDir = tempDir('sign-cli-shells-config-');
-  for (const [name, key] of [['prod', 'sk_live_shellcompletion0prod'], ['staging', 'sk_test_shellcompletion0stag']] as const) {
-    const add = await runCli(['keys', 'add', name, '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: configDir }, input: `${key}\n` });
+  for (const [name, key] of [
+    ['prod', 'sk_live_shellcompletion0prod'],
+    ['staging', 'sk_test_shellcompletion0stag'],
+  ] as const) {
+    const add = await runCli(['keys', 'add', name, '--stdin', '--offline'], {
+      env: { SIGN_CONFIG_DIR: configDir },
+      input: `${key}\n`,
+    });
     expect(add.code, add.stderr).toBe(0);
   }
 });
 
 describe.each(['bash', 'zsh', 'fish'] as const)('completion in a real %s', (shell) => {
   const missing = [...(has('tmux') ? [] : ['tmux']), ...(has(shell) ? [] : [shell])];
-  if (missing.length) console.warn(`completion-shells: skipping ${shell}: ${missing.join(' and ')} not installed (apt-get install -y ${missing.join(' ')})`);
+  if (missing.length)
+    console.warn(
+      `completion-shells: skipping ${shell}: ${missing.join(' and ')} not installed (apt-get install -y ${missing.join(' ')})`,
+    );
 
-  it.skipIf(missing.length > 0)(`${shell}: installed as the README says, Tab offers profiles, event types, settings and shells`, async () => {
-    const dir = tempDir(`sign-cli-${shell}-`);
-    const home = join(dir, 'home');
-    const bin = join(dir, 'bin');
-    mkdirSync(bin, { recursive: true });
-    // `sign-cli` on PATH, as after `npm link`.
-    writeFileSync(join(bin, 'sign-cli'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
-    const { rc, install, argv } = setup(shell);
-    mkdirSync(join(home, rc[0], '..'), { recursive: true });
-    writeFileSync(join(home, rc[0]), rc[1]);
-    const env = {
-      HOME: home,
-      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      SIGN_CONFIG_DIR: configDir,
-      NO_COLOR: '1',
-    };
-    execFileSync(shell, ['-c', install], { env, cwd: home, timeout: 10_000 });
+  it.skipIf(missing.length > 0)(
+    `${shell}: installed as the README says, Tab offers profiles, event types, settings and shells`,
+    async () => {
+      const dir = tempDir(`sign-cli-${shell}-`);
+      const home = join(dir, 'home');
+      const bin = join(dir, 'bin');
+      mkdirSync(bin, { recursive: true });
+      // `sign-cli` on PATH, as after `npm link`.
+      writeFileSync(join(bin, 'sign-cli'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, {
+        mode: 0o755,
+      });
+      const { rc, install, argv } = setup(shell);
+      mkdirSync(join(home, rc[0], '..'), { recursive: true });
+      writeFileSync(join(home, rc[0]), rc[1]);
+      const env = {
+        HOME: home,
+        PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+        TERM: 'xterm-256color',
+        LANG: 'C.UTF-8',
+        SIGN_CONFIG_DIR: configDir,
+        NO_COLOR: '1',
+      };
+      execFileSync(shell, ['-c', install], { env, cwd: home, timeout: 10_000 });
 
-    const term = new Terminal(dir);
-    try {
-      term.start(home, env, argv);
-      const started = await term.waitFor((s) => s.includes(PROMPT.trim()), 10_000);
-      expect(started, `${shell} did not start; the screen:\n${term.screen()}`).toBe(true);
-      for (const c of CASES) {
-        // zsh installed on $fpath lists on the very first Tab when nothing can be inserted.
-        const tabs = shell === 'zsh' && !c.line.endsWith('sig') ? 1 : c.tabs;
-        const screen = await complete(term, { ...c, tabs });
-        const below = screen.split('\n').slice(1).join('\n');
-        for (const word of c.expect) expect(below, `${shell}: ${c.line}<TAB> should offer ${word}; the screen:\n${screen}`).toContain(word);
-        for (const word of c.absent ?? []) expect(below, `${shell}: ${c.line}<TAB> should not offer ${word}`).not.toContain(word);
+      const term = new Terminal(dir);
+      try {
+        term.start(home, env, argv);
+        const started = await term.waitFor((s) => s.includes(PROMPT.trim()), 10_000);
+        expect(started, `${shell} did not start; the screen:\n${term.screen()}`).toBe(true);
+        for (const c of CASES) {
+          // zsh installed on $fpath lists on the very first Tab when nothing can be inserted.
+          const tabs = shell === 'zsh' && !c.line.endsWith('sig') ? 1 : c.tabs;
+          const screen = await complete(term, { ...c, tabs });
+          const below = screen.split('\n').slice(1).join('\n');
+          for (const word of c.expect)
+            expect(below, `${shell}: ${c.line}<TAB> should offer ${word}; the screen:\n${screen}`).toContain(
+              word,
+            );
+          for (const word of c.absent ?? [])
+            expect(below, `${shell}: ${c.line}<TAB> should not offer ${word}`).not.toContain(word);
+        }
+        if (shell !== 'bash') {
+          // zsh and fish show what each setting is.
+          const screen = await complete(term, {
+            line: 'sign-cli config set ',
+            expect: ['service base URL'],
+            tabs: 1,
+          });
+          expect(screen).toContain('service base URL');
+        }
+      } finally {
+        term.stop();
       }
-      if (shell !== 'bash') {
-        // zsh and fish show what each setting is.
-        const screen = await complete(term, { line: 'sign-cli config set ', expect: ['service base URL'], tabs: 1 });
-        expect(screen).toContain('service base URL');
-      }
-    } finally {
-      term.stop();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 });
 
 /** What bash would offer after typing `words`, with the committed script (the last word being completed). */
@@ -207,8 +264,14 @@ function bashComplete(words: string[], env: NodeJS.ProcessEnv): string[] {
 describe('completion that asks the built CLI', () => {
   it('asks the CLI for profile names: keys use, keys remove, --profile', async () => {
     const dir = tempDir('sign-cli-completion-');
-    for (const [name, key] of [['prod', 'sk_live_completion0000prod'], ['staging', 'sk_test_completion000staging']] as const) {
-      const add = await runCli(['keys', 'add', name, '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: dir }, input: `${key}\n` });
+    for (const [name, key] of [
+      ['prod', 'sk_live_completion0000prod'],
+      ['staging', 'sk_test_completion000staging'],
+    ] as const) {
+      const add = await runCli(['keys', 'add', name, '--stdin', '--offline'], {
+        env: { SIGN_CONFIG_DIR: dir },
+        input: `${key}\n`,
+      });
       expect(add.code, add.stderr).toBe(0);
     }
     const env = { ...process.env, SIGN_CONFIG_DIR: dir };

@@ -22,7 +22,18 @@ const NAMES = ['Layla Haddad', 'عمر خليل', 'Haddad; Rami "Ray"', 'مري�
 
 describe('envelopes create --csv - (built binary, sandbox process)', () => {
   it('creates one envelope per piped row, names exact as the service lists them; a re-run creates none', async () => {
-    const rows = NAMES.map((name, i) => [`E2E-CSV-${i}`, `"${name.replace(/"/g, '""')}"`, i % 2 ? '' : `p${i}@example.com`, i % 2 ? `+97150123450${i}` : '', i % 2 ? 'whatsapp' : 'email', '', '', '14'].join(';'));
+    const rows = NAMES.map((name, i) =>
+      [
+        `E2E-CSV-${i}`,
+        `"${name.replace(/"/g, '""')}"`,
+        i % 2 ? '' : `p${i}@example.com`,
+        i % 2 ? `+97150123450${i}` : '',
+        i % 2 ? 'whatsapp' : 'email',
+        '',
+        '',
+        '14',
+      ].join(';'),
+    );
     const csv = `\uFEFFcontract_id;signer_name;signer_email;signer_phone;channel;witness_name;witness_phone;days\r\n${rows.join('\r\n')}\r\n`;
     const env = { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, SIGN_STATE_DIR: tempDir() };
     const args = ['envelopes', 'create', '--csv', '-', '--template', join(ROOT, 'examples', 'template.json')];
@@ -33,10 +44,17 @@ describe('envelopes create --csv - (built binary, sandbox process)', () => {
 
     const listed = await runCli(['envelopes', 'list', '--contract-id', 'E2E-CSV-2', '--json'], { env });
     expect(listed.code).toBe(0);
-    const found = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { signers: { name: string }[] });
+    const found = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { signers: { name: string }[] });
     expect(found.map((e) => e.signers[0]!.name)).toEqual(['Haddad; Rami "Ray"']);
     const all = await runCli(['envelopes', 'list', '--all', '--json'], { env });
-    const names = all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { contract_id: string; signers: { name: string }[] })).filter((e) => e.contract_id.startsWith('E2E-CSV-'));
+    const names = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { contract_id: string; signers: { name: string }[] })
+      .filter((e) => e.contract_id.startsWith('E2E-CSV-'));
     expect(names.map((e) => e.signers[0]!.name).sort()).toEqual([...NAMES].sort());
 
     const again = await runCli(args, { env, input: csv });

@@ -29,7 +29,11 @@ let uniques = 0;
 function unique(): string {
   uniques++;
   const base = example();
-  return writeJson(`unique-${uniques}.json`, { ...base, title: `${String(base.title)} #${uniques}`, contract_id: `${String(base.contract_id)}-${uniques}` });
+  return writeJson(`unique-${uniques}.json`, {
+    ...base,
+    title: `${String(base.title)} #${uniques}`,
+    contract_id: `${String(base.contract_id)}-${uniques}`,
+  });
 }
 
 /**
@@ -37,7 +41,10 @@ function unique(): string {
  * is on the wire (interrupting after a fixed delay is flaky on a loaded machine).
  */
 async function createUntilSent(extraEnv: Record<string, string>, file: string) {
-  const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', file, '--verbose'], { env: cleanEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '-f', file, '--verbose'], {
+    env: cleanEnv(extraEnv),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -87,7 +94,9 @@ describe('envelopes create, as a process', () => {
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);
       // The first request is still being processed by the service (1.5 s latency): the re-run reuses its key.
-      const rerun = await runCli(['envelopes', 'create', '-f', file, '--verbose'], { env: { ...env, ...state } });
+      const rerun = await runCli(['envelopes', 'create', '-f', file, '--verbose'], {
+        env: { ...env, ...state },
+      });
       expect(rerun.code).toBe(0);
       expect(rerun.stderr).toContain('resuming an earlier run');
       expect(await sandbox.envelopeCount()).toBe(before + 1);

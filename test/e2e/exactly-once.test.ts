@@ -14,7 +14,10 @@ import { contentHash, derivedIdempotencyKey } from '../../src/core/idempotency.j
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
-const BASE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const BASE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 const work = tempDir('sign-cli-once-');
 
 function envelope(name: string, i: number): Record<string, unknown> {
@@ -24,7 +27,10 @@ function envelope(name: string, i: number): Record<string, unknown> {
 
 function ndjson(name: string, n: number): string {
   const path = join(work, `${name}.ndjson`);
-  writeFileSync(path, `${Array.from({ length: n }, (_, i) => JSON.stringify(envelope(name, i + 1))).join('\n')}\n`);
+  writeFileSync(
+    path,
+    `${Array.from({ length: n }, (_, i) => JSON.stringify(envelope(name, i + 1))).join('\n')}\n`,
+  );
   return path;
 }
 
@@ -44,14 +50,18 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-const state = () => sandbox.control<{ envelopes: number; created: number; requests: number }>('/_sandbox/state');
+const state = () =>
+  sandbox.control<{ envelopes: number; created: number; requests: number }>('/_sandbox/state');
 
 describe('the same input is never created twice', () => {
   it('re-runs after success, with another spelling of the base URL, without the journal: still 50; --new makes 100', async () => {
     const file = ndjson('fifty', 50);
     const stateDir = tempDir('sign-cli-state-');
     const run = (extra: Record<string, string>, ...args: string[]) =>
-      runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json', ...args], { env: { ...env, SIGN_STATE_DIR: stateDir, ...extra }, timeoutMs: 60_000 });
+      runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json', ...args], {
+        env: { ...env, SIGN_STATE_DIR: stateDir, ...extra },
+        timeoutMs: 60_000,
+      });
     const before = (await state()).envelopes;
 
     const first = await run({});
@@ -63,10 +73,27 @@ describe('the same input is never created twice', () => {
     const requests = (await state()).requests;
     const second = await run({});
     expect(second.code).toBe(0);
-    expect(second.stderr).toContain('created 0 in test, already created 50, failed 0; nothing was sent (--new creates them again)');
-    const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; already_created: boolean; skipped: boolean; envelope: { id: string } });
+    expect(second.stderr).toContain(
+      'created 0 in test, already created 50, failed 0; nothing was sent (--new creates them again)',
+    );
+    const lines = second.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            status: string;
+            already_created: boolean;
+            skipped: boolean;
+            envelope: { id: string };
+          },
+      );
     expect(lines).toHaveLength(50);
-    expect(lines.every((l) => l.status === 'created' && l.already_created && l.skipped && /^env_/.test(l.envelope.id))).toBe(true);
+    expect(
+      lines.every(
+        (l) => l.status === 'created' && l.already_created && l.skipped && /^env_/.test(l.envelope.id),
+      ),
+    ).toBe(true);
     expect((await state()).requests).toBe(requests + 1);
 
     // Another spelling of the base URL (another journal) and then no journal at all (another machine):
@@ -78,8 +105,14 @@ describe('the same input is never created twice', () => {
     const elsewhere = await run({});
     expect(elsewhere.code).toBe(0);
     // Requests went out this time: the summary says nothing new was created, not that nothing was sent.
-    expect(elsewhere.stderr).toContain('created 0 in test, already created 50, failed 0; nothing new was created (--new creates them again)');
-    expect(JSON.parse(elsewhere.stdout.split('\n')[0]!)).toMatchObject({ status: 'created', already_created: true, http_status: 201 });
+    expect(elsewhere.stderr).toContain(
+      'created 0 in test, already created 50, failed 0; nothing new was created (--new creates them again)',
+    );
+    expect(JSON.parse(elsewhere.stdout.split('\n')[0]!)).toMatchObject({
+      status: 'created',
+      already_created: true,
+      http_status: 201,
+    });
     expect((await state()).envelopes - before).toBe(50);
 
     // Deliberately again: fresh keys, 50 more.
@@ -93,18 +126,28 @@ describe('the same input is never created twice', () => {
     const file = jsonFile('single');
     const stateDir = tempDir('sign-cli-state-');
     const before = (await state()).envelopes;
-    const first = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const first = await runCli(['envelopes', 'create', '-f', file], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+    });
     expect(first.code).toBe(0);
     const id = /created (env_\w+)/.exec(first.stdout)?.[1];
-    const second = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const second = await runCli(['envelopes', 'create', '-f', file], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+    });
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`already created ${id} in test by an earlier run; not sent again (--new creates another)`);
+    expect(second.stdout).toContain(
+      `already created ${id} in test by an earlier run; not sent again (--new creates another)`,
+    );
     // From a machine that never saw the journal, the service itself recognises the body.
     const elsewhere = await runCli(['envelopes', 'create', '-f', file], { env });
     expect(elsewhere.code).toBe(0);
-    expect(elsewhere.stdout).toMatch(new RegExp(`already created ${id} in test: .*the service recognised it.*--new creates another`));
+    expect(elsewhere.stdout).toMatch(
+      new RegExp(`already created ${id} in test: .*the service recognised it.*--new creates another`),
+    );
     expect((await state()).envelopes - before).toBe(1);
-    const fresh = await runCli(['envelopes', 'create', '-f', file, '--new'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const fresh = await runCli(['envelopes', 'create', '-f', file, '--new'], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+    });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toMatch(/✓ created env_\w+/);
     expect((await state()).envelopes - before).toBe(2);
@@ -118,20 +161,29 @@ describe('--idempotency-key is always the key sent', () => {
     const derived = derivedIdempotencyKey(contentHash(envelope('lost', 1)));
     const before = (await state()).envelopes;
     await sandbox.control('/_sandbox/faults', { drop_after_commit: 1 });
-    const lost = await runCli(['envelopes', 'create', '-f', file, '--retries', '0'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const lost = await runCli(['envelopes', 'create', '-f', file, '--retries', '0'], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+    });
     expect(lost.code).toBe(1);
     expect(lost.stderr).toContain('may or may not exist');
     expect((await state()).envelopes - before).toBe(1);
 
     const requests = (await state()).requests;
-    const refused = await runCli(['envelopes', 'create', '-f', file, '--idempotency-key', 'my-own-key'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const refused = await runCli(['envelopes', 'create', '-f', file, '--idempotency-key', 'my-own-key'], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+    });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`was sent by an earlier run with Idempotency-Key ${derived} and may exist`);
+    expect(refused.stderr).toContain(
+      `was sent by an earlier run with Idempotency-Key ${derived} and may exist`,
+    );
     expect(refused.stderr).toContain(`pass --idempotency-key ${derived}`);
     expect(refused.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
     expect((await state()).requests).toBe(requests + 1);
 
-    const resumed = await runCli(['envelopes', 'create', '-f', file, '--idempotency-key', derived, '--verbose'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const resumed = await runCli(
+      ['envelopes', 'create', '-f', file, '--idempotency-key', derived, '--verbose'],
+      { env: { ...env, SIGN_STATE_DIR: stateDir } },
+    );
     expect(resumed.code).toBe(0);
     expect([...resumed.stderr.matchAll(/> idempotency-key: (\S+)/g)].map((m) => m[1])).toEqual([derived]);
     expect((await state()).envelopes - before).toBe(1);
@@ -140,11 +192,19 @@ describe('--idempotency-key is always the key sent', () => {
   it('after a run the service refused (403), sends exactly the key given', async () => {
     const file = jsonFile('refused');
     const stateDir = tempDir('sign-cli-state-');
-    const readOnly = await sandbox.control<{ key: string }>('/_sandbox/keys', { name: 'read-only', scopes: ['envelopes:read'] });
-    const forbidden = await runCli(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_API_KEY: readOnly.key, SIGN_STATE_DIR: stateDir } });
+    const readOnly = await sandbox.control<{ key: string }>('/_sandbox/keys', {
+      name: 'read-only',
+      scopes: ['envelopes:read'],
+    });
+    const forbidden = await runCli(['envelopes', 'create', '-f', file], {
+      env: { ...env, SIGN_API_KEY: readOnly.key, SIGN_STATE_DIR: stateDir },
+    });
     expect(forbidden.code).toBe(3);
     const key = `mine-${Date.now()}`;
-    const result = await runCli(['envelopes', 'create', '-f', file, '--idempotency-key', key, '--verbose', '--json'], { env: { ...env, SIGN_STATE_DIR: stateDir } });
+    const result = await runCli(
+      ['envelopes', 'create', '-f', file, '--idempotency-key', key, '--verbose', '--json'],
+      { env: { ...env, SIGN_STATE_DIR: stateDir } },
+    );
     expect(result.code).toBe(0);
     expect([...result.stderr.matchAll(/> idempotency-key: (\S+)/g)].map((m) => m[1])).toEqual([key]);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'created', idempotency_key: key });
@@ -173,14 +233,23 @@ describe('no false success against a server that is not the service', () => {
     const create = await runCli(['envelopes', 'create', '-f', jsonFile('html')], { env: htmlEnv });
     expect(create.code).toBe(1);
     expect(create.stdout).toBe('');
-    expect(create.stderr).toMatch(/HTTP 200 \(text\/html; charset=utf-8\) with "<!doctype html>.*not an envelope/);
+    expect(create.stderr).toMatch(
+      /HTTP 200 \(text\/html; charset=utf-8\) with "<!doctype html>.*not an envelope/,
+    );
     expect(create.stderr).toContain('check --base-url');
-    expect(create.stderr).toMatch(/Idempotency-Key sc1-[0-9a-f]{48}: sending it again with that key cannot create a duplicate/);
+    expect(create.stderr).toMatch(
+      /Idempotency-Key sc1-[0-9a-f]{48}: sending it again with that key cannot create a duplicate/,
+    );
     expect(create.stderr).toContain('re-run the same command to finish without duplicates');
     // Under --new a re-run of the same command draws fresh keys: the hints say so and name no re-run that would duplicate.
-    const fresh = await runCli(['envelopes', 'create', '-f', jsonFile('html-new'), '--new'], { env: htmlEnv });
+    const fresh = await runCli(['envelopes', 'create', '-f', jsonFile('html-new'), '--new'], {
+      env: htmlEnv,
+    });
     expect(fresh.code).toBe(1);
-    const key = /Idempotency-Key ([0-9a-f-]{36}): sending it again with that key cannot create a duplicate/.exec(fresh.stderr)?.[1];
+    const key =
+      /Idempotency-Key ([0-9a-f-]{36}): sending it again with that key cannot create a duplicate/.exec(
+        fresh.stderr,
+      )?.[1];
     expect(key, fresh.stderr).toBeDefined();
     expect(fresh.stderr).toContain('re-run the same command without --new to finish without duplicates');
     expect(fresh.stderr).not.toMatch(/re-running the same command cannot/);
@@ -213,7 +282,10 @@ describe('no false success against a server that is not the service', () => {
   it('the real sandbox passes the same doctor check', async () => {
     const doctor = await runCli(['doctor', '--json'], { env });
     const checks = JSON.parse(doctor.stdout) as { check: string; status: string; detail: string }[];
-    expect(checks.find((c) => c.check === 'service')).toMatchObject({ status: 'ok', detail: expect.stringContaining('HTTP 401') });
+    expect(checks.find((c) => c.check === 'service')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('HTTP 401'),
+    });
   });
 });
 
@@ -225,27 +297,37 @@ describe('Ctrl-C stops sending at once', () => {
     await sandbox.control('/_sandbox/faults', { latency_ms: 200 });
     try {
       // --verbose traces each attempt as it is sent ("> POST") and each answer ("< HTTP"), in order on stderr.
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', '600', '--json', '--verbose'], {
-        env: cleanEnv({ ...env, SIGN_STATE_DIR: stateDir }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'envelopes', 'create', '--ndjson', '-f', file, '--rate', '600', '--json', '--verbose'],
+        {
+          env: cleanEnv({ ...env, SIGN_STATE_DIR: stateDir }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
       const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
       let seen = 0;
-      await new Promise<void>((resolve) => createInterface({ input: child.stdout }).on('line', () => ++seen === 20 && resolve()));
+      await new Promise<void>((resolve) =>
+        createInterface({ input: child.stdout }).on('line', () => ++seen === 20 && resolve()),
+      );
       child.kill('SIGINT');
       // Counted from when the run took the signal (its handler says so, then stops the pacer at
       // once), not from when it was sent: on a loaded machine the signal can wait a pacer tick or
       // two, and a request sent meanwhile was sent before Ctrl-C took effect.
       const deadline = Date.now() + 10_000;
-      while (!stderr.includes('interrupting') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      while (!stderr.includes('interrupting') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 5));
       const atSignal = (await state()).created;
       expect(await exit).toBe(130);
       await new Promise((r) => setTimeout(r, 400)); // anything still arriving would commit after 200 ms
       const landedAfter = (await state()).created - atSignal;
       // Nothing is sent once the signal is taken: no attempt is traced after "interrupting…".
-      const [before, after] = [stderr.slice(0, stderr.indexOf('interrupting')), stderr.slice(stderr.indexOf('interrupting'))];
+      const [before, after] = [
+        stderr.slice(0, stderr.indexOf('interrupting')),
+        stderr.slice(stderr.indexOf('interrupting')),
+      ];
       expect(after).not.toMatch(/^> POST /m);
       // What lands afterwards was on the wire then: sent, not yet answered. (One request every
       // 101 ms, each taking 200 ms: about 2; more on a loaded machine, where answers come late.)
@@ -255,7 +337,10 @@ describe('Ctrl-C stops sending at once', () => {
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
     }
-    const rerun = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], { env: { ...env, SIGN_STATE_DIR: stateDir }, timeoutMs: 60_000 });
+    const rerun = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000'], {
+      env: { ...env, SIGN_STATE_DIR: stateDir },
+      timeoutMs: 60_000,
+    });
     expect(rerun.code).toBe(0);
     expect((await state()).envelopes - before).toBe(300);
   }, 90_000);
@@ -263,28 +348,43 @@ describe('Ctrl-C stops sending at once', () => {
 
 describe('a stopped service', () => {
   it('says nothing was sent when every attempt was refused', async () => {
-    const result = await runCli(['envelopes', 'create', '-f', jsonFile('refused-connection'), '--retries', '1'], {
-      env: { SIGN_BASE_URL: 'http://127.0.0.1:9', SIGN_API_KEY: sandbox.apiKey },
-    });
+    const result = await runCli(
+      ['envelopes', 'create', '-f', jsonFile('refused-connection'), '--retries', '1'],
+      {
+        env: { SIGN_BASE_URL: 'http://127.0.0.1:9', SIGN_API_KEY: sandbox.apiKey },
+      },
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/could not connect to http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED.*\); nothing was sent \(2 attempts\)/);
+    expect(result.stderr).toMatch(
+      /could not connect to http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED.*\); nothing was sent \(2 attempts\)/,
+    );
     expect(result.stderr).not.toContain('may or may not exist');
   });
 
   it('shows each retry with --verbose as it happens', async () => {
-    const result = await runCli(['envelopes', 'create', '-f', jsonFile('verbose-refused'), '--retries', '2', '--verbose'], {
-      env: { SIGN_BASE_URL: 'http://127.0.0.1:9', SIGN_API_KEY: sandbox.apiKey },
-    });
+    const result = await runCli(
+      ['envelopes', 'create', '-f', jsonFile('verbose-refused'), '--retries', '2', '--verbose'],
+      {
+        env: { SIGN_BASE_URL: 'http://127.0.0.1:9', SIGN_API_KEY: sandbox.apiKey },
+      },
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr.match(/… attempt \d failed \(ECONNREFUSED: .*\); retrying in \d+\.\d s \(backoff\)/g)).toHaveLength(2);
+    expect(
+      result.stderr.match(/… attempt \d failed \(ECONNREFUSED: .*\); retrying in \d+\.\d s \(backoff\)/g),
+    ).toHaveLength(2);
   });
 });
 
 describe('keys add --stdin', () => {
   it('reads exactly one line', async () => {
     const configDir = tempDir('sign-cli-config-');
-    const result = await runCli(['keys', 'add', 'one', '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: configDir }, input: 'sk_test_FirstLineOnly000000\nsk_test_SecondLine0000000\n' });
+    const result = await runCli(['keys', 'add', 'one', '--stdin', '--offline'], {
+      env: { SIGN_CONFIG_DIR: configDir },
+      input: 'sk_test_FirstLineOnly000000\nsk_test_SecondLine0000000\n',
+    });
     expect(result.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.one.api_key).toBe('sk_test_FirstLineOnly000000');
+    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.one.api_key).toBe(
+      'sk_test_FirstLineOnly000000',
+    );
   });
 });

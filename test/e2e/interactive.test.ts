@@ -37,10 +37,12 @@ async function answer(prompt: string, ...keys: string[]): Promise<void> {
   asked.set(prompt, times);
   const deadline = Date.now() + 10_000;
   while (occurrences(prompt, screen()) < times) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for "${prompt}" (#${times}); screen:\n${screen()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for "${prompt}" (#${times}); screen:\n${screen()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  for (const key of keys) tmux('send-keys', '-t', SESSION, ...(key.startsWith('{') ? [key.slice(1, -1)] : ['-l', key]));
+  for (const key of keys)
+    tmux('send-keys', '-t', SESSION, ...(key.startsWith('{') ? [key.slice(1, -1)] : ['-l', key]));
   await new Promise((r) => setTimeout(r, 60));
 }
 
@@ -90,7 +92,16 @@ describe('keys add, with the hidden prompt', () => {
 describe('envelopes create, interactively', () => {
   it('builds an envelope answer by answer in a real terminal and creates it', async () => {
     // CI unset: this is a person at a terminal, even when the suite runs in CI.
-    const env = sourcedEnv({ SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), NO_COLOR: '1' }, { unsetCi: true });
+    const env = sourcedEnv(
+      {
+        SIGN_BASE_URL: sandbox.baseUrl,
+        SIGN_API_KEY: sandbox.apiKey,
+        SIGN_CONFIG_DIR: tempDir(),
+        SIGN_STATE_DIR: tempDir(),
+        NO_COLOR: '1',
+      },
+      { unsetCi: true },
+    );
     const command = `cd ${ROOT} && ${env}${process.execPath} ${BIN} envelopes create; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', SESSION, '-x', '200', '-y', '50', command);
 
@@ -131,7 +142,11 @@ describe('envelopes create, interactively', () => {
 
     expect(await sandbox.envelopeCount()).toBe(before + 1);
     const id = /created (env_\w+)/.exec(shown)![1]!;
-    const envelope = (await (await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } })).json()) as Record<string, unknown>;
+    const envelope = (await (
+      await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+        headers: { authorization: `Bearer ${sandbox.apiKey}` },
+      })
+    ).json()) as Record<string, unknown>;
     expect(envelope).toMatchObject({
       title: 'Lease from the terminal',
       contract_id: 'CTR-TTY-1',
@@ -141,7 +156,13 @@ describe('envelopes create, interactively', () => {
       expires_in_days: 14,
       locale: 'ar',
       signers: [
-        { name: 'Layla Haddad', channel: 'email', email: 'layla@example.com', verification: 'uae_pass', order: 1 },
+        {
+          name: 'Layla Haddad',
+          channel: 'email',
+          email: 'layla@example.com',
+          verification: 'uae_pass',
+          order: 1,
+        },
         { name: 'Omar Khalil', channel: 'whatsapp', phone: '+971501234567', order: 2 },
       ],
     });
@@ -158,18 +179,29 @@ describe('reading stdin typed at a terminal', () => {
     const until = async (pattern: RegExp, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(capture())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${capture()}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${capture()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return capture();
     };
-    return { session, capture, until, keys: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys), close: () => spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]) };
+    return {
+      session,
+      capture,
+      until,
+      keys: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys),
+      close: () => spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]),
+    };
   }
 
   for (const [name, args, hint] of [
     ['create', 'envelopes create -f -', 'reading envelope JSON from stdin; Ctrl-D to end'],
     ['validate', 'envelopes validate -', 'reading envelope JSON from stdin; Ctrl-D to end'],
-    ['keys', 'keys add typed --stdin --offline', 'reading the API key for profile typed from stdin (one line)'],
+    [
+      'keys',
+      'keys add typed --stdin --offline',
+      'reading the API key for profile typed from stdin (one line)',
+    ],
   ] as const) {
     it(`${args}: says what it waits for, and one Ctrl-C exits 130 at once`, async () => {
       const terminal = inTerminal(name, args);
@@ -196,7 +228,9 @@ describe('reading stdin typed at a terminal', () => {
       terminal.keys('Enter');
       const shown = await terminal.until(/EXIT=\d+/, 5_000);
       expect(shown).toContain('EXIT=0');
-      expect(JSON.parse(readFileSync(`${configDir}/config.json`, 'utf8')).profiles.typed.api_key).toBe('sk_test_TypedOnOneLine00000');
+      expect(JSON.parse(readFileSync(`${configDir}/config.json`, 'utf8')).profiles.typed.api_key).toBe(
+        'sk_test_TypedOnOneLine00000',
+      );
     } finally {
       terminal.close();
     }
@@ -207,9 +241,21 @@ describe('bulk progress on a terminal', () => {
   it('stays on screen while envelopes are created, counting what is already created apart', async () => {
     const dir = tempDir();
     const file = `${dir}/batch.ndjson`;
-    const base = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    const base = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
     delete base.webhook_url;
-    writeFileSync(file, Array.from({ length: 60 }, (_, i) => JSON.stringify({ ...base, title: `Progress ${process.pid} ${i}`, contract_id: `PRG-${process.pid}-${i}` })).join('\n'));
+    writeFileSync(
+      file,
+      Array.from({ length: 60 }, (_, i) =>
+        JSON.stringify({
+          ...base,
+          title: `Progress ${process.pid} ${i}`,
+          contract_id: `PRG-${process.pid}-${i}`,
+        }),
+      ).join('\n'),
+    );
     const session = `${SESSION}-progress`;
     const command = `cd ${ROOT} && ${sourcedEnv({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' })}${process.execPath} ${BIN} envelopes create --ndjson -f ${file} --rate 600; echo "EXIT=$?"; sleep 60`;
     tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '12', command);
@@ -240,9 +286,23 @@ describe('bulk progress on a terminal', () => {
 });
 
 /** Runs `command` in its own tmux session until it prints EXIT=<code>; returns the screen. */
-async function inTerminal(name: string, command: string, options: { width?: number; onScreen?: (shown: string) => Promise<void> | void; timeoutMs?: number } = {}): Promise<string> {
+async function inTerminal(
+  name: string,
+  command: string,
+  options: { width?: number; onScreen?: (shown: string) => Promise<void> | void; timeoutMs?: number } = {},
+): Promise<string> {
   const session = `${SESSION}-${name}`;
-  tmux('new-session', '-d', '-s', session, '-x', String(options.width ?? 100), '-y', '30', `cd ${ROOT} && ${command}; echo "EXIT=$?"; sleep 60`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    String(options.width ?? 100),
+    '-y',
+    '30',
+    `cd ${ROOT} && ${command}; echo "EXIT=$?"; sleep 60`,
+  );
   try {
     const deadline = Date.now() + (options.timeoutMs ?? 20_000);
     let shown = '';
@@ -258,22 +318,39 @@ async function inTerminal(name: string, command: string, options: { width?: numb
 }
 
 describe('envelopes watch and void at a terminal', () => {
-  const envOf = () => ({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' });
+  const envOf = () => ({
+    SIGN_CONFIG_DIR: tempDir(),
+    SIGN_STATE_DIR: tempDir(),
+    SIGN_BASE_URL: sandbox.baseUrl,
+    SIGN_API_KEY: sandbox.apiKey,
+    NO_COLOR: '1',
+  });
   const shellEnv = (env: Record<string, string>) => sourcedEnv(env, { unsetCi: true });
   const create = (env: Record<string, string>, body: unknown) =>
-    execFileSync(process.execPath, [BIN, 'envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { env: { ...process.env, ...env }, input: JSON.stringify(body), encoding: 'utf8' }).trim();
+    execFileSync(
+      process.execPath,
+      [BIN, 'envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'],
+      { env: { ...process.env, ...env }, input: JSON.stringify(body), encoding: 'utf8' },
+    ).trim();
 
   it('watch redraws one block in place until the envelope completes', async () => {
     const env = envOf();
-    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
+    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const id = create(env, example);
     const states = new Set<string>();
-    const shown = await inTerminal('watch', `${shellEnv(env)} ${process.execPath} ${BIN} envelopes watch ${id} --interval 0.3`, {
-      onScreen: (screen) => {
-        const state = /status (\w+), (\d) of 2 signed/.exec(screen);
-        if (state) states.add(`${state[1]} ${state[2]}`);
+    const shown = await inTerminal(
+      'watch',
+      `${shellEnv(env)} ${process.execPath} ${BIN} envelopes watch ${id} --interval 0.3`,
+      {
+        onScreen: (screen) => {
+          const state = /status (\w+), (\d) of 2 signed/.exec(screen);
+          if (state) states.add(`${state[1]} ${state[2]}`);
+        },
       },
-    });
+    );
     expect(shown).toContain('EXIT=0');
     // The view changed while it was watched (two states before the final one)…
     expect(states.size, `states seen: ${[...states].join(', ')}`).toBeGreaterThanOrEqual(2);
@@ -286,24 +363,41 @@ describe('envelopes watch and void at a terminal', () => {
 
   it('void asks first: "n" leaves the envelope alone, "y" voids it', async () => {
     const env = envOf();
-    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
-    const id = create(env, { ...example, contract_id: 'TTY-VOID', signers: [{ name: 'Nadia', email: 'nadia+noview@example.com', channel: 'email', order: 1 }] });
+    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const id = create(env, {
+      ...example,
+      contract_id: 'TTY-VOID',
+      signers: [{ name: 'Nadia', email: 'nadia+noview@example.com', channel: 'email', order: 1 }],
+    });
     const run = (name: string, key: string) => {
       let answered = false;
-      return inTerminal(name, `${shellEnv(env)} ${process.execPath} ${BIN} envelopes void ${id} --reason "sent by mistake"`, {
-        onScreen: (screen) => {
-          if (!answered && screen.includes(`Void ${id}?`)) {
-            answered = true;
-            tmux('send-keys', '-t', `${SESSION}-${name}`, '-l', key);
-            tmux('send-keys', '-t', `${SESSION}-${name}`, 'Enter');
-          }
+      return inTerminal(
+        name,
+        `${shellEnv(env)} ${process.execPath} ${BIN} envelopes void ${id} --reason "sent by mistake"`,
+        {
+          onScreen: (screen) => {
+            if (!answered && screen.includes(`Void ${id}?`)) {
+              answered = true;
+              tmux('send-keys', '-t', `${SESSION}-${name}`, '-l', key);
+              tmux('send-keys', '-t', `${SESSION}-${name}`, 'Enter');
+            }
+          },
         },
-      });
+      );
     };
     const no = await run('void-no', 'n');
     expect(no).toContain('EXIT=0');
     expect(no).toContain(`${id} was not voided`);
-    const status = () => JSON.parse(execFileSync(process.execPath, [BIN, 'envelopes', 'get', id, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).status;
+    const status = () =>
+      JSON.parse(
+        execFileSync(process.execPath, [BIN, 'envelopes', 'get', id, '--json'], {
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+        }),
+      ).status;
     expect(status()).toBe('sent');
     const yes = await run('void-yes', 'y');
     expect(yes).toContain('EXIT=0');
@@ -316,33 +410,67 @@ describe('a live run at a terminal', () => {
   it('says how many envelopes, in live, and asks once: "n" sends nothing; --yes does not ask; a pipe is never asked', async () => {
     const live = (await sandbox.control<{ key: string }>('/_sandbox/keys', { environment: 'live' })).key;
     const dir = tempDir();
-    const sample = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<string, unknown>;
-    for (const n of [1, 2]) writeFileSync(`${dir}/${n}.json`, JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }));
-    const env = { SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: live, NO_COLOR: '1' };
+    const sample = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    for (const n of [1, 2])
+      writeFileSync(
+        `${dir}/${n}.json`,
+        JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }),
+      );
+    const env = {
+      SIGN_CONFIG_DIR: tempDir(),
+      SIGN_STATE_DIR: tempDir(),
+      SIGN_BASE_URL: sandbox.baseUrl,
+      SIGN_API_KEY: live,
+      NO_COLOR: '1',
+    };
     const vars = sourcedEnv(env, { unsetCi: true });
-    const count = async () => (await sandbox.control<{ data: { contract_id: string }[] }>('/_sandbox/envelopes')).data.filter((e) => e.contract_id?.startsWith(`LIVE-ASK-${process.pid}`)).length;
+    const count = async () =>
+      (await sandbox.control<{ data: { contract_id: string }[] }>('/_sandbox/envelopes')).data.filter((e) =>
+        e.contract_id?.startsWith(`LIVE-ASK-${process.pid}`),
+      ).length;
     let answered = false;
-    const declined = await inTerminal('live-no', `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir}`, {
-      onScreen: (screen) => {
-        if (!answered && /Create 2 envelopes in live with sk_live_\*{4}\w{4}\? Their signers will be notified\./.test(screen)) {
-          answered = true;
-          tmux('send-keys', '-t', `${SESSION}-live-no`, '-l', 'n');
-          tmux('send-keys', '-t', `${SESSION}-live-no`, 'Enter');
-        }
+    const declined = await inTerminal(
+      'live-no',
+      `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir}`,
+      {
+        onScreen: (screen) => {
+          if (
+            !answered &&
+            /Create 2 envelopes in live with sk_live_\*{4}\w{4}\? Their signers will be notified\./.test(
+              screen,
+            )
+          ) {
+            answered = true;
+            tmux('send-keys', '-t', `${SESSION}-live-no`, '-l', 'n');
+            tmux('send-keys', '-t', `${SESSION}-live-no`, 'Enter');
+          }
+        },
       },
-    });
+    );
     expect(answered).toBe(true);
     expect(declined).toContain('EXIT=0');
     expect(declined).toContain('nothing was sent (2 envelopes not created in live)');
     expect(await count()).toBe(0);
-    const yes = await inTerminal('live-yes', `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir} --yes`);
+    const yes = await inTerminal(
+      'live-yes',
+      `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir} --yes`,
+    );
     expect(yes).toContain('EXIT=0');
     expect(yes).not.toContain('Their signers will be notified');
     expect(yes).toContain('created 2 in live, already created 0, failed 0');
     expect(await count()).toBe(2);
     // In a pipe nobody can answer: not asked, and sent.
-    for (const n of [3, 4]) writeFileSync(`${dir}/${n}.json`, JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }));
-    const piped = await runCli(['envelopes', 'create', '-f', `${dir}/3.json`, '-f', `${dir}/4.json`], { env });
+    for (const n of [3, 4])
+      writeFileSync(
+        `${dir}/${n}.json`,
+        JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }),
+      );
+    const piped = await runCli(['envelopes', 'create', '-f', `${dir}/3.json`, '-f', `${dir}/4.json`], {
+      env,
+    });
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toContain('Their signers will be notified');
     expect(await count()).toBe(4);

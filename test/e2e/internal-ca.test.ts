@@ -24,7 +24,27 @@ let baseUrl: string;
 beforeAll(async () => {
   if (!hasOpenssl) return;
   const key = join(dir, 'service.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=esign.internal', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=esign.internal',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   // Answers like the service does a key it does not know.
   server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
     res.writeHead(401, { 'content-type': 'application/json' });
@@ -36,18 +56,24 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
 describe.skipIf(!hasOpenssl)('a service with an internal CA', () => {
-  const env = () => ({ SIGN_BASE_URL: baseUrl, SIGN_API_KEY: 'sk_test_internalca00000000000000001234', SIGN_RETRIES: '0' });
+  const env = () => ({
+    SIGN_BASE_URL: baseUrl,
+    SIGN_API_KEY: 'sk_test_internalca00000000000000001234',
+    SIGN_RETRIES: '0',
+  });
 
   it('is refused with NODE_EXTRA_CA_CERTS named as the fix', async () => {
     const keys = await runCli(['envelopes', 'list'], { env: env() });
     expect(keys.code).toBe(1);
-    expect(keys.stderr).toMatch(/SELF_SIGNED_CERT.*certificate of 127\.0\.0\.1:\d+ is not valid.*set NODE_EXTRA_CA_CERTS to its certificate/);
+    expect(keys.stderr).toMatch(
+      /SELF_SIGNED_CERT.*certificate of 127\.0\.0\.1:\d+ is not valid.*set NODE_EXTRA_CA_CERTS to its certificate/,
+    );
     const doctor = await runCli(['doctor'], { env: env() });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout + doctor.stderr).toMatch(/tls.*NODE_EXTRA_CA_CERTS/);
   });
 
-  it('is trusted with NODE_EXTRA_CA_CERTS: the answer is the service\'s own (401, exit 3)', async () => {
+  it("is trusted with NODE_EXTRA_CA_CERTS: the answer is the service's own (401, exit 3)", async () => {
     const keys = await runCli(['envelopes', 'list'], { env: { ...env(), NODE_EXTRA_CA_CERTS: cert } });
     expect(keys.stderr).not.toMatch(/certificate/);
     expect(keys.code).toBe(3);

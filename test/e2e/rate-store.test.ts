@@ -33,11 +33,18 @@ const requests = async () => (await sandbox.control<{ requests: number }>('/_san
 describe('--rate-store: the URL', () => {
   it('a URL that is not redis:// is exit 2, names where it came from, and nothing is sent', async () => {
     const before = await requests();
-    const flag = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--rate-store', 'http://127.0.0.1:6379'], { env });
+    const flag = await runCli(
+      ['envelopes', 'create', '-f', EXAMPLE, '--rate-store', 'http://127.0.0.1:6379'],
+      { env },
+    );
     expect(flag.code).toBe(2);
     expect(flag.stderr.trim().split('\n')).toHaveLength(1);
-    expect(flag.stderr).toContain('--rate-store must be a redis:// or rediss:// URL, got "http://127.0.0.1:6379"');
-    const fromEnv = await runCli(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, SIGN_RATE_STORE: 'redis://127.0.0.1:6379/not-a-db' } });
+    expect(flag.stderr).toContain(
+      '--rate-store must be a redis:// or rediss:// URL, got "http://127.0.0.1:6379"',
+    );
+    const fromEnv = await runCli(['envelopes', 'create', '-f', EXAMPLE], {
+      env: { ...env, SIGN_RATE_STORE: 'redis://127.0.0.1:6379/not-a-db' },
+    });
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain('SIGN_RATE_STORE: the path must be a database number such as /0');
     // The only request since is the count itself.
@@ -57,9 +64,13 @@ describe('--rate-store: the URL', () => {
     const list = await runCli(['config', 'list'], { env: configEnv });
     const listJson = await runCli(['config', 'list', '--json'], { env: configEnv });
     expect(listJson.stdout).toContain('redis://:****@127.0.0.1:6379/0');
-    for (const result of [set, get, list, listJson]) expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    for (const result of [set, get, list, listJson])
+      expect(result.stdout + result.stderr).not.toContain(PASSWORD);
     // Unencoded, a "/" in a password breaks the URL: the message still masks it, and says how to encode it.
-    for (const unencoded of [`redis://:${PASSWORD}/x+y==@127.0.0.1:6379`, `redis://user:${PASSWORD}/0@127.0.0.1:6379`]) {
+    for (const unencoded of [
+      `redis://:${PASSWORD}/x+y==@127.0.0.1:6379`,
+      `redis://user:${PASSWORD}/0@127.0.0.1:6379`,
+    ]) {
       const broken = await runCli(['config', 'set', 'rate_store', unencoded], { env: configEnv });
       expect(broken.code).toBe(2);
       expect(broken.stderr).toContain('must be percent-encoded');
@@ -70,19 +81,25 @@ describe('--rate-store: the URL', () => {
   });
 
   it('a store that cannot be reached is one warning; the envelope is still created (exit 0)', async () => {
-    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--json', '--new'], { env: { ...env, SIGN_RATE_STORE: `redis://:${PASSWORD}@127.0.0.1:1` } });
+    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--json', '--new'], {
+      env: { ...env, SIGN_RATE_STORE: `redis://:${PASSWORD}@127.0.0.1:1` },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).envelope.id).toMatch(/^env_/);
     const warnings = result.stderr.split('\n').filter((line) => line.includes('rate store'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^warning: rate store redis:\/\/:\*\*\*\*@127\.0\.0\.1:1 unreachable \(.*ECONNREFUSED.*\); pacing locally at the full rate$/);
+    expect(warnings[0]).toMatch(
+      /^warning: rate store redis:\/\/:\*\*\*\*@127\.0\.0\.1:1 unreachable \(.*ECONNREFUSED.*\); pacing locally at the full rate$/,
+    );
     expect(result.stderr).not.toContain(PASSWORD);
   });
 
   it('doctor fails the check of a store it cannot reach (exit 1), and says what that means', async () => {
     const result = await runCli(['doctor', '--rate-store', NOWHERE], { env });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/✗ rate store cannot reach redis:\/\/127\.0\.0\.1:1 \(from --rate-store\): .*ECONNREFUSED.*; runs would each pace alone/);
+    expect(result.stdout).toMatch(
+      /✗ rate store cannot reach redis:\/\/127\.0\.0\.1:1 \(from --rate-store\): .*ECONNREFUSED.*; runs would each pace alone/,
+    );
   });
 
   it('doctor says nothing about a store when none is configured (Redis is never needed by default)', async () => {
@@ -101,9 +118,13 @@ describe.skipIf(NO_REDIS)('--rate-store with a real redis-server', () => {
   });
 
   it('create takes its slot from the budget in Redis, named by a hash, never the key', async () => {
-    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--json', '--new', '--verbose'], { env: { ...env, SIGN_RATE_STORE: redis.url } });
+    const result = await runCli(['envelopes', 'create', '-f', EXAMPLE, '--json', '--new', '--verbose'], {
+      env: { ...env, SIGN_RATE_STORE: redis.url },
+    });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/rate budget shared through SIGN_RATE_STORE \(sign-cli:rate:\{[0-9a-f]{32}\}\)/);
+    expect(result.stderr).toMatch(
+      /rate budget shared through SIGN_RATE_STORE \(sign-cli:rate:\{[0-9a-f]{32}\}\)/,
+    );
     expect(result.stderr).not.toMatch(/warning: rate store/);
     const raw = createClient({ url: redis.url });
     await raw.connect();
@@ -118,11 +139,17 @@ describe.skipIf(NO_REDIS)('--rate-store with a real redis-server', () => {
     }
   });
 
-  it('doctor checks the store: reachable, its version, and who shares this key\'s budget', async () => {
+  it("doctor checks the store: reachable, its version, and who shares this key's budget", async () => {
     const result = await runCli(['doctor'], { env: { ...env, SIGN_RATE_STORE: redis.url } });
-    expect(result.stdout).toMatch(new RegExp(`✓ rate store redis://127\\.0\\.0\\.1:${redis.port} \\(from SIGN_RATE_STORE\\): Redis \\d+\\.\\d+\\.\\d+, \\d+ ms; this key's budget: 1 request in the last minute, 0 runs sharing it now`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `✓ rate store redis://127\\.0\\.0\\.1:${redis.port} \\(from SIGN_RATE_STORE\\): Redis \\d+\\.\\d+\\.\\d+, \\d+ ms; this key's budget: 1 request in the last minute, 0 runs sharing it now`,
+      ),
+    );
     const json = await runCli(['doctor', '--json'], { env: { ...env, SIGN_RATE_STORE: redis.url } });
-    const check = (JSON.parse(json.stdout) as { check: string; status: string }[]).find((c) => c.check === 'rate store');
+    const check = (JSON.parse(json.stdout) as { check: string; status: string }[]).find(
+      (c) => c.check === 'rate store',
+    );
     expect(check?.status).toBe('ok');
   });
 });

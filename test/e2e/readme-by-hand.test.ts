@@ -50,7 +50,8 @@ const taken = (port: number) =>
   });
 
 /** The repository's untracked and changed files, as git sees them. */
-const gitStatus = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' });
+const gitStatus = () =>
+  execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT, encoding: 'utf8' });
 
 const shellEnv = [
   `HOME=${home}`,
@@ -63,7 +64,19 @@ const shellEnv = [
 
 function openTerminal(name: string): string {
   const target = `${SESSION}-${name}`;
-  tmux('new-session', '-d', '-s', target, '-x', '120', '-y', '50', '-c', ROOT, `env -i ${shellEnv.join(' ')} bash --norc --noprofile -i`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    target,
+    '-x',
+    '120',
+    '-y',
+    '50',
+    '-c',
+    ROOT,
+    `env -i ${shellEnv.join(' ')} bash --norc --noprofile -i`,
+  );
   return target;
 }
 
@@ -78,7 +91,12 @@ function paste(target: string, text: string, after: string): void {
 
 const screen = (target: string) => tmux('capture-pane', '-p', '-J', '-t', target, '-S', '-');
 
-async function until<T>(what: string, check: () => T | undefined | null | false, timeoutMs: number, target: string): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => T | undefined | null | false,
+  timeoutMs: number,
+  target: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -89,7 +107,10 @@ async function until<T>(what: string, check: () => T | undefined | null | false,
 }
 
 afterAll(() => {
-  for (const of of [home, zshHome]) spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: of, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
+  for (const of of [home, zshHome])
+    spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], {
+      env: { ...process.env, HOME: of, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' },
+    });
   spawnSync('tmux', [...tmuxArgs, 'kill-server']);
 });
 
@@ -104,7 +125,8 @@ describe('README: by hand, against the local sandbox', () => {
 
   it('runs pasted as one block right after npm ci, and writes nothing into the repository', async (context) => {
     if ((await taken(4010)) || (await taken(4020))) {
-      const note = 'port 4010 or 4020 is in use on this machine (a sandbox or listener of yours?): the README block needs them';
+      const note =
+        'port 4010 or 4020 is in use on this machine (a sandbox or listener of yours?): the README block needs them';
       if (inCi) throw new Error(note);
       console.warn(`skipped: ${note}`);
       context.skip();
@@ -117,7 +139,12 @@ describe('README: by hand, against the local sandbox', () => {
     // The listener's terminal, once the sandbox has written its credentials (a person opens it then).
     // The block builds first (tsc and esbuild: about 16 s alone, over a minute beside the rest of
     // the suite on two cores), so the sandbox's start is waited for with the build's margin.
-    await until('the sandbox started by the block', () => existsSync(join(dataDir, 'credentials.env')), 180_000, one);
+    await until(
+      'the sandbox started by the block',
+      () => existsSync(join(dataDir, 'credentials.env')),
+      180_000,
+      one,
+    );
     const two = openTerminal('two');
     paste(two, terminal2, '');
 
@@ -130,12 +157,21 @@ describe('README: by hand, against the local sandbox', () => {
     expect(readdirSync(scratch).sort()).toEqual(['envelope.json', 'signed.pdf']);
     expect(readFileSync(join(scratch, 'signed.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
     expect(shown).toMatch(/✓ env_\w+ +Office lease renewal 2027/);
-    expect(shown).toMatch(/^env_\w+\s+completed\s+2\/2\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+CTR-2027-0042\s+Office lease renewal 2027$/m);
+    expect(shown).toMatch(
+      /^env_\w+\s+completed\s+2\/2\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+CTR-2027-0042\s+Office lease renewal 2027$/m,
+    );
 
     // The listener saw the journey, verified, in the one time format.
-    const listened = await until('the listener', () => (/envelope\.completed/.test(screen(two)) ? screen(two) : undefined), 60_000, two);
+    const listened = await until(
+      'the listener',
+      () => (/envelope\.completed/.test(screen(two)) ? screen(two) : undefined),
+      60_000,
+      two,
+    );
     expect(listened).toMatch(/listening on http:\/\/127\.0\.0\.1:4020/);
-    expect(listened).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  signer\.signed\s+env_\w+\s+Layla Haddad\s+signed$/m);
+    expect(listened).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  signer\.signed\s+env_\w+\s+Layla Haddad\s+signed$/m,
+    );
 
     expect(gitStatus()).toBe(before);
     tmux('send-keys', '-t', one, '-l', 'echo "THE-ID $id"');
@@ -148,31 +184,63 @@ describe('README: by hand, against the local sandbox', () => {
     if (!session) context.skip();
     const pages = examplePages();
     expect(pages.length).toBeGreaterThan(30);
-    const facts = { scratch: session!.scratch, id: session!.id, home, credentials: join(home, '.local', 'share', 'sign-cli', 'sandbox', 'credentials.env') };
+    const facts = {
+      scratch: session!.scratch,
+      id: session!.id,
+      home,
+      credentials: join(home, '.local', 'share', 'sign-cli', 'sandbox', 'credentials.env'),
+    };
     expect(await runExamplePages(pages, facts)).toEqual([]);
     // The README's own blocks pasted into zsh as well (zsh -f: comments off, as on a stock macOS
     // shell); docs/commands' blocks are kept comment-free by test/cli/readme.test.ts.
     if (zshMissing(context)) return;
-    expect(await runExamplePages(pages.filter((page) => page.name === 'README.md'), facts, 'zsh')).toEqual([]);
+    expect(
+      await runExamplePages(
+        pages.filter((page) => page.name === 'README.md'),
+        facts,
+        'zsh',
+      ),
+    ).toEqual([]);
     expect(gitStatus()).toBe(gitBefore);
   }, 360_000);
 
   it('and pasted into an interactive zsh -f, the by-hand blocks run through as in bash', async (context) => {
     if (zshMissing(context)) return;
     // The bash session's sandbox and listener hold 4010 and 4020: stopped first, as a person would.
-    spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], { env: { ...process.env, HOME: home, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' } });
+    spawnSync(process.execPath, [BIN, 'sandbox', 'stop'], {
+      env: { ...process.env, HOME: home, XDG_DATA_HOME: '', SIGN_SANDBOX_DIR: '' },
+    });
     spawnSync('tmux', [...tmuxArgs, 'kill-server']);
     const before = gitStatus();
-    const env = Object.fromEntries([...shellEnv, `HOME=${zshHome}`].map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-    const one = await pasteIntoZsh(`${terminal1}echo "BLOCK-ONE-DONE $? $(pwd)"\n`, env, () => false, 240_000);
-    expect(one.output).not.toMatch(/command not found|too many arguments|no matches found|parse error|No such file|error:/);
+    const env = Object.fromEntries(
+      [...shellEnv, `HOME=${zshHome}`].map((pair) => [
+        pair.slice(0, pair.indexOf('=')),
+        pair.slice(pair.indexOf('=') + 1),
+      ]),
+    );
+    const one = await pasteIntoZsh(
+      `${terminal1}echo "BLOCK-ONE-DONE $? $(pwd)"\n`,
+      env,
+      () => false,
+      240_000,
+    );
+    expect(one.output).not.toMatch(
+      /command not found|too many arguments|no matches found|parse error|No such file|error:/,
+    );
     const done = /BLOCK-ONE-DONE (\d+) (\S+)/.exec(one.output);
     expect(done?.[1], one.output).toBe('0');
     expect(done![2]!.startsWith(ROOT)).toBe(false);
     expect(readdirSync(done![2]!).sort()).toEqual(['envelope.json', 'signed.pdf']);
-    expect(one.output).toMatch(/^env_\w+\s+completed\s+2\/2\s+\S+ \S+\s+CTR-2027-0042\s+Office lease renewal 2027$/m);
+    expect(one.output).toMatch(
+      /^env_\w+\s+completed\s+2\/2\s+\S+ \S+\s+CTR-2027-0042\s+Office lease renewal 2027$/m,
+    );
     // The listener's block, stopped with Ctrl-C once it listens, exits 0.
-    const two = await pasteIntoZsh(terminal2, env, (output) => /listening on http:\/\/127\.0\.0\.1:4020/.test(output), 60_000);
+    const two = await pasteIntoZsh(
+      terminal2,
+      env,
+      (output) => /listening on http:\/\/127\.0\.0\.1:4020/.test(output),
+      60_000,
+    );
     expect(two.output).toMatch(/listening on http:\/\/127\.0\.0\.1:4020/);
     expect(two.output).not.toMatch(/command not found|too many arguments|parse error/);
     expect(gitStatus()).toBe(before);
@@ -196,9 +264,19 @@ function zshMissing(context: { skip: () => void }): boolean {
  * is not a comment). `stopWhen` the output says so, the block's foreground command gets Ctrl-C
  * (SIGINT to the process group, as a terminal sends it).
  */
-function pasteIntoZsh(block: string, env: Record<string, string>, stopWhen: (output: string) => boolean, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+function pasteIntoZsh(
+  block: string,
+  env: Record<string, string>,
+  stopWhen: (output: string) => boolean,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('zsh', ['-f', '-i', '-s'], { cwd: ROOT, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('zsh', ['-f', '-i', '-s'], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     let stopped = false;
     const timer = setTimeout(() => {

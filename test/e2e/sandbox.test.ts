@@ -23,18 +23,24 @@ describe('sandbox --detach and sandbox stop', () => {
     const started = await runCli(['sandbox', '--detach', '--port', '0', '--data-dir', dataDir]);
     try {
       expect(started.code).toBe(0);
-      expect(started.stdout).toMatch(/^sandbox listening on http:\/\/127\.0\.0\.1:\d+ in the background \(pid \d+\)$/m);
+      expect(started.stdout).toMatch(
+        /^sandbox listening on http:\/\/127\.0\.0\.1:\d+ in the background \(pid \d+\)$/m,
+      );
       // Right away, as a pasted block would: the credentials are there.
       const credentials = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
       const baseUrl = /SIGN_BASE_URL='([^']+)'/.exec(credentials)![1]!;
       const apiKey = /SIGN_API_KEY='([^']+)'/.exec(credentials)![1]!;
       expect(started.stdout + started.stderr).not.toContain(apiKey);
-      const listed = await runCli(['keys', 'list', '--json'], { env: { SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey } });
+      const listed = await runCli(['keys', 'list', '--json'], {
+        env: { SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey },
+      });
       expect(listed.code).toBe(0);
       // A second start on the same data dir (a block pasted twice) finds it running: exit 0, saying so.
       const again = await runCli(['sandbox', '--detach', '--port', '0', '--data-dir', dataDir]);
       expect(again.code).toBe(0);
-      expect(again.stderr).toMatch(new RegExp(`a sandbox is already running on .* \\(pid \\d+, ${baseUrl}\\)`));
+      expect(again.stderr).toMatch(
+        new RegExp(`a sandbox is already running on .* \\(pid \\d+, ${baseUrl}\\)`),
+      );
       expect(again.stdout + again.stderr).not.toContain(apiKey);
       expect(readFileSync(join(dataDir, 'sandbox.log'), 'utf8')).not.toContain(apiKey);
     } finally {
@@ -52,6 +58,8 @@ describe('sandbox --detach and sandbox stop', () => {
     const port = new URL(sandbox.baseUrl).port;
     const taken = await runCli(['sandbox', '--detach', '--port', port, '--data-dir', dataDir]);
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toContain(`the sandbox stopped at start (exit 1): port ${port} on 127.0.0.1 is already in use`);
+    expect(taken.stderr).toContain(
+      `the sandbox stopped at start (exit 1): port ${port} on 127.0.0.1 is already in use`,
+    );
   });
 });

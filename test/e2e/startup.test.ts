@@ -4,16 +4,31 @@
  * (Timings live in bench/startup.mjs; nothing here measures time.)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
-const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 function ndjson(n: number): string {
-  return Array.from({ length: n }, (_, i) => JSON.stringify({ ...EXAMPLE, title: `Startup ${i}`, contract_id: `CTR-S-${i}` })).join('\n') + '\n';
+  return (
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ ...EXAMPLE, title: `Startup ${i}`, contract_id: `CTR-S-${i}` }),
+    ).join('\n') + '\n'
+  );
 }
 
 describe('the launcher', () => {
@@ -28,12 +43,18 @@ describe('the launcher', () => {
     const hold = join(tempDir(), 'hold-open.cjs');
     writeFileSync(hold, 'setInterval(() => {}, 60_000);\n');
     const env = { NODE_OPTIONS: `--require ${hold}` };
-    const valid = await runCli(['envelopes', 'validate', join(ROOT, 'examples', 'envelope.json'), '--json'], { env, timeoutMs: 10_000 });
+    const valid = await runCli(['envelopes', 'validate', join(ROOT, 'examples', 'envelope.json'), '--json'], {
+      env,
+      timeoutMs: 10_000,
+    });
     expect(valid.signal).toBeNull();
     expect(valid.code).toBe(0);
     expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true, errors: [] });
     // The exit code is the command's, and a long output arrives whole.
-    const missing = await runCli(['envelopes', 'validate', join(tempDir(), 'none.json')], { env, timeoutMs: 10_000 });
+    const missing = await runCli(['envelopes', 'validate', join(tempDir(), 'none.json')], {
+      env,
+      timeoutMs: 10_000,
+    });
     expect(missing).toMatchObject({ signal: null, code: 2 });
     expect(missing.stderr).toMatch(/^error: .*none\.json: no such file/);
     const script = await runCli(['completion', 'bash'], { env, timeoutMs: 10_000 });
@@ -58,7 +79,12 @@ describe('the launcher', () => {
     const visit = (file: string): void => {
       const code = readFileSync(join(dir, file), 'utf8');
       for (const match of code.matchAll(/require\("\.\/(chunk-[\w-]+\.cjs)"\)/g)) {
-        if (lazy.test(code.slice(Math.max(0, match.index - 'function(){return '.length), match.index + match[0].length))) continue;
+        if (
+          lazy.test(
+            code.slice(Math.max(0, match.index - 'function(){return '.length), match.index + match[0].length),
+          )
+        )
+          continue;
         if (!eager.has(match[1]!)) {
           eager.add(match[1]!);
           visit(match[1]!);
@@ -89,9 +115,13 @@ describe('the launcher', () => {
     expect(maps.length).toBeGreaterThan(10);
     let ours = 0;
     for (const file of maps) {
-      const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+      const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: (string | null)[];
+      };
       map.sources.forEach((source, i) => {
-        if (source.includes('node_modules/')) expect(map.sourcesContent?.[i] ?? null, `${file}: ${source}`).toBeNull();
+        if (source.includes('node_modules/'))
+          expect(map.sourcesContent?.[i] ?? null, `${file}: ${source}`).toBeNull();
         else if (source.includes('/src/') && map.sourcesContent?.[i]) ours++;
       });
     }
@@ -102,7 +132,9 @@ describe('the launcher', () => {
 describe('the code caches of the launcher', () => {
   const cacheFiles = (root: string): string[] => {
     const code = join(root, 'code');
-    return existsSync(code) ? readdirSync(code).flatMap((build) => readdirSync(join(code, build)).map((f) => `${build}/${f}`)) : [];
+    return existsSync(code)
+      ? readdirSync(code).flatMap((build) => readdirSync(join(code, build)).map((f) => `${build}/${f}`))
+      : [];
   };
 
   it('are written by the first run of a command, private, and the next run gives the same answer from them', async () => {
@@ -116,7 +148,9 @@ describe('the code caches of the launcher', () => {
     expect(files.some((f) => f.endsWith('/ran.envelopes.validate'))).toBe(true);
     expect(files.some((f) => f.endsWith('.tmp'))).toBe(false);
     const build = files[0]!.split('/')[0]!;
-    expect(build).toMatch(new RegExp(`^[0-9a-f]{16}-node${process.versions.node.replace(/\./g, '\\.')}-${process.arch}$`));
+    expect(build).toMatch(
+      new RegExp(`^[0-9a-f]{16}-node${process.versions.node.replace(/\./g, '\\.')}-${process.arch}$`),
+    );
     expect(statSync(join(root, 'code', build)).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'code', build, 'main.cjs.cache')).mode & 0o777).toBe(0o600);
     const before = statSync(join(root, 'code', build, 'main.cjs.cache')).mtimeMs;
@@ -129,12 +163,14 @@ describe('the code caches of the launcher', () => {
   it('a damaged cache is refused by V8 and written again; the command does not notice', async () => {
     const root = tempDir('sign-cli-cache-');
     expect((await runCli(['--help'], { env: { SIGN_CACHE_DIR: root } })).code).toBe(0);
-    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache'))) writeFileSync(join(root, 'code', file), 'not a code cache');
+    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache')))
+      writeFileSync(join(root, 'code', file), 'not a code cache');
     const help = await runCli(['--help'], { env: { SIGN_CACHE_DIR: root } });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('envelopes');
     expect(help.stderr).toBe('');
-    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache'))) expect(readFileSync(join(root, 'code', file), 'utf8')).not.toBe('not a code cache');
+    for (const file of cacheFiles(root).filter((f) => f.endsWith('.cjs.cache')))
+      expect(readFileSync(join(root, 'code', file), 'utf8')).not.toBe('not a code cache');
   });
 
   it('are not read or written in a directory others can write to, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
@@ -144,7 +180,13 @@ describe('the code caches of the launcher', () => {
     expect((await runCli(['keys', 'list', '--local'], { env: { SIGN_CACHE_DIR: root } })).code).toBe(0);
     expect(cacheFiles(root)).toEqual([]);
     const off = tempDir('sign-cli-cache-');
-    expect((await runCli(['keys', 'list', '--local'], { env: { SIGN_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' } })).code).toBe(0);
+    expect(
+      (
+        await runCli(['keys', 'list', '--local'], {
+          env: { SIGN_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' },
+        })
+      ).code,
+    ).toBe(0);
     expect(cacheFiles(off)).toEqual([]);
   });
 });
@@ -159,9 +201,15 @@ function bundleBytesLoaded(args: string[]): { files: string[]; bytes: number } {
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache).filter((p) => p.includes(${JSON.stringify(join(ROOT, 'dist', 'cli'))})))));`,
   );
   const config = join(dir, 'config');
-  execFileSync(process.execPath, ['--require', preload, BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), SIGN_CONFIG_DIR: config }, stdio: 'ignore' });
+  execFileSync(process.execPath, ['--require', preload, BIN, ...args], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), SIGN_CONFIG_DIR: config },
+    stdio: 'ignore',
+  });
   // launch.cjs is the launcher's loader (src/cli/launch), loaded by every command line but --version.
-  const files = (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter((file) => !file.endsWith('launch.cjs'));
+  const files = (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter(
+    (file) => !file.endsWith('launch.cjs'),
+  );
   return { files, bytes: files.reduce((sum, file) => sum + statSync(file).size, 0) };
 }
 
@@ -193,11 +241,15 @@ describe('envelopes create --dry-run', () => {
     const writer = spawn('sh', ['-c', `cat > "${fifo}"`], { stdio: ['pipe', 'ignore', 'ignore'] });
     writer.stdin.end(ndjson(60));
     // Opening the pipe for reading releases the writer; if the CLI never does, it must not linger.
-    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', fifo, '--dry-run'], { timeoutMs: 15_000 }).finally(() => writer.kill());
+    const result = await runCli(['envelopes', 'create', '--ndjson', '-f', fifo, '--dry-run'], {
+      timeoutMs: 15_000,
+    }).finally(() => writer.kill());
     expect(result.signal).toBeNull();
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('dry run: 60 envelopes valid, nothing sent (would POST to http://127.0.0.1:4010/api/v1/envelopes)');
+    expect(result.stderr).toContain(
+      'dry run: 60 envelopes valid, nothing sent (would POST to http://127.0.0.1:4010/api/v1/envelopes)',
+    );
   });
 
   it('with 50 inputs or fewer, names each one, in order', async () => {
@@ -206,7 +258,9 @@ describe('envelopes create --dry-run', () => {
     writeFileSync(file, ndjson(3));
     const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--dry-run']);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual([1, 2, 3].map((n) => `✓ ${file}:${n}: valid; would POST to http://127.0.0.1:4010/api/v1/envelopes`));
+    expect(result.stdout.trim().split('\n')).toEqual(
+      [1, 2, 3].map((n) => `✓ ${file}:${n}: valid; would POST to http://127.0.0.1:4010/api/v1/envelopes`),
+    );
     expect(result.stderr).toContain('dry run: 3 envelopes valid, nothing sent');
   });
 
@@ -216,8 +270,15 @@ describe('envelopes create --dry-run', () => {
     writeFileSync(file, ndjson(55));
     const result = await runCli(['envelopes', 'create', '--ndjson', '-f', file, '--dry-run', '--json']);
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status: string; envelope: { title: string } });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { input: string; status: string; envelope: { title: string } });
     expect(lines).toHaveLength(55);
-    expect(lines[54]).toMatchObject({ input: `${file}:55`, status: 'valid', envelope: { title: 'Startup 54' } });
+    expect(lines[54]).toMatchObject({
+      input: `${file}:55`,
+      status: 'valid',
+      envelope: { title: 'Startup 54' },
+    });
   });
 });

@@ -28,7 +28,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   // Create journals stay out of the real state dir; tests sharing one pass SIGN_STATE_DIR.
   env.SIGN_STATE_DIR ??= tempDir('sign-cli-state-');
   // The launcher's code caches (src/cli/launch): one directory for the run's CLIs, not the home's.
-  env.SIGN_CACHE_DIR ??= (codeCacheDir ??= tempDir('sign-cli-cache-'));
+  env.SIGN_CACHE_DIR ??= codeCacheDir ??= tempDir('sign-cli-cache-');
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;
@@ -39,7 +39,12 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 /** Runs the built binary as a user would, with the given stdin. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    cwd?: string;
+    timeoutMs?: number;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {

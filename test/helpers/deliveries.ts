@@ -33,7 +33,6 @@ export interface Delivery {
   attempts: Attempt[];
 }
 
-
 export interface DeliveryFixture {
   sandbox: TestSandbox;
   env: Record<string, string>;
@@ -44,12 +43,20 @@ export interface DeliveryFixture {
   /** An envelope whose first event fails for good at `flaky`; one whose webhook_url is a closed port. */
   envelopeA: string;
   envelopeB: string;
-  cli(args: string[], options?: { input?: string; env?: Record<string, string> }): ReturnType<typeof runCommand>;
+  cli(
+    args: string[],
+    options?: { input?: string; env?: Record<string, string> },
+  ): ReturnType<typeof runCommand>;
   requests(): Promise<number>;
   close(): Promise<void>;
 }
 
-export const deliveryLines = (stdout: string): Delivery[] => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Delivery);
+export const deliveryLines = (stdout: string): Delivery[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Delivery);
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -71,9 +78,12 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 10_000): 
 export async function deliveryFixture(): Promise<DeliveryFixture> {
   const sandbox = await startTestSandbox({ speed: SPEED });
   const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir() };
-  const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) => runCommand(args, { env, ...options });
+  const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+    runCommand(args, { env, ...options });
   const createOne = async (webhookUrl: string): Promise<string> => {
-    const result = await cli(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { input: JSON.stringify({ ...example(), webhook_url: webhookUrl }) });
+    const result = await cli(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], {
+      input: JSON.stringify({ ...example(), webhook_url: webhookUrl }),
+    });
     expect(result.code, result.stderr).toBe(0);
     return result.stdout.trim();
   };
@@ -85,7 +95,9 @@ export async function deliveryFixture(): Promise<DeliveryFixture> {
   await flaky.waitFor((all) => eventTypes(all).includes('envelope.completed'));
   // B's first event has failed for good once its 9 attempts are recorded.
   await until(async () => {
-    const { data } = await sandbox.control<{ data: { envelope_id: string; status: string }[] }>(`/_sandbox/deliveries?envelope_id=${envelopeB}`);
+    const { data } = await sandbox.control<{ data: { envelope_id: string; status: string }[] }>(
+      `/_sandbox/deliveries?envelope_id=${envelopeB}`,
+    );
     return data[0]?.status === 'failed';
   });
   return {

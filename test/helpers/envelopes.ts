@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { ROOT, tempDir } from './cli.js';
 
 export const EXAMPLE = join(ROOT, 'examples', 'envelope.json');
-export const example = (): Record<string, unknown> => JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
+export const example = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
 
 export interface Workspace {
   dir: string;
@@ -28,7 +29,11 @@ export function workspace(prefix = 'sign-cli-work-'): Workspace {
     unique: () => {
       uniques++;
       const base = example();
-      return write(`unique-${uniques}.json`, { ...base, title: `${String(base.title)} #${uniques}`, contract_id: `${String(base.contract_id)}-${uniques}-${process.pid}` });
+      return write(`unique-${uniques}.json`, {
+        ...base,
+        title: `${String(base.title)} #${uniques}`,
+        contract_id: `${String(base.contract_id)}-${uniques}-${process.pid}`,
+      });
     },
   };
 }

@@ -46,23 +46,33 @@ export function examplePages(): ExamplePage[] {
   const byHandStart = readme.indexOf('### By hand, against the local sandbox');
   const byHandEnd = readme.indexOf('\n## ', byHandStart + 1);
   const outsideByHand = readme.slice(0, byHandStart) + readme.slice(byHandEnd);
-  const pages: ExamplePage[] = [{ name: 'README.md', lines: shellLines(outsideByHand).filter((line) => !/^npm /.test(line.trim())) }];
+  const pages: ExamplePage[] = [
+    { name: 'README.md', lines: shellLines(outsideByHand).filter((line) => !/^npm /.test(line.trim())) },
+  ];
   const dir = join(ROOT, 'docs', 'commands');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
     pages.push({ name: `docs/commands/${file}`, lines: shellLines(readFileSync(join(dir, file), 'utf8')) });
   }
   return pages.filter((page) => page.lines.length > 0);
 }
 
 /** A server in the foreground: stopped with Ctrl-C after a moment. */
-const SERVER = /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
+const SERVER =
+  /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
 
 function script(page: ExamplePage): string {
   const out = ['set -u'];
   page.lines.forEach((line, i) => {
-    const command = SERVER.test(line) ? `timeout --foreground --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}` : line;
+    const command = SERVER.test(line)
+      ? `timeout --foreground --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}`
+      : line;
     // `rc`, not `status`: zsh's $status is $? and read-only.
-    out.push(command, `rc=$?; if [ "$rc" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $rc" >&2; exit 1; fi`);
+    out.push(
+      command,
+      `rc=$?; if [ "$rc" -ne 0 ]; then echo "EXAMPLE-FAILED ${i + 1} exit $rc" >&2; exit 1; fi`,
+    );
   });
   out.push('wait');
   return `${out.join('\n')}\n`;
@@ -87,17 +97,34 @@ const SHELL_ARGS: Record<PasteShell, (file: string) => string[]> = {
   zsh: () => ['-f', '-i', '-s'],
 };
 
-function runPage(page: ExamplePage, facts: SessionFacts, bin: string, shell: PasteShell): Promise<string | undefined> {
+function runPage(
+  page: ExamplePage,
+  facts: SessionFacts,
+  bin: string,
+  shell: PasteShell,
+): Promise<string | undefined> {
   const dir = join(tempDir('sign-cli-examples-'), basename(page.name, '.md'));
   mkdirSync(dir);
   cpSync(facts.scratch, dir, { recursive: true });
   const file = join(dir, '..', 'examples.sh');
-  writeFileSync(file, `. ${JSON.stringify(facts.credentials)}\nexport SIGN_BASE_URL SIGN_API_KEY SIGN_WEBHOOK_SECRET\n${script(page)}`);
+  writeFileSync(
+    file,
+    `. ${JSON.stringify(facts.credentials)}\nexport SIGN_BASE_URL SIGN_API_KEY SIGN_WEBHOOK_SECRET\n${script(page)}`,
+  );
   return new Promise((resolve) => {
     const child = spawn(shell, SHELL_ARGS[shell](file), {
       cwd: dir,
       // A config of the page's own: one page's settings and profiles are not another's.
-      env: { PATH: `${bin}:${process.env.PATH}`, HOME: facts.home, SIGN_CONFIG_DIR: join(dir, '..', 'config'), TMPDIR: process.env.TMPDIR ?? '/tmp', LANG: 'C.UTF-8', NO_COLOR: '1', repo: ROOT, id: facts.id },
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        HOME: facts.home,
+        SIGN_CONFIG_DIR: join(dir, '..', 'config'),
+        TMPDIR: process.env.TMPDIR ?? '/tmp',
+        LANG: 'C.UTF-8',
+        NO_COLOR: '1',
+        repo: ROOT,
+        id: facts.id,
+      },
       stdio: [shell === 'zsh' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     if (shell === 'zsh') child.stdin!.end(readFileSync(file));
@@ -111,15 +138,24 @@ function runPage(page: ExamplePage, facts: SessionFacts, bin: string, shell: Pas
       if (code === 0) return resolve(undefined);
       const failed = /EXAMPLE-FAILED (\d+) exit (\d+)/.exec(stderr);
       const line = failed ? page.lines[Number(failed[1]) - 1] : undefined;
-      resolve(`${page.name} (${shell}): ${line ? `\`${line.trim()}\` exited ${failed![2]}` : `exit ${code}`}\n${stderr.slice(-1500)}${stdout.slice(-500)}`);
+      resolve(
+        `${page.name} (${shell}): ${line ? `\`${line.trim()}\` exited ${failed![2]}` : `exit ${code}`}\n${stderr.slice(-1500)}${stdout.slice(-500)}`,
+      );
     });
   });
 }
 
 /** Runs every page (four at a time); the failures, one message each. */
-export async function runExamplePages(pages: ExamplePage[], facts: SessionFacts, shell: PasteShell = 'bash'): Promise<string[]> {
+export async function runExamplePages(
+  pages: ExamplePage[],
+  facts: SessionFacts,
+  shell: PasteShell = 'bash',
+): Promise<string[]> {
   const bin = tempDir('sign-cli-examples-bin-');
-  writeFileSync(join(bin, 'sign-cli'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  writeFileSync(
+    join(bin, 'sign-cli'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
+  );
   chmodSync(join(bin, 'sign-cli'), 0o755);
   const failures: string[] = [];
   const queue = [...pages];

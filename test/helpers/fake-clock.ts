@@ -19,10 +19,14 @@ export class FakeClock implements Clock {
       if (signal?.aborted) return reject(new InterruptedError());
       const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
       this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.timers = this.timers.filter((t) => t !== timer);
-        reject(new InterruptedError());
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.timers = this.timers.filter((t) => t !== timer);
+          reject(new InterruptedError());
+        },
+        { once: true },
+      );
     });
   }
 

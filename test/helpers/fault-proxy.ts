@@ -11,7 +11,14 @@
  * Every decision is counted, and the times of the requests received and of the
  * answers the upstream accepted are kept, for "worst 60-second window" figures.
  */
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type FaultKind = 'reset' | 'lostAfterCommit' | 'delay' | 'status429' | 'status502' | 'status503';
@@ -66,7 +73,16 @@ export interface FaultProxy {
 }
 
 const KINDS: FaultKind[] = ['reset', 'lostAfterCommit', 'delay', 'status429', 'status502', 'status503'];
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
 
 /** mulberry32: a small, fast, seeded PRNG; the same seed gives the same sequence. */
 export function seededRandom(seed: number): () => number {
@@ -100,7 +116,15 @@ function resetSocket(socket: Socket): void {
 
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const random = seededRandom(options.seed);
-  let rates: FaultRates = { reset: 0, lostAfterCommit: 0, delay: 0, status429: 0, status502: 0, status503: 0, ...options.rates };
+  let rates: FaultRates = {
+    reset: 0,
+    lostAfterCommit: 0,
+    delay: 0,
+    status429: 0,
+    status502: 0,
+    status503: 0,
+    ...options.rates,
+  };
   let target = new URL(options.target);
   const delayMs = options.delayMs ?? 5_000;
   const retryAfter = options.retryAfter ?? '1';
@@ -139,7 +163,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     // Half with Retry-After, half without, drawn from the same PRNG.
     const withHint = random() < 0.5;
     if (withHint) counters.withRetryAfter++;
-    const body = JSON.stringify({ code: `proxy_${status}`, message: `fault injected by the test proxy (${status})` });
+    const body = JSON.stringify({
+      code: `proxy_${status}`,
+      message: `fault injected by the test proxy (${status})`,
+    });
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
@@ -148,13 +175,26 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     res.end(body);
   }
 
-  function forward(req: IncomingMessage, res: ServerResponse, fault: 'pass' | 'lostAfterCommit' | 'delay'): void {
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    fault: 'pass' | 'lostAfterCommit' | 'delay',
+  ): void {
     counters.forwarded++;
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers.host = target.host;
     const upstream = request(
-      { protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent },
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent,
+      },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -171,7 +211,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
           const send = () => {
             if (res.destroyed || res.socket?.destroyed) return;
             const out: Record<string, string | string[]> = {};
-            for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+            for (const [name, value] of Object.entries(answer.headers))
+              if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
             out['content-length'] = String(Buffer.concat(chunks).length);
             res.writeHead(status, out);
             res.end(Buffer.concat(chunks));

@@ -27,7 +27,9 @@ const built = () => {
   if (!outputs.every(existsSync)) return 0;
   return Math.min(...outputs.map((p) => statSync(p).mtimeMs));
 };
-const stale = () => newest(['src', 'bin', 'scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) > built();
+const stale = () =>
+  newest(['src', 'bin', 'scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) >
+  built();
 
 export function ensureFreshBuild(): void {
   if (!stale()) return;
@@ -40,7 +42,8 @@ export function ensureFreshBuild(): void {
       break;
     } catch {
       // Another worker is building: wait for it, then look again.
-      if (Date.now() > deadline) throw new Error(`${lock} held for 3 minutes; remove it if no build is running`);
+      if (Date.now() > deadline)
+        throw new Error(`${lock} held for 3 minutes; remove it if no build is running`);
       execFileSync(process.execPath, ['-e', 'setTimeout(() => {}, 200)']);
       if (!stale()) return;
     }
@@ -48,7 +51,10 @@ export function ensureFreshBuild(): void {
   try {
     if (stale()) {
       process.stderr.write('src/ is newer than dist/: building first (npm run build)\n');
-      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
     }
   } finally {
     rmdirSync(lock);

@@ -35,7 +35,11 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 
 /** In-memory IO (src/cli/io.ts) with an environment of the test's own (testEnv) and the built CLI to relaunch. */
 export function testIo(options: TestIoOptions & { env?: Record<string, string | undefined> } = {}): TestIo {
-  return makeTestIo({ ...options, env: testEnv(options.env), relaunch: { command: process.execPath, args: [BIN] } });
+  return makeTestIo({
+    ...options,
+    env: testEnv(options.env),
+    relaunch: { command: process.execPath, args: [BIN] },
+  });
 }
 
 export interface CommandResult extends CliResult {
@@ -43,7 +47,14 @@ export interface CommandResult extends CliResult {
 }
 
 /** Runs `sign-cli <args>` in process; `signal` stops it as Ctrl-C would. */
-export async function runCommand(args: string[], options: TestIoOptions & { env?: Record<string, string | undefined>; signal?: AbortSignal; input?: string } = {}): Promise<CommandResult> {
+export async function runCommand(
+  args: string[],
+  options: TestIoOptions & {
+    env?: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    input?: string;
+  } = {},
+): Promise<CommandResult> {
   const io = testIo({ ...options, stdin: options.input ?? options.stdin });
   const code = await main(['node', 'sign-cli', ...args], io, options.signal ?? new AbortController().signal);
   return { code, signal: null, stdout: io.stdout.text, stderr: io.stderr.text, io };
@@ -60,15 +71,30 @@ export interface RunningCommand {
 }
 
 /** Starts `sign-cli <args>` in process and returns at once: for servers, watchers, and Ctrl-C. */
-export function startCommand(args: string[], options: TestIoOptions & { env?: Record<string, string | undefined>; input?: string } = {}): RunningCommand {
+export function startCommand(
+  args: string[],
+  options: TestIoOptions & { env?: Record<string, string | undefined>; input?: string } = {},
+): RunningCommand {
   const io = testIo({ ...options, stdin: options.input ?? options.stdin });
   const controller = new AbortController();
-  const done = main(['node', 'sign-cli', ...args], io, controller.signal).then((code) => ({ code, signal: null, stdout: io.stdout.text, stderr: io.stderr.text, io }));
+  const done = main(['node', 'sign-cli', ...args], io, controller.signal).then((code) => ({
+    code,
+    signal: null,
+    stdout: io.stdout.text,
+    stderr: io.stderr.text,
+    io,
+  }));
   const waitFor = async (text: string | RegExp, timeoutMs = 10_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
-    const seen = () => { const all = io.stdout.text + io.stderr.text; return typeof text === 'string' ? all.includes(text) : text.test(all); };
+    const seen = () => {
+      const all = io.stdout.text + io.stderr.text;
+      return typeof text === 'string' ? all.includes(text) : text.test(all);
+    };
     while (!seen()) {
-      if (Date.now() > deadline) throw new Error(`no ${String(text)} within ${timeoutMs} ms; stdout: ${io.stdout.text} stderr: ${io.stderr.text}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no ${String(text)} within ${timeoutMs} ms; stdout: ${io.stdout.text} stderr: ${io.stderr.text}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -139,7 +165,11 @@ const completeLines = (text: string): string[] => {
 };
 
 /** `sign-cli webhooks listen --port 0 …` in process, once its "listening on" line is out. */
-export async function startListener(args: string[], env: Record<string, string | undefined> = {}, terminal: { tty?: boolean; columns?: number } = {}): Promise<TestListener> {
+export async function startListener(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  terminal: { tty?: boolean; columns?: number } = {},
+): Promise<TestListener> {
   const run = startCommand(['webhooks', 'listen', '--port', '0', ...args], { env, ...terminal });
   let stopped: Promise<CommandResult> | undefined;
   await Promise.race([
@@ -148,14 +178,19 @@ export async function startListener(args: string[], env: Record<string, string |
       throw new Error(`listener exited with ${result.code}: ${result.stderr}`);
     }),
   ]);
-  const url = /listening on (http:\/\/[^\s\u001b]+)/.exec(run.io.stderr.text.replace(/\u001b\[[0-9;]*m/g, ''))![1]!;
-  const waitFor = (lines: () => string[]) => async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(lines())) {
-      if (Date.now() > deadline) throw new Error(`timed out; stdout:\n${run.io.stdout.text}\nstderr:\n${run.io.stderr.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const url = /listening on (http:\/\/[^\s\u001b]+)/.exec(
+    run.io.stderr.text.replace(/\u001b\[[0-9;]*m/g, ''),
+  )![1]!;
+  const waitFor =
+    (lines: () => string[]) =>
+    async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(lines())) {
+        if (Date.now() > deadline)
+          throw new Error(`timed out; stdout:\n${run.io.stdout.text}\nstderr:\n${run.io.stderr.text}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
   const stdout = () => completeLines(run.io.stdout.text);
   const stderr = () => completeLines(run.io.stderr.text);
   return {

@@ -13,14 +13,19 @@ import { pathToFileURL } from 'node:url';
 import { missingTools } from './system-tools.js';
 import { tempDir } from './paths.js';
 
-export const NO_LIBREOFFICE = missingTools(['soffice'], 'libreoffice-calc-nogui', 'the tests of CSV files exported by LibreOffice');
+export const NO_LIBREOFFICE = missingTools(
+  ['soffice'],
+  'libreoffice-calc-nogui',
+  'the tests of CSV files exported by LibreOffice',
+);
 
 /** LibreOffice's numbers for the character sets of its CSV filter (rtl_TextEncoding). */
 export const CHARSET = { utf8: 76, windows1252: 1, windows1256: 38, utf16: 65535 } as const;
 
 export type Cell = string | { number: number; scientific?: boolean };
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A flat ODS document of one sheet: strings as text cells, numbers as numbers (scientific when asked: how Excel shows a long one). */
 export function flatOds(rows: Cell[][]): string {
@@ -42,8 +47,22 @@ export class LibreOffice {
   constructor(readonly dir: string) {}
 
   private run(args: string[], input: string, outDir: string): string {
-    execFileSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=${pathToFileURL(this.profile).href}`, ...args, '--outdir', outDir, input], { stdio: 'ignore', timeout: 120_000 });
-    const written = readdirSync(outDir).find((name) => name.startsWith(basename(input).replace(/\.[^.]+$/, '')));
+    execFileSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=${pathToFileURL(this.profile).href}`,
+        ...args,
+        '--outdir',
+        outDir,
+        input,
+      ],
+      { stdio: 'ignore', timeout: 120_000 },
+    );
+    const written = readdirSync(outDir).find((name) =>
+      name.startsWith(basename(input).replace(/\.[^.]+$/, '')),
+    );
     if (!written) throw new Error(`LibreOffice wrote nothing for ${input}`);
     return join(outDir, written);
   }
@@ -52,13 +71,25 @@ export class LibreOffice {
   exportSheet(name: string, rows: Cell[][], delimiter: string, charset: number): string {
     const sheet = join(this.dir, `${name}.fods`);
     writeFileSync(sheet, flatOds(rows));
-    return this.run(['--convert-to', `csv:Text - txt - csv (StarCalc):${delimiter.charCodeAt(0)},34,${charset},1`], sheet, tempDir('sign-cli-lo-out-'));
+    return this.run(
+      ['--convert-to', `csv:Text - txt - csv (StarCalc):${delimiter.charCodeAt(0)},34,${charset},1`],
+      sheet,
+      tempDir('sign-cli-lo-out-'),
+    );
   }
 
   /** Opens a CSV as if it were in `openAs` and saves it again in `saveAs`: what a user does to a file in the wrong character set. */
   resave(csv: string, openAs: number, saveAs: number): string {
     const copy = join(tempDir('sign-cli-lo-in-'), 'resaved.csv');
     writeFileSync(copy, readFileSync(csv));
-    return this.run([`--infilter=CSV:44,34,${openAs},1`, '--convert-to', `csv:Text - txt - csv (StarCalc):44,34,${saveAs},1`], copy, tempDir('sign-cli-lo-out-'));
+    return this.run(
+      [
+        `--infilter=CSV:44,34,${openAs},1`,
+        '--convert-to',
+        `csv:Text - txt - csv (StarCalc):44,34,${saveAs},1`,
+      ],
+      copy,
+      tempDir('sign-cli-lo-out-'),
+    );
   }
 }

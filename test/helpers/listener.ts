@@ -15,8 +15,15 @@ export interface ListenerProcess {
 }
 
 /** Spawns `sign-cli webhooks listen --port 0 ...` and waits for its "listening on" line. */
-export async function startListenerProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<ListenerProcess> {
-  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startListenerProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<ListenerProcess> {
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
@@ -34,13 +41,16 @@ export async function startListenerProcess(args: string[], env: Record<string, s
     });
     child.once('exit', (code) => reject(new Error(`listener exited with ${code}: ${stderr.join('\n')}`)));
   });
-  const waitFor = (lines: string[]) => async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(lines)) {
-      if (Date.now() > deadline) throw new Error(`timed out; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const waitFor =
+    (lines: string[]) =>
+    async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(lines)) {
+        if (Date.now() > deadline)
+          throw new Error(`timed out; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
   return {
     url,
     child,

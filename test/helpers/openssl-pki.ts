@@ -19,7 +19,7 @@ import { parseSignedData } from '../../src/core/pades/cms.js';
 import { missingTools } from './system-tools.js';
 
 /** For describe.skipIf: true when openssl is missing here. */
-export const NO_OPENSSL = missingTools(['openssl'], 'openssl', 'the tests against OpenSSL\'s CMS and TSA');
+export const NO_OPENSSL = missingTools(['openssl'], 'openssl', "the tests against OpenSSL's CMS and TSA");
 
 export interface Party {
   name: string;
@@ -44,7 +44,25 @@ export class Pki {
   /** A self-signed CA. */
   ca(name: string): Party {
     const base = name.replace(/\W+/g, '-').toLowerCase();
-    this.run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.crt`, '-days', '30', '-subj', `/CN=${name}/O=Elsewhere`, '-addext', 'basicConstraints=critical,CA:true', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    this.run(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${base}.key`,
+      '-out',
+      `${base}.crt`,
+      '-days',
+      '30',
+      '-subj',
+      `/CN=${name}/O=Elsewhere`,
+      '-addext',
+      'basicConstraints=critical,CA:true',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     return { name, cert: join(this.dir, `${base}.crt`), key: join(this.dir, `${base}.key`) };
   }
 
@@ -55,36 +73,122 @@ export class Pki {
   issue(ca: Party, name: string, options: { key?: string; timestamping?: boolean } = {}): Party {
     const base = name.replace(/\W+/g, '-').toLowerCase();
     const key = options.key ?? 'rsa';
-    const genkey = key === 'rsa' ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'] : key === 'rsa-pss' ? ['-algorithm', 'RSA-PSS', '-pkeyopt', 'rsa_keygen_bits:2048'] : key === 'ed25519' ? ['-algorithm', 'ED25519'] : ['-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${key.slice(3)}`];
+    const genkey =
+      key === 'rsa'
+        ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']
+        : key === 'rsa-pss'
+          ? ['-algorithm', 'RSA-PSS', '-pkeyopt', 'rsa_keygen_bits:2048']
+          : key === 'ed25519'
+            ? ['-algorithm', 'ED25519']
+            : ['-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${key.slice(3)}`];
     this.run('genpkey', ...genkey, '-out', `${base}.key`);
     this.run('req', '-new', '-key', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${name}/O=Elsewhere`);
-    const ext = options.timestamping ? 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n' : 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n';
+    const ext = options.timestamping
+      ? 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n'
+      : 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n';
     this.file(`${base}.ext`, ext);
-    this.run('x509', '-req', '-in', `${base}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', String(++this.serial + 1000), '-out', `${base}.crt`, '-days', '30', '-extfile', `${base}.ext`);
+    this.run(
+      'x509',
+      '-req',
+      '-in',
+      `${base}.csr`,
+      '-CA',
+      ca.cert,
+      '-CAkey',
+      ca.key,
+      '-set_serial',
+      String(++this.serial + 1000),
+      '-out',
+      `${base}.crt`,
+      '-days',
+      '30',
+      '-extfile',
+      `${base}.ext`,
+    );
     return { name, cert: join(this.dir, `${base}.crt`), key: join(this.dir, `${base}.key`) };
   }
 
   /** A signer certificate valid only between `notBefore` and `notAfter` (in the past, say), issued by a CA of its own. */
   async dated(name: string, notBefore: Date, notAfter: Date): Promise<{ ca: Party; signer: Party }> {
-    const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 } as const;
+    const algorithm = {
+      name: 'RSASSA-PKCS1-v1_5',
+      hash: 'SHA-256',
+      publicExponent: new Uint8Array([1, 0, 1]),
+      modulusLength: 2048,
+    } as const;
     x509.cryptoProvider.set(globalThis.crypto as never);
     const subtle = globalThis.crypto.subtle;
     const caKeys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-    const ca = await x509.X509CertificateGenerator.createSelfSigned({ serialNumber: '01', name: `CN=${name} CA`, notBefore: new Date(notBefore.getTime() - 86_400_000), notAfter: new Date(Date.now() + 30 * 86_400_000), keys: caKeys, signingAlgorithm: algorithm, extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)] });
+    const ca = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: `CN=${name} CA`,
+      notBefore: new Date(notBefore.getTime() - 86_400_000),
+      notAfter: new Date(Date.now() + 30 * 86_400_000),
+      keys: caKeys,
+      signingAlgorithm: algorithm,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+      ],
+    });
     const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-    const leaf = await x509.X509CertificateGenerator.create({ serialNumber: '02', subject: `CN=${name}`, issuer: ca.subject, notBefore, notAfter, publicKey: keys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: algorithm, extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true)] });
-    const pem = (label: string, der: ArrayBuffer) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
+    const leaf = await x509.X509CertificateGenerator.create({
+      serialNumber: '02',
+      subject: `CN=${name}`,
+      issuer: ca.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm: algorithm,
+      extensions: [
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation,
+          true,
+        ),
+      ],
+    });
+    const pem = (label: string, der: ArrayBuffer) =>
+      `-----BEGIN ${label}-----\n${Buffer.from(der)
+        .toString('base64')
+        .replace(/(.{64})/g, '$1\n')
+        .trimEnd()}\n-----END ${label}-----\n`;
     const base = name.replace(/\W+/g, '-').toLowerCase();
     return {
       ca: { name: `${name} CA`, cert: this.file(`${base}-ca.crt`, ca.toString('pem')), key: '' },
-      signer: { name, cert: this.file(`${base}.crt`, leaf.toString('pem')), key: this.file(`${base}.key`, pem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey))) },
+      signer: {
+        name,
+        cert: this.file(`${base}.crt`, leaf.toString('pem')),
+        key: this.file(`${base}.key`, pem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey))),
+      },
     };
   }
 
   /** `openssl cms -sign -cades -binary`: a detached CAdES CMS over `data`, the CA's certificate carried. */
-  cms(data: Uint8Array, signer: Party, ca: Party, options: { md?: string; pss?: boolean; cades?: boolean } = {}): Buffer {
+  cms(
+    data: Uint8Array,
+    signer: Party,
+    ca: Party,
+    options: { md?: string; pss?: boolean; cades?: boolean } = {},
+  ): Buffer {
     const input = this.file('to-sign.bin', data);
-    const args = ['cms', '-sign', '-binary', '-in', input, '-signer', signer.cert, '-inkey', signer.key, '-certfile', ca.cert, '-outform', 'DER', '-md', options.md ?? 'sha256'];
+    const args = [
+      'cms',
+      '-sign',
+      '-binary',
+      '-in',
+      input,
+      '-signer',
+      signer.cert,
+      '-inkey',
+      signer.key,
+      '-certfile',
+      ca.cert,
+      '-outform',
+      'DER',
+      '-md',
+      options.md ?? 'sha256',
+    ];
     if (options.cades !== false) args.push('-cades');
     if (options.pss) args.push('-keyopt', 'rsa_padding_mode:pss');
     return this.run(...args);
@@ -93,10 +197,23 @@ export class Pki {
   /** A TSA's token (`openssl ts -reply -token_out`) over the SHA-256 of `data`. */
   timestamp(data: Uint8Array, tsa: Party, ca: Party): Buffer {
     const input = this.file('to-stamp.bin', data);
-    this.file('tsa.cnf', `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`);
+    this.file(
+      'tsa.cnf',
+      `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`,
+    );
     this.file('tsa-serial', '01\n');
     this.run('ts', '-query', '-data', input, '-sha256', '-cert', '-no_nonce', '-out', 'query.tsq');
-    this.run('ts', '-reply', '-config', 'tsa.cnf', '-queryfile', 'query.tsq', '-token_out', '-out', 'token.der');
+    this.run(
+      'ts',
+      '-reply',
+      '-config',
+      'tsa.cnf',
+      '-queryfile',
+      'query.tsq',
+      '-token_out',
+      '-out',
+      'token.der',
+    );
     return readFileSync(join(this.dir, 'token.der'));
   }
 }
@@ -119,21 +236,45 @@ const oidDer = (dotted: string): Buffer => {
  */
 export function ed25519Cms(data: Uint8Array, signer: Party, ca: Party): Buffer {
   const { createHash, createPrivateKey, sign } = nodeCrypto;
-  const certDer = (file: string) => Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  const certDer = (file: string) =>
+    Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
   const cert = certDer(signer.cert);
   const tbs = children(children(readDer(cert))[0]!);
   const first = tbs[0]!.cls === 2 ? 1 : 0;
   const issuerAndSerial = encode(0x30, Buffer.concat([encoded(tbs[first + 2]!), encoded(tbs[first]!)]));
   const sha512 = encode(0x30, oidDer('2.16.840.1.101.3.4.2.3'));
-  const attr = (oid: string, valueDer: Uint8Array) => encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
+  const attr = (oid: string, valueDer: Uint8Array) =>
+    encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
   const attrs = Buffer.concat([
     attr('1.2.840.113549.1.9.3', oidDer('1.2.840.113549.1.7.1')),
     attr('1.2.840.113549.1.9.4', encode(0x04, createHash('sha512').update(data).digest())),
-    attr('1.2.840.113549.1.9.16.2.47', encode(0x30, encode(0x30, encode(0x30, encode(0x04, createHash('sha256').update(cert).digest()))))),
+    attr(
+      '1.2.840.113549.1.9.16.2.47',
+      encode(0x30, encode(0x30, encode(0x30, encode(0x04, createHash('sha256').update(cert).digest())))),
+    ),
   ]);
   const signature = sign(null, encode(0x31, attrs), createPrivateKey(readFileSync(signer.key)));
-  const signerInfo = encode(0x30, Buffer.concat([encode(0x02, Uint8Array.of(1)), issuerAndSerial, sha512, encode(0xa0, attrs), encode(0x30, oidDer('1.3.101.112')), encode(0x04, signature)]));
-  const signedData = encode(0x30, Buffer.concat([encode(0x02, Uint8Array.of(1)), encode(0x31, sha512), encode(0x30, oidDer('1.2.840.113549.1.7.1')), encode(0xa0, Buffer.concat([cert, certDer(ca.cert)])), encode(0x31, signerInfo)]));
+  const signerInfo = encode(
+    0x30,
+    Buffer.concat([
+      encode(0x02, Uint8Array.of(1)),
+      issuerAndSerial,
+      sha512,
+      encode(0xa0, attrs),
+      encode(0x30, oidDer('1.3.101.112')),
+      encode(0x04, signature),
+    ]),
+  );
+  const signedData = encode(
+    0x30,
+    Buffer.concat([
+      encode(0x02, Uint8Array.of(1)),
+      encode(0x31, sha512),
+      encode(0x30, oidDer('1.2.840.113549.1.7.1')),
+      encode(0xa0, Buffer.concat([cert, certDer(ca.cert)])),
+      encode(0x31, signerInfo),
+    ]),
+  );
   return Buffer.from(encode(0x30, Buffer.concat([oidDer('1.2.840.113549.1.7.2'), encode(0xa0, signedData)])));
 }
 
@@ -160,6 +301,9 @@ export function withSignatureTimestamp(cms: Uint8Array, token: Uint8Array): Buff
   const unsigned = last.cls === 2 && last.tag === 1 ? Buffer.concat([value(last), attribute]) : attribute;
   const kept = last.cls === 2 && last.tag === 1 ? infoParts.slice(0, -1) : infoParts;
   const newInfo = encode(0x30, Buffer.concat([...kept.map((p: Der) => encoded(p)), encode(0xa1, unsigned)]));
-  const newSignedData = encode(0x30, Buffer.concat([...parts.slice(0, -1).map((p) => encoded(p)), encode(0x31, newInfo)]));
+  const newSignedData = encode(
+    0x30,
+    Buffer.concat([...parts.slice(0, -1).map((p) => encoded(p)), encode(0x31, newInfo)]),
+  );
   return Buffer.from(encode(0x30, Buffer.concat([encoded(type!), encode(0xa0, newSignedData)])));
 }

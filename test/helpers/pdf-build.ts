@@ -17,7 +17,8 @@ import { isRef, type PdfRef, type PdfValue } from '../../src/core/pades/pdf-obje
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
 /** A content stream object. */
-export const stream = (content: string, extra = '') => `<< /Length ${Buffer.byteLength(content, 'latin1')}${extra} >>\nstream\n${content}\nendstream`;
+export const stream = (content: string, extra = '') =>
+  `<< /Length ${Buffer.byteLength(content, 'latin1')}${extra} >>\nstream\n${content}\nendstream`;
 
 /** Text drawn at 72,720 in Helvetica 24 (font resource /F1). */
 export const textContent = (text: string, y = 720) => `BT /F1 24 Tf 72 ${y} Td (${text}) Tj ET`;
@@ -48,7 +49,9 @@ export function basePdf(options: BaseOptions = {}): Buffer {
     5: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     ...options.objects,
   };
-  const numbers = Object.keys(objects).map(Number).sort((a, b) => a - b);
+  const numbers = Object.keys(objects)
+    .map(Number)
+    .sort((a, b) => a - b);
   let body = '%PDF-1.7\n%\u00e2\u00e3\u00cf\u00d3\n';
   const offsets = new Map<number, number>();
   for (const num of numbers) {
@@ -58,7 +61,10 @@ export function basePdf(options: BaseOptions = {}): Buffer {
   const size = numbers.at(-1)! + 1;
   const xref = Buffer.byteLength(body, 'latin1');
   body += `xref\n0 ${size}\n0000000000 65535 f \n`;
-  for (let n = 1; n < size; n++) body += offsets.has(n) ? `${String(offsets.get(n)).padStart(10, '0')} 00000 n \n` : '0000000000 00000 f \n';
+  for (let n = 1; n < size; n++)
+    body += offsets.has(n)
+      ? `${String(offsets.get(n)).padStart(10, '0')} 00000 n \n`
+      : '0000000000 00000 f \n';
   body += `trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return latin1(body);
 }
@@ -81,7 +87,12 @@ function lastRevision(pdf: Buffer) {
  * PDF 1.5 writers do: the objects that are not streams in an object stream,
  * and the cross-reference as a stream.
  */
-export function appendRevision(pdf: Buffer, objects: Record<number, string | null>, trailerExtra = '', compressed = false): Buffer {
+export function appendRevision(
+  pdf: Buffer,
+  objects: Record<number, string | null>,
+  trailerExtra = '',
+  compressed = false,
+): Buffer {
   if (compressed) return appendCompressed(pdf, objects);
   const { startxref, size, root } = lastRevision(pdf);
   let body = pdf.toString('latin1');
@@ -97,7 +108,8 @@ export function appendRevision(pdf: Buffer, objects: Record<number, string | nul
   }
   const xref = Buffer.byteLength(body, 'latin1');
   body += 'xref\n0 1\n0000000000 65535 f \n';
-  for (const [num, offset] of offsets) body += `${num} 1\n${offset === null ? '0000000000 00001 f ' : `${String(offset).padStart(10, '0')} 00000 n `}\n`;
+  for (const [num, offset] of offsets)
+    body += `${num} 1\n${offset === null ? '0000000000 00001 f ' : `${String(offset).padStart(10, '0')} 00000 n `}\n`;
   const newSize = Math.max(size, ...[...offsets.keys()].map((n) => n + 1));
   body += `trailer\n<< /Size ${newSize} /Root ${root.num} 0 R /Prev ${startxref}${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
   return latin1(body);
@@ -139,7 +151,15 @@ function appendCompressed(pdf: Buffer, objects: Record<number, string | null>): 
   let previous = [0, 0, 0, 0, 0, 0, 0];
   for (const num of nums) {
     const [type, a, b] = rows.get(num)!;
-    const row = [type, (a >>> 24) & 255, (a >>> 16) & 255, (a >>> 8) & 255, a & 255, (b >>> 8) & 255, b & 255];
+    const row = [
+      type,
+      (a >>> 24) & 255,
+      (a >>> 16) & 255,
+      (a >>> 8) & 255,
+      a & 255,
+      (b >>> 8) & 255,
+      b & 255,
+    ];
     raw.push(2, ...row.map((v, i) => (v - previous[i]! + 256) & 255));
     previous = row;
   }
@@ -217,11 +237,15 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   const docTimestamp = options.subFilter === 'ETSI.RFC3161';
   const size = options.size ?? 16384;
   const placeholder = `/ByteRange [0 0000000000 0000000000 0000000000] /Contents <${'0'.repeat(size * 2)}>`;
-  const reference = options.docmdp ? ` /Reference [<< /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P ${options.docmdp} /V /1.2 >> >>]` : '';
+  const reference = options.docmdp
+    ? ` /Reference [<< /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P ${options.docmdp} /V /1.2 >> >>]`
+    : '';
   const sig = docTimestamp
     ? `<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 ${placeholder} >>`
     : `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /${options.subFilter ?? 'ETSI.CAdES.detached'} ${placeholder} /M (${pdfDate(options.signingTime ?? new Date())})${reference} >>`;
-  const lock = options.lock ? ` /Lock << /Type /SigFieldLock /Action /${options.lock.action}${options.lock.fields ? ` /Fields [${options.lock.fields.map((f) => `(${f})`).join(' ')}]` : ''} >>` : '';
+  const lock = options.lock
+    ? ` /Lock << /Type /SigFieldLock /Action /${options.lock.action}${options.lock.fields ? ` /Fields [${options.lock.fields.map((f) => `(${f})`).join(' ')}]` : ''} >>`
+    : '';
   const objects: Record<number, string> = {
     [sigNum]: sig,
     [fieldNum]: `<< /Type /Annot /Subtype /Widget /FT /Sig /T (${options.field}) /V ${sigNum} 0 R /Rect [0 0 0 0] /F 132 /P 3 0 R${lock} >>`,
@@ -240,7 +264,9 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   if (options.docmdp) catalogText = catalogText.replace(/>>\s*$/, ` /Perms << /DocMDP ${sigNum} 0 R >> >>`);
   if (catalogText !== objectText(pdf, root.num)) objects[root.num] = catalogText;
   const page = objects[3] ?? objectText(pdf, 3);
-  objects[3] = /\/Annots\s*\[/.test(page) ? page.replace(/\/Annots\s*\[/, `/Annots [${fieldNum} 0 R `) : page.replace(/>>\s*$/, ` /Annots [${fieldNum} 0 R] >>`);
+  objects[3] = /\/Annots\s*\[/.test(page)
+    ? page.replace(/\/Annots\s*\[/, `/Annots [${fieldNum} 0 R `)
+    : page.replace(/>>\s*$/, ` /Annots [${fieldNum} 0 R] >>`);
   const updated = appendRevision(pdf, objects);
   return fillSignature(updated, size, options.sign);
 }
@@ -261,10 +287,15 @@ async function fillSignature(pdf: Buffer, size: number, sign: SignatureOptions['
   const a = contentsAt;
   const b = contentsAt + size * 2 + 2;
   const range = `/ByteRange [0 ${String(a).padStart(10, ' ')} ${String(b).padStart(10, ' ')} ${String(pdf.length - b).padStart(10, ' ')}]`;
-  const withRange = Buffer.concat([pdf.subarray(0, rangeAt), latin1(range), pdf.subarray(rangeAt + range.length)]);
+  const withRange = Buffer.concat([
+    pdf.subarray(0, rangeAt),
+    latin1(range),
+    pdf.subarray(rangeAt + range.length),
+  ]);
   const signed = Buffer.concat([withRange.subarray(0, a), withRange.subarray(b)]);
   const cms = Buffer.from(await sign(signed));
-  if (cms.length > size) throw new Error(`the CMS (${cms.length} bytes) does not fit the placeholder (${size})`);
+  if (cms.length > size)
+    throw new Error(`the CMS (${cms.length} bytes) does not fit the placeholder (${size})`);
   const hex = cms.toString('hex').padEnd(size * 2, '0');
   return Buffer.concat([withRange.subarray(0, a + 1), latin1(hex), withRange.subarray(b - 1)]);
 }

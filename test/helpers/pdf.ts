@@ -49,8 +49,14 @@ function joinLine(items: PdfItem[]): string {
       continue;
     }
     if (previous) {
-      const gap = item.x >= previous.x ? item.x - (previous.x + previous.width) : previous.x - (item.x + item.width);
-      if (gap > 0.102 * Math.min(item.size, previous.size) && !text.endsWith(' ') && !item.str.startsWith(' ')) text += ' ';
+      const gap =
+        item.x >= previous.x ? item.x - (previous.x + previous.width) : previous.x - (item.x + item.width);
+      if (
+        gap > 0.102 * Math.min(item.size, previous.size) &&
+        !text.endsWith(' ') &&
+        !item.str.startsWith(' ')
+      )
+        text += ' ';
     }
     text += item.str;
     previous = item;
@@ -60,7 +66,12 @@ function joinLine(items: PdfItem[]): string {
 
 export async function readPdf(bytes: Uint8Array): Promise<PdfContent> {
   // pdf.js takes ownership of the buffer it is given: hand it a copy.
-  const document = await getDocument({ data: new Uint8Array(bytes), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const document = await getDocument({
+    data: new Uint8Array(bytes),
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   try {
     const text: string[] = [];
     const lines: string[][] = [];
@@ -70,14 +81,21 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfContent> {
       const content = await page.getTextContent();
       const items = content.items.flatMap((item) => ('str' in item ? [item] : []));
       text.push(items.map((item) => item.str).join(' '));
-      const placed = items.map(({ str, transform, width, height }): PdfItem => ({ str, x: transform[4] as number, y: transform[5] as number, width, size: height || Math.abs(transform[3] as number) }));
+      const placed = items.map(({ str, transform, width, height }): PdfItem => ({
+        str,
+        x: transform[4] as number,
+        y: transform[5] as number,
+        width,
+        size: height || Math.abs(transform[3] as number),
+      }));
       pageItems.push(placed);
       const pageLines: PdfItem[][] = [];
       for (const item of placed) {
         if (item.str === '') continue;
         const line = pageLines.at(-1);
         // The whitespace pdf.js puts in for a gap belongs to the line it is found in.
-        if (line && (Math.abs(line[0]!.y - item.y) < 0.25 * item.size || item.str.trim() === '')) line.push(item);
+        if (line && (Math.abs(line[0]!.y - item.y) < 0.25 * item.size || item.str.trim() === ''))
+          line.push(item);
         else pageLines.push([item]);
       }
       lines.push(pageLines.map(joinLine));

@@ -9,7 +9,11 @@ import { missingTools } from './system-tools.js';
 import { tempDir } from './paths.js';
 
 /** For describe.skipIf: true when pdfsig, certutil, pk12util or openssl is missing here. */
-export const NO_PDFSIG = missingTools(['pdfsig', 'certutil', 'pk12util', 'openssl'], 'poppler-utils libnss3-tools openssl', 'the PAdES interoperability tests');
+export const NO_PDFSIG = missingTools(
+  ['pdfsig', 'certutil', 'pk12util', 'openssl'],
+  'poppler-utils libnss3-tools openssl',
+  'the PAdES interoperability tests',
+);
 
 export interface Pdfsig {
   /** The NSS database, as pdfsig's -nssdir takes it. */
@@ -22,7 +26,11 @@ export interface Pdfsig {
 export function pdfsigTrusting(...caFiles: string[]): Pdfsig {
   const nssdir = `sql:${tempDir('sign-cli-nss-')}`;
   execFileSync('certutil', ['-N', '-d', nssdir, '--empty-password'], { stdio: 'ignore' });
-  caFiles.forEach((file, i) => execFileSync('certutil', ['-A', '-d', nssdir, '-n', `ca${i}`, '-t', 'CT,C,C', '-i', file], { stdio: 'ignore' }));
+  caFiles.forEach((file, i) =>
+    execFileSync('certutil', ['-A', '-d', nssdir, '-n', `ca${i}`, '-t', 'CT,C,C', '-i', file], {
+      stdio: 'ignore',
+    }),
+  );
   return {
     nssdir,
     check: (file) => {

@@ -19,4 +19,5 @@ export function expectNoKey(results: CliResult[], key: string): void {
 }
 
 /** The UTC date `offsetDays` from today, as YYYY-MM-DD. */
-export const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+export const isoDay = (offsetDays: number) =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);

@@ -36,7 +36,10 @@ export async function startReceiver(answer: (n: number) => number | 'hang' = () 
     async waitFor(predicate, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(deliveries)) {
-        if (Date.now() > deadline) throw new Error(`timed out; received: ${deliveries.map((d) => JSON.parse(d.body).type).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out; received: ${deliveries.map((d) => JSON.parse(d.body).type).join(', ')}`,
+          );
         await new Promise((r) => setTimeout(r, 20));
       }
     },
@@ -48,4 +51,7 @@ export async function startReceiver(answer: (n: number) => number | 'hang' = () 
   };
 }
 
-export const eventTypes = (deliveries: Delivery[]): string[] => deliveries.filter((d) => d.answered >= 200 && d.answered < 300).map((d) => JSON.parse(d.body).type as string);
+export const eventTypes = (deliveries: Delivery[]): string[] =>
+  deliveries
+    .filter((d) => d.answered >= 200 && d.answered < 300)
+    .map((d) => JSON.parse(d.body).type as string);

@@ -18,10 +18,14 @@ function findRedisServer(): string | undefined {
 
 export const REDIS_SERVER = findRedisServer();
 const required = process.env.SIGN_REQUIRE_REDIS === '1';
-if (!REDIS_SERVER && required) throw new Error('SIGN_REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server)');
+if (!REDIS_SERVER && required)
+  throw new Error('SIGN_REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server)');
 /** For describe.skipIf: true when the tests that need a Redis cannot run here. */
 export const NO_REDIS = REDIS_SERVER === undefined;
-if (NO_REDIS) console.warn('redis-server is not installed: the shared rate budget tests are skipped (apt-get install redis-server)');
+if (NO_REDIS)
+  console.warn(
+    'redis-server is not installed: the shared rate budget tests are skipped (apt-get install redis-server)',
+  );
 
 export interface RedisProcess {
   url: string;
@@ -36,16 +40,35 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const auth = options.password === undefined ? [] : ['--requirepass', options.password];
-    const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...auth], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      REDIS_SERVER,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--loglevel',
+        'warning',
+        ...auth,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let log = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     const ready = await waitForPort(port, child);
     if (ready) {
       return {
-        url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
+        url:
+          options.password === undefined
+            ? `redis://127.0.0.1:${port}`
+            : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
         port,
         child,
         stop: (signal = 'SIGTERM') =>

@@ -17,13 +17,19 @@ export interface SandboxProcess {
 }
 
 /** Spawns `sign-cli sandbox --port 0 --json` and waits for its first stdout line. */
-export async function startSandboxProcess(options: { dataDir?: string; args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<SandboxProcess> {
+export async function startSandboxProcess(
+  options: { dataDir?: string; args?: string[]; env?: Record<string, string | undefined> } = {},
+): Promise<SandboxProcess> {
   const dataDir = options.dataDir ?? tempDir('sign-cli-sandbox-');
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--json', '--data-dir', dataDir, ...(options.args ?? [])], {
-    cwd: ROOT,
-    env: cleanEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'sandbox', '--port', '0', '--json', '--data-dir', dataDir, ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: cleanEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const first = await new Promise<string>((resolve, reject) => {

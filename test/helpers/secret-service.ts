@@ -14,7 +14,11 @@ import { tempDir } from './paths.js';
 import { missingTools } from './system-tools.js';
 
 /** For describe.skipIf: true when the tests that need a Secret Service cannot run here. */
-export const NO_SECRET_SERVICE = missingTools(['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'], 'dbus-daemon dbus-bin gnome-keyring libsecret-tools', 'the keychain tests');
+export const NO_SECRET_SERVICE = missingTools(
+  ['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'],
+  'dbus-daemon dbus-bin gnome-keyring libsecret-tools',
+  'the keychain tests',
+);
 
 export interface SecretService {
   /** The environment a process needs to reach it (its bus, and XDG dirs in the temp dir). */
@@ -52,10 +56,18 @@ export async function startSecretService(): Promise<SecretService> {
   mkdirSync(run, { mode: 0o700 });
   const address = `unix:path=${join(dir, 'bus')}`;
   let log = '';
-  const bus = spawn('dbus-daemon', ['--session', '--nofork', '--nopidfile', `--address=${address}`, '--print-address=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bus = spawn(
+    'dbus-daemon',
+    ['--session', '--nofork', '--nopidfile', `--address=${address}`, '--print-address=1'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   bus.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   bus.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  await until('dbus-daemon', () => log.includes(address) || bus.exitCode !== null, () => log);
+  await until(
+    'dbus-daemon',
+    () => log.includes(address) || bus.exitCode !== null,
+    () => log,
+  );
   const env = {
     DBUS_SESSION_BUS_ADDRESS: address,
     XDG_DATA_HOME: join(dir, 'data'),
@@ -65,21 +77,40 @@ export async function startSecretService(): Promise<SecretService> {
   };
   const childEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...env };
   // --unlock reads the login keyring's password from stdin, creating the keyring unlocked.
-  const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   keyring.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   keyring.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   keyring.stdin!.end('throwaway-test-password');
   const owned = () => {
     try {
-      const reply = execFileSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const reply = execFileSync(
+        'dbus-send',
+        [
+          '--session',
+          '--print-reply',
+          '--dest=org.freedesktop.DBus',
+          '/org/freedesktop/DBus',
+          'org.freedesktop.DBus.NameHasOwner',
+          'string:org.freedesktop.secrets',
+        ],
+        { env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      );
       return /boolean true/.test(reply);
     } catch {
       return false;
     }
   };
-  await until('gnome-keyring-daemon', () => owned() || keyring.exitCode !== null, () => log);
+  await until(
+    'gnome-keyring-daemon',
+    () => owned() || keyring.exitCode !== null,
+    () => log,
+  );
   if (keyring.exitCode !== null) throw new Error(`gnome-keyring-daemon exited:\n${log}`);
-  const secretTool = (args: string[]) => execFileSync('secret-tool', args, { env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const secretTool = (args: string[]) =>
+    execFileSync('secret-tool', args, { env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const pairs = (attributes: Record<string, string>) => Object.entries(attributes).flat();
   return {
     env,

@@ -25,7 +25,10 @@ const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.en
 export function missingTools(commands: string[], packages: string, what: string): boolean {
   const missing = commands.filter((c) => !has(c));
   if (missing.length === 0) return false;
-  if (inCi) throw new Error(`${missing.join(', ')} not installed, and CI needs ${missing.length === 1 ? 'it' : 'them'} (apt-get install ${packages})`);
+  if (inCi)
+    throw new Error(
+      `${missing.join(', ')} not installed, and CI needs ${missing.length === 1 ? 'it' : 'them'} (apt-get install ${packages})`,
+    );
   console.warn(`${missing.join(', ')} not installed: ${what} are skipped (apt-get install ${packages})`);
   return true;
 }

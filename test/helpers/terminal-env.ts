@@ -15,7 +15,10 @@ const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
  */
 export function sourcedEnv(env: Record<string, string>, options: { unsetCi?: boolean } = {}): string {
   const file = join(tempDir('sign-cli-terminal-env-'), 'env.sh');
-  const lines = [...(options.unsetCi ? ['unset CI'] : []), ...Object.entries(env).map(([name, value]) => `export ${name}=${quoted(value)}`)];
+  const lines = [
+    ...(options.unsetCi ? ['unset CI'] : []),
+    ...Object.entries(env).map(([name, value]) => `export ${name}=${quoted(value)}`),
+  ];
   writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
   return `. ${file} && `;
 }

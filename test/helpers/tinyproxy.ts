@@ -26,7 +26,18 @@ export interface ProxyProcess {
 export async function startTinyproxy(): Promise<ProxyProcess> {
   const port = await freePort();
   const config = join(tempDir('sign-cli-tinyproxy-'), 'tinyproxy.conf');
-  writeFileSync(config, [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 30', 'LogLevel Info', 'MaxClients 50', 'Allow 127.0.0.1', ''].join('\n'));
+  writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Timeout 30',
+      'LogLevel Info',
+      'MaxClients 50',
+      'Allow 127.0.0.1',
+      '',
+    ].join('\n'),
+  );
   const child: ChildProcess = spawn(TINYPROXY, ['-d', '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));

@@ -11,13 +11,28 @@ export const wh = new Webhook(SECRET);
 export function event(id = `evt_${Math.random().toString(36).slice(2)}`) {
   return {
     id,
-    body: JSON.stringify({ id, type: 'signer.signed', timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } } }),
+    body: JSON.stringify({
+      id,
+      type: 'signer.signed',
+      timestamp: new Date().toISOString(),
+      data: {
+        envelope_id: 'env_1',
+        contract_id: 'C-1',
+        envelope_status: 'sent',
+        signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' },
+      },
+    }),
   };
 }
 
 /** The headers of a delivery of `body`, signed by the standardwebhooks package at `at`. */
 export function signed(id: string, body: string, at = new Date()): Record<string, string> {
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, body) };
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': wh.sign(id, at, body),
+  };
 }
 
 /** A request to a listener (a body unless GET). */

@@ -6,7 +6,12 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newStandardSecret, signStandard, WebhookVerifier } from '../../src/core/webhooks.js';
 import { SeenIds } from '../../src/listener/seen-ids.js';
-import { startListener, type ListenedEvent, type Rejection, type RunningListener } from '../../src/listener/server.js';
+import {
+  startListener,
+  type ListenedEvent,
+  type Rejection,
+  type RunningListener,
+} from '../../src/listener/server.js';
 
 const secret = newStandardSecret();
 let listener: RunningListener | undefined;
@@ -18,7 +23,13 @@ afterEach(async () => {
   listener = undefined;
 });
 
-async function start(overrides: { onEvent?: (event: ListenedEvent) => void; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}) {
+async function start(
+  overrides: {
+    onEvent?: (event: ListenedEvent) => void;
+    headersTimeoutMs?: number;
+    requestTimeoutMs?: number;
+  } = {},
+) {
   const events: ListenedEvent[] = [];
   const rejections: Rejection[] = [];
   listener = await startListener({
@@ -40,20 +51,30 @@ async function start(overrides: { onEvent?: (event: ListenedEvent) => void; head
 function delivery(id: string): string {
   const body = JSON.stringify({ id, type: 'envelope.completed', data: { envelope_id: 'env_1' } });
   const headers = signStandard(secret, id, Math.floor(Date.now() / 1000), body);
-  return `POST /hooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers)
+  return `POST /hooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(
+    headers,
+  )
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n${body}`;
 }
 
 /** Opens a raw connection; resolves with everything the listener sent once it closes the connection. */
-function rawClient(port: number, write: (socket: Socket) => void): { socket: Socket; closed: Promise<{ received: string; afterMs: number }> } {
+function rawClient(
+  port: number,
+  write: (socket: Socket) => void,
+): { socket: Socket; closed: Promise<{ received: string; afterMs: number }> } {
   const started = Date.now();
   const socket = connect(port, '127.0.0.1', () => write(socket));
   sockets.push(socket);
   let received = '';
   socket.on('data', (chunk) => (received += chunk.toString()));
   socket.on('error', () => {});
-  return { socket, closed: new Promise((resolve) => socket.on('close', () => resolve({ received, afterMs: Date.now() - started }))) };
+  return {
+    socket,
+    closed: new Promise((resolve) =>
+      socket.on('close', () => resolve({ received, afterMs: Date.now() - started })),
+    ),
+  };
 }
 
 describe('listener shutdown', () => {
@@ -73,7 +94,11 @@ describe('listener shutdown', () => {
 
 describe('clients that do not send a whole request in time', () => {
   it('closes a silent connection after the headers timeout, answering 408 and saying why', async () => {
-    const { port, rejections, listener: running } = await start({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const {
+      port,
+      rejections,
+      listener: running,
+    } = await start({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const { closed } = rawClient(port, () => {});
     const { received, afterMs } = await closed;
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
@@ -102,6 +127,8 @@ describe('clients that do not send a whole request in time', () => {
     const { port, rejections } = await start();
     const { received } = await rawClient(port, (socket) => socket.write('HELLO THERE\r\n\r\n')).closed;
     expect(received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(rejections).toEqual([{ status: 400, reason: expect.stringMatching(/^malformed HTTP request \(HPE_/) }]);
+    expect(rejections).toEqual([
+      { status: 400, reason: expect.stringMatching(/^malformed HTTP request \(HPE_/) },
+    ]);
   });
 });

@@ -20,7 +20,7 @@ type Case = [name: string, content: string | Buffer | ((e: Envelope) => void), e
 const deepArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 const raw = (mutate: (text: string) => string) => mutate(JSON.stringify(baseEnvelope(), null, 2));
 let seed = 7;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
 const CASES: Case[] = [
   // Types
@@ -34,13 +34,29 @@ const CASES: Case[] = [
   ['contract-id-number', (e) => (e.contract_id = 42), /contract_id: must be a non-empty string/],
   ['contract-id-empty', (e) => (e.contract_id = ''), /contract_id: must not be empty/],
   ['document-missing', (e) => delete e.document, /document: is required/],
-  ['document-string', (e) => (e.document = 'tpl_lease'), /document: must be an object with template_id and version/],
+  [
+    'document-string',
+    (e) => (e.document = 'tpl_lease'),
+    /document: must be an object with template_id and version/,
+  ],
   ['template-missing', (e) => delete e.document.template_id, /document\.template_id: is required/],
-  ['template-number', (e) => (e.document.template_id = 7), /document\.template_id: must be a non-empty string/],
+  [
+    'template-number',
+    (e) => (e.document.template_id = 7),
+    /document\.template_id: must be a non-empty string/,
+  ],
   ['version-zero', (e) => (e.document.version = 0), /document\.version: must be a positive integer/],
   ['version-negative', (e) => (e.document.version = -1), /document\.version: must be a positive integer/],
-  ['version-fraction', (e) => (e.document.version = 1.5), /document\.version: must be a positive integer, got the number 1\.5/],
-  ['version-string', (e) => (e.document.version = '3'), /document\.version: must be a positive integer, got the string "3"/],
+  [
+    'version-fraction',
+    (e) => (e.document.version = 1.5),
+    /document\.version: must be a positive integer, got the number 1\.5/,
+  ],
+  [
+    'version-string',
+    (e) => (e.document.version = '3'),
+    /document\.version: must be a positive integer, got the string "3"/,
+  ],
   ['version-null', (e) => (e.document.version = null), /document\.version: must be a positive integer/],
   ['signers-missing', (e) => delete e.signers, /signers: is required/],
   ['signers-empty', (e) => (e.signers = []), /signers: must list at least one signer/],
@@ -63,73 +79,246 @@ const CASES: Case[] = [
   ['expiry-string', (e) => (e.expires_in_days = '14'), /expires_in_days: must be a positive integer/],
   ['locale-number', (e) => (e.locale = 1), /locale: must be a language code/],
   ['locale-empty', (e) => (e.locale = ''), /locale: must not be empty/],
-  ['verification-number', (e) => (e.signers[0].verification = 3), /signers\[0\]\.verification: must be a verification method name/],
-  ['verification-empty', (e) => (e.signers[0].verification = ''), /signers\[0\]\.verification: must not be empty/],
+  [
+    'verification-number',
+    (e) => (e.signers[0].verification = 3),
+    /signers\[0\]\.verification: must be a verification method name/,
+  ],
+  [
+    'verification-empty',
+    (e) => (e.signers[0].verification = ''),
+    /signers\[0\]\.verification: must not be empty/,
+  ],
   // Contacts
-  ['email-missing', (e) => delete e.signers[0].email, /signers\[0\]\.email: is required when channel is "email"/],
-  ['email-no-at', (e) => (e.signers[0].email = 'layla.example.com'), /signers\[0\]\.email: must be an e-mail address/],
-  ['email-no-dot', (e) => (e.signers[0].email = 'layla@example'), /signers\[0\]\.email: must be an e-mail address/],
-  ['email-space', (e) => (e.signers[0].email = 'lay la@example.com'), /signers\[0\]\.email: must be an e-mail address/],
-  ['email-number', (e) => (e.signers[0].email = 5), /signers\[0\]\.email: must be an e-mail address, got the number 5/],
-  ['phone-missing', (e) => delete e.signers[1].phone, /signers\[1\]\.phone: is required when channel is "whatsapp"/],
+  [
+    'email-missing',
+    (e) => delete e.signers[0].email,
+    /signers\[0\]\.email: is required when channel is "email"/,
+  ],
+  [
+    'email-no-at',
+    (e) => (e.signers[0].email = 'layla.example.com'),
+    /signers\[0\]\.email: must be an e-mail address/,
+  ],
+  [
+    'email-no-dot',
+    (e) => (e.signers[0].email = 'layla@example'),
+    /signers\[0\]\.email: must be an e-mail address/,
+  ],
+  [
+    'email-space',
+    (e) => (e.signers[0].email = 'lay la@example.com'),
+    /signers\[0\]\.email: must be an e-mail address/,
+  ],
+  [
+    'email-number',
+    (e) => (e.signers[0].email = 5),
+    /signers\[0\]\.email: must be an e-mail address, got the number 5/,
+  ],
+  [
+    'phone-missing',
+    (e) => delete e.signers[1].phone,
+    /signers\[1\]\.phone: is required when channel is "whatsapp"/,
+  ],
   // Phones
-  ['phone-local', (e) => (e.signers[1].phone = '0501234567'), /signers\[1\]\.phone: is a national number .*add the country code/],
-  ['phone-invalid-for-country', (e) => (e.signers[1].phone = '+971 50 123 456'), /signers\[1\]\.phone: is not a valid number for its country code/],
-  ['phone-zero-country', (e) => (e.signers[1].phone = '+0501234567'), /signers\[1\]\.phone: must be an international phone number/],
-  ['phone-short', (e) => (e.signers[1].phone = '+12345'), /signers\[1\]\.phone: must be an international phone number/],
-  ['phone-long', (e) => (e.signers[1].phone = '+1234567890123456'), /signers\[1\]\.phone: must be an international phone number/],
-  ['phone-no-plus', (e) => (e.signers[1].phone = '971501234567'), /signers\[1\]\.phone: has digits but no \+/],
-  ['phone-letters', (e) => (e.signers[1].phone = '+97150abc4567'), /signers\[1\]\.phone: must be an international phone number/],
-  ['phone-spreadsheet', (e) => (e.signers[1].phone = '9.71501E+11'), /signers\[1\]\.phone: was stored by a spreadsheet as a number/],
-  ['email-zero-width', (e) => (e.signers[0].email = 'layla@example.com\u200b'), /signers\[0\]\.email: contains an invisible zero width space \(U\+200B\)/],
-  ['channel-case', (e) => (e.signers[0].channel = 'Email'), /signers\[0\]\.channel: "Email" is not a known channel; did you mean "email"\?/],
-  ['phone-number', (e) => (e.signers[1].phone = 971501234567), /signers\[1\]\.phone: must be a phone number in international form, got the number/],
+  [
+    'phone-local',
+    (e) => (e.signers[1].phone = '0501234567'),
+    /signers\[1\]\.phone: is a national number .*add the country code/,
+  ],
+  [
+    'phone-invalid-for-country',
+    (e) => (e.signers[1].phone = '+971 50 123 456'),
+    /signers\[1\]\.phone: is not a valid number for its country code/,
+  ],
+  [
+    'phone-zero-country',
+    (e) => (e.signers[1].phone = '+0501234567'),
+    /signers\[1\]\.phone: must be an international phone number/,
+  ],
+  [
+    'phone-short',
+    (e) => (e.signers[1].phone = '+12345'),
+    /signers\[1\]\.phone: must be an international phone number/,
+  ],
+  [
+    'phone-long',
+    (e) => (e.signers[1].phone = '+1234567890123456'),
+    /signers\[1\]\.phone: must be an international phone number/,
+  ],
+  [
+    'phone-no-plus',
+    (e) => (e.signers[1].phone = '971501234567'),
+    /signers\[1\]\.phone: has digits but no \+/,
+  ],
+  [
+    'phone-letters',
+    (e) => (e.signers[1].phone = '+97150abc4567'),
+    /signers\[1\]\.phone: must be an international phone number/,
+  ],
+  [
+    'phone-spreadsheet',
+    (e) => (e.signers[1].phone = '9.71501E+11'),
+    /signers\[1\]\.phone: was stored by a spreadsheet as a number/,
+  ],
+  [
+    'email-zero-width',
+    (e) => (e.signers[0].email = 'layla@example.com\u200b'),
+    /signers\[0\]\.email: contains an invisible zero width space \(U\+200B\)/,
+  ],
+  [
+    'channel-case',
+    (e) => (e.signers[0].channel = 'Email'),
+    /signers\[0\]\.channel: "Email" is not a known channel; did you mean "email"\?/,
+  ],
+  [
+    'phone-number',
+    (e) => (e.signers[1].phone = 971501234567),
+    /signers\[1\]\.phone: must be a phone number in international form, got the number/,
+  ],
   // URLs
   ['url-words', (e) => (e.webhook_url = 'not a url'), /webhook_url: must be an absolute http\(s\) URL/],
-  ['url-ftp', (e) => (e.webhook_url = 'ftp://example.com/hooks'), /webhook_url: must be an absolute http\(s\) URL/],
+  [
+    'url-ftp',
+    (e) => (e.webhook_url = 'ftp://example.com/hooks'),
+    /webhook_url: must be an absolute http\(s\) URL/,
+  ],
   ['url-relative', (e) => (e.webhook_url = '/hooks'), /webhook_url: must be an absolute http\(s\) URL/],
-  ['url-javascript', (e) => (e.webhook_url = 'javascript:alert(1)'), /webhook_url: must be an absolute http\(s\) URL/],
-  ['url-number', (e) => (e.webhook_url = 80), /webhook_url: must be an absolute http\(s\) URL, got the number 80/],
+  [
+    'url-javascript',
+    (e) => (e.webhook_url = 'javascript:alert(1)'),
+    /webhook_url: must be an absolute http\(s\) URL/,
+  ],
+  [
+    'url-number',
+    (e) => (e.webhook_url = 80),
+    /webhook_url: must be an absolute http\(s\) URL, got the number 80/,
+  ],
   ['url-no-host', (e) => (e.webhook_url = 'http://'), /webhook_url: must be an absolute http\(s\) URL/],
   // Orders
-  ['order-missing', (e) => delete e.signers[1].order, /signers\[1\]\.order: is required when sequential is true/],
-  ['order-duplicate', (e) => (e.signers[1].order = 1), /signers\[1\]\.order: duplicates the order of signers\[0\]/],
+  [
+    'order-missing',
+    (e) => delete e.signers[1].order,
+    /signers\[1\]\.order: is required when sequential is true/,
+  ],
+  [
+    'order-duplicate',
+    (e) => (e.signers[1].order = 1),
+    /signers\[1\]\.order: duplicates the order of signers\[0\]/,
+  ],
   ['order-zero', (e) => (e.signers[0].order = 0), /signers\[0\]\.order: must be an integer from 1/],
   ['order-negative', (e) => (e.signers[0].order = -1), /signers\[0\]\.order: must be an integer from 1/],
   ['order-fraction', (e) => (e.signers[0].order = 1.5), /signers\[0\]\.order: must be an integer from 1/],
-  ['order-string', (e) => (e.signers[0].order = '1'), /signers\[0\]\.order: must be an integer from 1, got the string "1"/],
+  [
+    'order-string',
+    (e) => (e.signers[0].order = '1'),
+    /signers\[0\]\.order: must be an integer from 1, got the string "1"/,
+  ],
   // Huge strings and arrays
-  ['huge-title', (e) => (e.title = 'x'.repeat(20_000)), /title: must be at most 10,000 characters, got 20,000/],
-  ['huge-contract-id', (e) => (e.contract_id = 'C'.repeat(50_000)), /contract_id: must be at most 10,000 characters/],
-  ['huge-signer-name', (e) => (e.signers[0].name = 'n'.repeat(100_000)), /signers\[0\]\.name: must be at most 10,000 characters/],
-  ['huge-signers', (e) => (e.signers = Array.from({ length: 1001 }, (_, i) => ({ name: `S${i}`, channel: 'email', email: `s${i}@example.com`, order: i + 1 }))), /signers: must list at most 1,000 signers, got 1,001/],
+  [
+    'huge-title',
+    (e) => (e.title = 'x'.repeat(20_000)),
+    /title: must be at most 10,000 characters, got 20,000/,
+  ],
+  [
+    'huge-contract-id',
+    (e) => (e.contract_id = 'C'.repeat(50_000)),
+    /contract_id: must be at most 10,000 characters/,
+  ],
+  [
+    'huge-signer-name',
+    (e) => (e.signers[0].name = 'n'.repeat(100_000)),
+    /signers\[0\]\.name: must be at most 10,000 characters/,
+  ],
+  [
+    'huge-signers',
+    (e) =>
+      (e.signers = Array.from({ length: 1001 }, (_, i) => ({
+        name: `S${i}`,
+        channel: 'email',
+        email: `s${i}@example.com`,
+        order: i + 1,
+      }))),
+    /signers: must list at most 1,000 signers, got 1,001/,
+  ],
   // Refused by its size before it is read: a file past the service's 1 MiB limit is never parsed.
-  ['huge-unknown-field', (e) => (e.notes = 'z'.repeat(2 * 1024 * 1024)), /huge-unknown-field\.json: larger than 1 MiB \(1,048,576 bytes\), the most one envelope may be/],
-  ['huge-url', (e) => (e.webhook_url = `https://example.com/${'p'.repeat(20_000)}`), /webhook_url: must be at most 10,000 characters/],
+  [
+    'huge-unknown-field',
+    (e) => (e.notes = 'z'.repeat(2 * 1024 * 1024)),
+    /huge-unknown-field\.json: larger than 1 MiB \(1,048,576 bytes\), the most one envelope may be/,
+  ],
+  [
+    'huge-url',
+    (e) => (e.webhook_url = `https://example.com/${'p'.repeat(20_000)}`),
+    /webhook_url: must be at most 10,000 characters/,
+  ],
   // Deep nesting
-  ['deep-title', `{"title":${'['.repeat(100_000)}`, /invalid JSON at line 1, column \d+: nested deeper than 64 levels/],
-  ['deep-unknown', raw((t) => t.replace(/}\s*$/, `,"extra":${deepArray(5000)}}`)), /nested deeper than 64 levels/],
-  ['deep-objects', raw((t) => t.replace(/}\s*$/, `,"extra":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`)), /extra(\.a)+: nested deeper than 32 levels/],
+  [
+    'deep-title',
+    `{"title":${'['.repeat(100_000)}`,
+    /invalid JSON at line 1, column \d+: nested deeper than 64 levels/,
+  ],
+  [
+    'deep-unknown',
+    raw((t) => t.replace(/}\s*$/, `,"extra":${deepArray(5000)}}`)),
+    /nested deeper than 64 levels/,
+  ],
+  [
+    'deep-objects',
+    raw((t) => t.replace(/}\s*$/, `,"extra":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`)),
+    /extra(\.a)+: nested deeper than 32 levels/,
+  ],
   // Duplicate keys
-  ['dup-title', '{"title":5,"title":"Lease","document":{"template_id":"t","version":1},"signers":[{"name":"A","channel":"email","email":"a@example.com"}]}', /invalid JSON at line 1, column 12: duplicate key "title"/],
-  ['dup-channel', raw((t) => t.replace('"channel": "whatsapp"', '"channel": "whatsapp", "channel": "email"')), /duplicate key "channel" \(first at line \d+, column \d+\)/],
+  [
+    'dup-title',
+    '{"title":5,"title":"Lease","document":{"template_id":"t","version":1},"signers":[{"name":"A","channel":"email","email":"a@example.com"}]}',
+    /invalid JSON at line 1, column 12: duplicate key "title"/,
+  ],
+  [
+    'dup-channel',
+    raw((t) => t.replace('"channel": "whatsapp"', '"channel": "whatsapp", "channel": "email"')),
+    /duplicate key "channel" \(first at line \d+, column \d+\)/,
+  ],
   ['dup-escaped', raw((t) => t.replace('"title":', '"t\\u0069tle": "x", "title":')), /duplicate key "title"/],
-  ['dup-version', raw((t) => t.replace('"version": 3', '"version": 3, "version": 4')), /duplicate key "version"/],
+  [
+    'dup-version',
+    raw((t) => t.replace('"version": 3', '"version": 3, "version": 4')),
+    /duplicate key "version"/,
+  ],
   // BOM, binary, empty, not JSON
   ['double-bom', `\ufeff\ufeff${JSON.stringify(baseEnvelope())}`, /invalid JSON at line 1, column 1/],
   // UTF-16 with a BOM is read (the encodings a spreadsheet writes); another code page is refused, named.
-  ['windows-1256', Buffer.from(JSON.stringify({ ...baseEnvelope(), title: 'عقد' }).replace(/[^\x00-\x7f]/g, '?'), 'latin1').fill(0xd9, 12, 13), /not UTF-8 text \(from line 1\)/],
-  ['binary', Buffer.from(Array.from({ length: 512 }, () => Math.floor(random() * 256))), /invalid JSON at line \d+, column \d+|not UTF-8 text/],
+  [
+    'windows-1256',
+    Buffer.from(
+      JSON.stringify({ ...baseEnvelope(), title: 'عقد' }).replace(/[^\x00-\x7f]/g, '?'),
+      'latin1',
+    ).fill(0xd9, 12, 13),
+    /not UTF-8 text \(from line 1\)/,
+  ],
+  [
+    'binary',
+    Buffer.from(Array.from({ length: 512 }, () => Math.floor(random() * 256))),
+    /invalid JSON at line \d+, column \d+|not UTF-8 text/,
+  ],
   ['empty', '', /invalid JSON at line 1, column 1: the input is empty/],
   ['whitespace', '  \n \n', /the input is empty/],
   ['nan', raw((t) => t.replace('"version": 3', '"version": NaN')), /invalid JSON at line \d+, column \d+/],
-  ['infinity', raw((t) => t.replace('"version": 3', '"version": Infinity')), /invalid JSON at line \d+, column \d+/],
+  [
+    'infinity',
+    raw((t) => t.replace('"version": 3', '"version": Infinity')),
+    /invalid JSON at line \d+, column \d+/,
+  ],
   ['trailing-comma', raw((t) => t.replace(/\n}\s*$/, ',\n}')), /invalid JSON at line \d+, column 1/],
   ['comment', raw((t) => t.replace('{', '{ // the lease\n')), /invalid JSON at line 1, column 3/],
   ['single-quotes', "{'title': 'Lease'}", /invalid JSON at line 1, column 2/],
   ['truncated', raw((t) => t.slice(0, Math.floor(t.length / 2))), /invalid JSON at line \d+, column \d+/],
   ['nul-byte', raw((t) => t.replace('"title"', '"ti\u0000tle"')), /invalid JSON at line \d+, column \d+/],
-  ['escape-bytes', '{"title":\u001b]0;PWNED\u0007 }', /invalid JSON at line 1, column 10: unexpected token '\\u001b'/],
+  [
+    'escape-bytes',
+    '{"title":\u001b]0;PWNED\u0007 }',
+    /invalid JSON at line 1, column 10: unexpected token '\\u001b'/,
+  ],
   ['top-array', JSON.stringify([baseEnvelope()]), /must be a JSON object \(an envelope\), got an array/],
   ['top-string', '"an envelope"', /must be a JSON object \(an envelope\), got the string/],
   ['top-null', 'null', /must be a JSON object \(an envelope\), got null/],
@@ -190,7 +379,8 @@ describe('a corpus of invalid envelopes', () => {
         !lines.some((l) => l.startsWith('error: ')) && 'no error line',
         result.stdout !== '' && 'output on stdout',
       ].filter(Boolean);
-      if (problems.length > 0) failures.push(`${name}: ${problems.join(', ')}\n${result.stderr.slice(0, 600)}`);
+      if (problems.length > 0)
+        failures.push(`${name}: ${problems.join(', ')}\n${result.stderr.slice(0, 600)}`);
     }
     recordFigures('corpus', {
       'invalid documents': CASES.length,

@@ -16,14 +16,27 @@ import { countEnvelopes, parseLines, seconds, summary, worstCreatedWindow, write
 const SECTION = 'faults';
 const N = 500;
 const SEED = 20_261_122;
-const RATES = { lostAfterCommit: 0.3, reset: 0.1, delay: 0.02, status429: 0.015, status502: 0.02, status503: 0.02 };
+const RATES = {
+  lostAfterCommit: 0.3,
+  reset: 0.1,
+  delay: 0.02,
+  status429: 0.015,
+  status502: 0.02,
+  status503: 0.02,
+};
 
 let sandbox: SandboxProcess;
 let proxy: FaultProxy;
 beforeAll(async () => {
   sandbox = await startSandboxProcess({ args: ['--rate-limit', '6000'] });
   // Answers held 3 s against a client timeout of 2 s: the client gives up, the sandbox has committed.
-  proxy = await startFaultProxy({ target: sandbox.baseUrl, seed: SEED, rates: RATES, delayMs: 3_000, retryAfter: '1' });
+  proxy = await startFaultProxy({
+    target: sandbox.baseUrl,
+    seed: SEED,
+    rates: RATES,
+    delayMs: 3_000,
+    retryAfter: '1',
+  });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -34,8 +47,25 @@ describe('envelopes create through a faulty network', () => {
   it(`creates exactly ${N} envelopes, no duplicate, after at most one re-run through the same faults`, async () => {
     const work = tempDir('sign-cli-faults-');
     const file = writeNdjson(work, 'faults', N);
-    const env = { SIGN_BASE_URL: proxy.url, SIGN_API_KEY: sandbox.apiKey, SIGN_STATE_DIR: tempDir('sign-cli-faults-state-') };
-    const args = ['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json', '--timeout', '2', '--retries', '8'];
+    const env = {
+      SIGN_BASE_URL: proxy.url,
+      SIGN_API_KEY: sandbox.apiKey,
+      SIGN_STATE_DIR: tempDir('sign-cli-faults-state-'),
+    };
+    const args = [
+      'envelopes',
+      'create',
+      '--ndjson',
+      '-f',
+      file,
+      '--rate',
+      '6000',
+      '--json',
+      '--timeout',
+      '2',
+      '--retries',
+      '8',
+    ];
     const started = Date.now();
 
     const first = await runCli(args, { env, timeoutMs: 150_000 });
@@ -50,15 +80,24 @@ describe('envelopes create through a faulty network', () => {
     const wall = seconds(started);
 
     const counts = await countEnvelopes(sandbox.baseUrl, sandbox.apiKey, 'REL-faults-');
-    const state = await sandbox.control<{ rate_limited: number; replayed: number; created: number; by_status: Record<string, number> }>('/_sandbox/state');
-    const fivexx = Object.entries(state.by_status).filter(([status]) => status.startsWith('5')).reduce((sum, [, n]) => sum + n, 0);
+    const state = await sandbox.control<{
+      rate_limited: number;
+      replayed: number;
+      created: number;
+      by_status: Record<string, number>;
+    }>('/_sandbox/state');
+    const fivexx = Object.entries(state.by_status)
+      .filter(([status]) => status.startsWith('5'))
+      .reduce((sum, [, n]) => sum + n, 0);
     const c = proxy.counters;
     recordFigures(SECTION, {
       'envelopes expected': N,
       'envelopes found': counts.found,
       'duplicate contract_ids': counts.duplicates,
       're-runs needed (through the proxy)': runs.length - 1,
-      'first run: created/already/failed': firstSummary ? `${firstSummary.created}/${firstSummary.already}/${firstSummary.failed}` : 'no summary',
+      'first run: created/already/failed': firstSummary
+        ? `${firstSummary.created}/${firstSummary.already}/${firstSummary.failed}`
+        : 'no summary',
       'first run exit code': first.code ?? -1,
       'proxy requests': c.requests,
       'proxy: answers lost after commit': c.lostAfterCommit,

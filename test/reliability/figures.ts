@@ -22,7 +22,18 @@ export interface FigureRecord {
 export const FIGURES_FILE = 'figures.jsonl';
 
 /** Sections in this order first (stable table), any other after them, alphabetically. */
-export const SECTION_ORDER = ['faults', 'sigkill', 'sandbox-crash', 'listener-hostile', 'sandbox-hostile', 'corpus', 'shared-budget', 'hostile', 'secrets', 'suite'];
+export const SECTION_ORDER = [
+  'faults',
+  'sigkill',
+  'sandbox-crash',
+  'listener-hostile',
+  'sandbox-hostile',
+  'corpus',
+  'shared-budget',
+  'hostile',
+  'secrets',
+  'suite',
+];
 
 export function figuresDir(): string | undefined {
   return process.env.RELIABILITY_FIGURES_DIR || undefined;
@@ -70,26 +81,44 @@ export function formatFigures(records: FigureRecord[]): string {
     const key = `${record.section}\u0000${record.label}`;
     const row = rows.get(key);
     if (row) row.value = record.value;
-    else rows.set(key, { section: record.section, label: record.label, value: record.value, first: record.at });
+    else
+      rows.set(key, { section: record.section, label: record.label, value: record.value, first: record.at });
   }
   const sorted = [...rows.values()].sort(
-    (a, b) => sectionRank(a.section) - sectionRank(b.section) || (sectionRank(a.section) === SECTION_ORDER.length ? a.section.localeCompare(b.section) : 0) || a.first - b.first,
+    (a, b) =>
+      sectionRank(a.section) - sectionRank(b.section) ||
+      (sectionRank(a.section) === SECTION_ORDER.length ? a.section.localeCompare(b.section) : 0) ||
+      a.first - b.first,
   );
-  const text = (value: string | number) => (typeof value === 'number' ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : value);
+  const text = (value: string | number) =>
+    typeof value === 'number' ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : value;
   const header = { section: 'section', label: 'figure', value: 'value' };
   const widths = {
     section: Math.max(header.section.length, ...sorted.map((r) => r.section.length)),
     label: Math.max(header.label.length, ...sorted.map((r) => r.label.length)),
     // Numbers are right-aligned in the width of the widest number; text starts where they start.
-    number: Math.max(0, ...sorted.filter((r) => typeof r.value === 'number').map((r) => text(r.value).length)),
+    number: Math.max(
+      0,
+      ...sorted.filter((r) => typeof r.value === 'number').map((r) => text(r.value).length),
+    ),
   };
   const valueWidth = Math.max(header.value.length, widths.number, ...sorted.map((r) => text(r.value).length));
   const line = (section: string, label: string, value: string, right: boolean) =>
     `${section.padEnd(widths.section)}  ${label.padEnd(widths.label)}  ${right ? value.padStart(widths.number) : value}`.trimEnd();
-  const out = [line(header.section, header.label, header.value, false), `${'-'.repeat(widths.section)}  ${'-'.repeat(widths.label)}  ${'-'.repeat(valueWidth)}`];
+  const out = [
+    line(header.section, header.label, header.value, false),
+    `${'-'.repeat(widths.section)}  ${'-'.repeat(widths.label)}  ${'-'.repeat(valueWidth)}`,
+  ];
   let previous = '';
   for (const row of sorted) {
-    out.push(line(row.section === previous ? '' : row.section, row.label, text(row.value), typeof row.value === 'number'));
+    out.push(
+      line(
+        row.section === previous ? '' : row.section,
+        row.label,
+        text(row.value),
+        typeof row.value === 'number',
+      ),
+    );
     previous = row.section;
   }
   return out.join('\n');
@@ -102,10 +131,12 @@ export function writeFiguresPage(records: FigureRecord[]): void {
     if (!bySection.has(record.section)) bySection.set(record.section, new Map());
     bySection.get(record.section)!.set(record.label, record.value);
   }
-  const text = (value: string | number) => (typeof value === 'number' ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : value);
+  const text = (value: string | number) =>
+    typeof value === 'number' ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : value;
   const sections: Record<string, string> = {};
   for (const [section, figures] of bySection) {
-    sections[section] = `## ${section}\n\n${measuredOn()}\n\n${figureTable([...figures].map(([label, value]) => [label, text(value)]))}`;
+    sections[section] =
+      `## ${section}\n\n${measuredOn()}\n\n${figureTable([...figures].map(([label, value]) => [label, text(value)]))}`;
   }
   updateFigures(
     join(fileURLToPath(new URL('../..', import.meta.url)), 'docs', 'figures', 'reliability.md'),

@@ -29,7 +29,9 @@ export default function setup(): () => void {
     const table = formatFigures(records);
     if (given) writeFileSync(join(dir, 'figures.txt'), `${table}\n`);
     writeFiguresPage(records);
-    process.stdout.write(`\nReliability figures${given ? ` (${join(dir, 'figures.txt')})` : ''}:\n${table}\n\n`);
+    process.stdout.write(
+      `\nReliability figures${given ? ` (${join(dir, 'figures.txt')})` : ''}:\n${table}\n\n`,
+    );
     if (left.length > 0) process.stderr.write(`left in TMPDIR by the run: ${left.join(', ')}\n`);
   };
 }

@@ -50,8 +50,14 @@ function rssProbe(): { env: Record<string, string>; peakMb: () => number } {
   const dir = tempDir('sign-cli-rss-');
   const script = join(dir, 'rss.cjs');
   const out = join(dir, 'rss.txt');
-  writeFileSync(script, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
-  return { env: { NODE_OPTIONS: `--require ${script}` }, peakMb: () => Math.round(Number(readFileSync(out, 'utf8')) / 1024) };
+  writeFileSync(
+    script,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`,
+  );
+  return {
+    env: { NODE_OPTIONS: `--require ${script}` },
+    peakMb: () => Math.round(Number(readFileSync(out, 'utf8')) / 1024),
+  };
 }
 
 describe('text that tries to look like output', () => {
@@ -59,16 +65,26 @@ describe('text that tries to look like output', () => {
     const dir = tempDir();
     let refused = 0;
     for (const [name, envelope] of [
-      ['line break', { ...baseEnvelope(), signers: [{ name: FORGED, email: 'omar@example.com', channel: 'email', order: 1 }] }],
+      [
+        'line break',
+        {
+          ...baseEnvelope(),
+          signers: [{ name: FORGED, email: 'omar@example.com', channel: 'email', order: 1 }],
+        },
+      ],
       ['escape sequences', { ...baseEnvelope(), title: HIDING }],
       ['bidi override', { ...baseEnvelope(), contract_id: 'CTR\u202e1234' }],
     ] as const) {
       const file = join(dir, `${name.replace(/ /g, '-')}.json`);
       writeFileSync(file, JSON.stringify(envelope));
       const validate = await runCli(['envelopes', 'validate', file]);
-      const create = await runCli(['envelopes', 'create', '-f', file], { env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey } });
+      const create = await runCli(['envelopes', 'create', '-f', file], {
+        env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey },
+      });
       expect([name, validate.code, create.code]).toEqual([name, 2, 2]);
-      expect(create.stderr).toMatch(/(signers\[0\]\.name|title|contract_id): contains (a line break|an escape character|a right-to-left override)/);
+      expect(create.stderr).toMatch(
+        /(signers\[0\]\.name|title|contract_id): contains (a line break|an escape character|a right-to-left override)/,
+      );
       expect(create.stderr).not.toMatch(RAW_ESCAPE);
       refused++;
     }
@@ -76,10 +92,25 @@ describe('text that tries to look like output', () => {
     // A delivery (anyone can send one) carrying the forged name and the hiding sequences, to a listener whose colour is on.
     const secretFile = join(dir, 'secret.txt');
     writeFileSync(secretFile, `${sandbox.webhookSecret}\n`);
-    const listener = await startListenerProcess(['--secret-file', secretFile], { FORCE_COLOR: '1', NO_COLOR: undefined });
+    const listener = await startListenerProcess(['--secret-file', secretFile], {
+      FORCE_COLOR: '1',
+      NO_COLOR: undefined,
+    });
     try {
       for (const name of [FORGED, HIDING]) {
-        const sent = await runCli(['webhooks', 'trigger', 'signer.signed', '--to', listener.url, '--secret-file', secretFile, '--set', `data.signer.name=${JSON.stringify(name)}`, '--set', 'data.envelope_id=env_REAL']);
+        const sent = await runCli([
+          'webhooks',
+          'trigger',
+          'signer.signed',
+          '--to',
+          listener.url,
+          '--secret-file',
+          secretFile,
+          '--set',
+          `data.signer.name=${JSON.stringify(name)}`,
+          '--set',
+          'data.envelope_id=env_REAL',
+        ]);
         expect(sent.code).toBe(0);
       }
       await listener.waitForStdout((lines) => lines.filter((l) => l.includes('signer.signed')).length >= 2);
@@ -89,12 +120,26 @@ describe('text that tries to look like output', () => {
     const listened = listener.stdout.join('\n');
 
     // A service (not ours) answering with the same names: get, and watch in a pipe.
-    const envelope = { id: 'env_HOSTILE', status: 'completed', title: HIDING, contract_id: 'CTR-1', created_at: '2026-11-23T06:40:00Z', signers: [{ id: 'sgn_1', name: FORGED, channel: 'email', email: 'o@example.com', status: 'signed', order: 1 }] };
+    const envelope = {
+      id: 'env_HOSTILE',
+      status: 'completed',
+      title: HIDING,
+      contract_id: 'CTR-1',
+      created_at: '2026-11-23T06:40:00Z',
+      signers: [
+        { id: 'sgn_1', name: FORGED, channel: 'email', email: 'o@example.com', status: 'signed', order: 1 },
+      ],
+    };
     const hostile = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(envelope));
     });
-    const env = { SIGN_BASE_URL: hostile, SIGN_API_KEY: 'sk_test_ForTheHostileService00', FORCE_COLOR: '1', NO_COLOR: undefined };
+    const env = {
+      SIGN_BASE_URL: hostile,
+      SIGN_API_KEY: 'sk_test_ForTheHostileService00',
+      FORCE_COLOR: '1',
+      NO_COLOR: undefined,
+    };
     const get = await runCli(['envelopes', 'get', 'env_HOSTILE'], { env });
     const watch = await runCli(['envelopes', 'watch', 'env_HOSTILE'], { env });
     expect([get.code, watch.code]).toEqual([0, 0]);
@@ -109,8 +154,17 @@ describe('text that tries to look like output', () => {
     expect(listened).toContain('Omar\\n2026-11-23 06:43:00Z');
     expect(listened).toContain('\\u001b[8m hidden');
     expect(listened).toContain('\u001b[32m'); // sign-cli's own colour still reaches the terminal
-    expect(watch.stdout.trim().split('\n').filter((l) => /^\d{4}-/.test(l))).toHaveLength(watch.stdout.trim().split('\n').length);
-    recordFigures('hostile', { 'forged inputs refused (exit 2)': `${refused}/3`, 'forged event lines shown': forged, 'raw escape sequences shown': raw });
+    expect(
+      watch.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => /^\d{4}-/.test(l)),
+    ).toHaveLength(watch.stdout.trim().split('\n').length);
+    recordFigures('hostile', {
+      'forged inputs refused (exit 2)': `${refused}/3`,
+      'forged event lines shown': forged,
+      'raw escape sequences shown': raw,
+    });
   }, 60_000);
 });
 
@@ -133,8 +187,15 @@ describe('a server that takes its time', () => {
     const dir = tempDir();
     const file = join(dir, 'envelope.json');
     writeFileSync(file, JSON.stringify({ ...baseEnvelope(), contract_id: 'HOSTILE-TRICKLE' }));
-    const env = { SIGN_BASE_URL: trickle, SIGN_API_KEY: 'sk_test_ForTheTrickleService000', SIGN_STATE_DIR: tempDir() };
-    const once = await runCli(['envelopes', 'create', '-f', file, '--timeout', '3', '--retries', '0'], { env, timeoutMs: 60_000 });
+    const env = {
+      SIGN_BASE_URL: trickle,
+      SIGN_API_KEY: 'sk_test_ForTheTrickleService000',
+      SIGN_STATE_DIR: tempDir(),
+    };
+    const once = await runCli(['envelopes', 'create', '-f', file, '--timeout', '3', '--retries', '0'], {
+      env,
+      timeoutMs: 60_000,
+    });
     const onceSeconds = seconds(await arrived(1));
     expect(once.code).toBe(1);
     expect(once.stderr).toMatch(/no complete answer within 3 s/);
@@ -149,7 +210,10 @@ describe('a server that takes its time', () => {
     const afterSignal = seconds(signalled);
     expect(stopped.code).toBe(130);
     expect(afterSignal).toBeLessThan(6);
-    recordFigures('hostile', { 'trickle, --timeout 3 --retries 0: seconds from request to exit 1': onceSeconds, 'trickle, SIGTERM 1 s into the request: seconds to exit 130': afterSignal });
+    recordFigures('hostile', {
+      'trickle, --timeout 3 --retries 0: seconds from request to exit 1': onceSeconds,
+      'trickle, SIGTERM 1 s into the request: seconds to exit 130': afterSignal,
+    });
   }, 60_000);
 });
 
@@ -182,7 +246,10 @@ describe('a server that answers gigabytes', () => {
     const peak = probe.peakMb();
     expect(peak).toBeLessThan(300);
     const pdf = join(tempDir(), 'signed.pdf');
-    const download = await runCli(['envelopes', 'download', 'env_1', '-o', pdf, '--retries', '0'], { env, timeoutMs: 60_000 });
+    const download = await runCli(['envelopes', 'download', 'env_1', '-o', pdf, '--retries', '0'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(download.code).toBe(1);
     expect(download.stderr).toContain('the answer is larger than 512 MiB (it declares 2147483648 bytes)');
     recordFigures('hostile', { 'peak RSS under a 2 GB answer (MB)': peak });

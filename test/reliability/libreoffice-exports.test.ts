@@ -14,14 +14,34 @@ import { runCommand, startTestSandbox, type TestSandbox } from '../helpers/in-pr
 import { CHARSET, LibreOffice, NO_LIBREOFFICE, type Cell } from '../helpers/libreoffice.js';
 
 const TEMPLATE = join(ROOT, 'examples', 'template.json');
-const HEADER = ['contract_id', 'signer_name', 'signer_email', 'signer_phone', 'channel', 'witness_name', 'witness_phone', 'days'];
+const HEADER = [
+  'contract_id',
+  'signer_name',
+  'signer_email',
+  'signer_phone',
+  'channel',
+  'witness_name',
+  'witness_phone',
+  'days',
+];
 /** Fifty employees: Arabic and Latin names, e-mail and WhatsApp signers, some with a witness. */
 const PEOPLE: Cell[][] = Array.from({ length: 50 }, (_, i) => {
   const arabic = i % 5 !== 0;
-  const name = arabic ? ['أحمد العتيبي', 'نورة القحطاني', 'محمد الشمري', 'سارة الدوسري'][i % 4]! + ` ${i}` : `José Müller ${i}`;
+  const name = arabic
+    ? ['أحمد العتيبي', 'نورة القحطاني', 'محمد الشمري', 'سارة الدوسري'][i % 4]! + ` ${i}`
+    : `José Müller ${i}`;
   const phone = `+96650${String(1_000_000 + i).slice(-7)}`;
   return i % 2 === 0
-    ? [`HR-${i}`, name, '', phone, 'whatsapp', i % 3 === 0 ? 'فاطمة الزهراني' : '', i % 3 === 0 ? '+971501234599' : '', { number: 14 }]
+    ? [
+        `HR-${i}`,
+        name,
+        '',
+        phone,
+        'whatsapp',
+        i % 3 === 0 ? 'فاطمة الزهراني' : '',
+        i % 3 === 0 ? '+971501234599' : '',
+        { number: 14 },
+      ]
     : [`HR-${i}`, name, `emp${i}@company.sa`, '', 'email', '', '', { number: 30 }];
 });
 const namesOf = (rows: Cell[][]) => rows.map((r) => [r[1] as string, ...(r[5] ? [r[5] as string] : [])]);
@@ -36,17 +56,28 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-interface Line { input: string; envelope: { id: string; contract_id: string } }
+interface Line {
+  input: string;
+  envelope: { id: string; contract_id: string };
+}
 
 /** Creates the export's envelopes and reads each back: the names the service stored, in row order. */
 async function storedNames(csv: string, extra: string[] = []): Promise<string[][]> {
   const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir() };
-  const result = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--json', '--new', ...extra], { env });
+  const result = await runCommand(
+    ['envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--json', '--new', ...extra],
+    { env },
+  );
   expect(result.code, result.stderr.slice(0, 2000)).toBe(0);
-  const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+  const lines = result.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
   return Promise.all(
     lines.map(async (l) => {
-      const stored = JSON.parse((await runCommand(['envelopes', 'get', l.envelope.id, '--json'], { env })).stdout) as { signers: { name: string }[] };
+      const stored = JSON.parse(
+        (await runCommand(['envelopes', 'get', l.envelope.id, '--json'], { env })).stdout,
+      ) as { signers: { name: string }[] };
       return stored.signers.map((s) => s.name).filter((n) => n !== 'Nadia Saleh (HR)');
     }),
   );
@@ -54,7 +85,9 @@ async function storedNames(csv: string, extra: string[] = []): Promise<string[][
 
 async function refusedOnce(csv: string, message: RegExp): Promise<void> {
   const before = await sandbox.envelopeCount();
-  const result = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE], { env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() } });
+  const result = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE], {
+    env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() },
+  });
   expect(result.code).toBe(2);
   const errors = result.stderr.split('\n').filter((l) => l.startsWith('error:'));
   expect(errors, result.stderr).toHaveLength(1);
@@ -69,10 +102,14 @@ describe.skipIf(NO_LIBREOFFICE)('CSV exported by LibreOffice', () => {
     ['UTF-8, tab', '\t', CHARSET.utf8],
     ['UTF-16, comma', ',', CHARSET.utf16],
     ['UTF-16, tab', '\t', CHARSET.utf16],
-  ])('%s: every name exactly as in the sheet', async (name, delimiter, charset) => {
-    const csv = office.exportSheet(name.replace(/\W+/g, '-'), [HEADER, ...PEOPLE], delimiter, charset);
-    expect(await storedNames(csv)).toEqual(namesOf(PEOPLE));
-  }, 120_000);
+  ])(
+    '%s: every name exactly as in the sheet',
+    async (name, delimiter, charset) => {
+      const csv = office.exportSheet(name.replace(/\W+/g, '-'), [HEADER, ...PEOPLE], delimiter, charset);
+      expect(await storedNames(csv)).toEqual(namesOf(PEOPLE));
+    },
+    120_000,
+  );
 
   it('Windows-1256: refused once naming it; read exactly with --encoding windows-1256', async () => {
     // Windows-1256 has the Arabic letters and the French ones, not ü: the Latin names are plain here.
@@ -87,7 +124,10 @@ describe.skipIf(NO_LIBREOFFICE)('CSV exported by LibreOffice', () => {
     // The Latin names are Windows-1252 bytes (not UTF-8) too: the file is refused for its encoding, naming it.
     await refusedOnce(csv, /not UTF-8 text .*windows-1252/);
     // Read as what it is, the "?" are found: one error for the file, not one per row.
-    const result = await runCommand(['envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--encoding', 'windows-1252'], { env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() } });
+    const result = await runCommand(
+      ['envelopes', 'create', '--csv', csv, '--template', TEMPLATE, '--encoding', 'windows-1252'],
+      { env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() } },
+    );
     expect(result.code).toBe(2);
     const errors = result.stderr.split('\n').filter((l) => l.startsWith('error:'));
     expect(errors).toHaveLength(1);
@@ -98,13 +138,34 @@ describe.skipIf(NO_LIBREOFFICE)('CSV exported by LibreOffice', () => {
 
   it('a UTF-8 export opened as Windows-1252 or 1256 and saved again (mojibake): refused once, with what it meant', async () => {
     const utf8 = office.exportSheet('original', [HEADER, ...PEOPLE], ',', CHARSET.utf8);
-    await refusedOnce(office.resave(utf8, CHARSET.windows1252, CHARSET.utf8), /column signer_name \(rows 2, 3, 4 and 47 more\) has mojibake, e\.g\. "JosÃ© MÃ¼ller 0", most likely "José Müller 0"/);
-    await refusedOnce(office.resave(utf8, CHARSET.windows1256, CHARSET.utf8), /column signer_name \(rows 2, 3, 4 and 47 more\) has mojibake, e\.g\. "Jos.*most likely "José Müller 0"/);
+    await refusedOnce(
+      office.resave(utf8, CHARSET.windows1252, CHARSET.utf8),
+      /column signer_name \(rows 2, 3, 4 and 47 more\) has mojibake, e\.g\. "JosÃ© MÃ¼ller 0", most likely "José Müller 0"/,
+    );
+    await refusedOnce(
+      office.resave(utf8, CHARSET.windows1256, CHARSET.utf8),
+      /column signer_name \(rows 2, 3, 4 and 47 more\) has mojibake, e\.g\. "Jos.*most likely "José Müller 0"/,
+    );
   }, 180_000);
 
   it('a phone column formatted as a number: refused naming the column, the digits may be lost', async () => {
-    const rows: Cell[][] = [HEADER, ['HR-N', 'Omar Khalil', '', { number: 966501234567, scientific: true }, 'whatsapp', '', '', { number: 14 }]];
+    const rows: Cell[][] = [
+      HEADER,
+      [
+        'HR-N',
+        'Omar Khalil',
+        '',
+        { number: 966501234567, scientific: true },
+        'whatsapp',
+        '',
+        '',
+        { number: 14 },
+      ],
+    ];
     const csv = office.exportSheet('number-phone', rows, ',', CHARSET.utf8);
-    await refusedOnce(csv, /row 2: signer_phone \(signers\[0\]\.phone\): was stored by a spreadsheet as a number .*9\.66501E\+11/);
+    await refusedOnce(
+      csv,
+      /row 2: signer_phone \(signers\[0\]\.phone\): was stored by a spreadsheet as a number .*9\.66501E\+11/,
+    );
   }, 120_000);
 });

@@ -57,7 +57,12 @@ function eventBody(id: string, type = 'signer.signed', extra: Record<string, unk
     id,
     type,
     timestamp: new Date().toISOString(),
-    data: { envelope_id: 'env_rel', contract_id: 'REL-L', envelope_status: 'sent', signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' } },
+    data: {
+      envelope_id: 'env_rel',
+      contract_id: 'REL-L',
+      envelope_status: 'sent',
+      signer: { id: 'sgn_1', name: 'Layla Haddad', channel: 'email', order: 1, status: 'signed' },
+    },
     ...extra,
   });
 }
@@ -68,11 +73,16 @@ function signed(id: string, body: string | Buffer, at = nowSeconds(), signer = w
     'content-type': 'application/json',
     'webhook-id': id,
     'webhook-timestamp': String(at),
-    'webhook-signature': signer.sign(id, new Date(at * 1000), typeof body === 'string' ? body : body.toString('utf8')),
+    'webhook-signature': signer.sign(
+      id,
+      new Date(at * 1000),
+      typeof body === 'string' ? body : body.toString('utf8'),
+    ),
   };
 }
 
-const badSignature = () => `v1,${Buffer.from(Array.from({ length: 32 }, () => Math.floor(random() * 256))).toString('base64')}`;
+const badSignature = () =>
+  `v1,${Buffer.from(Array.from({ length: 32 }, () => Math.floor(random() * 256))).toString('base64')}`;
 
 function rawRequest(lines: string[], body = ''): string {
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
@@ -110,13 +120,23 @@ describe('webhooks listen under hostile traffic', () => {
       };
       let req: ReturnType<typeof request>;
       try {
-        req = request({ host: '127.0.0.1', port, method: c.method ?? 'POST', path: c.path ?? '/hooks', headers: c.headers, agent: via }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => finish({ status: res.statusCode ?? null, body: text }));
-          res.on('error', () => finish({ status: res.statusCode ?? null, body: text }));
-        });
+        req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: c.method ?? 'POST',
+            path: c.path ?? '/hooks',
+            headers: c.headers,
+            agent: via,
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => finish({ status: res.statusCode ?? null, body: text }));
+            res.on('error', () => finish({ status: res.statusCode ?? null, body: text }));
+          },
+        );
       } catch (error) {
         // node refused to send it (an invalid header): a mistake in the case, shown as an unexpected outcome.
         finish({ status: null, body: `not sent: ${(error as Error).message}` });
@@ -126,7 +146,9 @@ describe('webhooks listen under hostile traffic', () => {
         req.destroy();
         finish({ status: null, body: 'timed out' });
       }, REQUEST_TIMEOUT_MS);
-      req.on('error', (error: NodeJS.ErrnoException) => finish({ status: null, body: error.code ?? error.message }));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        finish({ status: null, body: error.code ?? error.message }),
+      );
       const body = c.body === undefined ? undefined : Buffer.from(c.body);
       if (body && c.chunks) {
         const size = Math.ceil(body.length / c.chunks);
@@ -183,25 +205,50 @@ describe('webhooks listen under hostile traffic', () => {
       const body = eventBody(id, i % 3 === 0 ? 'envelope.completed' : 'signer.signed');
       const headers = signed(id, body);
       validHeaders.set(id, { headers, body });
-      if (i < 40) return { kind: 'valid (chunked)', valid: true, id, expect: [200], headers, body, chunks: 3 };
+      if (i < 40)
+        return { kind: 'valid (chunked)', valid: true, id, expect: [200], headers, body, chunks: 3 };
       if (i < 80) {
         // Header names in odd casing: names are case-insensitive.
-        const odd = { 'Content-Type': headers['content-type']!, 'WEBHOOK-ID': id, 'Webhook-Timestamp': headers['webhook-timestamp']!, 'webHOOK-signaTURE': headers['webhook-signature']! };
+        const odd = {
+          'Content-Type': headers['content-type']!,
+          'WEBHOOK-ID': id,
+          'Webhook-Timestamp': headers['webhook-timestamp']!,
+          'webHOOK-signaTURE': headers['webhook-signature']!,
+        };
         return { kind: 'valid (odd-cased names)', valid: true, id, expect: [200], headers: odd, body };
       }
       if (i < 110) {
-        const svix = { 'content-type': 'application/json', 'svix-id': id, 'svix-timestamp': headers['webhook-timestamp']!, 'svix-signature': headers['webhook-signature']! };
+        const svix = {
+          'content-type': 'application/json',
+          'svix-id': id,
+          'svix-timestamp': headers['webhook-timestamp']!,
+          'svix-signature': headers['webhook-signature']!,
+        };
         return { kind: 'valid (svix-* names)', valid: true, id, expect: [200], headers: svix, body };
       }
       if (i < 130) {
         // A rotation: one stale signature and the right one, space-separated.
-        return { kind: 'valid (two signatures)', valid: true, id, expect: [200], headers: { ...headers, 'webhook-signature': `${badSignature()} ${headers['webhook-signature']}` }, body };
+        return {
+          kind: 'valid (two signatures)',
+          valid: true,
+          id,
+          expect: [200],
+          headers: { ...headers, 'webhook-signature': `${badSignature()} ${headers['webhook-signature']}` },
+          body,
+        };
       }
       if (i < 132) {
         // Exactly at the body limit.
         const padded = eventBody(id, 'signer.signed', { pad: '' });
         const big = padded.replace('"pad":""', `"pad":"${'x'.repeat(MAX_BODY - Buffer.byteLength(padded))}"`);
-        return { kind: 'valid (body at the limit)', valid: true, id, expect: [200], headers: signed(id, big), body: big };
+        return {
+          kind: 'valid (body at the limit)',
+          valid: true,
+          id,
+          expect: [200],
+          headers: signed(id, big),
+          body: big,
+        };
       }
       return { kind: 'valid', valid: true, id, expect: [200], headers, body };
     });
@@ -214,19 +261,41 @@ describe('webhooks listen under hostile traffic', () => {
     add(100, (i) => {
       const id = `evt_ok_${i * 3}`;
       const { body } = validHeaders.get(id)!;
-      return { kind: 'redelivery, fresh signature', valid: true, id, expect: [200], headers: signed(id, body), body, ...(i % 4 === 0 ? { path: `/other/path?attempt=${i}` } : {}) };
+      return {
+        kind: 'redelivery, fresh signature',
+        valid: true,
+        id,
+        expect: [200],
+        headers: signed(id, body),
+        body,
+        ...(i % 4 === 0 ? { path: `/other/path?attempt=${i}` } : {}),
+      };
     });
 
     // Hostile: signatures.
     add(800, (i) => {
       const id = `evt_bad_sig_${i}`;
       const body = eventBody(id);
-      return { kind: 'bad signature', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': badSignature() }, body };
+      return {
+        kind: 'bad signature',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...signed(id, body), 'webhook-signature': badSignature() },
+        body,
+      };
     });
     add(400, (i) => {
       const id = `evt_bad_foreign_${i}`;
       const body = eventBody(id);
-      return { kind: 'signed with another secret', valid: false, id, expect: [401], headers: signed(id, body, nowSeconds(), FOREIGN), body };
+      return {
+        kind: 'signed with another secret',
+        valid: false,
+        id,
+        expect: [401],
+        headers: signed(id, body, nowSeconds(), FOREIGN),
+        body,
+      };
     });
     add(400, (i) => {
       // A captured valid delivery with its body changed.
@@ -239,14 +308,28 @@ describe('webhooks listen under hostile traffic', () => {
       // A captured valid delivery under another id (to pass as a new event).
       const id = `evt_ok_${i % 300}`;
       const { headers, body } = validHeaders.get(id)!;
-      return { kind: 'signature moved to another id', valid: false, id: `evt_bad_moved_${i}`, expect: [401], headers: { ...headers, 'webhook-id': `evt_bad_moved_${i}` }, body };
+      return {
+        kind: 'signature moved to another id',
+        valid: false,
+        id: `evt_bad_moved_${i}`,
+        expect: [401],
+        headers: { ...headers, 'webhook-id': `evt_bad_moved_${i}` },
+        body,
+      };
     });
     add(100, (i) => {
       const id = `evt_bad_version_${i}`;
       const body = eventBody(id);
       const good = signed(id, body)['webhook-signature']!.slice(3);
       const forms = [`v2,${good}`, `v1a,${good}`, `V1,${good}`, `v0,${good}`, `,${good}`];
-      return { kind: 'unsupported signature version', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': forms[i % forms.length]! }, body };
+      return {
+        kind: 'unsupported signature version',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...signed(id, body), 'webhook-signature': forms[i % forms.length]! },
+        body,
+      };
     });
     add(150, (i) => {
       const id = `evt_bad_missing_${i}`;
@@ -259,41 +342,119 @@ describe('webhooks listen under hostile traffic', () => {
     add(400, (i) => {
       const id = `evt_bad_stale_${i}`;
       const body = eventBody(id);
-      return { kind: 'stale timestamp (validly signed)', valid: false, id, expect: [401], headers: signed(id, body, nowSeconds() - 301 - Math.floor(random() * 86_400)), body };
+      return {
+        kind: 'stale timestamp (validly signed)',
+        valid: false,
+        id,
+        expect: [401],
+        headers: signed(id, body, nowSeconds() - 301 - Math.floor(random() * 86_400)),
+        body,
+      };
     });
     add(300, (i) => {
       const id = `evt_bad_future_${i}`;
       const body = eventBody(id);
-      return { kind: 'future timestamp (validly signed)', valid: false, id, expect: [401], headers: signed(id, body, nowSeconds() + 301 + Math.floor(random() * 86_400)), body };
+      return {
+        kind: 'future timestamp (validly signed)',
+        valid: false,
+        id,
+        expect: [401],
+        headers: signed(id, body, nowSeconds() + 301 + Math.floor(random() * 86_400)),
+        body,
+      };
     });
-    const oddTimes = ['yesterday', '1e9', '0x6553F100', '-1', '12.5', '\u00b9\u00b2\u00b3\u00b9\u00b2\u00b3', '1234567890123', 'NaN', 'Infinity', '1700000000 1700000001', '+1700000000', `${nowSeconds()}s`];
+    const oddTimes = [
+      'yesterday',
+      '1e9',
+      '0x6553F100',
+      '-1',
+      '12.5',
+      '\u00b9\u00b2\u00b3\u00b9\u00b2\u00b3',
+      '1234567890123',
+      'NaN',
+      'Infinity',
+      '1700000000 1700000001',
+      '+1700000000',
+      `${nowSeconds()}s`,
+    ];
     add(300, (i) => {
       const id = `evt_bad_time_${i}`;
       const body = eventBody(id);
-      return { kind: 'non-numeric timestamp', valid: false, id, expect: [400], headers: { ...signed(id, body), 'webhook-timestamp': oddTimes[i % oddTimes.length]! }, body };
+      return {
+        kind: 'non-numeric timestamp',
+        valid: false,
+        id,
+        expect: [400],
+        headers: { ...signed(id, body), 'webhook-timestamp': oddTimes[i % oddTimes.length]! },
+        body,
+      };
     });
     // Hostile: bodies.
     add(300, (i) => {
       const id = `evt_bad_json_${i}`;
-      const forms = ['{', '{"id":', 'not json', '{"a":1}}', '\u0000\u0001', '[1,2', "{'single':'quotes'}", '{"a":NaN}', '', '\ufeff{"bom":true}x'];
+      const forms = [
+        '{',
+        '{"id":',
+        'not json',
+        '{"a":1}}',
+        '\u0000\u0001',
+        '[1,2',
+        "{'single':'quotes'}",
+        '{"a":NaN}',
+        '',
+        '\ufeff{"bom":true}x',
+      ];
       const body = forms[i % forms.length]!;
-      return { kind: 'malformed JSON (validly signed)', valid: false, id, expect: [400], headers: signed(id, body), body };
+      return {
+        kind: 'malformed JSON (validly signed)',
+        valid: false,
+        id,
+        expect: [400],
+        headers: signed(id, body),
+        body,
+      };
     });
     add(12, (i) => {
       const id = `evt_bad_big_${i}`;
       const body = Buffer.alloc(MAX_BODY + 1 + i * 9_000, 0x78);
-      return { kind: 'body over the limit', valid: false, id, expect: [413], headers: signed(id, body), body };
+      return {
+        kind: 'body over the limit',
+        valid: false,
+        id,
+        expect: [413],
+        headers: signed(id, body),
+        body,
+      };
     });
     add(6, (i) => {
       const id = `evt_bad_bigchunked_${i}`;
       const body = Buffer.alloc(MAX_BODY + 200_000, 0x78);
-      return { kind: 'chunked body over the limit', valid: false, id, expect: [413, null], headers: signed(id, body), body, chunks: 40 };
+      return {
+        kind: 'chunked body over the limit',
+        valid: false,
+        id,
+        expect: [413, null],
+        headers: signed(id, body),
+        body,
+        chunks: 40,
+      };
     });
     add(20, (i) => {
       const id = `evt_bad_declared_${i}`;
       const headers = signed(id, '{}');
-      const lines = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', `Content-Length: ${50 * 1024 * 1024 + i}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-      return { kind: 'declared 50 MB body', valid: false, id, expect: [413, null], raw: rawRequest(lines, '{"id":') };
+      const lines = [
+        'POST /hooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Content-Length: ${50 * 1024 * 1024 + i}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
+      return {
+        kind: 'declared 50 MB body',
+        valid: false,
+        id,
+        expect: [413, null],
+        raw: rawRequest(lines, '{"id":'),
+      };
     });
     // Hostile: methods.
     const methods = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
@@ -302,67 +463,175 @@ describe('webhooks listen under hostile traffic', () => {
       const { headers, body } = validHeaders.get(id)!;
       const method = methods[i % methods.length]!;
       const withBody = method === 'PUT' || method === 'PATCH';
-      return { kind: 'wrong method', valid: false, id, expect: [405], method, headers: withBody ? headers : { ...headers, 'content-type': 'application/json' }, ...(withBody ? { body } : {}) };
+      return {
+        kind: 'wrong method',
+        valid: false,
+        id,
+        expect: [405],
+        method,
+        headers: withBody ? headers : { ...headers, 'content-type': 'application/json' },
+        ...(withBody ? { body } : {}),
+      };
     });
     // Hostile: header tricks.
     add(200, (i) => {
       const id = `evt_bad_dupsig_${i}`;
       const body = eventBody(id);
-      return { kind: 'duplicated signature headers', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': [badSignature(), badSignature()] }, body };
+      return {
+        kind: 'duplicated signature headers',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...signed(id, body), 'webhook-signature': [badSignature(), badSignature()] },
+        body,
+      };
     });
     add(100, (i) => {
       const id = `evt_ok_${(i * 7) % 300}`;
       const { headers, body } = validHeaders.get(id)!;
-      return { kind: 'duplicated timestamp headers', valid: false, id, expect: [400], headers: { ...headers, 'webhook-timestamp': [headers['webhook-timestamp']!, String(nowSeconds() + 5)] }, body };
+      return {
+        kind: 'duplicated timestamp headers',
+        valid: false,
+        id,
+        expect: [400],
+        headers: {
+          ...headers,
+          'webhook-timestamp': [headers['webhook-timestamp']!, String(nowSeconds() + 5)],
+        },
+        body,
+      };
     });
     add(100, (i) => {
       // A captured delivery with a second webhook-id: must not pass as a new event.
       const id = `evt_ok_${(i * 11) % 300}`;
       const { headers, body } = validHeaders.get(id)!;
-      return { kind: 'duplicated id headers', valid: false, id, expect: [401], headers: { ...headers, 'webhook-id': [id, `evt_bad_dupid_${i}`] }, body };
+      return {
+        kind: 'duplicated id headers',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...headers, 'webhook-id': [id, `evt_bad_dupid_${i}`] },
+        body,
+      };
     });
     add(100, (i) => {
       const id = `evt_bad_case_${i}`;
       const body = eventBody(id);
       const h = signed(id, body);
-      return { kind: 'odd-cased names, bad signature', valid: false, id, expect: [401], headers: { 'CONTENT-type': 'application/json', 'WeBhOoK-Id': id, 'WEBHOOK-TIMESTAMP': h['webhook-timestamp']!, 'Webhook-Signature': badSignature() }, body };
+      return {
+        kind: 'odd-cased names, bad signature',
+        valid: false,
+        id,
+        expect: [401],
+        headers: {
+          'CONTENT-type': 'application/json',
+          'WeBhOoK-Id': id,
+          'WEBHOOK-TIMESTAMP': h['webhook-timestamp']!,
+          'Webhook-Signature': badSignature(),
+        },
+        body,
+      };
     });
     add(100, (i) => {
       const id = `evt_bad_svix_${i}`;
       const body = eventBody(id);
       const h = signed(id, body);
-      return { kind: 'svix-* names, bad signature', valid: false, id, expect: [401], headers: { 'content-type': 'application/json', 'svix-id': id, 'svix-timestamp': h['webhook-timestamp']!, 'svix-signature': badSignature() }, body };
+      return {
+        kind: 'svix-* names, bad signature',
+        valid: false,
+        id,
+        expect: [401],
+        headers: {
+          'content-type': 'application/json',
+          'svix-id': id,
+          'svix-timestamp': h['webhook-timestamp']!,
+          'svix-signature': badSignature(),
+        },
+        body,
+      };
     });
     add(40, (i) => {
       const id = `evt_bad_huge_${i}`;
       const body = eventBody(id);
       // Over node's 16 KiB header limit, with a valid signature: refused before any handler runs.
-      return { kind: 'huge header (20 KiB)', valid: false, id, expect: [431, null], headers: { ...signed(id, body), 'x-padding': 'p'.repeat(20 * 1024) }, body };
+      return {
+        kind: 'huge header (20 KiB)',
+        valid: false,
+        id,
+        expect: [431, null],
+        headers: { ...signed(id, body), 'x-padding': 'p'.repeat(20 * 1024) },
+        body,
+      };
     });
     add(40, (i) => {
       const id = `evt_bad_many_${i}`;
       const body = eventBody(id);
       const many = Array.from({ length: 250 }, badSignature).join(' ');
-      return { kind: '250 bad signatures in one header', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': many }, body };
+      return {
+        kind: '250 bad signatures in one header',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...signed(id, body), 'webhook-signature': many },
+        body,
+      };
     });
     add(200, (i) => {
       const id = `evt_bad_chunked_${i}`;
       const body = eventBody(id);
-      return { kind: 'chunked, bad signature', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': badSignature() }, body, chunks: 2 + (i % 7) };
+      return {
+        kind: 'chunked, bad signature',
+        valid: false,
+        id,
+        expect: [401],
+        headers: { ...signed(id, body), 'webhook-signature': badSignature() },
+        body,
+        chunks: 2 + (i % 7),
+      };
     });
     // Hostile: bytes that are not (well-formed) HTTP, each on its own connection.
     add(50, (i) => {
       const id = `evt_bad_brokenchunk_${i}`;
       const body = eventBody(id);
-      const lines = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', 'Transfer-Encoding: chunked', 'Connection: close', ...Object.entries(signed(id, body)).map(([k, v]) => `${k}: ${v}`)];
-      const broken = ['zz\r\n{}\r\n0\r\n\r\n', `5\r\n${body}\r\n0\r\n\r\n`, '-1\r\nx\r\n0\r\n\r\n', `${(body.length).toString(16)};${'e'.repeat(20_000)}\r\n${body}\r\n0\r\n\r\n`][i % 4]!;
-      return { kind: 'malformed chunked encoding', valid: false, id, expect: [400, 413, null], raw: rawRequest(lines, broken) };
+      const lines = [
+        'POST /hooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Transfer-Encoding: chunked',
+        'Connection: close',
+        ...Object.entries(signed(id, body)).map(([k, v]) => `${k}: ${v}`),
+      ];
+      const broken = [
+        'zz\r\n{}\r\n0\r\n\r\n',
+        `5\r\n${body}\r\n0\r\n\r\n`,
+        '-1\r\nx\r\n0\r\n\r\n',
+        `${body.length.toString(16)};${'e'.repeat(20_000)}\r\n${body}\r\n0\r\n\r\n`,
+      ][i % 4]!;
+      return {
+        kind: 'malformed chunked encoding',
+        valid: false,
+        id,
+        expect: [400, 413, null],
+        raw: rawRequest(lines, broken),
+      };
     });
     add(50, (i) => {
       const id = `evt_bad_smuggle_${i}`;
       const body = eventBody(id);
-      const lines = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', `Content-Length: ${body.length}`, 'Transfer-Encoding: chunked', 'Connection: close', ...Object.entries(signed(id, body)).map(([k, v]) => `${k}: ${v}`)];
-      return { kind: 'Content-Length with Transfer-Encoding', valid: false, id, expect: [400, null], raw: rawRequest(lines, `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`) };
+      const lines = [
+        'POST /hooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Content-Length: ${body.length}`,
+        'Transfer-Encoding: chunked',
+        'Connection: close',
+        ...Object.entries(signed(id, body)).map(([k, v]) => `${k}: ${v}`),
+      ];
+      return {
+        kind: 'Content-Length with Transfer-Encoding',
+        valid: false,
+        id,
+        expect: [400, null],
+        raw: rawRequest(lines, `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`),
+      };
     });
     add(50, (i) => {
       const forms = [
@@ -373,7 +642,13 @@ describe('webhooks listen under hostile traffic', () => {
         'POST /hooks HTTP/1.1\r\nHost: x\r\nwebhook-id: a\u0000b\r\n\r\n',
         '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003',
       ];
-      return { kind: 'not HTTP', valid: false, id: `evt_bad_raw_${i}`, expect: [400, null], raw: forms[i % forms.length]! };
+      return {
+        kind: 'not HTTP',
+        valid: false,
+        id: `evt_bad_raw_${i}`,
+        expect: [400, null],
+        raw: forms[i % forms.length]!,
+      };
     });
 
     // Seeded shuffle, so valid and hostile deliveries interleave the same way every run.
@@ -392,13 +667,23 @@ describe('webhooks listen under hostile traffic', () => {
   }
 
   /** One slow-loris connection: headers a byte at a time (then, for some, a stall), or a stalled body. */
-  function slowLoris(kind: 'trickle' | 'trickle then stall' | 'stalled body', i: number): Promise<LorisResult> {
+  function slowLoris(
+    kind: 'trickle' | 'trickle then stall' | 'stalled body',
+    i: number,
+  ): Promise<LorisResult> {
     return new Promise((resolve) => {
       const id = `evt_slow_${i}`;
       const body = eventBody(id);
       const headers = signed(id, body);
-      const head = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-      const bytes = kind === 'stalled body' ? rawRequest([...head, `Content-Length: ${body.length}`], body.slice(0, 10)) : `${head.join('\r\n')}\r\n`;
+      const head = [
+        'POST /hooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
+      const bytes =
+        kind === 'stalled body'
+          ? rawRequest([...head, `Content-Length: ${body.length}`], body.slice(0, 10))
+          : `${head.join('\r\n')}\r\n`;
       const stallAt = kind === 'trickle then stall' ? 20 + (i % 30) : Infinity;
       const socket: Socket = connect(port, '127.0.0.1');
       let started = Date.now();
@@ -436,25 +721,70 @@ describe('webhooks listen under hostile traffic', () => {
    * 1,000 connections opened together; each request is held back by the last byte of its headers
    * (so the listener can neither answer nor close any of them) until all are open.
    */
-  async function thousandConnections(validIds: string[]): Promise<{ open: number; answers: { c: Case; answer: Answer }[]; peakOpen: number }> {
+  async function thousandConnections(
+    validIds: string[],
+  ): Promise<{ open: number; answers: { c: Case; answer: Answer }[]; peakOpen: number }> {
     const cases: Case[] = [];
     for (let i = 0; i < 1000; i++) {
       if (i < 100) {
         const id = `evt_burst_${i}`;
         const body = eventBody(id);
-        cases.push({ kind: 'valid (burst)', valid: true, id, expect: [200], headers: signed(id, body), body });
+        cases.push({
+          kind: 'valid (burst)',
+          valid: true,
+          id,
+          expect: [200],
+          headers: signed(id, body),
+          body,
+        });
       } else if (i < 200) {
         const id = validIds[i % validIds.length]!;
         const body = eventBody(id);
-        cases.push({ kind: 'redelivery (burst)', valid: true, id, expect: [200], headers: signed(id, body), body });
+        cases.push({
+          kind: 'redelivery (burst)',
+          valid: true,
+          id,
+          expect: [200],
+          headers: signed(id, body),
+          body,
+        });
       } else {
         const id = `evt_bad_burst_${i}`;
         const body = eventBody(id);
         const variants: Case[] = [
-          { kind: 'bad signature (burst)', valid: false, id, expect: [401], headers: { ...signed(id, body), 'webhook-signature': badSignature() }, body },
-          { kind: 'stale timestamp (burst)', valid: false, id, expect: [401], headers: signed(id, body, nowSeconds() - 3_600), body },
-          { kind: 'malformed JSON (burst)', valid: false, id, expect: [400], headers: signed(id, '{"x":'), body: '{"x":' },
-          { kind: 'wrong method (burst)', valid: false, id, expect: [405], method: 'PUT', headers: signed(id, body), body },
+          {
+            kind: 'bad signature (burst)',
+            valid: false,
+            id,
+            expect: [401],
+            headers: { ...signed(id, body), 'webhook-signature': badSignature() },
+            body,
+          },
+          {
+            kind: 'stale timestamp (burst)',
+            valid: false,
+            id,
+            expect: [401],
+            headers: signed(id, body, nowSeconds() - 3_600),
+            body,
+          },
+          {
+            kind: 'malformed JSON (burst)',
+            valid: false,
+            id,
+            expect: [400],
+            headers: signed(id, '{"x":'),
+            body: '{"x":',
+          },
+          {
+            kind: 'wrong method (burst)',
+            valid: false,
+            id,
+            expect: [405],
+            method: 'PUT',
+            headers: signed(id, body),
+            body,
+          },
         ];
         cases.push(variants[i % variants.length]!);
       }
@@ -474,12 +804,25 @@ describe('webhooks listen under hostile traffic', () => {
       cases.map(
         (c) =>
           new Promise<void>((ready) => {
-            const lines = [`${c.method ?? 'POST'} /hooks HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', `Content-Length: ${Buffer.byteLength(c.body ?? '')}`];
-            for (const [name, value] of Object.entries(c.headers ?? {})) lines.push(`${name}: ${String(value)}`);
+            const lines = [
+              `${c.method ?? 'POST'} /hooks HTTP/1.1`,
+              'Host: 127.0.0.1',
+              'Connection: close',
+              `Content-Length: ${Buffer.byteLength(c.body ?? '')}`,
+            ];
+            for (const [name, value] of Object.entries(c.headers ?? {}))
+              lines.push(`${name}: ${String(value)}`);
             const bytes = rawRequest(lines, String(c.body ?? ''));
             const socket = connect(port, '127.0.0.1');
             const split = bytes.indexOf('\r\n\r\n') + 3;
-            const entry: Held = { c, socket, text: '', connected: false, rest: bytes.slice(split), closed: new Promise((done) => socket.once('close', () => done())) };
+            const entry: Held = {
+              c,
+              socket,
+              text: '',
+              connected: false,
+              rest: bytes.slice(split),
+              closed: new Promise((done) => socket.once('close', () => done())),
+            };
             held.push(entry);
             socket.on('data', (chunk: Buffer) => (entry.text += chunk.toString('latin1')));
             socket.on('error', () => ready());
@@ -502,7 +845,14 @@ describe('webhooks listen under hostile traffic', () => {
     const open = held.filter((h) => h.connected && !h.socket.destroyed).length;
     for (const h of held) if (h.connected && !h.socket.destroyed) h.socket.write(h.rest);
     await Promise.all(held.map((h) => h.closed));
-    return { open, peakOpen, answers: held.map((h) => ({ c: h.c, answer: { status: parseStatus(h.text), body: h.text.split('\r\n\r\n')[1] ?? '' } })) };
+    return {
+      open,
+      peakOpen,
+      answers: held.map((h) => ({
+        c: h.c,
+        answer: { status: parseStatus(h.text), body: h.text.split('\r\n\r\n')[1] ?? '' },
+      })),
+    };
   }
 
   it('refuses every bad delivery, prints each valid event once, and is still alive', async () => {
@@ -513,7 +863,9 @@ describe('webhooks listen under hostile traffic', () => {
 
     // 50 slow-loris connections beside the main load.
     const lorisKinds = ['trickle', 'trickle then stall', 'stalled body'] as const;
-    const loris = Promise.all(Array.from({ length: 50 }, (_, i) => slowLoris(lorisKinds[i < 25 ? 0 : i < 40 ? 1 : 2], i)));
+    const loris = Promise.all(
+      Array.from({ length: 50 }, (_, i) => slowLoris(lorisKinds[i < 25 ? 0 : i < 40 ? 1 : 2], i)),
+    );
 
     // The main phase: 48 requests at a time over kept-alive connections (raw ones on their own).
     const results: { c: Case; answer: Answer & { retried: boolean } }[] = [];
@@ -534,18 +886,34 @@ describe('webhooks listen under hostile traffic', () => {
     const burst = await thousandConnections(validIds);
     // A valid delivery that found no connection slot is sent again, as the service would.
     const resent: { c: Case; answer: Answer }[] = [];
-    for (const { c, answer } of burst.answers) if (c.valid && answer.status === null) resent.push({ c, answer: await httpSend(c, false) });
+    for (const { c, answer } of burst.answers)
+      if (c.valid && answer.status === null) resent.push({ c, answer: await httpSend(c, false) });
 
     // Alive afterwards: one more valid event, accepted and printed.
     const finalId = 'evt_final_alive';
     const finalBody = eventBody(finalId);
-    const final = await httpSend({ kind: 'final', valid: true, id: finalId, expect: [200], headers: signed(finalId, finalBody), body: finalBody }, false);
+    const final = await httpSend(
+      {
+        kind: 'final',
+        valid: true,
+        id: finalId,
+        expect: [200],
+        headers: signed(finalId, finalBody),
+        body: finalBody,
+      },
+      false,
+    );
     const alive = listener.child.exitCode === null && final.status === 200;
 
-    const all: { c: Case; answer: Answer }[] = [...results, ...burst.answers.filter(({ c, answer }) => !(c.valid && answer.status === null)), ...resent];
+    const all: { c: Case; answer: Answer }[] = [
+      ...results,
+      ...burst.answers.filter(({ c, answer }) => !(c.valid && answer.status === null)),
+      ...resent,
+    ];
     const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
     const okById = new Map<string, number>([[finalId, 1]]);
-    for (const { c, answer } of all) if (ok(answer.status) && c.id) okById.set(c.id, (okById.get(c.id) ?? 0) + 1);
+    for (const { c, answer } of all)
+      if (ok(answer.status) && c.id) okById.set(c.id, (okById.get(c.id) ?? 0) + 1);
     const expectedPrints = [...okById.values()].reduce((a, b) => a + b, 0);
     await listener.waitForStdout((lines) => lines.length >= expectedPrints, 15_000).catch(() => undefined);
     await sleep(300);
@@ -553,13 +921,29 @@ describe('webhooks listen under hostile traffic', () => {
     const hostile = all.filter(({ c }) => !c.valid);
     const accepted = hostile.filter(({ answer }) => ok(answer.status));
     const fivexx = all.filter(({ answer }) => answer.status !== null && answer.status >= 500);
-    const unexpected = all.filter(({ c, answer }) => !c.expect.includes(answer.status)).map(({ c, answer }) => `${c.kind} (${c.id}): ${answer.status} ${answer.body.slice(0, 120)}`);
+    const unexpected = all
+      .filter(({ c, answer }) => !c.expect.includes(answer.status))
+      .map(({ c, answer }) => `${c.kind} (${c.id}): ${answer.status} ${answer.body.slice(0, 120)}`);
     const byStatus: Record<string, number> = {};
-    for (const { answer } of hostile) byStatus[answer.status ?? 'cut'] = (byStatus[answer.status ?? 'cut'] ?? 0) + 1;
+    for (const { answer } of hostile)
+      byStatus[answer.status ?? 'cut'] = (byStatus[answer.status ?? 'cut'] ?? 0) + 1;
 
     // What the listener printed.
-    const printed = listener.stdout.map((line) => JSON.parse(line) as { id: string; type: string; timestamp: string; duplicate: boolean; payload: unknown });
-    const validSet = new Set([...validIds, ...burst.answers.filter(({ c }) => c.valid).map(({ c }) => c.id!), finalId]);
+    const printed = listener.stdout.map(
+      (line) =>
+        JSON.parse(line) as {
+          id: string;
+          type: string;
+          timestamp: string;
+          duplicate: boolean;
+          payload: unknown;
+        },
+    );
+    const validSet = new Set([
+      ...validIds,
+      ...burst.answers.filter(({ c }) => c.valid).map(({ c }) => c.id!),
+      finalId,
+    ]);
     const strangers = printed.filter((e) => !validSet.has(e.id)).map((e) => e.id);
     const newById = new Map<string, number>();
     const linesById = new Map<string, number>();
@@ -567,15 +951,21 @@ describe('webhooks listen under hostile traffic', () => {
       linesById.set(e.id, (linesById.get(e.id) ?? 0) + 1);
       if (!e.duplicate) newById.set(e.id, (newById.get(e.id) ?? 0) + 1);
     }
-    const notOnce = [...validSet].filter((id) => newById.get(id) !== 1).map((id) => `${id}: printed new ${newById.get(id) ?? 0} times`);
-    const linesVsAnswers = [...okById].filter(([id, n]) => linesById.get(id) !== n).map(([id, n]) => `${id}: ${n} × 2xx, ${linesById.get(id) ?? 0} lines`);
+    const notOnce = [...validSet]
+      .filter((id) => newById.get(id) !== 1)
+      .map((id) => `${id}: printed new ${newById.get(id) ?? 0} times`);
+    const linesVsAnswers = [...okById]
+      .filter(([id, n]) => linesById.get(id) !== n)
+      .map(([id, n]) => `${id}: ${n} × 2xx, ${linesById.get(id) ?? 0} lines`);
 
     const lorisCut = lorisResults.filter((r) => r.cutAfterMs !== null);
-    const lorisWorst = (kind: string) => Math.max(0, ...lorisResults.filter((r) => r.kind === kind).map((r) => r.cutAfterMs ?? Infinity));
+    const lorisWorst = (kind: string) =>
+      Math.max(0, ...lorisResults.filter((r) => r.kind === kind).map((r) => r.cutAfterMs ?? Infinity));
 
     const stopCode = await listener.stop();
     await sleep(200);
-    const statsLine = listener.stderr.find((l) => /received \d+, verified \d+, rejected \d+, duplicates \d+/.test(l)) ?? '';
+    const statsLine =
+      listener.stderr.find((l) => /received \d+, verified \d+, rejected \d+, duplicates \d+/.test(l)) ?? '';
     const stats = /received (\d+), verified (\d+), rejected (\d+), duplicates (\d+)/.exec(statsLine);
     const answered2xx = all.filter(({ answer }) => ok(answer.status)).length + 1;
 
@@ -584,7 +974,9 @@ describe('webhooks listen under hostile traffic', () => {
       'hostile kinds': new Set(hostile.map(({ c }) => c.kind)).size,
       'hostile accepted (2xx)': accepted.length,
       'hostile printed': strangers.length,
-      'hostile answers by status': Object.entries(byStatus).map(([s, n]) => `${s}:${n}`).join(' '),
+      'hostile answers by status': Object.entries(byStatus)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' '),
       'answers not as expected': unexpected.length,
       '5xx answers': fivexx.length,
       'valid events (distinct ids)': validSet.size,
@@ -594,13 +986,16 @@ describe('webhooks listen under hostile traffic', () => {
       'sends retried after a connection error': results.filter(({ answer }) => answer.retried).length,
       'slow-loris connections': lorisResults.length,
       'slow-loris cut by the listener': lorisCut.length,
-      'slow-loris: slowest cut, headers (s)': Math.round(Math.max(lorisWorst('trickle'), lorisWorst('trickle then stall')) / 100) / 10,
+      'slow-loris: slowest cut, headers (s)':
+        Math.round(Math.max(lorisWorst('trickle'), lorisWorst('trickle then stall')) / 100) / 10,
       'slow-loris: slowest cut, body (s)': Math.round(lorisWorst('stalled body') / 100) / 10,
       'concurrent connections opened': burst.open,
       'concurrent connections open at peak': burst.peakOpen,
       'burst: valid resent (no slot)': resent.length,
       'listener alive afterwards': alive ? 'yes' : 'no',
-      'listener stats (on Ctrl-C)': stats ? `received ${stats[1]}, verified ${stats[2]}, rejected ${stats[3]}, duplicates ${stats[4]}` : 'none',
+      'listener stats (on Ctrl-C)': stats
+        ? `received ${stats[1]}, verified ${stats[2]}, rejected ${stats[3]}, duplicates ${stats[4]}`
+        : 'none',
       'wall time (s)': seconds(started),
     });
 
@@ -610,7 +1005,13 @@ describe('webhooks listen under hostile traffic', () => {
     expect(unexpected.slice(0, 20)).toEqual([]);
     expect(notOnce.slice(0, 20)).toEqual([]);
     expect(linesVsAnswers.slice(0, 20)).toEqual([]);
-    expect(Object.keys(JSON.parse(listener.stdout[0]!))).toEqual(['id', 'type', 'timestamp', 'duplicate', 'payload']);
+    expect(Object.keys(JSON.parse(listener.stdout[0]!))).toEqual([
+      'id',
+      'type',
+      'timestamp',
+      'duplicate',
+      'payload',
+    ]);
     // Slow clients are cut off by the listener (5 s for headers, 10 s for the request, checked each second).
     expect(lorisCut).toHaveLength(50);
     expect(lorisResults.filter((r) => r.status !== null && r.status < 400)).toEqual([]);

@@ -33,7 +33,18 @@ describe('the sandbox killed during writes', () => {
     const file = writeNdjson(work, 'crash', N);
     const stateDir = tempDir('sign-cli-crash-state-');
     // No retries while the sandbox is down, so each cut-off run ends by itself quickly.
-    const command = ['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json', '--timeout', '2'];
+    const command = [
+      'envelopes',
+      'create',
+      '--ndjson',
+      '-f',
+      file,
+      '--rate',
+      '6000',
+      '--json',
+      '--timeout',
+      '2',
+    ];
     const args = [...command, '--retries', '0'];
     const random = seededRandom(SEED);
     const started = Date.now();
@@ -42,7 +53,8 @@ describe('the sandbox killed during writes', () => {
     const claim = (stdout: string, run: string) => {
       for (const line of parseLines(stdout)) {
         // The first run to print an id keeps it (later runs print the same id as already created).
-        if (line.status === 'created' && line.envelope && !claimed.has(line.envelope.id)) claimed.set(line.envelope.id, `${run} ${line.input}`);
+        if (line.status === 'created' && line.envelope && !claimed.has(line.envelope.id))
+          claimed.set(line.envelope.id, `${run} ${line.input}`);
       }
     };
     const exitCodes: string[] = [];
@@ -70,7 +82,8 @@ describe('the sandbox killed during writes', () => {
         },
       });
       const deadline = Date.now() + 60_000;
-      while (!killing && run.child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (!killing && run.child.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
       expect(killing, `crash ${crash}: the run ended before ${target} envelopes were created`).toBeDefined();
       await killing;
       crashPoints.push(created);
@@ -103,9 +116,12 @@ describe('the sandbox killed during writes', () => {
       Array.from({ length: 16 }, async () => {
         for (let next = queue.pop(); next; next = queue.pop()) {
           const [id, where] = next;
-          const response = await fetch(`${baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+          const response = await fetch(`${baseUrl}/api/v1/envelopes/${id}`, {
+            headers: { authorization: `Bearer ${apiKey}` },
+          });
           const body = (await response.json()) as { id?: string };
-          if (response.status !== 200 || body.id !== id) missing.push(`${id} (${where}): HTTP ${response.status}`);
+          if (response.status !== 200 || body.id !== id)
+            missing.push(`${id} (${where}): HTTP ${response.status}`);
         }
       }),
     );
@@ -122,7 +138,9 @@ describe('the sandbox killed during writes', () => {
       'printed as created before the last restart': claimedBeforeFinal,
       'printed as created, all runs': claimed.size,
       'printed as created but missing': missing.length,
-      'final run: created/already/failed': finalSummary ? `${finalSummary.created}/${finalSummary.already}/${finalSummary.failed}` : 'no summary',
+      'final run: created/already/failed': finalSummary
+        ? `${finalSummary.created}/${finalSummary.already}/${finalSummary.failed}`
+        : 'no summary',
       'envelopes found': counts.found,
       'duplicate contract_ids': counts.duplicates,
       'wall time (s)': seconds(started),

@@ -49,14 +49,20 @@ async function cutOneRunner(url: string): Promise<void> {
   try {
     const list = await raw.sendCommand<string>(['CLIENT', 'LIST', 'TYPE', 'normal']);
     const me = Number(await raw.sendCommand<number>(['CLIENT', 'ID']));
-    const ids = list.split('\n').map((line) => Number(/\bid=(\d+)/.exec(line)?.[1])).filter((id) => id > 0 && id !== me);
+    const ids = list
+      .split('\n')
+      .map((line) => Number(/\bid=(\d+)/.exec(line)?.[1]))
+      .filter((id) => id > 0 && id !== me);
     await raw.sendCommand(['CLIENT', 'KILL', 'ID', String(ids[0])]);
   } finally {
     await raw.close();
   }
 }
 
-async function threeRuns(name: string, options: { store: boolean; killRedisAfter?: number; cutOneAfter?: number }): Promise<Outcome> {
+async function threeRuns(
+  name: string,
+  options: { store: boolean; killRedisAfter?: number; cutOneAfter?: number },
+): Promise<Outcome> {
   const sandbox: SandboxProcess = await startSandboxProcess({ args: ['--rate-limit', String(LIMIT)] });
   cleanup.push(() => sandbox.stop());
   let redis: RedisProcess | undefined;
@@ -65,7 +71,11 @@ async function threeRuns(name: string, options: { store: boolean; killRedisAfter
     cleanup.push(() => redis!.stop('SIGKILL'));
   }
   const dir = tempDir(`sign-cli-shared-${name}-`);
-  const env = { SIGN_API_KEY: sandbox.apiKey, SIGN_BASE_URL: sandbox.baseUrl, ...(redis ? { SIGN_RATE_STORE: redis.url } : {}) };
+  const env = {
+    SIGN_API_KEY: sandbox.apiKey,
+    SIGN_BASE_URL: sandbox.baseUrl,
+    ...(redis ? { SIGN_RATE_STORE: redis.url } : {}),
+  };
   let lines = 0;
   const onLine = () => {
     lines++;
@@ -74,11 +84,23 @@ async function threeRuns(name: string, options: { store: boolean; killRedisAfter
   };
   const started = Date.now();
   const runs = Array.from({ length: RUNS }, (_, i) =>
-    spawnCli(['envelopes', 'create', '--ndjson', '-f', writeNdjson(dir, `${name}-${i + 1}`, EACH), '--rate', String(LIMIT), '--json'], {
-      env,
-      timeoutMs: 240_000,
-      onLine,
-    }),
+    spawnCli(
+      [
+        'envelopes',
+        'create',
+        '--ndjson',
+        '-f',
+        writeNdjson(dir, `${name}-${i + 1}`, EACH),
+        '--rate',
+        String(LIMIT),
+        '--json',
+      ],
+      {
+        env,
+        timeoutMs: 240_000,
+        onLine,
+      },
+    ),
   );
   const results = await Promise.all(runs.map((run) => run.done));
   const seconds = (Date.now() - started) / 1000;
@@ -123,35 +145,46 @@ describe.skipIf(NO_REDIS)('many runners, one key: a shared rate budget in Redis'
     for (const stderr of outcome.stderrs) expect(stderr).not.toMatch(/rate store/);
   });
 
-  it.concurrent('the control, without a store: each run paces alone and the sandbox answers 429s', async () => {
-    const outcome = await threeRuns('alone', { store: false });
-    figures('alone (control)', outcome);
-    expect(outcome.rateLimited).toBeGreaterThan(0);
-    expect(outcome.peakWindow).toBeGreaterThan(LIMIT);
-    // Even so, never a duplicate: every create carries its Idempotency-Key.
-    expect(outcome.duplicates).toBe(0);
-  });
+  it.concurrent(
+    'the control, without a store: each run paces alone and the sandbox answers 429s',
+    async () => {
+      const outcome = await threeRuns('alone', { store: false });
+      figures('alone (control)', outcome);
+      expect(outcome.rateLimited).toBeGreaterThan(0);
+      expect(outcome.peakWindow).toBeGreaterThan(LIMIT);
+      // Even so, never a duplicate: every create carries its Idempotency-Key.
+      expect(outcome.duplicates).toBe(0);
+    },
+  );
 
-  it.concurrent('Redis killed mid-run: one warning per run, local pacing, exactly 150 envelopes', async () => {
-    const outcome = await threeRuns('killed', { store: true, killRedisAfter: 45 });
-    figures('Redis killed after 45', outcome);
-    expect(outcome.codes).toEqual([0, 0, 0]);
-    expect(outcome.created).toBe(TOTAL);
-    expect(outcome.duplicates).toBe(0);
-    for (const stderr of outcome.stderrs) {
-      const warnings = stderr.split('\n').filter((line) => /rate store/.test(line));
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(/rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it/);
-    }
-  });
-  it.concurrent('one runner cut off from Redis: it paces alone at its share and rejoins; still no window over the limit', async () => {
-    const outcome = await threeRuns('cut', { store: true, cutOneAfter: 45 });
-    figures('one runner cut off after 45', outcome);
-    expect(outcome.codes).toEqual([0, 0, 0]);
-    expect(outcome.created).toBe(TOTAL);
-    expect(outcome.duplicates).toBe(0);
-    expect(outcome.peakWindow).toBeLessThanOrEqual(LIMIT);
-    const warned = outcome.stderrs.filter((stderr) => /rate store .* lost/.test(stderr));
-    expect(warned).toHaveLength(1);
-  });
+  it.concurrent(
+    'Redis killed mid-run: one warning per run, local pacing, exactly 150 envelopes',
+    async () => {
+      const outcome = await threeRuns('killed', { store: true, killRedisAfter: 45 });
+      figures('Redis killed after 45', outcome);
+      expect(outcome.codes).toEqual([0, 0, 0]);
+      expect(outcome.created).toBe(TOTAL);
+      expect(outcome.duplicates).toBe(0);
+      for (const stderr of outcome.stderrs) {
+        const warnings = stderr.split('\n').filter((line) => /rate store/.test(line));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(
+          /rate store redis:\/\/127\.0\.0\.1:\d+ lost \(.+\); pacing locally at 1\/3 of the rate, as 3 runners were sharing it/,
+        );
+      }
+    },
+  );
+  it.concurrent(
+    'one runner cut off from Redis: it paces alone at its share and rejoins; still no window over the limit',
+    async () => {
+      const outcome = await threeRuns('cut', { store: true, cutOneAfter: 45 });
+      figures('one runner cut off after 45', outcome);
+      expect(outcome.codes).toEqual([0, 0, 0]);
+      expect(outcome.created).toBe(TOTAL);
+      expect(outcome.duplicates).toBe(0);
+      expect(outcome.peakWindow).toBeLessThanOrEqual(LIMIT);
+      const warned = outcome.stderrs.filter((stderr) => /rate store .* lost/.test(stderr));
+      expect(warned).toHaveLength(1);
+    },
+  );
 });

@@ -9,7 +9,16 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { seededRandom } from '../helpers/fault-proxy.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { recordFigures } from './figures.js';
-import { countEnvelopes, parseLines, seconds, sleep, spawnCli, summary, worstCreatedWindow, writeNdjson } from './support.js';
+import {
+  countEnvelopes,
+  parseLines,
+  seconds,
+  sleep,
+  spawnCli,
+  summary,
+  worstCreatedWindow,
+  writeNdjson,
+} from './support.js';
 
 const SECTION = 'sigkill';
 const N = 300;
@@ -30,7 +39,11 @@ describe('envelopes create killed with SIGKILL', () => {
   it(`${KILLS} kills and re-runs, then a full run: exactly ${N} envelopes; a re-run after success sends nothing`, async () => {
     const work = tempDir('sign-cli-sigkill-');
     const file = writeNdjson(work, 'sigkill', N);
-    const env = { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey, SIGN_STATE_DIR: tempDir('sign-cli-sigkill-state-') };
+    const env = {
+      SIGN_BASE_URL: sandbox.baseUrl,
+      SIGN_API_KEY: sandbox.apiKey,
+      SIGN_STATE_DIR: tempDir('sign-cli-sigkill-state-'),
+    };
     const args = ['envelopes', 'create', '--ndjson', '-f', file, '--rate', '6000', '--json'];
     const random = seededRandom(SEED);
     const started = Date.now();
@@ -41,7 +54,8 @@ describe('envelopes create killed with SIGKILL', () => {
       for (const line of parseLines(stdout)) {
         if (line.status !== 'created' || !line.envelope) continue;
         const known = printed.get(line.input);
-        if (known && known !== line.envelope.id) conflicts.push(`${line.input}: ${known} then ${line.envelope.id}`);
+        if (known && known !== line.envelope.id)
+          conflicts.push(`${line.input}: ${known} then ${line.envelope.id}`);
         printed.set(line.input, line.envelope.id);
       }
     };
@@ -54,7 +68,9 @@ describe('envelopes create killed with SIGKILL', () => {
       // Kills 1, 2, 4 and 5 land after a random number of envelopes created by this run (requests
       // are in flight then); kill 3 at a random time after start (start-up, validation, first sends).
       const byTime = k === 3;
-      const target = byTime ? 200 + Math.floor(random() * 1300) : 1 + Math.floor(random() * Math.max(1, Math.floor(remaining / 3)));
+      const target = byTime
+        ? 200 + Math.floor(random() * 1300)
+        : 1 + Math.floor(random() * Math.max(1, Math.floor(remaining / 3)));
       const extraMs = Math.floor(random() * 25);
       let fresh = 0;
       let killed = false;
@@ -93,7 +109,8 @@ describe('envelopes create killed with SIGKILL', () => {
     const afterFinal = await countEnvelopes(sandbox.baseUrl, sandbox.apiKey, 'REL-sigkill-');
     const requestsBefore = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
     const again = await runCli(args, { env, timeoutMs: 60_000 });
-    const requestsSent = (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests - requestsBefore - 1;
+    const requestsSent =
+      (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests - requestsBefore - 1;
     const afterAgain = await countEnvelopes(sandbox.baseUrl, sandbox.apiKey, 'REL-sigkill-');
 
     recordFigures(SECTION, {
@@ -101,7 +118,9 @@ describe('envelopes create killed with SIGKILL', () => {
       'kills (SIGKILL)': killPoints.length,
       'kill points': killPoints.join(', '),
       'envelopes after each kill': afterKill.join(', '),
-      'final run: created/already/failed': finalSummary ? `${finalSummary.created}/${finalSummary.already}/${finalSummary.failed}` : 'no summary',
+      'final run: created/already/failed': finalSummary
+        ? `${finalSummary.created}/${finalSummary.already}/${finalSummary.failed}`
+        : 'no summary',
       'envelopes found': afterFinal.found,
       'duplicate contract_ids': afterFinal.duplicates,
       'run after success: envelopes found': afterAgain.found,

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BIN, ROOT, cleanEnv, type CliResult } from '../helpers/cli.js';
 
-const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 /** examples/envelope.json without webhook_url, so no delivery leaves the sandbox. */
 export function baseEnvelope(): Record<string, unknown> {
@@ -20,7 +23,14 @@ export function baseEnvelope(): Record<string, unknown> {
 /** `n` distinct envelopes, one per line (own title and contract_id each); returns the file's path. */
 export function writeNdjson(dir: string, name: string, n: number): string {
   const lines: string[] = [];
-  for (let i = 1; i <= n; i++) lines.push(JSON.stringify({ ...baseEnvelope(), title: `Reliability ${name} ${i}`, contract_id: `REL-${name}-${i}` }));
+  for (let i = 1; i <= n; i++)
+    lines.push(
+      JSON.stringify({
+        ...baseEnvelope(),
+        title: `Reliability ${name} ${i}`,
+        contract_id: `REL-${name}-${i}`,
+      }),
+    );
   const path = join(dir, `${name}.ndjson`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
@@ -71,9 +81,17 @@ export interface SpawnedCli {
 /** Spawns the built binary (clean env as runCli) and streams its stdout lines to `onLine`. */
 export function spawnCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; timeoutMs?: number; onLine?: (line: string, count: number) => void } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    timeoutMs?: number;
+    onLine?: (line: string, count: number) => void;
+  } = {},
 ): SpawnedCli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let stdout = '';
   let stderr = '';
@@ -113,10 +131,18 @@ export interface EnvelopeCounts {
 }
 
 /** Counts envelopes (and duplicates by contract_id) from GET /_sandbox/envelopes. */
-export async function countEnvelopes(baseUrl: string, apiKey: string, contractPrefix: string): Promise<EnvelopeCounts> {
-  const response = await fetch(`${baseUrl}/_sandbox/envelopes`, { headers: { authorization: `Bearer ${apiKey}` } });
+export async function countEnvelopes(
+  baseUrl: string,
+  apiKey: string,
+  contractPrefix: string,
+): Promise<EnvelopeCounts> {
+  const response = await fetch(`${baseUrl}/_sandbox/envelopes`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   if (!response.ok) throw new Error(`/_sandbox/envelopes: HTTP ${response.status}`);
-  const list = ((await response.json()) as { data: SandboxEnvelope[] }).data.filter((e) => (e.contract_id ?? '').startsWith(contractPrefix));
+  const list = ((await response.json()) as { data: SandboxEnvelope[] }).data.filter((e) =>
+    (e.contract_id ?? '').startsWith(contractPrefix),
+  );
   const distinct = new Set(list.map((e) => e.contract_id)).size;
   return { found: list.length, distinct, duplicates: list.length - distinct, envelopes: list };
 }

@@ -11,7 +11,10 @@ import { IDEMPOTENCY_RETENTION_MS } from '../../src/sandbox/server.js';
 import { ROOT } from '../helpers/paths.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 
-const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 let sandbox: TestSandbox;
 
 beforeAll(async () => {
@@ -27,7 +30,11 @@ afterAll(async () => {
 const create = async (idempotencyKey: string, apiKey = sandbox.apiKey) => {
   const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+    },
     body: JSON.stringify({ ...ENVELOPE, contract_id: `RET-${idempotencyKey}` }),
   });
   return { status: response.status, id: ((await response.json()) as { id: string }).id };

@@ -13,14 +13,21 @@ import { readPdf } from '../helpers/pdf.js';
 import { eventTypes, startReceiver, type Delivery, type Receiver } from '../helpers/receiver.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
-const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 type Signer = Record<string, unknown>;
 const signers = () => (EXAMPLE.signers as Signer[]).map((s) => ({ ...s }));
 
 async function create(sandbox: SandboxProcess, body: unknown): Promise<{ id: string; status: string }> {
   const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    headers: {
+      authorization: `Bearer ${sandbox.apiKey}`,
+      'content-type': 'application/json',
+      'idempotency-key': crypto.randomUUID(),
+    },
     body: JSON.stringify(body),
   });
   expect(response.status).toBe(201);
@@ -28,11 +35,18 @@ async function create(sandbox: SandboxProcess, body: unknown): Promise<{ id: str
 }
 
 async function getEnvelope(sandbox: SandboxProcess, id: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+  const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+    headers: { authorization: `Bearer ${sandbox.apiKey}` },
+  });
   return (await response.json()) as Record<string, unknown>;
 }
 
-async function waitForStatus(sandbox: SandboxProcess, id: string, status: string, timeoutMs = 15_000): Promise<Record<string, unknown>> {
+async function waitForStatus(
+  sandbox: SandboxProcess,
+  id: string,
+  status: string,
+  timeoutMs = 15_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const envelope = await getEnvelope(sandbox, id);
@@ -42,8 +56,15 @@ async function waitForStatus(sandbox: SandboxProcess, id: string, status: string
   }
 }
 
-const payload = (d: Delivery) => JSON.parse(d.body) as { id: string; type: string; timestamp: string; data: Record<string, unknown> & { signer?: { name: string } } };
-const forEnvelope = (deliveries: Delivery[], id: string) => deliveries.filter((d) => payload(d).data.envelope_id === id);
+const payload = (d: Delivery) =>
+  JSON.parse(d.body) as {
+    id: string;
+    type: string;
+    timestamp: string;
+    data: Record<string, unknown> & { signer?: { name: string } };
+  };
+const forEnvelope = (deliveries: Delivery[], id: string) =>
+  deliveries.filter((d) => payload(d).data.envelope_id === id);
 
 describe('signing journey and webhooks (speed 40)', () => {
   let sandbox: SandboxProcess;
@@ -58,7 +79,7 @@ describe('signing journey and webhooks (speed 40)', () => {
     await receiver?.close();
   });
 
-  it('delivers a sequential envelope\'s events in order, each verifiable with the standardwebhooks package', async () => {
+  it("delivers a sequential envelope's events in order, each verifiable with the standardwebhooks package", async () => {
     const { id } = await create(sandbox, { ...EXAMPLE, webhook_url: receiver.url });
     await receiver.waitFor((all) => eventTypes(forEnvelope(all, id)).includes('envelope.completed'));
     const mine = forEnvelope(receiver.deliveries, id);
@@ -77,11 +98,18 @@ describe('signing journey and webhooks (speed 40)', () => {
     ]);
     const webhook = new Webhook(sandbox.webhookSecret);
     for (const delivery of mine) {
-      const verified = webhook.verify(delivery.body, delivery.headers as Record<string, string>) as { id: string };
+      const verified = webhook.verify(delivery.body, delivery.headers as Record<string, string>) as {
+        id: string;
+      };
       expect(verified.id).toBe(delivery.headers['webhook-id']);
     }
     // A wrong secret does not verify: the check above means something.
-    expect(() => new Webhook(`whsec_${Buffer.from('not the secret at all!!').toString('base64')}`).verify(mine[0]!.body, mine[0]!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('not the secret at all!!').toString('base64')}`).verify(
+        mine[0]!.body,
+        mine[0]!.headers as Record<string, string>,
+      ),
+    ).toThrow();
     for (const event of events) {
       expect(event.id).toMatch(/^evt_/);
       expect(event.data.envelope_id).toBe(id);
@@ -115,7 +143,9 @@ describe('signing journey and webhooks (speed 40)', () => {
   });
 
   it('fails the envelope when identity verification fails (magic phone +12025550102)', async () => {
-    const list = [{ name: 'Omar Khalil', phone: '+12025550102', channel: 'whatsapp', order: 1, verification: 'uae_pass' }];
+    const list = [
+      { name: 'Omar Khalil', phone: '+12025550102', channel: 'whatsapp', order: 1, verification: 'uae_pass' },
+    ];
     const { id } = await create(sandbox, { ...EXAMPLE, signers: list, webhook_url: receiver.url });
     await waitForStatus(sandbox, id, 'failed');
     await receiver.waitFor((all) => eventTypes(forEnvelope(all, id)).includes('envelope.failed'));
@@ -144,7 +174,16 @@ describe('signing journey and webhooks (speed 40)', () => {
     const read = await readPdf(pdf);
     expect(read.pages).toBeGreaterThanOrEqual(1);
     const text = read.text.join('\n').replace(/\s+/g, ' ');
-    for (const expected of [String(EXAMPLE.title), String(EXAMPLE.contract_id), 'tpl_lease_renewal, version 3', 'Layla Haddad', 'Omar Khalil', 'uae_pass', 'whatsapp', 'Signed at: 20']) {
+    for (const expected of [
+      String(EXAMPLE.title),
+      String(EXAMPLE.contract_id),
+      'tpl_lease_renewal, version 3',
+      'Layla Haddad',
+      'Omar Khalil',
+      'uae_pass',
+      'whatsapp',
+      'Signed at: 20',
+    ]) {
       expect(text).toContain(expected);
     }
   });
@@ -158,12 +197,29 @@ describe('signing journey and webhooks (speed 40)', () => {
     const trail = JSON.parse(result.stdout);
     expect(trail.verification).toMatchObject({ valid: true, entries: 11, problem: null });
     expect(trail.entries.map((e: { type: string }) => e.type)).toEqual([
-      'envelope.created', 'envelope.sent', 'signer.notified', 'signer.viewed', 'signer.verified',
-      'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed', 'document.sealed',
+      'envelope.created',
+      'envelope.sent',
+      'signer.notified',
+      'signer.viewed',
+      'signer.verified',
+      'signer.signed',
+      'signer.notified',
+      'signer.viewed',
+      'signer.signed',
+      'envelope.completed',
+      'document.sealed',
     ]);
     // The closing entry names the signed copy's hash: the copy downloaded now is that document.
-    const pdf = Buffer.from(await (await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}/signed-copy`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } })).arrayBuffer());
-    expect(trail.entries.at(-1).detail).toBe(`signed copy sha256 ${createHash('sha256').update(pdf).digest('hex')}`);
+    const pdf = Buffer.from(
+      await (
+        await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}/signed-copy`, {
+          headers: { authorization: `Bearer ${sandbox.apiKey}` },
+        })
+      ).arrayBuffer(),
+    );
+    expect(trail.entries.at(-1).detail).toBe(
+      `signed copy sha256 ${createHash('sha256').update(pdf).digest('hex')}`,
+    );
     expect(trail.entries[0].actor).toMatch(/^api_key:key_\w+ \(sandbox\)$/);
     expect(trail.entries[3].actor).toMatch(/^signer:sgn_\w+ \(Layla Haddad\)$/);
     const table = await runCli(['envelopes', 'audit', id], { env });
@@ -171,7 +227,9 @@ describe('signing journey and webhooks (speed 40)', () => {
   });
 
   it('lists API keys masked as SPEC §2.3 shows them', async () => {
-    const response = await fetch(`${sandbox.baseUrl}/api/v1/api-keys`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    const response = await fetch(`${sandbox.baseUrl}/api/v1/api-keys`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
     const body = (await response.json()) as { data: Record<string, unknown>[] };
     expect(JSON.stringify(body)).not.toContain(sandbox.apiKey);
     expect(body.data[0]).toMatchObject({
@@ -188,7 +246,8 @@ describe('signing journey and webhooks (speed 40)', () => {
     const hanging = await startReceiver(() => 'hang');
     try {
       const ids = [];
-      for (let i = 0; i < 5; i++) ids.push((await create(sandbox, { ...EXAMPLE, webhook_url: hanging.url })).id);
+      for (let i = 0; i < 5; i++)
+        ids.push((await create(sandbox, { ...EXAMPLE, webhook_url: hanging.url })).id);
       expect(ids).toHaveLength(5);
       // The journeys go on without waiting for the receiver.
       await waitForStatus(sandbox, ids[4]!, 'completed');
@@ -249,7 +308,9 @@ describe('final delivery failure and expiry (speed 200000)', () => {
       await receiver.waitFor((all) => eventTypes(all).includes('envelope.completed'), 20_000);
       const firstId = receiver.deliveries[0]!.headers['webhook-id'];
       expect(receiver.deliveries.filter((d) => d.headers['webhook-id'] === firstId)).toHaveLength(9);
-      const { data } = await sandbox.control<{ data: { event_type: string; status: string; attempts: number }[] }>(`/_sandbox/deliveries?envelope_id=${id}`);
+      const { data } = await sandbox.control<{
+        data: { event_type: string; status: string; attempts: number }[];
+      }>(`/_sandbox/deliveries?envelope_id=${id}`);
       expect(data[0]).toMatchObject({ event_type: 'envelope.created', status: 'failed', attempts: 9 });
       expect(data.slice(1).every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
     } finally {
@@ -280,10 +341,20 @@ describe('restarts', () => {
       // Delivery is at least once: an event acknowledged just before the kill may come again with
       // the same webhook-id (receivers dedupe on it), so compare the distinct events.
       const seen = new Set<unknown>();
-      const distinct = receiver.deliveries.filter((d) => d.answered === 200 && !seen.has(d.headers['webhook-id']) && seen.add(d.headers['webhook-id']));
+      const distinct = receiver.deliveries.filter(
+        (d) => d.answered === 200 && !seen.has(d.headers['webhook-id']) && seen.add(d.headers['webhook-id']),
+      );
       expect(eventTypes(distinct)).toEqual([
-        'envelope.created', 'envelope.sent', 'signer.notified', 'signer.viewed', 'signer.verified',
-        'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed',
+        'envelope.created',
+        'envelope.sent',
+        'signer.notified',
+        'signer.viewed',
+        'signer.verified',
+        'signer.signed',
+        'signer.notified',
+        'signer.viewed',
+        'signer.signed',
+        'envelope.completed',
       ]);
       expect((await getEnvelope(second, id)).status).toBe('completed');
     } finally {
@@ -300,12 +371,17 @@ describe('restarts', () => {
     await sandbox.stop();
     const state = join(sandbox.dataDir, 'state.jsonl');
     const original = readFileSync(state, 'utf8');
-    const tampered = original.replace('"detail":"identity verified with uae_pass"', '"detail":"identity verified with passport"');
+    const tampered = original.replace(
+      '"detail":"identity verified with uae_pass"',
+      '"detail":"identity verified with passport"',
+    );
     expect(tampered).not.toBe(original);
     writeFileSync(state, tampered);
     const again = await startSandboxProcess({ dataDir: sandbox.dataDir });
     try {
-      const result = await runCli(['envelopes', 'audit', id, '--verify'], { env: { SIGN_BASE_URL: again.baseUrl, SIGN_API_KEY: again.apiKey } });
+      const result = await runCli(['envelopes', 'audit', id, '--verify'], {
+        env: { SIGN_BASE_URL: again.baseUrl, SIGN_API_KEY: again.apiKey },
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/does not verify: at entry 5: the entry does not match its hash/);
     } finally {

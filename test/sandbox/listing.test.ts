@@ -40,10 +40,26 @@ describe('sandbox listing', () => {
   });
 
   it('filters by status (repeated or comma-separated), contract and creation time', () => {
-    expect(listPage(envelopes, query('status=voided&limit=100'))!.data.map((e) => e.id)).toEqual(['env_20', 'env_15', 'env_10', 'env_5', 'env_0']);
+    expect(listPage(envelopes, query('status=voided&limit=100'))!.data.map((e) => e.id)).toEqual([
+      'env_20',
+      'env_15',
+      'env_10',
+      'env_5',
+      'env_0',
+    ]);
     expect(listPage(envelopes, query('status=voided,sent&limit=100'))!.data).toHaveLength(25);
-    expect(listPage(envelopes, query('status=voided&status=sent&contract_id=C-1&limit=100'))!.data.every((e) => e.contract_id === 'C-1')).toBe(true);
-    expect(listPage(envelopes, query('created_after=2026-11-01T00:20:00Z'))!.data.map((e) => e.id)).toEqual(['env_24', 'env_23', 'env_22', 'env_21', 'env_20']);
+    expect(
+      listPage(envelopes, query('status=voided&status=sent&contract_id=C-1&limit=100'))!.data.every(
+        (e) => e.contract_id === 'C-1',
+      ),
+    ).toBe(true);
+    expect(listPage(envelopes, query('created_after=2026-11-01T00:20:00Z'))!.data.map((e) => e.id)).toEqual([
+      'env_24',
+      'env_23',
+      'env_22',
+      'env_21',
+      'env_20',
+    ]);
   });
 
   it.each([

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
-const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 let sandbox: SandboxProcess;
 
@@ -18,13 +21,21 @@ afterAll(async () => {
 });
 
 let counter = 0;
-function create(body: unknown, options: { key?: string; idempotencyKey?: string | null; apiKey?: string } = {}) {
+function create(
+  body: unknown,
+  options: { key?: string; idempotencyKey?: string | null; apiKey?: string } = {},
+) {
   const headers: Record<string, string> = {
     authorization: `Bearer ${options.apiKey ?? sandbox.apiKey}`,
     'content-type': 'application/json',
   };
-  if (options.idempotencyKey !== null) headers['idempotency-key'] = options.idempotencyKey ?? `test-${process.pid}-${++counter}`;
-  return fetch(`${sandbox.baseUrl}/api/v1/envelopes`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  if (options.idempotencyKey !== null)
+    headers['idempotency-key'] = options.idempotencyKey ?? `test-${process.pid}-${++counter}`;
+  return fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 async function errorBody(response: Response): Promise<{ code: string; message: string }> {
@@ -50,13 +61,18 @@ describe('sandbox', () => {
     const envelope = (await response.json()) as { id: string; signers: { id: string; status: string }[] };
     expect(response.headers.get('location')).toBe(`/api/v1/envelopes/${envelope.id}`);
     expect(envelope.signers.every((s) => s.id.startsWith('sgn_') && s.status === 'pending')).toBe(true);
-    const read = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${envelope.id}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    const read = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${envelope.id}`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
     expect(read.status).toBe(200);
     expect(await read.json()).toEqual(envelope);
   });
 
   it('rejects with the core rules: 422 validation_failed, each error with its path', async () => {
-    const response = await create({ ...ENVELOPE, signers: [{ name: 'A', channel: 'whatsapp', phone: '050', order: 1 }] });
+    const response = await create({
+      ...ENVELOPE,
+      signers: [{ name: 'A', channel: 'whatsapp', phone: '050', order: 1 }],
+    });
     expect(response.status).toBe(422);
     const body = (await response.json()) as { code: string; errors: { path: string }[] };
     expect(body.code).toBe('validation_failed');
@@ -70,14 +86,23 @@ describe('sandbox', () => {
   });
 
   it('answers 400 without an Idempotency-Key, 415 for non-JSON, 405 and 404 elsewhere', async () => {
-    expect((await errorBody(await create(ENVELOPE, { idempotencyKey: null }))).code).toBe('idempotency_key_required');
+    expect((await errorBody(await create(ENVELOPE, { idempotencyKey: null }))).code).toBe(
+      'idempotency_key_required',
+    );
     const text = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'text/plain', 'idempotency-key': 'x' },
+      headers: {
+        authorization: `Bearer ${sandbox.apiKey}`,
+        'content-type': 'text/plain',
+        'idempotency-key': 'x',
+      },
       body: 'hi',
     });
     expect(text.status).toBe(415);
-    const del = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, { method: 'DELETE', headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    const del = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
     expect(del.status).toBe(405);
     const doubled = await fetch(`${sandbox.baseUrl}/api/api/v1/envelopes`, { method: 'POST' });
     expect(doubled.status).toBe(404);
@@ -89,7 +114,9 @@ describe('sandbox', () => {
       const missing = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/env_x`);
       expect(missing.status).toBe(401);
       expect((await errorBody(missing)).code).toBe('missing_api_key');
-      expect((await errorBody(await create(ENVELOPE, { apiKey: 'sk_test_nope' }))).code).toBe('invalid_api_key');
+      expect((await errorBody(await create(ENVELOPE, { apiKey: 'sk_test_nope' }))).code).toBe(
+        'invalid_api_key',
+      );
       const expired = await sandbox.control<{ key: string }>('/_sandbox/keys', { expires: '2021-06-30' });
       const response = await create(ENVELOPE, { apiKey: expired.key });
       expect(response.status).toBe(401);
@@ -97,16 +124,22 @@ describe('sandbox', () => {
     });
 
     it('403 when the key lacks the scope: envelopes:write to create, envelopes:read to read', async () => {
-      const writer = await sandbox.control<{ key: string }>('/_sandbox/keys', { scopes: ['envelopes:write'] });
+      const writer = await sandbox.control<{ key: string }>('/_sandbox/keys', {
+        scopes: ['envelopes:write'],
+      });
       const reader = await sandbox.control<{ key: string }>('/_sandbox/keys', { scopes: ['envelopes:read'] });
       const created = await create(ENVELOPE, { apiKey: writer.key });
       expect(created.status).toBe(201);
       const { id } = (await created.json()) as { id: string };
-      const denied = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${writer.key}` } });
+      const denied = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+        headers: { authorization: `Bearer ${writer.key}` },
+      });
       expect(denied.status).toBe(403);
       expect((await errorBody(denied)).code).toBe('insufficient_scope');
       expect((await create(ENVELOPE, { apiKey: reader.key })).status).toBe(403);
-      const allowed = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      const allowed = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+        headers: { authorization: `Bearer ${reader.key}` },
+      });
       expect(allowed.status).toBe(200);
     });
   });
@@ -132,7 +165,9 @@ describe('sandbox', () => {
       try {
         const [a, b] = await Promise.all([
           create(ENVELOPE, { idempotencyKey: 'idem-flight' }),
-          new Promise((r) => setTimeout(r, 100)).then(() => create(ENVELOPE, { idempotencyKey: 'idem-flight' })),
+          new Promise((r) => setTimeout(r, 100)).then(() =>
+            create(ENVELOPE, { idempotencyKey: 'idem-flight' }),
+          ),
         ]);
         expect(a.status).toBe(201);
         expect(b.status).toBe(409);
@@ -147,9 +182,15 @@ describe('sandbox', () => {
       const live = await sandbox.control<{ key: string }>('/_sandbox/keys', { environment: 'live' });
       const second = await sandbox.control<{ key: string }>('/_sandbox/keys', { account: 'acct_scope' });
       const a = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope' })).json()) as { id: string };
-      const b = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: rotated.key })).json()) as { id: string };
-      const c = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: live.key })).json()) as { id: string };
-      const d = (await (await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: second.key })).json()) as { id: string };
+      const b = (await (
+        await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: rotated.key })
+      ).json()) as { id: string };
+      const c = (await (
+        await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: live.key })
+      ).json()) as { id: string };
+      const d = (await (
+        await create(ENVELOPE, { idempotencyKey: 'idem-scope', apiKey: second.key })
+      ).json()) as { id: string };
       expect(b.id).toBe(a.id);
       expect(new Set([a.id, c.id, d.id]).size).toBe(3);
     });
@@ -162,7 +203,9 @@ describe('sandbox', () => {
       const statuses: number[] = [];
       let limited: Response | undefined;
       for (let i = 0; i < 4; i++) {
-        const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/env_none`, { headers: { authorization: `Bearer ${key}` } });
+        const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/env_none`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         statuses.push(response.status);
         if (response.status === 429) limited = response;
       }
@@ -183,7 +226,11 @@ describe('sandbox', () => {
     const created = (await (
       await fetch(`${own.baseUrl}/api/v1/envelopes`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${own.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'persist-1' },
+        headers: {
+          authorization: `Bearer ${own.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'persist-1',
+        },
         body: JSON.stringify(ENVELOPE),
       })
     ).json()) as { id: string };
@@ -192,12 +239,18 @@ describe('sandbox', () => {
     try {
       expect(again.apiKey).toBe(own.apiKey);
       expect(again.webhookSecret).toBe(own.webhookSecret);
-      const read = await fetch(`${again.baseUrl}/api/v1/envelopes/${created.id}`, { headers: { authorization: `Bearer ${again.apiKey}` } });
+      const read = await fetch(`${again.baseUrl}/api/v1/envelopes/${created.id}`, {
+        headers: { authorization: `Bearer ${again.apiKey}` },
+      });
       expect(read.status).toBe(200);
       // The idempotency record survived too: a retry after the crash gets the same envelope.
       const replay = await fetch(`${again.baseUrl}/api/v1/envelopes`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${again.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'persist-1' },
+        headers: {
+          authorization: `Bearer ${again.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'persist-1',
+        },
         body: JSON.stringify(ENVELOPE),
       });
       expect(((await replay.json()) as { id: string }).id).toBe(created.id);
@@ -210,7 +263,9 @@ describe('sandbox', () => {
     const response = await create({ ...ENVELOPE, expires_in_days: 1_000_000_000 });
     expect(response.status).toBe(422);
     expect((await errorBody(response)).message).toContain('expires_in_days');
-    const bad = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/%E0`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    const bad = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/%E0`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -229,14 +284,20 @@ describe('sandbox', () => {
     const made = (await (
       await fetch(`${again.baseUrl}/api/v1/envelopes`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${again.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'after-tear' },
+        headers: {
+          authorization: `Bearer ${again.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'after-tear',
+        },
         body: JSON.stringify(ENVELOPE),
       })
     ).json()) as { id: string };
     await again.stop('SIGKILL');
     const third = await startSandboxProcess({ dataDir: own.dataDir });
     try {
-      const read = await fetch(`${third.baseUrl}/api/v1/envelopes/${made.id}`, { headers: { authorization: `Bearer ${third.apiKey}` } });
+      const read = await fetch(`${third.baseUrl}/api/v1/envelopes/${made.id}`, {
+        headers: { authorization: `Bearer ${third.apiKey}` },
+      });
       expect(read.status).toBe(200);
     } finally {
       await third.stop();
@@ -258,7 +319,11 @@ describe('sandbox', () => {
 
   it('checks control bodies: not an object, or a date that does not exist, is a 400, never a 500 or a key', async () => {
     const post = (path: string, body: string) =>
-      fetch(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body });
+      fetch(`${sandbox.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+        body,
+      });
     for (const [path, body] of [
       ['/_sandbox/keys', 'null'],
       ['/_sandbox/keys', '[]'],
@@ -275,14 +340,22 @@ describe('sandbox', () => {
     }
     const created = await post('/_sandbox/keys', '{"name":"ok","expires":"2027-02-28","environment":"live"}');
     expect(created.status).toBe(201);
-    expect(await created.json()).toMatchObject({ name: 'ok', expires: '2027-02-28', environment: 'live', key: expect.stringMatching(/^sk_live_\w{32}$/) });
+    expect(await created.json()).toMatchObject({
+      name: 'ok',
+      expires: '2027-02-28',
+      environment: 'live',
+      key: expect.stringMatching(/^sk_live_\w{32}$/),
+    });
   });
 
   it('answers a body nested 3,000 levels deep with a 4xx naming the depth, not a 500', async () => {
     // Written as text: the files of a worker share its globals (isolate: false), and pdf.js's
     // legacy build (test/helpers/pdf.ts) replaces JSON.stringify with one that overflows the
     // stack at this depth, in the test, long before the sandbox sees the body.
-    const nested = JSON.stringify({ ...ENVELOPE, title: 'NESTED' }).replace('"NESTED"', `${'['.repeat(3000)}${']'.repeat(3000)}`);
+    const nested = JSON.stringify({ ...ENVELOPE, title: 'NESTED' }).replace(
+      '"NESTED"',
+      `${'['.repeat(3000)}${']'.repeat(3000)}`,
+    );
     const response = await create(nested);
     expect(response.status).toBe(422);
     expect((await errorBody(response)).message).toContain('nested deeper than 32 levels');
@@ -309,7 +382,9 @@ describe('sandbox', () => {
       expect(statSync(join(dir, 'credentials.env')).mode & 0o777).toBe(0o600);
       expect(statSync(join(dir, 'state.jsonl')).mode & 0o777).toBe(0o600);
       // The extra key still works: it is found by its hash.
-      const listed = await fetch(`${second.baseUrl}/api/v1/api-keys`, { headers: { authorization: `Bearer ${extra.key}` } });
+      const listed = await fetch(`${second.baseUrl}/api/v1/api-keys`, {
+        headers: { authorization: `Bearer ${extra.key}` },
+      });
       expect(listed.status).toBe(200);
       expect(JSON.stringify(await listed.json())).toContain(`sk_test_****${extra.key.slice(-4)}`);
     } finally {
@@ -321,9 +396,14 @@ describe('sandbox', () => {
     const dir = tempDir('sign-cli-badline-');
     const first = await startSandboxProcess({ dataDir: dir });
     await first.stop();
-    appendFileSync(join(dir, 'state.jsonl'), '{"t":"created","envelope":{"id":"env_x","status":"sent","signers":[]}}\n');
+    appendFileSync(
+      join(dir, 'state.jsonl'),
+      '{"t":"created","envelope":{"id":"env_x","status":"sent","signers":[]}}\n',
+    );
     const result = await runCli(['sandbox', '--port', '0', '--data-dir', dir, '--json'], { timeoutMs: 3000 });
-    expect(result.stderr).toMatch(/warning: state\.jsonl:\d+: idempotency record without scope, key, fingerprint or response; line skipped/);
+    expect(result.stderr).toMatch(
+      /warning: state\.jsonl:\d+: idempotency record without scope, key, fingerprint or response; line skipped/,
+    );
     expect(result.stdout).toContain('"base_url"');
   });
 });

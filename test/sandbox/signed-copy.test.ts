@@ -25,12 +25,18 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 function completed(body: Body): { envelope: EnvelopeRecord; audit: AuditEntry[] } {
   const audit: AuditEntry[] = [];
-  const record = (at: number, type: string, actor: string, detail: string) => audit.push(chainAuditEntry(audit.at(-1), { at: iso(at), type, actor, detail } satisfies AuditFields));
+  const record = (at: number, type: string, actor: string, detail: string) =>
+    audit.push(chainAuditEntry(audit.at(-1), { at: iso(at), type, actor, detail } satisfies AuditFields));
   record(START, 'envelope.created', 'api_key:key_test (sandbox)', `created "${String(body.title)}"`);
   record(START, 'envelope.sent', 'system', 'sent');
   let at = START;
   const signers = body.signers.map((input, i): SignerRecord => {
-    const signer: SignerRecord = { id: `sgn_${i + 1}`, ...(input as { name: string; channel: string }), status: 'signed', next_at: null };
+    const signer: SignerRecord = {
+      id: `sgn_${i + 1}`,
+      ...(input as { name: string; channel: string }),
+      status: 'signed',
+      next_at: null,
+    };
     const actor = `signer:${signer.id} (${signer.name})`;
     signer.notified_at = iso((at += 500));
     record(at, 'signer.notified', 'system', `notified by ${signer.channel}`);
@@ -63,7 +69,9 @@ function completed(body: Body): { envelope: EnvelopeRecord; audit: AuditEntry[] 
   return { envelope, audit };
 }
 
-async function render(body: Body): Promise<{ pdf: Buffer; read: PdfContent; envelope: EnvelopeRecord; audit: AuditEntry[] }> {
+async function render(
+  body: Body,
+): Promise<{ pdf: Buffer; read: PdfContent; envelope: EnvelopeRecord; audit: AuditEntry[] }> {
   const { envelope, audit } = completed(body);
   const pdf = await signedCopyPdf(envelope, audit);
   return { pdf, read: await readPdf(pdf), envelope, audit };
@@ -73,7 +81,8 @@ const PAGE_WIDTH = 595.28;
 const MARGIN = 56;
 const hashOf = (audit: AuditEntry[]) => audit.at(-1)!.hash;
 /** Where the page draws an item: its left end (the first item with exactly this text). */
-const xOf = (read: PdfContent, page: number, str: string) => read.items[page]!.find((item) => item.str === str)?.x ?? Number.NaN;
+const xOf = (read: PdfContent, page: number, str: string) =>
+  read.items[page]!.find((item) => item.str === str)?.x ?? Number.NaN;
 
 describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
   it('prints the Arabic example as written: title, names and contract id, then a certificate of completion', async () => {
@@ -126,7 +135,11 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     expect(read.lines[0]![1]).toBe(title);
     expect(read.lines[1]).toContain(`Title: ${title}`);
     // A right-to-left paragraph: the Arabic words on the right, the contract id at the left end.
-    const [arabic, year, id] = [xOf(read, 0, 'عقد إيجار'), xOf(read, 0, '2027'), xOf(read, 0, 'CTR-2027-0042')];
+    const [arabic, year, id] = [
+      xOf(read, 0, 'عقد إيجار'),
+      xOf(read, 0, '2027'),
+      xOf(read, 0, 'CTR-2027-0042'),
+    ];
     expect(id).toBeCloseTo(MARGIN, 0);
     expect(id).toBeLessThan(year);
     expect(year).toBeLessThan(arabic);
@@ -135,7 +148,12 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
   it('keeps lam-alef ligatures and brackets in Arabic names exactly as written', async () => {
     const names = ['عبد الله سلام', 'لا', 'لانا (أم علي)'];
     const body = example('envelope-ar.json');
-    body.signers = names.map((name, i) => ({ name, email: `s${i}@example.com`, channel: 'email', order: i + 1 }));
+    body.signers = names.map((name, i) => ({
+      name,
+      email: `s${i}@example.com`,
+      channel: 'email',
+      order: i + 1,
+    }));
     const { read } = await render(body);
     names.forEach((name, i) => {
       expect(read.lines[0]).toContain(`${i + 1}. ${name}`);
@@ -147,9 +165,26 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     const body = example('envelope.json');
     const { read, audit } = await render(body);
     expect(read.pages).toBe(2);
-    expect(read.lines[0]).toEqual(expect.arrayContaining([String(body.title), 'Contract ID: CTR-2027-0042', 'Document template: tpl_lease_renewal, version 3', '1. Layla Haddad', '2. Omar Khalil', 'Verification: uae_pass']));
+    expect(read.lines[0]).toEqual(
+      expect.arrayContaining([
+        String(body.title),
+        'Contract ID: CTR-2027-0042',
+        'Document template: tpl_lease_renewal, version 3',
+        '1. Layla Haddad',
+        '2. Omar Khalil',
+        'Verification: uae_pass',
+      ]),
+    );
     expect(read.lines[1]![0]).toBe('Certificate of completion');
-    expect(read.lines[1]).toEqual(expect.arrayContaining(['1. Layla Haddad', '2. Omar Khalil', 'Channel: whatsapp', 'Contact: +971501234567', `Head hash (SHA-256): ${hashOf(audit)}`]));
+    expect(read.lines[1]).toEqual(
+      expect.arrayContaining([
+        '1. Layla Haddad',
+        '2. Omar Khalil',
+        'Channel: whatsapp',
+        'Contact: +971501234567',
+        `Head hash (SHA-256): ${hashOf(audit)}`,
+      ]),
+    );
   });
 
   it('wraps long values inside the page and carries on over pages, the certificate last', async () => {
@@ -157,7 +192,12 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     const title = Array.from({ length: 400 }, (_, i) => (i % 3 === 0 ? `${word} ${i}` : word)).join(' ');
     const body = example('envelope-ar.json');
     body.title = title;
-    body.signers = Array.from({ length: 30 }, (_, i) => ({ name: `ليلى حداد ${i + 1}`, email: `${'x'.repeat(120)}${i}@example.com`, channel: 'email', order: i + 1 }));
+    body.signers = Array.from({ length: 30 }, (_, i) => ({
+      name: `ليلى حداد ${i + 1}`,
+      email: `${'x'.repeat(120)}${i}@example.com`,
+      channel: 'email',
+      order: i + 1,
+    }));
     const { read } = await render(body);
     expect(read.pages).toBeGreaterThan(4);
     for (const page of read.items) {
@@ -172,7 +212,10 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     expect(starts.slice(certificate + 1)).not.toContain('Signed copy');
     // The title wraps between words, onto a second page, and its lines read back as the whole title.
     const copy = read.lines.slice(0, certificate).flat();
-    const titleLines = copy.slice(1, copy.findIndex((line) => line.startsWith('Envelope: ')));
+    const titleLines = copy.slice(
+      1,
+      copy.findIndex((line) => line.startsWith('Envelope: ')),
+    );
     expect(titleLines.length).toBeGreaterThan(10);
     expect(titleLines.join(' ')).toBe(title);
     expect(read.lines.slice(certificate).flat()).toContain('30. ليلى حداد 30');

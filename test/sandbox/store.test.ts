@@ -13,12 +13,46 @@ describe('SandboxStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
     const store = new SandboxStore(dir);
     store.saveSettings('hash-of-the-secret', 'key_1');
-    const envelope: EnvelopeRecord = { id: 'env_1', owner: 'key_1', status: 'sent', sequential: false, signers: [], expires_at: null, created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z' };
-    let last: AuditEntry | undefined = chainAuditEntry(undefined, { at: '2026-11-21T10:00:00.000Z', type: 'envelope.created', actor: 'system', detail: 'created' });
-    store.saveCreated(envelope, { scope: 'key_1', key: 'idem-1', fingerprint: 'f', created_at: Date.now(), response: { status: 201, body: {}, headers: {} } }, [last], []);
+    const envelope: EnvelopeRecord = {
+      id: 'env_1',
+      owner: 'key_1',
+      status: 'sent',
+      sequential: false,
+      signers: [],
+      expires_at: null,
+      created_at: '2026-11-21T10:00:00.000Z',
+      updated_at: '2026-11-21T10:00:00.000Z',
+    };
+    let last: AuditEntry | undefined = chainAuditEntry(undefined, {
+      at: '2026-11-21T10:00:00.000Z',
+      type: 'envelope.created',
+      actor: 'system',
+      detail: 'created',
+    });
+    store.saveCreated(
+      envelope,
+      {
+        scope: 'key_1',
+        key: 'idem-1',
+        fingerprint: 'f',
+        created_at: Date.now(),
+        response: { status: 201, body: {}, headers: {} },
+      },
+      [last],
+      [],
+    );
     for (let i = 1; i <= 30; i++) {
-      last = chainAuditEntry(last, { at: `2026-11-21T10:00:${String(i).padStart(2, '0')}.000Z`, type: 'step', actor: 'system', detail: `step ${i}` });
-      store.saveJourney({ ...envelope, updated_at: last.at, status: i === 30 ? 'completed' : 'sent' }, [last], []);
+      last = chainAuditEntry(last, {
+        at: `2026-11-21T10:00:${String(i).padStart(2, '0')}.000Z`,
+        type: 'step',
+        actor: 'system',
+        detail: `step ${i}`,
+      });
+      store.saveJourney(
+        { ...envelope, updated_at: last.at, status: i === 30 ? 'completed' : 'sent' },
+        [last],
+        [],
+      );
     }
     store.close();
     expect(lines(dir)).toBe(32);
@@ -41,7 +75,10 @@ describe('SandboxStore', () => {
     const store = new SandboxStore(dir);
     store.saveSettings('hash', 'key_1');
     store.close();
-    appendFileSync(join(dir, 'state.jsonl'), '{"t":"created","envelope":{"id":"env_x"}}\n{"t":"teleport"}\nnot json\n[]\n');
+    appendFileSync(
+      join(dir, 'state.jsonl'),
+      '{"t":"created","envelope":{"id":"env_x"}}\n{"t":"teleport"}\nnot json\n[]\n',
+    );
     const reopened = new SandboxStore(dir);
     expect(reopened.problems).toEqual([
       'state.jsonl:2: envelope without id, status or signers; line skipped',
@@ -77,27 +114,75 @@ describe('SandboxStore', () => {
   it('loads deliveries from logs written before resends and attempt logs; keeps a resend with its key record; skips a malformed attempt', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
     // A delivery line as older versions wrote it: the event id as its id, no event_id, no attempt_log.
-    const legacy = { id: 'evt_old', seq: 4, envelope_id: 'env_1', event_type: 'envelope.created', url: 'http://127.0.0.1:9/h', body: '{"id":"evt_old"}', status: 'failed', attempts: 9, next_at: 0, last_status: null, last_error: 'ECONNREFUSED', finished_at: '2026-11-21T10:00:00.000Z' };
-    const badAttempt = { ...legacy, id: 'dlv_bad', event_id: 'evt_bad', attempt_log: [{ attempt: '1', started_at: 5 }] };
-    writeFileSync(join(dir, 'state.jsonl'), `${JSON.stringify({ t: 'settings', webhook_secret_hash: 'h', admin_key_id: 'key_1' })}\n${JSON.stringify({ t: 'delivery', delivery: legacy })}\n${JSON.stringify({ t: 'delivery', delivery: badAttempt })}\n`);
+    const legacy = {
+      id: 'evt_old',
+      seq: 4,
+      envelope_id: 'env_1',
+      event_type: 'envelope.created',
+      url: 'http://127.0.0.1:9/h',
+      body: '{"id":"evt_old"}',
+      status: 'failed',
+      attempts: 9,
+      next_at: 0,
+      last_status: null,
+      last_error: 'ECONNREFUSED',
+      finished_at: '2026-11-21T10:00:00.000Z',
+    };
+    const badAttempt = {
+      ...legacy,
+      id: 'dlv_bad',
+      event_id: 'evt_bad',
+      attempt_log: [{ attempt: '1', started_at: 5 }],
+    };
+    writeFileSync(
+      join(dir, 'state.jsonl'),
+      `${JSON.stringify({ t: 'settings', webhook_secret_hash: 'h', admin_key_id: 'key_1' })}\n${JSON.stringify({ t: 'delivery', delivery: legacy })}\n${JSON.stringify({ t: 'delivery', delivery: badAttempt })}\n`,
+    );
     const store = new SandboxStore(dir);
     expect(store.problems).toEqual(['state.jsonl:3: malformed delivery; line skipped']);
     expect(store.deliveriesOfEvent('evt_old').map((d) => d.id)).toEqual(['evt_old']);
     const resend: DeliveryRecord = {
-      ...legacy, id: 'dlv_new', event_id: 'evt_old', seq: store.nextDeliverySeq(), status: 'pending', attempts: 0, attempt_log: [], last_error: null, finished_at: null, created_at: '2026-11-21T11:00:00.000Z', resend: true,
+      ...legacy,
+      id: 'dlv_new',
+      event_id: 'evt_old',
+      seq: store.nextDeliverySeq(),
+      status: 'pending',
+      attempts: 0,
+      attempt_log: [],
+      last_error: null,
+      finished_at: null,
+      created_at: '2026-11-21T11:00:00.000Z',
+      resend: true,
     };
     expect(resend.seq).toBe(5);
-    store.saveResent(resend, { scope: 'key_1', key: 'idem-r', fingerprint: 'f', created_at: Date.now(), response: { status: 202, body: {}, headers: {} } });
+    store.saveResent(resend, {
+      scope: 'key_1',
+      key: 'idem-r',
+      fingerprint: 'f',
+      created_at: Date.now(),
+      response: { status: 202, body: {}, headers: {} },
+    });
     resend.attempts = 1;
-    resend.attempt_log!.push({ attempt: 1, started_at: '2026-11-21T11:00:00.000Z', status: 200, duration_ms: 4, error: null });
+    resend.attempt_log!.push({
+      attempt: 1,
+      started_at: '2026-11-21T11:00:00.000Z',
+      status: 200,
+      duration_ms: 4,
+      error: null,
+    });
     resend.status = 'delivered';
     store.saveDelivery(resend);
     store.close();
 
     const again = new SandboxStore(dir);
     expect(again.problems).toEqual(['state.jsonl:3: malformed delivery; line skipped']);
-    expect(again.deliveriesOfEvent('evt_old').map((d) => [d.id, d.status])).toEqual([['evt_old', 'failed'], ['dlv_new', 'delivered']]);
-    expect(again.deliveries.get('dlv_new')!.attempt_log).toEqual([{ attempt: 1, started_at: '2026-11-21T11:00:00.000Z', status: 200, duration_ms: 4, error: null }]);
+    expect(again.deliveriesOfEvent('evt_old').map((d) => [d.id, d.status])).toEqual([
+      ['evt_old', 'failed'],
+      ['dlv_new', 'delivered'],
+    ]);
+    expect(again.deliveries.get('dlv_new')!.attempt_log).toEqual([
+      { attempt: 1, started_at: '2026-11-21T11:00:00.000Z', status: 200, duration_ms: 4, error: null },
+    ]);
     expect(again.idempotency.size).toBe(1);
     expect(again.nextDeliverySeq()).toBe(6);
     again.close();

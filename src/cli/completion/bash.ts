@@ -20,7 +20,9 @@ function bashReply(completion: Completion): string {
 export function bash(program: Command): string {
   const t = tree(program);
   const byFlag = valueOptions(t);
-  const valueCases = [...byFlag.entries()].map(([flag, o]) => `    ${flag}) ${bashReply(o.completion)}; return ;;`).join('\n');
+  const valueCases = [...byFlag.entries()]
+    .map(([flag, o]) => `    ${flag}) ${bashReply(o.completion)}; return ;;`)
+    .join('\n');
   // The program's options hold everywhere: each command adds its own.
   const optionCases = t.nodes
     .map((node) =>

@@ -25,20 +25,32 @@ export function fish(program: Command): string {
     return `complete -c sign-cli${condition ? ` -n ${quote(condition)}` : ''} -l ${o.long.replace(/^--/, '')}${short}${value} -d ${quote(oneLine(o.description))}`;
   };
   for (const o of t.globals) lines.push(option(o));
-  lines.push(option(t.nodes[0]!.own.find((o) => o.long === '--version')!, '__sign_cli_at ""'));
+  lines.push(
+    option(
+      t.nodes[0]!.own.find((o) => o.long === '--version')!,
+      '__sign_cli_at ""',
+    ),
+  );
   for (const node of t.nodes) {
     const at = `__sign_cli_at "${node.path.join(' ')}"`;
     if (node.path.length) for (const o of node.own) lines.push(option(o, at));
-    for (const sub of node.subcommands) lines.push(`complete -c sign-cli -n ${quote(`${at} 0`)} -a ${quote(sub.name)} -d ${quote(oneLine(sub.description ?? ''))}`);
+    for (const sub of node.subcommands)
+      lines.push(
+        `complete -c sign-cli -n ${quote(`${at} 0`)} -a ${quote(sub.name)} -d ${quote(oneLine(sub.description ?? ''))}`,
+      );
     node.args.forEach((arg, i) => {
       const condition = `${at} ${i}${arg.variadic ? '+' : ''}`;
       const c = arg.completion;
       if (c.kind === 'values') {
         for (const v of c.values) {
-          lines.push(`complete -c sign-cli -n ${quote(condition)} -a ${quote(v.name)}${v.description ? ` -d ${quote(oneLine(v.description))}` : ''}`);
+          lines.push(
+            `complete -c sign-cli -n ${quote(condition)} -a ${quote(v.name)}${v.description ? ` -d ${quote(oneLine(v.description))}` : ''}`,
+          );
         }
       } else if (c.kind === 'dynamic') {
-        lines.push(`complete -c sign-cli -n ${quote(condition)} -a ${quote(`(__sign_cli_dynamic ${c.source})`)}`);
+        lines.push(
+          `complete -c sign-cli -n ${quote(condition)} -a ${quote(`(__sign_cli_dynamic ${c.source})`)}`,
+        );
       } else if (c.kind === 'files') {
         lines.push(`complete -c sign-cli -n ${quote(condition)} -F`);
       }

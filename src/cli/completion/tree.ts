@@ -26,7 +26,14 @@ export interface Opt {
   completion: Completion;
 }
 
-export const HELP_OPTION: Opt = { long: '--help', short: '-h', description: 'display help for command', takesValue: false, placeholder: '', completion: { kind: 'none' } };
+export const HELP_OPTION: Opt = {
+  long: '--help',
+  short: '-h',
+  description: 'display help for command',
+  takesValue: false,
+  placeholder: '',
+  completion: { kind: 'none' },
+};
 
 export function walk(command: Command, path: string[] = []): Node[] {
   const own: Opt[] = command.options
@@ -48,7 +55,11 @@ export function walk(command: Command, path: string[] = []): Node[] {
     path,
     subcommands: visible.map((c) => ({ name: c.name(), description: c.description() })),
     own,
-    args: command.registeredArguments.map((a) => ({ name: a.name(), variadic: a.variadic, completion: completionOf(a) })),
+    args: command.registeredArguments.map((a) => ({
+      name: a.name(),
+      variadic: a.variadic,
+      completion: completionOf(a),
+    })),
   };
   return [node, ...visible.flatMap((c) => walk(c, [...path, c.name()]))];
 }
@@ -77,13 +88,21 @@ export const flagsOf = (o: Opt) => [o.long, ...(o.short ? [o.short] : [])];
 /** Option values that are offered by name: choices, hints and dynamic lists. */
 export const valueOptions = (t: Tree) => {
   const byFlag = new Map<string, Opt>();
-  for (const node of t.nodes) for (const o of node.own) if (o.takesValue) for (const flag of flagsOf(o)) byFlag.set(flag, o);
+  for (const node of t.nodes)
+    for (const o of node.own) if (o.takesValue) for (const flag of flagsOf(o)) byFlag.set(flag, o);
   return byFlag;
 };
 
 /** `case "$npos"` over a command's positional arguments. */
-export function argumentCases(node: Node, reply: (c: Completion, label: string) => string, indent: string, pattern: (p: string) => string): string {
-  const cases = node.args.map((arg, i) => `${indent}  ${pattern(arg.variadic ? '*' : String(i))} ${reply(arg.completion, arg.name)} ;;`);
+export function argumentCases(
+  node: Node,
+  reply: (c: Completion, label: string) => string,
+  indent: string,
+  pattern: (p: string) => string,
+): string {
+  const cases = node.args.map(
+    (arg, i) => `${indent}  ${pattern(arg.variadic ? '*' : String(i))} ${reply(arg.completion, arg.name)} ;;`,
+  );
   const variadic = node.args.at(-1)?.variadic;
   if (!variadic) cases.push(`${indent}  ${pattern('*')} ${reply({ kind: 'none' }, 'no more arguments')} ;;`);
   return `case "$npos" in\n${cases.join('\n')}\n${indent}esac`;

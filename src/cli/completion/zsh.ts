@@ -4,7 +4,8 @@ import type { Candidate, Completion } from '../completion-hints.js';
 import { HELP_OPTION, argumentCases, flagsOf, oneLine, quote, tree, valueOptions, type Opt } from './tree.js';
 
 /** `name:description` for zsh's _describe (colons in the name escaped). */
-const describeEntry = (c: Candidate) => quote(`${c.name.replace(/:/g, '\\:')}${c.description ? `:${oneLine(c.description)}` : ''}`);
+const describeEntry = (c: Candidate) =>
+  quote(`${c.name.replace(/:/g, '\\:')}${c.description ? `:${oneLine(c.description)}` : ''}`);
 
 function zshReply(completion: Completion, label: string): string {
   switch (completion.kind) {
@@ -26,7 +27,10 @@ export function zsh(program: Command): string {
   const valueCases = [...byFlag.entries()]
     .map(([flag, o]) => `    (${flag}) ${zshReply(o.completion, o.placeholder)}; return ;;`)
     .join('\n');
-  const entries = (options: Opt[]) => options.flatMap((o) => flagsOf(o).map((flag) => describeEntry({ name: flag, description: o.description })));
+  const entries = (options: Opt[]) =>
+    options.flatMap((o) =>
+      flagsOf(o).map((flag) => describeEntry({ name: flag, description: o.description })),
+    );
   // The program's options hold everywhere: each command adds its own.
   const optionCases = t.nodes
     .map((node) =>

@@ -28,7 +28,12 @@ const SNIFF_BYTES = 65_536;
  * decideEncoding, without streams: reading a JSON file stays as cheap as it was.
  * With a bound, a larger file is refused (readBoundedFile), never read whole.
  */
-export async function readTextFile(path: string, name: string, label?: string, bound?: InputBound): Promise<string> {
+export async function readTextFile(
+  path: string,
+  name: string,
+  label?: string,
+  bound?: InputBound,
+): Promise<string> {
   const bytes = bound ? readBoundedFile(path, bound) : readFileSync(path);
   const sniffed = sniff(bytes);
   // Decoded whole, a byte order mark kept as U+FEFF: the JSON reader takes one off, as before (a second is an error).
@@ -54,7 +59,8 @@ function head(path: string): Uint8Array {
 
 /** A byte order mark, or UTF-16 told by its zero bytes (ASCII text in UTF-16 has one in every pair). */
 export function sniff(bytes: Uint8Array): EncodingDecision | undefined {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', bom: 3, how: 'bom' };
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return { encoding: 'utf-8', bom: 3, how: 'bom' };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', bom: 2, how: 'bom' };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', bom: 2, how: 'bom' };
   const pairs = Math.floor(Math.min(bytes.length, 4096) / 2);
@@ -66,15 +72,18 @@ export function sniff(bytes: Uint8Array): EncodingDecision | undefined {
     if (bytes[2 * i + 1] === 0) oddZero++;
   }
   // Text has no zero bytes; UTF-16 of Latin or Arabic text has them in one half of the pairs.
-  if (oddZero > pairs * 0.3 && evenZero < pairs * 0.05) return { encoding: 'utf-16le', bom: 0, how: 'zero bytes' };
-  if (evenZero > pairs * 0.3 && oddZero < pairs * 0.05) return { encoding: 'utf-16be', bom: 0, how: 'zero bytes' };
+  if (oddZero > pairs * 0.3 && evenZero < pairs * 0.05)
+    return { encoding: 'utf-16le', bom: 0, how: 'zero bytes' };
+  if (evenZero > pairs * 0.3 && oddZero < pairs * 0.05)
+    return { encoding: 'utf-16be', bom: 0, how: 'zero bytes' };
   return undefined;
 }
 
 /** Windows-1252's characters for bytes 0x80–0x9F (the WHATWG index), where ISO-8859-1 has C1 controls. */
 const CP1252_80_9F = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
-  0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
+  0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
+  0x153, 0x9d, 0x17e, 0x178,
 ];
 
 /** What decodes a file: a TextDecoder, or the stand-in below. */
@@ -91,7 +100,12 @@ export function textDecoder(encoding: string, fatal = false): Decoder {
   const native = new TextDecoder(encoding, { fatal, ignoreBOM: true });
   if (native.encoding !== 'windows-1252' || native.decode(Uint8Array.of(0x85)) === '\u2026') return native;
   return {
-    decode: (input) => (input ? Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1').replace(/[\u0080-\u009f]/g, (c) => String.fromCharCode(CP1252_80_9F[c.charCodeAt(0) - 0x80]!)) : ''),
+    decode: (input) =>
+      input
+        ? Buffer.from(input.buffer, input.byteOffset, input.byteLength)
+            .toString('latin1')
+            .replace(/[\u0080-\u009f]/g, (c) => String.fromCharCode(CP1252_80_9F[c.charCodeAt(0) - 0x80]!))
+        : '',
   };
 }
 
@@ -100,7 +114,9 @@ export function checkLabel(label: string): string {
   try {
     return new TextDecoder(label).encoding;
   } catch {
-    throw new UsageError(`--encoding ${label}: not an encoding this Node knows`, { hint: 'give a WHATWG label such as windows-1256 (Arabic Windows), windows-1252 (Western Windows), iso-8859-6 or utf-16le' });
+    throw new UsageError(`--encoding ${label}: not an encoding this Node knows`, {
+      hint: 'give a WHATWG label such as windows-1256 (Arabic Windows), windows-1252 (Western Windows), iso-8859-6 or utf-16le',
+    });
   }
 }
 
@@ -117,7 +133,7 @@ const GUESSES: Record<string, { label: string; what: string }> = {
   'ISO-8859-7': { label: 'windows-1253', what: 'Greek Windows' },
   'ISO-8859-8': { label: 'windows-1255', what: 'Hebrew Windows' },
   Shift_JIS: { label: 'shift_jis', what: 'Japanese' },
-  'GB18030': { label: 'gb18030', what: 'Chinese' },
+  GB18030: { label: 'gb18030', what: 'Chinese' },
   Big5: { label: 'big5', what: 'Traditional Chinese' },
   'EUC-KR': { label: 'euc-kr', what: 'Korean' },
 };
@@ -138,7 +154,10 @@ function looksArabic1256(sample: Uint8Array): boolean {
 async function guess(sample: Uint8Array): Promise<{ label: string; what: string } | undefined> {
   if (looksArabic1256(sample)) return GUESSES['windows-1256'];
   // chardet is CommonJS: its functions are on the namespace, or on its default export once bundled.
-  const chardet = (await import('chardet')) as unknown as { analyse?: typeof import('chardet').analyse; default?: { analyse: typeof import('chardet').analyse } };
+  const chardet = (await import('chardet')) as unknown as {
+    analyse?: typeof import('chardet').analyse;
+    default?: { analyse: typeof import('chardet').analyse };
+  };
   const analyse = chardet.analyse ?? chardet.default!.analyse;
   for (const { name } of analyse(sample)) {
     const known = GUESSES[name];
@@ -182,7 +201,11 @@ export async function decideEncoding(path: string, name: string, label?: string)
   const sniffed = sniff(first);
   if (label !== undefined) {
     const encoding = checkLabel(label);
-    return { encoding, bom: sniffed && sniffed.how === 'bom' && sniffed.encoding === encoding ? sniffed.bom : 0, how: 'given' };
+    return {
+      encoding,
+      bom: sniffed && sniffed.how === 'bom' && sniffed.encoding === encoding ? sniffed.bom : 0,
+      how: 'given',
+    };
   }
   if (sniffed) return sniffed;
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -216,9 +239,12 @@ export async function decideEncoding(path: string, name: string, label?: string)
 /** The one error for a file that is not UTF-8: where, what it most likely is, and the fixes. */
 async function notUtf8(name: string, sample: Uint8Array, line: number): Promise<UsageError> {
   const likely = await guess(sample);
-  return new UsageError(`${name}: not UTF-8 text (from line ${line})${likely ? `; it looks like ${likely.label} (${likely.what})` : ''}, so its letters would be read wrong`, {
-    hint: `save it as "CSV UTF-8" (Excel), "Text CSV" with character set Unicode (UTF-8) (LibreOffice) or download it as CSV (Google Sheets, always UTF-8); or read it as it is with --encoding ${likely?.label ?? 'windows-1256'}`,
-  });
+  return new UsageError(
+    `${name}: not UTF-8 text (from line ${line})${likely ? `; it looks like ${likely.label} (${likely.what})` : ''}, so its letters would be read wrong`,
+    {
+      hint: `save it as "CSV UTF-8" (Excel), "Text CSV" with character set Unicode (UTF-8) (LibreOffice) or download it as CSV (Google Sheets, always UTF-8); or read it as it is with --encoding ${likely?.label ?? 'windows-1256'}`,
+    },
+  );
 }
 
 /** The file decoded as decided, in chunks of text (a decoder in streaming mode: no character is split). */
@@ -236,4 +262,3 @@ export async function* decodedText(path: string, decision: EncodingDecision): As
     stream.destroy();
   }
 }
-

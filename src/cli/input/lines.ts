@@ -9,7 +9,10 @@
 
 /** A line longer than the bound: `line` is its 1-based number. */
 export class LineTooLongError extends Error {
-  constructor(readonly line: number, readonly maxBytes: number) {
+  constructor(
+    readonly line: number,
+    readonly maxBytes: number,
+  ) {
     super(`line ${line} is longer than ${maxBytes} bytes`);
   }
 }

@@ -79,7 +79,8 @@ export function unmojibake(text: string): string | undefined {
   return undefined;
 }
 
-const escapeClass = (chars: Iterable<string>) => [...chars].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const escapeClass = (chars: Iterable<string>) =>
+  [...chars].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /**
  * What begins mojibake in either code page: the character of a UTF-8 lead byte

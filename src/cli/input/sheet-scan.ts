@@ -20,7 +20,12 @@ export interface ColumnLoss {
 const SHOWN_ROWS = 3;
 
 /** Every loss in the columns `used`, by column and kind, in the order found. */
-export async function scanSheet(records: AsyncIterable<{ row: number; cells: string[] }>, header: string[], used: ReadonlySet<string>, allowQuestionMarks: boolean): Promise<ColumnLoss[]> {
+export async function scanSheet(
+  records: AsyncIterable<{ row: number; cells: string[] }>,
+  header: string[],
+  used: ReadonlySet<string>,
+  allowQuestionMarks: boolean,
+): Promise<ColumnLoss[]> {
   const found = new Map<string, ColumnLoss>();
   let first = true;
   for await (const { row, cells } of records) {
@@ -34,7 +39,13 @@ export async function scanSheet(records: AsyncIterable<{ row: number; cells: str
       const loss = lossIn(cell);
       if (!loss || (allowQuestionMarks && loss.kind === 'question marks')) return;
       const key = `${column}\u0000${loss.kind}`;
-      const entry = found.get(key) ?? { column, kind: loss.kind, rows: [], count: 0, example: { cell, ...(loss.meant ? { meant: loss.meant } : {}) } };
+      const entry = found.get(key) ?? {
+        column,
+        kind: loss.kind,
+        rows: [],
+        count: 0,
+        example: { cell, ...(loss.meant ? { meant: loss.meant } : {}) },
+      };
       entry.count++;
       if (entry.rows.length < SHOWN_ROWS) entry.rows.push(row);
       found.set(key, entry);
@@ -65,9 +76,18 @@ export function lossError(name: string, losses: ColumnLoss[]): UsageError {
   });
   const kinds = new Set(losses.map((l) => l.kind));
   const advice = [
-    kinds.has('question marks') ? 'Excel\'s plain "CSV" on a Windows without these letters writes "?" for them: save as "CSV UTF-8" instead and export again (--allow-question-marks if the text really holds "??")' : null,
-    kinds.has('mojibake') ? 'a UTF-8 file was opened as Windows-1252 or 1256 and saved again: export again from the original sheet as CSV UTF-8' : null,
-    kinds.has('replacement character') ? 'the letters were lost before this file was written: export again from the original sheet as CSV UTF-8' : null,
+    kinds.has('question marks')
+      ? 'Excel\'s plain "CSV" on a Windows without these letters writes "?" for them: save as "CSV UTF-8" instead and export again (--allow-question-marks if the text really holds "??")'
+      : null,
+    kinds.has('mojibake')
+      ? 'a UTF-8 file was opened as Windows-1252 or 1256 and saved again: export again from the original sheet as CSV UTF-8'
+      : null,
+    kinds.has('replacement character')
+      ? 'the letters were lost before this file was written: export again from the original sheet as CSV UTF-8'
+      : null,
   ].filter(Boolean);
-  return new UsageError(`${name}: the export lost letters, so names would be sent wrong: ${parts.join('; ')}`, { hint: advice.join('; ') });
+  return new UsageError(
+    `${name}: the export lost letters, so names would be sent wrong: ${parts.join('; ')}`,
+    { hint: advice.join('; ') },
+  );
 }

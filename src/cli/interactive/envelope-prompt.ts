@@ -13,22 +13,41 @@ import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
 
 export interface PromptApi {
-  input(config: { message: string; default?: string; validate?: (value: string) => boolean | string | Promise<boolean | string> }, context?: { signal?: AbortSignal }): Promise<string>;
-  select<T extends string>(config: { message: string; choices: { name: string; value: T; description?: string }[]; default?: T }, context?: { signal?: AbortSignal }): Promise<T>;
-  confirm(config: { message: string; default?: boolean }, context?: { signal?: AbortSignal }): Promise<boolean>;
+  input(
+    config: {
+      message: string;
+      default?: string;
+      validate?: (value: string) => boolean | string | Promise<boolean | string>;
+    },
+    context?: { signal?: AbortSignal },
+  ): Promise<string>;
+  select<T extends string>(
+    config: { message: string; choices: { name: string; value: T; description?: string }[]; default?: T },
+    context?: { signal?: AbortSignal },
+  ): Promise<T>;
+  confirm(
+    config: { message: string; default?: boolean },
+    context?: { signal?: AbortSignal },
+  ): Promise<boolean>;
 }
 
 type Check = (value: string) => true | string;
 
 /** A validator from a zod field schema of the core: true, or the rule's message. */
-function ruleOf(schema: { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } }, convert: (text: string) => unknown = (t) => t): Check {
+function ruleOf(
+  schema: { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } },
+  convert: (text: string) => unknown = (t) => t,
+): Check {
   return (text) => {
     const result = schema.safeParse(convert(text));
     return result.success ? true : (result.error?.issues[0]?.message ?? 'invalid');
   };
 }
 
-const optional = (check: Check): Check => (text) => (text.trim() === '' ? true : check(text.trim()));
+const optional =
+  (check: Check): Check =>
+  (text) =>
+    text.trim() === '' ? true : check(text.trim());
 const asNumber = (text: string): unknown => (/^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
 
 /** The per-answer checks, straight from the core's schemas (exported for tests). */
@@ -38,9 +57,15 @@ export const checks = {
   templateId: ruleOf(envelopeSchema.shape.document.shape.template_id),
   version: ruleOf(envelopeSchema.shape.document.shape.version, asNumber),
   signerName: ruleOf(signerSchema.shape.name),
-  email: (text: string) => (text.trim() === '' ? 'is required when channel is "email"' : ruleOf(signerSchema.shape.email)(text.trim())),
+  email: (text: string) =>
+    text.trim() === ''
+      ? 'is required when channel is "email"'
+      : ruleOf(signerSchema.shape.email)(text.trim()),
   // As a file's phone is judged: the forms that mean one number are taken (and sent as E.164).
-  phone: (text: string) => (text.trim() === '' ? 'is required when channel is "whatsapp"; such as +971501234567' : (phoneProblem(normalizePhone(text.trim()))?.message ?? true)),
+  phone: (text: string) =>
+    text.trim() === ''
+      ? 'is required when channel is "whatsapp"; such as +971501234567'
+      : (phoneProblem(normalizePhone(text.trim()))?.message ?? true),
   order: ruleOf(signerSchema.shape.order, asNumber),
   expires: optional(ruleOf(envelopeSchema.shape.expires_in_days, asNumber)),
   locale: optional(ruleOf(envelopeSchema.shape.locale)),
@@ -51,22 +76,39 @@ export const checks = {
 const OTHER = '__other__';
 const NONE = '__none__';
 
-async function pick(prompts: PromptApi, signal: AbortSignal | undefined, message: string, seen: readonly string[], options: { allowNone?: string; defaultValue?: string } = {}): Promise<string | undefined> {
+async function pick(
+  prompts: PromptApi,
+  signal: AbortSignal | undefined,
+  message: string,
+  seen: readonly string[],
+  options: { allowNone?: string; defaultValue?: string } = {},
+): Promise<string | undefined> {
   const choices = [
     ...(options.allowNone ? [{ name: options.allowNone, value: NONE }] : []),
     ...seen.map((value) => ({ name: value, value })),
     { name: 'other…', value: OTHER, description: 'the full list is not published; the service decides' },
   ];
-  const choice = await prompts.select({ message, choices, ...(options.defaultValue ? { default: options.defaultValue } : {}) }, { signal });
+  const choice = await prompts.select(
+    { message, choices, ...(options.defaultValue ? { default: options.defaultValue } : {}) },
+    { signal },
+  );
   if (choice === NONE) return undefined;
   if (choice !== OTHER) return choice;
   return (await prompts.input({ message: `${message} (type it)`, validate: checks.text }, { signal })).trim();
 }
 
 /** Asks every question and returns the envelope (validated with the core's rules). */
-export async function askEnvelope(prompts: PromptApi, signal?: AbortSignal): Promise<Record<string, unknown>> {
+export async function askEnvelope(
+  prompts: PromptApi,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
   const ask = (message: string, validate: Check, defaultValue?: string) =>
-    prompts.input({ message, validate, ...(defaultValue !== undefined ? { default: defaultValue } : {}) }, { signal }).then((v) => v.trim());
+    prompts
+      .input(
+        { message, validate, ...(defaultValue !== undefined ? { default: defaultValue } : {}) },
+        { signal },
+      )
+      .then((v) => v.trim());
 
   const title = await ask('Title', checks.title);
   const contractId = await ask('Contract ID in your system (optional)', checks.contractId);
@@ -80,33 +122,66 @@ export async function askEnvelope(prompts: PromptApi, signal?: AbortSignal): Pro
     const name = await ask(`Signer ${n}: full name`, checks.signerName);
     const channel = (await pick(prompts, signal, `Signer ${n}: delivery channel`, SEEN_VALUES.channel))!;
     const signer: Record<string, unknown> = { name, channel };
-    if (channel === 'whatsapp') signer.phone = normalizePhone(await ask(`Signer ${n}: phone, international form (+971…)`, checks.phone));
+    if (channel === 'whatsapp')
+      signer.phone = normalizePhone(
+        await ask(`Signer ${n}: phone, international form (+971…)`, checks.phone),
+      );
     else if (channel === 'email') signer.email = await ask(`Signer ${n}: e-mail`, checks.email);
     else {
-      const contact = await ask(`Signer ${n}: e-mail or phone for ${channel} (optional)`, (t) => (t.trim() === '' || t.includes('@') ? optional(checks.email)(t) : checks.phone(t)));
-      if (contact) signer[contact.includes('@') ? 'email' : 'phone'] = contact.includes('@') ? contact : normalizePhone(contact);
+      const contact = await ask(`Signer ${n}: e-mail or phone for ${channel} (optional)`, (t) =>
+        t.trim() === '' || t.includes('@') ? optional(checks.email)(t) : checks.phone(t),
+      );
+      if (contact)
+        signer[contact.includes('@') ? 'email' : 'phone'] = contact.includes('@')
+          ? contact
+          : normalizePhone(contact);
     }
-    const verification = await pick(prompts, signal, `Signer ${n}: identity verification`, SEEN_VALUES.verification, { allowNone: 'none' });
+    const verification = await pick(
+      prompts,
+      signal,
+      `Signer ${n}: identity verification`,
+      SEEN_VALUES.verification,
+      { allowNone: 'none' },
+    );
     if (verification) signer.verification = verification;
     let next = 1;
     while (orders.has(next)) next++;
-    const order = Number(await ask(`Signer ${n}: signing order`, (t) => {
-      const rule = checks.order(t);
-      if (rule !== true) return rule;
-      return orders.has(Number(t)) ? `order ${Number(t)} is taken; orders must be distinct` : true;
-    }, String(next)));
+    const order = Number(
+      await ask(
+        `Signer ${n}: signing order`,
+        (t) => {
+          const rule = checks.order(t);
+          if (rule !== true) return rule;
+          return orders.has(Number(t)) ? `order ${Number(t)} is taken; orders must be distinct` : true;
+        },
+        String(next),
+      ),
+    );
     orders.add(order);
     signer.order = order;
     signers.push(signer);
   } while (await prompts.confirm({ message: 'Add another signer?', default: false }, { signal }));
 
-  const envelope: Record<string, unknown> = { title, ...(contractId ? { contract_id: contractId } : {}), document: { template_id: templateId, version }, signers };
-  envelope.sequential = signers.length > 1 ? await prompts.confirm({ message: 'Must signers sign in order?', default: true }, { signal }) : false;
-  const level = await pick(prompts, signal, 'Signature level', SEEN_VALUES.signature_level, { allowNone: 'service default' });
+  const envelope: Record<string, unknown> = {
+    title,
+    ...(contractId ? { contract_id: contractId } : {}),
+    document: { template_id: templateId, version },
+    signers,
+  };
+  envelope.sequential =
+    signers.length > 1
+      ? await prompts.confirm({ message: 'Must signers sign in order?', default: true }, { signal })
+      : false;
+  const level = await pick(prompts, signal, 'Signature level', SEEN_VALUES.signature_level, {
+    allowNone: 'service default',
+  });
   if (level) envelope.signature_level = level;
   const expires = await ask('Expires in how many days (optional)', checks.expires);
   if (expires) envelope.expires_in_days = Number(expires);
-  const locale = await ask(`Locale of the signing experience (optional; seen: ${SEEN_VALUES.locale.join(', ')})`, checks.locale);
+  const locale = await ask(
+    `Locale of the signing experience (optional; seen: ${SEEN_VALUES.locale.join(', ')})`,
+    checks.locale,
+  );
   if (locale) envelope.locale = locale;
   const webhookUrl = await ask('Webhook URL for signing events (optional)', checks.webhookUrl);
   if (webhookUrl) envelope.webhook_url = webhookUrl;
@@ -117,7 +192,10 @@ export async function askEnvelope(prompts: PromptApi, signal?: AbortSignal): Pro
  * The whole interactive flow: questions, summary, confirmation, optional save.
  * Returns the envelope to send, or undefined when the user chose not to send.
  */
-export async function promptForEnvelope(ctx: CommandContext, prompts?: PromptApi): Promise<Record<string, unknown> | undefined> {
+export async function promptForEnvelope(
+  ctx: CommandContext,
+  prompts?: PromptApi,
+): Promise<Record<string, unknown> | undefined> {
   const api = prompts ?? ((await import('@inquirer/prompts')) as unknown as PromptApi);
   try {
     return await flow(ctx, api);
@@ -140,9 +218,13 @@ async function flow(ctx: CommandContext, api: PromptApi): Promise<Record<string,
     for (const issue of errors) output.info(`error: ${issue.path}: ${issue.message}`);
     return undefined;
   }
-  const path = (await api.input({ message: 'Save this JSON to a file? (path, or blank to skip)' }, ctx.promptContext())).trim();
+  const path = (
+    await api.input({ message: 'Save this JSON to a file? (path, or blank to skip)' }, ctx.promptContext())
+  ).trim();
   if (path) {
-    const overwrite = !existsSync(path) || (await api.confirm({ message: `${path} exists. Overwrite?`, default: false }, ctx.promptContext()));
+    const overwrite =
+      !existsSync(path) ||
+      (await api.confirm({ message: `${path} exists. Overwrite?`, default: false }, ctx.promptContext()));
     if (overwrite) {
       writeFileSync(path, `${JSON.stringify(envelope, null, 2)}\n`);
       output.success(`saved to ${path} (send it again with: sign-cli envelopes create -f ${path})`);

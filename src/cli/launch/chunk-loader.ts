@@ -17,7 +17,13 @@ import type { CodeCache } from './code-cache.js';
 const SIBLING = /^\.\/([\w.-]+\.cjs)$/;
 
 /** What Node's CommonJS loader gives a module: a function of these five. */
-type ModuleWrapper = (exports: unknown, require: (id: string) => unknown, module: Module, filename: string, dirname: string) => void;
+type ModuleWrapper = (
+  exports: unknown,
+  require: (id: string) => unknown,
+  module: Module,
+  filename: string,
+  dirname: string,
+) => void;
 
 export class ChunkLoader {
   /** Node's require.cache (this module may itself be ESM, under test). */
@@ -46,7 +52,11 @@ export class ChunkLoader {
       // An import() in a chunk, if one ever has one, resolved as in a file Node loaded (Node 20.12+).
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    this.cache?.track(name, script, cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit');
+    this.cache?.track(
+      name,
+      script,
+      cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit',
+    );
     const module = new Module(filename);
     module.filename = filename;
     this.modules[filename] = module;
@@ -58,10 +68,20 @@ export class ChunkLoader {
         const sibling = SIBLING.exec(id);
         return sibling ? this.load(sibling[1]!) : nodeRequire()(id);
       },
-      { resolve: (id: string, options?: { paths?: string[] }) => nodeRequire().resolve(id, options), cache: this.modules },
+      {
+        resolve: (id: string, options?: { paths?: string[] }) => nodeRequire().resolve(id, options),
+        cache: this.modules,
+      },
     );
     try {
-      (script.runInThisContext() as ModuleWrapper).call(module.exports, module.exports, requireFor, module, filename, this.dir);
+      (script.runInThisContext() as ModuleWrapper).call(
+        module.exports,
+        module.exports,
+        requireFor,
+        module,
+        filename,
+        this.dir,
+      );
     } catch (error) {
       delete this.modules[filename];
       throw error;

@@ -17,7 +17,16 @@
  * owns and no one else can write: a planted cache would be code run by whoever runs sign-cli.
  * Any failure means no cache, never a failed command.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** What V8 serialises: a vm.Script, after it has run. */
@@ -47,8 +56,13 @@ export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
  * without a home. The single executable keeps the keychain's addon there too
  * (scripts/exe/keyring-from-asset.cjs).
  */
-export function platformCacheDir(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
-  const fromEnv = platform === 'win32' ? env.LOCALAPPDATA : platform === 'darwin' ? undefined : env.XDG_CACHE_HOME;
+export function platformCacheDir(
+  env: NodeJS.ProcessEnv,
+  home: () => string,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  const fromEnv =
+    platform === 'win32' ? env.LOCALAPPDATA : platform === 'darwin' ? undefined : env.XDG_CACHE_HOME;
   if (fromEnv) return join(fromEnv, 'sign-cli');
   let dir: string;
   try {
@@ -57,12 +71,21 @@ export function platformCacheDir(env: NodeJS.ProcessEnv, home: () => string, pla
     return undefined; // a user with no home (os.homedir throws without HOME or a passwd entry)
   }
   if (!dir) return undefined;
-  const base = platform === 'win32' ? join(dir, 'AppData', 'Local') : platform === 'darwin' ? join(dir, 'Library', 'Caches') : join(dir, '.cache');
+  const base =
+    platform === 'win32'
+      ? join(dir, 'AppData', 'Local')
+      : platform === 'darwin'
+        ? join(dir, 'Library', 'Caches')
+        : join(dir, '.cache');
   return join(base, 'sign-cli');
 }
 
 /** Where the code caches go: `$SIGN_CACHE_DIR`, else the platform's cache directory. */
-export function cacheRoot(env: NodeJS.ProcessEnv, home: () => string, platform: NodeJS.Platform = process.platform): string | undefined {
+export function cacheRoot(
+  env: NodeJS.ProcessEnv,
+  home: () => string,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   return env.SIGN_CACHE_DIR || platformCacheDir(env, home, platform);
 }
 

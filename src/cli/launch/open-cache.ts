@@ -8,9 +8,15 @@ declare const SIGN_BUILD_ID: string;
 /** The code caches of this build and runtime, written when the process exits; undefined when there can be none. */
 export function openCodeCache(argv: readonly string[], env: NodeJS.ProcessEnv): CodeCache | undefined {
   // Node maps stacks to src/ (--verbose) only for files its own loader compiled.
-  const root = env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled ? undefined : cacheRoot(env, homedir);
-  const cache = root ? CodeCache.open({ root, key: `${SIGN_BUILD_ID}-node${process.versions.node}-${process.arch}`, command: commandKey(argv.slice(2)) }) : undefined;
+  const root =
+    env.NODE_DISABLE_COMPILE_CACHE || process.sourceMapsEnabled ? undefined : cacheRoot(env, homedir);
+  const cache = root
+    ? CodeCache.open({
+        root,
+        key: `${SIGN_BUILD_ID}-node${process.versions.node}-${process.arch}`,
+        command: commandKey(argv.slice(2)),
+      })
+    : undefined;
   if (cache) process.once('exit', () => cache.persist());
   return cache;
 }
-

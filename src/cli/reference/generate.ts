@@ -24,10 +24,13 @@ function commandIndex(program: Command): string {
   const help = program.createHelp();
   const entries = program.commands
     .filter((c) => c.name() !== 'help')
-    .map((c) => `  { name: ${JSON.stringify(c.name())}, term: ${JSON.stringify(help.subcommandTerm(c))}, summary: ${JSON.stringify(c.description())}, hidden: ${JSON.stringify(Boolean((c as unknown as { _hidden?: boolean })._hidden))} },`);
+    .map(
+      (c) =>
+        `  { name: ${JSON.stringify(c.name())}, term: ${JSON.stringify(help.subcommandTerm(c))}, summary: ${JSON.stringify(c.description())}, hidden: ${JSON.stringify(Boolean((c as unknown as { _hidden?: boolean })._hidden))} },`,
+    );
   return [
     '// Written by `npm run docs` from the command tree (src/cli/program.ts); test/cli/reference.test.ts',
-    '// fails when it is stale. The program\'s help lists these without loading their code.',
+    "// fails when it is stale. The program's help lists these without loading their code.",
     "import type { IndexEntry } from './help.js';",
     '',
     'export const COMMAND_INDEX: readonly IndexEntry[] = [',
@@ -39,9 +42,16 @@ function commandIndex(program: Command): string {
 
 /** Path (from the repository root) -> content, for every generated file. */
 export async function renderReference(): Promise<Map<string, string>> {
-  const program: Command = await buildProgram({ signal: new AbortController().signal, io: testIo(), argv: [], exitCode: 0 });
+  const program: Command = await buildProgram({
+    signal: new AbortController().signal,
+    io: testIo(),
+    argv: [],
+    exitCode: 0,
+  });
   const help = program.createHelp();
-  const globalOptions: Item[] = program.options.filter((o) => !o.hidden).map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
+  const globalOptions: Item[] = program.options
+    .filter((o) => !o.hidden)
+    .map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
   const files = new Map<string, string>();
   for (const page of referencePages(program)) {
     files.set(`${DOCS_DIR}/${page.base}.md`, markdownPage(page, globalOptions));
@@ -54,5 +64,8 @@ export async function renderReference(): Promise<Map<string, string>> {
 
 /** The package.json `man` list: every generated man page, so `npm install -g` installs them. */
 export function manList(files: Map<string, string>): string[] {
-  return [...files.keys()].filter((path) => path.startsWith(`${MAN_DIR}/`)).sort().map((path) => `./${path}`);
+  return [...files.keys()]
+    .filter((path) => path.startsWith(`${MAN_DIR}/`))
+    .sort()
+    .map((path) => `./${path}`);
 }

@@ -19,7 +19,9 @@ export function roffText(text: string): string {
 
 /** Inline markup: `code` and **strong** in bold. */
 function inline(text: string): string {
-  return roffText(text).replace(/`([^`]+)`/g, '\\fB$1\\fR').replace(/\*\*([^*]+)\*\*/g, '\\fB$1\\fR');
+  return roffText(text)
+    .replace(/`([^`]+)`/g, '\\fB$1\\fR')
+    .replace(/\*\*([^*]+)\*\*/g, '\\fB$1\\fR');
 }
 
 function manBlocks(paragraphs: readonly string[]): string[] {
@@ -47,7 +49,11 @@ export function manPage(page: Page, version: string, globalOptions: readonly Ite
     inline(doc.summary),
     ...manBlocks([...(doc.details ?? []), ...(doc.more ?? [])]),
   ];
-  if (page.commands.length > 0) lines.push('.SH COMMANDS', ...items(page.commands.map((c) => ({ term: c.page?.title ?? c.term, description: c.description }))));
+  if (page.commands.length > 0)
+    lines.push(
+      '.SH COMMANDS',
+      ...items(page.commands.map((c) => ({ term: c.page?.title ?? c.term, description: c.description }))),
+    );
   if (page.arguments.length > 0) lines.push('.SH ARGUMENTS', ...items(page.arguments));
   if (page.path.length === 0) {
     lines.push('.SH OPTIONS', ...items(globalOptions));
@@ -56,10 +62,18 @@ export function manPage(page: Page, version: string, globalOptions: readonly Ite
     if (page.options.length > 0) lines.push('.SH OPTIONS', ...items(page.options));
     lines.push('.PP', 'The global options of', '.BR sign-cli (1)', 'apply too.');
   }
-  if (doc.examples.length > 0) lines.push('.SH EXAMPLES', '.nf', '.RS 4', ...doc.examples.map(roffText), '.RE', '.fi');
-  const related = page.path.length === 0 ? [] : ['sign-cli', ...(page.parent && page.parent.path.length > 0 ? [page.parent.manName] : [])];
+  if (doc.examples.length > 0)
+    lines.push('.SH EXAMPLES', '.nf', '.RS 4', ...doc.examples.map(roffText), '.RE', '.fi');
+  const related =
+    page.path.length === 0
+      ? []
+      : ['sign-cli', ...(page.parent && page.parent.path.length > 0 ? [page.parent.manName] : [])];
   const children = page.commands.flatMap((c) => (c.page ? [c.page.manName] : []));
   const seeAlso = [...related, ...children];
-  if (seeAlso.length > 0) lines.push('.SH SEE ALSO', seeAlso.map((name, i) => `.BR ${name} (1)${i < seeAlso.length - 1 ? ' ,' : ''}`).join('\n'));
+  if (seeAlso.length > 0)
+    lines.push(
+      '.SH SEE ALSO',
+      seeAlso.map((name, i) => `.BR ${name} (1)${i < seeAlso.length - 1 ? ' ,' : ''}`).join('\n'),
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -38,7 +38,9 @@ function pathOf(command: Command): string[] {
 }
 
 function optionItems(options: readonly Option[], help: Help): Item[] {
-  return options.filter((o) => !o.hidden).map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
+  return options
+    .filter((o) => !o.hidden)
+    .map((o) => ({ term: help.optionTerm(o), description: optionDescription(o) }));
 }
 
 /** Every documented command of the program, the program first, parents before their children. */
@@ -54,10 +56,19 @@ export function referencePages(program: Command): Page[] {
       base: path.length === 0 ? 'README' : path.join('-'),
       manName: ['sign-cli', ...path].join('-'),
       title: ['sign-cli', ...path].join(' '),
-      usage: `${['sign-cli', ...path].join(' ')} ${help.commandUsage(command).split(' ').slice(1 + path.length).join(' ')}`.trim(),
+      usage: `${['sign-cli', ...path].join(' ')} ${help
+        .commandUsage(command)
+        .split(' ')
+        .slice(1 + path.length)
+        .join(' ')}`.trim(),
       doc,
-      arguments: help.visibleArguments(command).map((a) => ({ term: help.argumentTerm(a), description: help.argumentDescription(a) })),
-      options: optionItems(command.options.filter((o) => o.long !== '--help'), help),
+      arguments: help
+        .visibleArguments(command)
+        .map((a) => ({ term: help.argumentTerm(a), description: help.argumentDescription(a) })),
+      options: optionItems(
+        command.options.filter((o) => o.long !== '--help'),
+        help,
+      ),
       commands: [],
       parent: command.parent ? pages.get(command.parent) : undefined,
     });

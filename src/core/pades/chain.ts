@@ -7,7 +7,15 @@
  * parsed only when one can be the issuer, since parsing all 140-odd of them
  * took most of a run's time.
  */
-import { issuedBy, parseCertificate, sameName, subjectOf, displayName, pemCertificates, type Certificate } from './x509.js';
+import {
+  issuedBy,
+  parseCertificate,
+  sameName,
+  subjectOf,
+  displayName,
+  pemCertificates,
+  type Certificate,
+} from './x509.js';
 
 export interface TrustAnchors {
   /** Anchors whose subject is (or may be) this name; the system's roots only when asked. */
@@ -22,7 +30,9 @@ export interface TrustAnchors {
  * (tls.getCACertificates, Node 22.15+ and 23.5+); on older Nodes, the bundled ones.
  */
 function systemRootsPem(): string[] {
-  const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls') & { getCACertificates?: (type?: 'default' | 'system') => string[] };
+  const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls') & {
+    getCACertificates?: (type?: 'default' | 'system') => string[];
+  };
   if (typeof tls.getCACertificates !== 'function') return [...tls.rootCertificates];
   let system: string[] = [];
   try {
@@ -45,7 +55,12 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 export function trustAnchors(explicit: Uint8Array[], systemRoots = true): TrustAnchors {
   const given = explicit.map((der) => parseCertificate(der));
   let system: Indexed[] | undefined;
-  const systemIndex = () => (system ??= systemRoots ? systemRootsPem().flatMap((pem) => pemCertificates(pem)).map((der) => ({ der, subject: subjectOf(der) })) : []);
+  const systemIndex = () =>
+    (system ??= systemRoots
+      ? systemRootsPem()
+          .flatMap((pem) => pemCertificates(pem))
+          .map((der) => ({ der, subject: subjectOf(der) }))
+      : []);
   const parse = (entry: Indexed): Certificate | null => {
     if (entry.parsed === undefined) {
       try {
@@ -59,12 +74,21 @@ export function trustAnchors(explicit: Uint8Array[], systemRoots = true): TrustA
   return {
     named(name, withSystem) {
       const wanted = hex(name);
-      const fromSystem = (withSystem ? systemIndex() : []).filter((e) => e.subject && (hex(e.subject) === wanted || sameName(e.subject, name)));
-      return [...given.filter((c) => sameName(c.subject, name)), ...fromSystem.map(parse).filter((c): c is Certificate => c !== null)];
+      const fromSystem = (withSystem ? systemIndex() : []).filter(
+        (e) => e.subject && (hex(e.subject) === wanted || sameName(e.subject, name)),
+      );
+      return [
+        ...given.filter((c) => sameName(c.subject, name)),
+        ...fromSystem.map(parse).filter((c): c is Certificate => c !== null),
+      ];
     },
     has(cert, withSystem) {
       const der = Buffer.from(cert.der);
-      return given.some((c) => der.equals(c.der)) || (withSystem && systemIndex().some((e) => e.subject && sameName(e.subject, cert.subject) && der.equals(e.der)));
+      return (
+        given.some((c) => der.equals(c.der)) ||
+        (withSystem &&
+          systemIndex().some((e) => e.subject && sameName(e.subject, cert.subject) && der.equals(e.der)))
+      );
     },
   };
 }
@@ -79,25 +103,60 @@ export interface ChainResult {
 const day = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Builds the path from `leaf` to an anchor (issuers taken from `pool` and the anchors) and validates it at `at`. */
-export function validateChain(leaf: Certificate, pool: Certificate[], anchors: TrustAnchors, at: Date): ChainResult {
+export function validateChain(
+  leaf: Certificate,
+  pool: Certificate[],
+  anchors: TrustAnchors,
+  at: Date,
+): ChainResult {
   // The given anchors first: Node's roots are read only when they are needed.
   const path = findPath([leaf], pool, anchors, false, 0) ?? findPath([leaf], pool, anchors, true, 0);
   if (!path) {
     const issuer = pool.find((c) => c !== leaf && sameName(c.subject, leaf.issuer));
     const top = issuer ? findTop(issuer, pool) : leaf;
-    return { ok: false, path: [], detail: `not to a trusted root: ${issuer ? `its issuer ${displayName(top)} is not among the trusted certificates` : `the certificate of its issuer is neither in the signature nor among the trusted certificates`}` };
+    return {
+      ok: false,
+      path: [],
+      detail: `not to a trusted root: ${issuer ? `its issuer ${displayName(top)} is not among the trusted certificates` : `the certificate of its issuer is neither in the signature nor among the trusted certificates`}`,
+    };
   }
   for (const [i, cert] of path.entries()) {
-    const who = i === 0 ? 'the signer\'s certificate' : `${displayName(cert)}'s certificate`;
-    if (cert.unknownCritical.length > 0) return { ok: false, path, detail: `${who} has a critical extension this check does not understand (${cert.unknownCritical.join(', ')})` };
-    if (at < cert.notBefore) return { ok: false, path, detail: `${who} was not yet valid at the validation time ${day(at)} (valid from ${day(cert.notBefore)})` };
-    if (at > cert.notAfter) return { ok: false, path, detail: `${who} had expired at the validation time ${day(at)} (valid until ${day(cert.notAfter)})` };
+    const who = i === 0 ? "the signer's certificate" : `${displayName(cert)}'s certificate`;
+    if (cert.unknownCritical.length > 0)
+      return {
+        ok: false,
+        path,
+        detail: `${who} has a critical extension this check does not understand (${cert.unknownCritical.join(', ')})`,
+      };
+    if (at < cert.notBefore)
+      return {
+        ok: false,
+        path,
+        detail: `${who} was not yet valid at the validation time ${day(at)} (valid from ${day(cert.notBefore)})`,
+      };
+    if (at > cert.notAfter)
+      return {
+        ok: false,
+        path,
+        detail: `${who} had expired at the validation time ${day(at)} (valid until ${day(cert.notAfter)})`,
+      };
     if (i === 0) continue;
     const anchor = i === path.length - 1;
     // An anchor is trusted as given, but one that says it is not a CA may not issue.
-    if (!cert.ca && !(anchor && !cert.basicConstraints)) return { ok: false, path, detail: `${who} is not a CA certificate (basic constraints), yet it issued ${displayName(path[i - 1]!)}'s` };
-    if (cert.keyUsage && !cert.keyUsage.keyCertSign) return { ok: false, path, detail: `${who} may not sign certificates (key usage)` };
-    if (cert.pathLength !== undefined && i - 1 > cert.pathLength) return { ok: false, path, detail: `${who} allows ${cert.pathLength} intermediate CA certificates below it; the path has ${i - 1}` };
+    if (!cert.ca && !(anchor && !cert.basicConstraints))
+      return {
+        ok: false,
+        path,
+        detail: `${who} is not a CA certificate (basic constraints), yet it issued ${displayName(path[i - 1]!)}'s`,
+      };
+    if (cert.keyUsage && !cert.keyUsage.keyCertSign)
+      return { ok: false, path, detail: `${who} may not sign certificates (key usage)` };
+    if (cert.pathLength !== undefined && i - 1 > cert.pathLength)
+      return {
+        ok: false,
+        path,
+        detail: `${who} allows ${cert.pathLength} intermediate CA certificates below it; the path has ${i - 1}`,
+      };
   }
   return { ok: true, path, detail: `to a trusted root (${displayName(path.at(-1)!)})` };
 }
@@ -106,7 +165,9 @@ export function validateChain(leaf: Certificate, pool: Certificate[], anchors: T
 function findTop(cert: Certificate, pool: Certificate[]): Certificate {
   let top = cert;
   for (let i = 0; i < 8; i++) {
-    const next = pool.find((c) => c !== top && sameName(c.subject, top.issuer) && !sameName(top.subject, top.issuer));
+    const next = pool.find(
+      (c) => c !== top && sameName(c.subject, top.issuer) && !sameName(top.subject, top.issuer),
+    );
     if (!next) break;
     top = next;
   }
@@ -114,7 +175,13 @@ function findTop(cert: Certificate, pool: Certificate[]): Certificate {
 }
 
 /** Depth-first through the candidate issuers, anchors first. */
-function findPath(path: Certificate[], pool: Certificate[], anchors: TrustAnchors, system: boolean, depth: number): Certificate[] | null {
+function findPath(
+  path: Certificate[],
+  pool: Certificate[],
+  anchors: TrustAnchors,
+  system: boolean,
+  depth: number,
+): Certificate[] | null {
   const current = path.at(-1)!;
   if (anchors.has(current, system)) return path;
   if (depth > 8) return null;
@@ -122,7 +189,12 @@ function findPath(path: Certificate[], pool: Certificate[], anchors: TrustAnchor
     if (issuedBy(current, anchor)) return [...path, anchor];
   }
   for (const candidate of pool) {
-    if (path.includes(candidate) || !sameName(candidate.subject, current.issuer) || !issuedBy(current, candidate)) continue;
+    if (
+      path.includes(candidate) ||
+      !sameName(candidate.subject, current.issuer) ||
+      !issuedBy(current, candidate)
+    )
+      continue;
     const found = findPath([...path, candidate], pool, anchors, system, depth + 1);
     if (found) return found;
   }

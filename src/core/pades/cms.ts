@@ -7,8 +7,32 @@
  * the ESS signing certificate (v1 with SHA-1, v2 with the hash it names).
  */
 import { createHash } from 'node:crypto';
-import { TAG, children, encode, encoded, explicit, integerHex, is, octets, oid, readDer, sequence, value, DerError, type Der } from './der.js';
-import { HASHES, WEAK_HASHES, certificateHash, parseCertificate, sameName, verifySignature, type Certificate, type SignatureCheck } from './x509.js';
+import {
+  TAG,
+  children,
+  encode,
+  encoded,
+  explicit,
+  integerHex,
+  is,
+  octets,
+  oid,
+  readDer,
+  sequence,
+  value,
+  DerError,
+  type Der,
+} from './der.js';
+import {
+  HASHES,
+  WEAK_HASHES,
+  certificateHash,
+  parseCertificate,
+  sameName,
+  verifySignature,
+  type Certificate,
+  type SignatureCheck,
+} from './x509.js';
 
 export const CMS_OID = {
   signedData: '1.2.840.113549.1.7.2',
@@ -59,7 +83,7 @@ function signerInfo(node: Der): SignerInfo {
   let sid: SignerInfo['sid'];
   if (is(sidNode, 0, 2)) sid = { keyId: Buffer.from(value(sidNode)).toString('hex') };
   else {
-    const [issuer, serial] = sequence(sidNode, 'the signer\'s issuer and serial');
+    const [issuer, serial] = sequence(sidNode, "the signer's issuer and serial");
     if (!issuer) throw new DerError('no issuer');
     sid = { issuer: encoded(issuer), serial: integerHex(serial) };
   }
@@ -70,7 +94,16 @@ function signerInfo(node: Der): SignerInfo {
   const signature = octets(parts[i++]);
   const unsignedAttrs = is(parts[i], 1, 2) ? parts[i] : undefined;
   if (!signatureAlgorithm) throw new DerError('no signature algorithm');
-  return { sid, digestOid, digest: HASHES[digestOid], signedAttrs, signed: attributes(signedAttrs), unsigned: attributes(unsignedAttrs), signatureAlgorithm, signature };
+  return {
+    sid,
+    digestOid,
+    digest: HASHES[digestOid],
+    signedAttrs,
+    signed: attributes(signedAttrs),
+    unsigned: attributes(unsignedAttrs),
+    signatureAlgorithm,
+    signature,
+  };
 }
 
 /**
@@ -98,7 +131,12 @@ export function parseSignedData(bytes: Uint8Array): SignedData {
   }
   if (is(parts[i], 1, 2)) i++;
   const signers = parts[i] ? children(parts[i]!).map(signerInfo) : [];
-  return { contentType: oid(eContentType), content: eContent ? octets(explicit(eContent)) : undefined, certificates, signers };
+  return {
+    contentType: oid(eContentType),
+    content: eContent ? octets(explicit(eContent)) : undefined,
+    certificates,
+    signers,
+  };
 }
 
 /** The certificate the signer info names, among those the CMS carries. */
@@ -119,33 +157,53 @@ export interface DigestCheck {
  */
 export type SignedContent = Uint8Array | { digest(algorithm: string): Buffer; bytes(): Uint8Array };
 
-const digestOf = (content: SignedContent, algorithm: string): Buffer => (content instanceof Uint8Array ? createHash(algorithm).update(content).digest() : content.digest(algorithm));
+const digestOf = (content: SignedContent, algorithm: string): Buffer =>
+  content instanceof Uint8Array ? createHash(algorithm).update(content).digest() : content.digest(algorithm);
 
 /** The signed attributes' message digest against the digest of `content`, and their content type. */
 export function checkDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
   try {
     return compareDigest(data, signer, content);
   } catch {
-    return { ok: false, detail: 'the signed attributes are not readable (their message digest or content type is malformed)' };
+    return {
+      ok: false,
+      detail: 'the signed attributes are not readable (their message digest or content type is malformed)',
+    };
   }
 }
 
 function compareDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
   const algorithm = signer.digest;
   if (!algorithm) return { ok: false, detail: `digest algorithm ${signer.digestOid} is not supported` };
-  if (WEAK_HASHES.has(algorithm)) return { ok: false, detail: `the digest is ${algorithm}, too weak to trust for a signature` };
+  if (WEAK_HASHES.has(algorithm))
+    return { ok: false, detail: `the digest is ${algorithm}, too weak to trust for a signature` };
   const actual = digestOf(content, algorithm);
-  if (!signer.signedAttrs) return { ok: true, detail: `${algorithm}, signed directly (no signed attributes)` };
+  if (!signer.signedAttrs)
+    return { ok: true, detail: `${algorithm}, signed directly (no signed attributes)` };
   const stated = signer.signed.get(CMS_OID.messageDigest)?.[0];
   if (!stated) return { ok: false, detail: 'no message digest among the signed attributes' };
   const type = signer.signed.get(CMS_OID.contentType)?.[0];
-  if (type && oid(type) !== data.contentType) return { ok: false, detail: 'the signed content type is not the content\'s' };
-  return actual.equals(octets(stated)) ? { ok: true, detail: `${algorithm} of the signed bytes matches` } : { ok: false, detail: `${algorithm} of the signed bytes differs from the one signed: the document changed` };
+  if (type && oid(type) !== data.contentType)
+    return { ok: false, detail: "the signed content type is not the content's" };
+  return actual.equals(octets(stated))
+    ? { ok: true, detail: `${algorithm} of the signed bytes matches` }
+    : {
+        ok: false,
+        detail: `${algorithm} of the signed bytes differs from the one signed: the document changed`,
+      };
 }
 
 /** The signature over the signed attributes (as a SET, RFC 5652 5.4), or over the content when there are none. */
-export function checkSignerSignature(signer: SignerInfo, cert: Certificate, content: SignedContent): SignatureCheck {
-  const data = signer.signedAttrs ? encode(0x31, value(signer.signedAttrs)) : content instanceof Uint8Array ? content : content.bytes();
+export function checkSignerSignature(
+  signer: SignerInfo,
+  cert: Certificate,
+  content: SignedContent,
+): SignatureCheck {
+  const data = signer.signedAttrs
+    ? encode(0x31, value(signer.signedAttrs))
+    : content instanceof Uint8Array
+      ? content
+      : content.bytes();
   return verifySignature(signer.signatureAlgorithm, cert.spki, data, signer.signature, signer.digest);
 }
 
@@ -175,16 +233,27 @@ export function checkSigningCertificate(signer: SignerInfo, cert: Certificate): 
     if (v2 && is(fields[0], TAG.sequence)) {
       const id = oid(sequence(fields[0], 'the hash algorithm')[0]);
       const known = HASHES[id];
-      if (!known) return { version, ok: false, detail: `${name} uses hash ${id}, which this check does not know` };
+      if (!known)
+        return { version, ok: false, detail: `${name} uses hash ${id}, which this check does not know` };
       algorithm = known;
       i = 1;
     }
     const hash = octets(fields[i]);
     const issuerSerial = fields[i + 1];
-    if (!certificateHash(cert, algorithm).equals(hash)) return { version, ok: false, detail: `${name} (${algorithm}) names another certificate than the one that signed` };
+    if (!certificateHash(cert, algorithm).equals(hash))
+      return {
+        version,
+        ok: false,
+        detail: `${name} (${algorithm}) names another certificate than the one that signed`,
+      };
     if (issuerSerial) {
       const serial = integerHex(sequence(issuerSerial, 'the issuer and serial')[1]);
-      if (serial !== cert.serial) return { version, ok: false, detail: `${name} names another serial number than the signer's certificate` };
+      if (serial !== cert.serial)
+        return {
+          version,
+          ok: false,
+          detail: `${name} names another serial number than the signer's certificate`,
+        };
     }
     return { version, ok: true, detail: `${name} (${algorithm}) names the signer's certificate` };
   } catch {

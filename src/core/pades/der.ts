@@ -75,7 +75,16 @@ export function readDer(buf: Uint8Array, offset = 0, limit = buf.length): Der {
       if (buf[at] === 0 && buf[at + 1] === 0) break;
       at = readDer(buf, at, limit).next;
     }
-    return { cls: first >> 6, constructed: true, tag, buf, start: offset, valueStart: pos, end: at, next: at + 2 };
+    return {
+      cls: first >> 6,
+      constructed: true,
+      tag,
+      buf,
+      start: offset,
+      valueStart: pos,
+      end: at,
+      next: at + 2,
+    };
   }
   if (length > 0x80) {
     const count = length & 0x7f;
@@ -84,7 +93,16 @@ export function readDer(buf: Uint8Array, offset = 0, limit = buf.length): Der {
     for (let i = 0; i < count; i++) length = length * 256 + buf[pos++]!;
   }
   if (pos + length > limit) throw new DerError('truncated');
-  return { cls: first >> 6, constructed: (first & 0x20) !== 0, tag, buf, start: offset, valueStart: pos, end: pos + length, next: pos + length };
+  return {
+    cls: first >> 6,
+    constructed: (first & 0x20) !== 0,
+    tag,
+    buf,
+    start: offset,
+    valueStart: pos,
+    end: pos + length,
+    next: pos + length,
+  };
 }
 
 /** The children of a constructed TLV. */
@@ -111,7 +129,8 @@ export function is(node: Der | undefined, tag: number, cls = 0): node is Der {
 
 /** The children of a SEQUENCE (or SET), or DerError naming what was expected. */
 export function sequence(node: Der | undefined, what: string): Der[] {
-  if (!node || !node.constructed || node.cls !== 0 || (node.tag !== TAG.sequence && node.tag !== TAG.set)) throw new DerError(`${what} is not a SEQUENCE`);
+  if (!node || !node.constructed || node.cls !== 0 || (node.tag !== TAG.sequence && node.tag !== TAG.set))
+    throw new DerError(`${what} is not a SEQUENCE`);
   return children(node);
 }
 
@@ -169,14 +188,17 @@ export function bits(node: Der | undefined): Uint8Array {
 
 /** UTCTime or GeneralizedTime as a Date. */
 export function time(node: Der | undefined): Date {
-  if (!node || node.cls !== 0 || (node.tag !== TAG.utcTime && node.tag !== TAG.generalizedTime)) throw new DerError('not a time');
+  if (!node || node.cls !== 0 || (node.tag !== TAG.utcTime && node.tag !== TAG.generalizedTime))
+    throw new DerError('not a time');
   const text = Buffer.from(value(node)).toString('latin1');
   const m = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?(Z|[+-]\d{4})?$/.exec(text);
   if (!m) throw new DerError(`bad time ${text}`);
   let year = Number(m[1]);
   if (node.tag === TAG.utcTime) year += year < 50 ? 2000 : 1900;
   const zone = !m[8] || m[8] === 'Z' ? 'Z' : `${m[8].slice(0, 3)}:${m[8].slice(3)}`;
-  const date = new Date(`${String(year).padStart(4, '0')}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${m[7] ? `.${m[7].slice(0, 3).padEnd(3, '0')}` : ''}${zone}`);
+  const date = new Date(
+    `${String(year).padStart(4, '0')}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${m[7] ? `.${m[7].slice(0, 3).padEnd(3, '0')}` : ''}${zone}`,
+  );
   if (Number.isNaN(date.getTime())) throw new DerError(`bad time ${text}`);
   return date;
 }
@@ -189,7 +211,10 @@ export function directoryString(node: Der): string {
       return Buffer.from(bytes).swap16().toString('utf16le');
     case TAG.universalString: {
       let text = '';
-      for (let i = 0; i + 3 < bytes.length; i += 4) text += String.fromCodePoint(((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0);
+      for (let i = 0; i + 3 < bytes.length; i += 4)
+        text += String.fromCodePoint(
+          ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0,
+        );
       return text;
     }
     case TAG.t61String:
@@ -202,7 +227,14 @@ export function directoryString(node: Der): string {
 /** Encodes a TLV (for the few structures the verifier must rebuild, such as signed attributes as a SET). */
 export function encode(tagByte: number, content: Uint8Array): Uint8Array {
   const n = content.length;
-  const header = n < 0x80 ? [tagByte, n] : n < 0x100 ? [tagByte, 0x81, n] : n < 0x10000 ? [tagByte, 0x82, n >> 8, n & 0xff] : [tagByte, 0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+  const header =
+    n < 0x80
+      ? [tagByte, n]
+      : n < 0x100
+        ? [tagByte, 0x81, n]
+        : n < 0x10000
+          ? [tagByte, 0x82, n >> 8, n & 0xff]
+          : [tagByte, 0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
   const out = new Uint8Array(header.length + n);
   out.set(header);
   out.set(content, header.length);

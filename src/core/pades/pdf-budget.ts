@@ -85,7 +85,8 @@ export const COST = {
 /** Work between two chances to pause (about a millisecond of it). */
 const PAUSE_EVERY = 1_000_000;
 
-const megabytes = (n: number) => (n < MB ? `${Math.max(1, Math.round(n / 1024))} KB` : `${Math.round(n / MB)} MB`);
+const megabytes = (n: number) =>
+  n < MB ? `${Math.max(1, Math.round(n / 1024))} KB` : `${Math.round(n / MB)} MB`;
 
 /** The work and the inflated bytes of one file's reading, against its limits. */
 export class Meter {
@@ -109,7 +110,9 @@ export class Meter {
   add(units: number): void {
     this.work += units;
     if (this.work > this.workLimit) {
-      throw new PdfLimitError(`reading it takes more work than a PDF of ${megabytes(this.size)} needs (more than ${Math.round(this.workLimit / 1e6)} million steps): its structure repeats or nests to exhaust readers; not a document this check verifies`);
+      throw new PdfLimitError(
+        `reading it takes more work than a PDF of ${megabytes(this.size)} needs (more than ${Math.round(this.workLimit / 1e6)} million steps): its structure repeats or nests to exhaust readers; not a document this check verifies`,
+      );
     }
   }
 
@@ -127,8 +130,12 @@ export class Meter {
   /** The refusal for a stream that inflated past `inflateLimit()`. */
   bomb(): PdfLimitError {
     return this.decodedLimit - this.decoded < this.limits.streamBytes
-      ? new PdfLimitError(`its streams inflate to more than ${megabytes(this.decodedLimit)} in all (a compression bomb): not a document this check verifies`)
-      : new PdfLimitError(`a stream inflates to more than ${megabytes(this.limits.streamBytes)} (a compression bomb): not a document this check verifies`);
+      ? new PdfLimitError(
+          `its streams inflate to more than ${megabytes(this.decodedLimit)} in all (a compression bomb): not a document this check verifies`,
+        )
+      : new PdfLimitError(
+          `a stream inflates to more than ${megabytes(this.limits.streamBytes)} (a compression bomb): not a document this check verifies`,
+        );
   }
 
   /** True every so much work: a loop yields then, so that a paced run may pause. */
@@ -163,7 +170,8 @@ export class Pace {
 
   /** Stops here when the signal was aborted. */
   check(): void {
-    if (this.signal?.aborted) throw new InterruptedError('interrupted before the verification finished', { sent: false });
+    if (this.signal?.aborted)
+      throw new InterruptedError('interrupted before the verification finished', { sent: false });
   }
 
   /** A turn for the event loop, when the last one is `sliceMs` ago. */

@@ -111,7 +111,12 @@ function* merge(into: Map<number, Entry>, from: Map<number, Entry>, meter: Meter
 }
 
 /** The revision ending at `end` whose last cross-reference starts at `startxref`, or null when it does not read. */
-function* readRevision(reader: Reader, number: number, startxref: number, end: number): Steps<Revision | null> {
+function* readRevision(
+  reader: Reader,
+  number: number,
+  startxref: number,
+  end: number,
+): Steps<Revision | null> {
   let objects: Map<number, Entry> | undefined;
   let trailer: PdfDict | undefined;
   const seen = new Set<number>();
@@ -146,14 +151,21 @@ function* readRevision(reader: Reader, number: number, startxref: number, end: n
   }
   // Without a catalog it is no revision (readers start from /Root).
   if (!trailer || !objects || !isRef(trailer.entries.get('Root'))) return null;
-  for (const list of frees) for (const num of list) if (objects.get(num)?.type === 'free') objects.delete(num);
+  for (const list of frees)
+    for (const num of list) if (objects.get(num)?.type === 'free') objects.delete(num);
   return revision(reader, number, end, trailer, objects);
 }
 
 /** How deep object streams may name each other before an entry is taken as unreadable. */
 const MAX_KEY_DEPTH = 8;
 
-function revision(reader: Reader, number: number, end: number, trailer: PdfDict, objects: Map<number, Entry>): Revision {
+function revision(
+  reader: Reader,
+  number: number,
+  end: number,
+  trailer: PdfDict,
+  objects: Map<number, Entry>,
+): Revision {
   const cache = new Map<number, PdfValue | undefined>();
   const resolving = new Set<number>();
   const keyOf = (num: number, depth: number): string => {
@@ -161,7 +173,8 @@ function revision(reader: Reader, number: number, end: number, trailer: PdfDict,
     if (!entry) return 'none';
     if (entry.type === 'offset') return `@${entry.offset}`;
     // An object stream inside an object stream, or one that holds itself: nothing reads it.
-    if (entry.type === 'compressed') return depth >= MAX_KEY_DEPTH ? 'none' : `${keyOf(entry.stream, depth + 1)}#${entry.index}`;
+    if (entry.type === 'compressed')
+      return depth >= MAX_KEY_DEPTH ? 'none' : `${keyOf(entry.stream, depth + 1)}#${entry.index}`;
     return 'free';
   };
   const rev: Revision = {
@@ -181,7 +194,10 @@ function revision(reader: Reader, number: number, end: number, trailer: PdfDict,
         if (entry.type === 'offset') value = reader.objectAt(entry.offset, num, rev);
         else if (entry.type === 'compressed') {
           const key = rev.entryKey(entry.stream);
-          value = key === 'none' || key.includes('#') ? undefined : reader.fromObjectStream(key, rev.get(entry.stream), num);
+          value =
+            key === 'none' || key.includes('#')
+              ? undefined
+              : reader.fromObjectStream(key, rev.get(entry.stream), num);
         }
       } catch (error) {
         rethrowLimit(error);
@@ -204,7 +220,9 @@ function revision(reader: Reader, number: number, end: number, trailer: PdfDict,
 }
 
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
-const isWordByte = (b: number | undefined) => b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
+const isWordByte = (b: number | undefined) =>
+  b !== undefined &&
+  ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
 const isSpace = (b: number | undefined) => b !== undefined && JS_SPACE[b] === 1;
 
 /**
@@ -227,7 +245,11 @@ function objectAtKeyword(buf: Buffer, at: number): { offset: number; num: number
   while (isDigit(buf[p])) p--;
   const numStart = p + 1;
   if (numEnd - numStart < 1 || numEnd - numStart > 10 || (p >= 0 && !isSpace(buf[p]))) return undefined;
-  return { offset: numStart, num: Number(buf.toString('latin1', numStart, numEnd)), gen: Number(buf.toString('latin1', genStart, genEnd)) };
+  return {
+    offset: numStart,
+    num: Number(buf.toString('latin1', numStart, numEnd)),
+    gen: Number(buf.toString('latin1', genStart, genEnd)),
+  };
 }
 
 /** Objects found by scanning (`n g obj`), the last definition of each winning, and the last trailer: a repair. */
@@ -259,7 +281,8 @@ function* reconstruct(reader: Reader, bytes: Uint8Array): Steps<Revision | null>
   if (!trailer) {
     for (const num of objects.keys()) {
       const value = rev.get(num);
-      if (isStream(value) && isName(value.dict.entries.get('Type'), 'XRef') && value.dict.entries.has('Root')) trailer = value.dict;
+      if (isStream(value) && isName(value.dict.entries.get('Type'), 'XRef') && value.dict.entries.has('Root'))
+        trailer = value.dict;
       if (meter.due) yield;
     }
     if (!trailer) return null;
@@ -278,7 +301,8 @@ export function readPdf(bytes: Uint8Array, limits?: Partial<PdfLimits>): PdfFile
 
 /** readPdf as steps, counted on `meter`. */
 export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
-  if (buffer(bytes).subarray(0, Math.min(bytes.length, 1024)).indexOf('%PDF-') === -1) throw new NotAPdfError('not a PDF (no %PDF- header)');
+  if (buffer(bytes).subarray(0, Math.min(bytes.length, 1024)).indexOf('%PDF-') === -1)
+    throw new NotAPdfError('not a PDF (no %PDF- header)');
   const reader = new Reader(bytes, meter);
   const revisions: Revision[] = [];
   const startxrefs = new StartxrefCursor(bytes);
@@ -289,13 +313,15 @@ export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
     // A revision adds a cross-reference of its own: a %%EOF whose startxref names an earlier
     // section adds no revision, and its bytes are counted as appended, not read. A section
     // always precedes the startxref that names it: one that names its own bytes or later names none.
-    if (startxref === undefined || startxref < (revisions.at(-1)?.end ?? 0) || startxref >= startxrefs.last) continue;
+    if (startxref === undefined || startxref < (revisions.at(-1)?.end ?? 0) || startxref >= startxrefs.last)
+      continue;
     meter.add(COST.candidate);
     const mark = reader.mark;
     const rev = yield* readRevision(reader, revisions.length + 1, startxref, end);
     if (rev) revisions.push(rev);
     else reader.forget(mark);
-    if (revisions.length > MAX_REVISIONS) throw new NotAPdfError(`more than ${MAX_REVISIONS} revisions: not a document this check compares`);
+    if (revisions.length > MAX_REVISIONS)
+      throw new NotAPdfError(`more than ${MAX_REVISIONS} revisions: not a document this check compares`);
   }
   // An update with no %%EOF of its own still reads (readers take the last startxref).
   const last = revisions.at(-1);
@@ -306,7 +332,8 @@ export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
   }
   if (revisions.length === 0) {
     const repaired = yield* reconstruct(reader, bytes);
-    if (!repaired || !isRef(repaired.trailer.entries.get('Root'))) throw new NotAPdfError('not a readable PDF: no cross-reference and no document catalog found');
+    if (!repaired || !isRef(repaired.trailer.entries.get('Root')))
+      throw new NotAPdfError('not a readable PDF: no cross-reference and no document catalog found');
     return { bytes, revisions: [repaired], trailingBytes: 0, repaired: true, meter };
   }
   const end = revisions.at(-1)!.end;

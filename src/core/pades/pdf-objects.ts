@@ -38,7 +38,8 @@ export interface PdfStream {
   /** The stream's bytes as stored (still encoded). */
   raw: Uint8Array;
 }
-export type PdfValue = null | boolean | number | PdfName | PdfString | PdfRef | PdfValue[] | PdfDict | PdfStream;
+export type PdfValue =
+  null | boolean | number | PdfName | PdfString | PdfRef | PdfValue[] | PdfDict | PdfStream;
 
 export class PdfSyntaxError extends Error {
   override readonly name = 'PdfSyntaxError';
@@ -59,7 +60,8 @@ for (const b of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CL
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 /** A hex digit's value, or 16 for any other byte. */
 const NIBBLE = new Uint8Array(256).fill(16);
-for (let i = 0; i < 16; i++) NIBBLE['0123456789abcdef'.charCodeAt(i)] = NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i;
+for (let i = 0; i < 16; i++)
+  NIBBLE['0123456789abcdef'.charCodeAt(i)] = NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i;
 const EMPTY = new Uint8Array(0);
 
 /** The most a stream may decode to without a meter (cross-reference and object streams are kilobytes to a few megabytes). */
@@ -144,13 +146,19 @@ export class PdfLexer {
   expect(keyword: string): void {
     this.skipSpace();
     const w = this.word();
-    if (w !== keyword) throw new PdfSyntaxError(`expected ${keyword} at byte ${this.pos - w.length}, found ${w ? JSON.stringify(w.slice(0, 20)) : 'a delimiter'}`);
+    if (w !== keyword)
+      throw new PdfSyntaxError(
+        `expected ${keyword} at byte ${this.pos - w.length}, found ${w ? JSON.stringify(w.slice(0, 20)) : 'a delimiter'}`,
+      );
   }
 
   /** An object larger than allowed (its long strings and stream data aside) is not read. */
   private guard(): void {
     const max = this.options.maxObject;
-    if (max !== undefined && this.pos - this.origin - this.skipped > max) throw new PdfSyntaxError(`an object over ${Math.round(max / 1048576)} MB of syntax at byte ${this.origin}`);
+    if (max !== undefined && this.pos - this.origin - this.skipped > max)
+      throw new PdfSyntaxError(
+        `an object over ${Math.round(max / 1048576)} MB of syntax at byte ${this.origin}`,
+      );
   }
 
   value(depth = 0): PdfValue {
@@ -190,7 +198,10 @@ export class PdfLexer {
     if (word === 'false') return false;
     if (word === 'null') return null;
     const n = Number(word);
-    if (!Number.isFinite(n) && !/^[+-]?\d*\.?\d*$/.test(word)) throw new PdfSyntaxError(`unexpected ${JSON.stringify(word.slice(0, 20))} at byte ${this.pos - word.length}`);
+    if (!Number.isFinite(n) && !/^[+-]?\d*\.?\d*$/.test(word))
+      throw new PdfSyntaxError(
+        `unexpected ${JSON.stringify(word.slice(0, 20))} at byte ${this.pos - word.length}`,
+      );
     // `num gen R`: look ahead without committing.
     if (/^\d+$/.test(word)) {
       const save = this.pos;
@@ -214,7 +225,11 @@ export class PdfLexer {
     const start = this.pos;
     this.pos = this.wordEnd(start);
     const raw = this.buf.toString('latin1', start, this.pos);
-    return pdfName(raw.includes('#') ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : raw);
+    return pdfName(
+      raw.includes('#')
+        ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+        : raw,
+    );
   }
 
   /** Whether a string spanning `span` bytes is too long to decode (`perByte`: how many bytes of its encoding make one of the string). */
@@ -255,7 +270,7 @@ export class PdfLexer {
     if (!escaped) return { kind: 'string', bytes: Uint8Array.from(inner) };
     const out = new Uint8Array(inner.length);
     let length = 0;
-    for (let i = 0; i < inner.length; ) {
+    for (let i = 0; i < inner.length;) {
       const c = inner[i++]!;
       if (c !== 0x5c) {
         out[length++] = c;
@@ -317,7 +332,8 @@ export class PdfLexer {
         this.pos += 2;
         break;
       }
-      if (b[this.pos] !== 0x2f) throw new PdfSyntaxError(`a dictionary key must be a name (byte ${this.pos})`);
+      if (b[this.pos] !== 0x2f)
+        throw new PdfSyntaxError(`a dictionary key must be a name (byte ${this.pos})`);
       this.guard();
       const key = this.name().name;
       entries.set(key, this.value(depth + 1));
@@ -334,7 +350,8 @@ export class PdfLexer {
     if (b[this.pos] === 0x0a) this.pos++;
     const start = this.pos;
     let length = entries.get('Length');
-    if (length && typeof length === 'object' && !Array.isArray(length) && length.kind === 'ref') length = this.options.resolveLength?.(length) ?? null;
+    if (length && typeof length === 'object' && !Array.isArray(length) && length.kind === 'ref')
+      length = this.options.resolveLength?.(length) ?? null;
     // Whether the stated length fits depends on where the bytes end: that is looked at too (a
     // length that does not fit the whole file fits no part of it).
     if (typeof length === 'number' && length >= 0 && start + length <= b.length) this.reach(start + length);
@@ -358,17 +375,35 @@ export class PdfLexer {
   }
 }
 
-const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c, 0x28: 0x28, 0x29: 0x29, 0x5c: 0x5c };
+const ESCAPES: Record<number, number> = {
+  0x6e: 0x0a,
+  0x72: 0x0d,
+  0x74: 0x09,
+  0x62: 0x08,
+  0x66: 0x0c,
+  0x28: 0x28,
+  0x29: 0x29,
+  0x5c: 0x5c,
+};
 
-export const isDict = (v: PdfValue | undefined): v is PdfDict => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'dict';
-export const isStream = (v: PdfValue | undefined): v is PdfStream => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'stream';
-export const isRef = (v: PdfValue | undefined): v is PdfRef => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'ref';
+export const isDict = (v: PdfValue | undefined): v is PdfDict =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'dict';
+export const isStream = (v: PdfValue | undefined): v is PdfStream =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'stream';
+export const isRef = (v: PdfValue | undefined): v is PdfRef =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'ref';
 export const isName = (v: PdfValue | undefined, name?: string): v is PdfName =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'name' && (name === undefined || v.name === name);
-export const isString = (v: PdfValue | undefined): v is PdfString => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  v.kind === 'name' &&
+  (name === undefined || v.name === name);
+export const isString = (v: PdfValue | undefined): v is PdfString =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'string';
 
 /** The dictionary of a dictionary or a stream. */
-export const dictOf = (v: PdfValue | undefined): PdfDict | undefined => (isDict(v) ? v : isStream(v) ? v.dict : undefined);
+export const dictOf = (v: PdfValue | undefined): PdfDict | undefined =>
+  isDict(v) ? v : isStream(v) ? v.dict : undefined;
 
 /** A text string (PDFDocEncoding, or UTF-16 with a BOM) as JS text. */
 export function textOf(v: PdfValue | undefined): string | null {
@@ -384,7 +419,10 @@ export function textOf(v: PdfValue | undefined): string | null {
 export function sameValue(a: PdfValue | undefined, b: PdfValue | undefined): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return (
+      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]))
+    );
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'name':
@@ -392,7 +430,9 @@ export function sameValue(a: PdfValue | undefined, b: PdfValue | undefined): boo
     case 'string': {
       // A string too long to decode is compared as written.
       const other = b as PdfString;
-      return a.raw || other.raw ? !!a.raw && !!other.raw && view(a.raw).equals(other.raw) : view(a.bytes).equals(other.bytes);
+      return a.raw || other.raw
+        ? !!a.raw && !!other.raw && view(a.raw).equals(other.raw)
+        : view(a.bytes).equals(other.bytes);
     }
     case 'ref':
       return a.num === (b as PdfRef).num && a.gen === (b as PdfRef).gen;
@@ -409,7 +449,10 @@ const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, 
 function sameDict(a: PdfDict, b: PdfDict, ignoreLength: boolean): boolean {
   const keys = (d: PdfDict) => [...d.entries.keys()].filter((k) => !(ignoreLength && k === 'Length'));
   const ka = keys(a);
-  return ka.length === keys(b).length && ka.every((k) => b.entries.has(k) && sameValue(a.entries.get(k), b.entries.get(k)));
+  return (
+    ka.length === keys(b).length &&
+    ka.every((k) => b.entries.has(k) && sameValue(a.entries.get(k), b.entries.get(k)))
+  );
 }
 
 /**
@@ -422,11 +465,15 @@ export function decodeStream(stream: PdfStream, meter?: Meter): Uint8Array {
   let data: Uint8Array = stream.raw;
   const parms = stream.dict.entries.get('DecodeParms');
   for (const [i, f] of filters.entries()) {
-    if (!isName(f, 'FlateDecode')) throw new PdfSyntaxError(`stream filter ${isName(f) ? f.name : '?'} is not supported here`);
+    if (!isName(f, 'FlateDecode'))
+      throw new PdfSyntaxError(`stream filter ${isName(f) ? f.name : '?'} is not supported here`);
     // Bounded: a hostile stream that inflates to gigabytes stops at the limit.
     const limit = meter ? meter.inflateLimit() : MAX_DECODED_BYTES;
     try {
-      data = inflateSync(data, { finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */, maxOutputLength: Math.max(1, limit) });
+      data = inflateSync(data, {
+        finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a missing end */,
+        maxOutputLength: Math.max(1, limit),
+      });
     } catch (error) {
       if (meter && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw meter.bomb();
       throw error;
@@ -445,9 +492,14 @@ export function decodeStream(stream: PdfStream, meter?: Meter): Uint8Array {
 function unpredict(data: Uint8Array, parms: PdfDict): Uint8Array {
   const predictor = parms.entries.get('Predictor');
   if (typeof predictor !== 'number' || predictor < 10) return data;
-  const columns = typeof parms.entries.get('Columns') === 'number' ? (parms.entries.get('Columns') as number) : 1;
-  const colors = typeof parms.entries.get('Colors') === 'number' ? (parms.entries.get('Colors') as number) : 1;
-  const bpc = typeof parms.entries.get('BitsPerComponent') === 'number' ? (parms.entries.get('BitsPerComponent') as number) : 8;
+  const columns =
+    typeof parms.entries.get('Columns') === 'number' ? (parms.entries.get('Columns') as number) : 1;
+  const colors =
+    typeof parms.entries.get('Colors') === 'number' ? (parms.entries.get('Colors') as number) : 1;
+  const bpc =
+    typeof parms.entries.get('BitsPerComponent') === 'number'
+      ? (parms.entries.get('BitsPerComponent') as number)
+      : 8;
   const bpp = Math.max(1, Math.ceil((colors * bpc) / 8));
   const rowLength = Math.ceil((columns * colors * bpc) / 8);
   const rows = Math.floor(data.length / (rowLength + 1));

@@ -8,7 +8,16 @@
  * /Reference) and FieldMDP (the field's /Lock or a /Reference). Nothing is
  * checked here: verify.ts does that.
  */
-import { dictOf, isDict, isName, isRef, isString, textOf, type PdfDict, type PdfValue } from './pdf-objects.js';
+import {
+  dictOf,
+  isDict,
+  isName,
+  isRef,
+  isString,
+  textOf,
+  type PdfDict,
+  type PdfValue,
+} from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
 import { COST, runSteps, type Steps } from './pdf-budget.js';
 
@@ -47,7 +56,10 @@ function lockOf(dict: PdfDict | undefined, rev: Revision): FieldLock | null {
   const action = textOf(dict?.entries.get('Action'));
   if (action !== 'All' && action !== 'Include' && action !== 'Exclude') return null;
   const list = rev.resolve(dict?.entries.get('Fields'));
-  return { action, fields: Array.isArray(list) ? list.map((f) => textOf(rev.resolve(f)) ?? '').filter(Boolean) : [] };
+  return {
+    action,
+    fields: Array.isArray(list) ? list.map((f) => textOf(rev.resolve(f)) ?? '').filter(Boolean) : [],
+  };
 }
 
 function permission(value: PdfValue | undefined): number {
@@ -69,7 +81,12 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
   const docMdpRef = perms?.entries.get('DocMDP');
   const found: PdfSignature[] = [];
   const seen = new Set<number>();
-  const walk = function* (fields: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): Steps<void> {
+  const walk = function* (
+    fields: PdfValue | undefined,
+    parentName: string,
+    parentType: string | null,
+    depth: number,
+  ): Steps<void> {
     const list = rev.resolve(fields);
     if (!Array.isArray(list) || depth > MAX_DEPTH) return;
     for (const item of list) {
@@ -114,7 +131,8 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
       const lock = lockOf(lockDict, rev);
       if (lock) locks.push(lock);
       const lockP = lockDict?.entries.get('P');
-      if (lockP === 1 || lockP === 2 || lockP === 3) docmdp = docmdp === null ? lockP : Math.min(docmdp, lockP);
+      if (lockP === 1 || lockP === 2 || lockP === 3)
+        docmdp = docmdp === null ? lockP : Math.min(docmdp, lockP);
       found.push({
         field: name,
         object: isRef(valueRef) ? valueRef.num : null,
@@ -147,6 +165,8 @@ export function pdfDate(value: string | null): string | null {
   const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(Z|[+-]\d{2}'?\d{2}'?)?/.exec(value ?? '');
   if (!m) return null;
   const zone = !m[7] || m[7] === 'Z' ? 'Z' : `${m[7].slice(0, 3)}:${m[7].replace(/'/g, '').slice(3, 5)}`;
-  const date = new Date(`${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}T${m[4] ?? '00'}:${m[5] ?? '00'}:${m[6] ?? '00'}${zone}`);
+  const date = new Date(
+    `${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}T${m[4] ?? '00'}:${m[5] ?? '00'}:${m[6] ?? '00'}${zone}`,
+  );
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }

@@ -10,7 +10,16 @@
  * the object was before the change; an object can be several things at once,
  * and a change must be allowed for each of them.
  */
-import { dictOf, isDict, isName, isRef, textOf, type PdfDict, type PdfRef, type PdfValue } from './pdf-objects.js';
+import {
+  dictOf,
+  isDict,
+  isName,
+  isRef,
+  textOf,
+  type PdfDict,
+  type PdfRef,
+  type PdfValue,
+} from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
 import { COST, runSteps, type Steps } from './pdf-budget.js';
 
@@ -26,7 +35,21 @@ export type Role =
   /** Reached from a structure above through a key that is not itself structure. */
   | { kind: 'part'; of: PartOf; page?: number; name?: string; key: string };
 
-export type PartOf = 'page content' | 'page resources' | 'page' | 'annotation' | 'appearance' | 'field' | 'field value' | 'form resources' | 'dss' | 'extensions' | 'metadata' | 'permissions' | 'signature' | 'document';
+export type PartOf =
+  | 'page content'
+  | 'page resources'
+  | 'page'
+  | 'annotation'
+  | 'appearance'
+  | 'field'
+  | 'field value'
+  | 'form resources'
+  | 'dss'
+  | 'extensions'
+  | 'metadata'
+  | 'permissions'
+  | 'signature'
+  | 'document';
 
 export interface FieldInfo {
   name: string;
@@ -89,7 +112,12 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
     else roles.set(num, [role]);
     if (role.kind !== 'part') structural.add(num);
   };
-  const part = (value: PdfValue | undefined, of: PartOf, key: string, extra: { page?: number; name?: string } = {}) => parts.push([value, { kind: 'part', of, key, ...extra }]);
+  const part = (
+    value: PdfValue | undefined,
+    of: PartOf,
+    key: string,
+    extra: { page?: number; name?: string } = {},
+  ) => parts.push([value, { kind: 'part', of, key, ...extra }]);
   /** Every key of `dict` but `skip` as parts of `of`. */
   const rest = (dict: PdfDict, skip: string[], of: PartOf, extra: { page?: number; name?: string } = {}) => {
     for (const [key, value] of dict.entries) if (!skip.includes(key)) part(value, of, key, extra);
@@ -143,7 +171,12 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
     }
   };
 
-  const walkField = function* (ref: PdfValue | undefined, parentName: string, parentType: string | null, depth: number): Steps<void> {
+  const walkField = function* (
+    ref: PdfValue | undefined,
+    parentName: string,
+    parentType: string | null,
+    depth: number,
+  ): Steps<void> {
     if (!isRef(ref) || depth > MAX_FIELD_DEPTH || fields.has(ref.num)) return;
     meter.add(COST.visit);
     if (meter.due) yield;
@@ -161,7 +194,8 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
     part(field.entries.get('AP'), 'appearance', 'AP', { name, page: widgets.get(ref.num) });
     rest(field, ['V', 'AP', 'Kids', 'Parent', 'P', 'T', 'FT', 'Type', 'Subtype'], 'field', { name });
     const kids = rev.resolve(field.entries.get('Kids'));
-    if (isRef(field.entries.get('Kids'))) add((field.entries.get('Kids') as { num: number }).num, { kind: 'field', name, signature });
+    if (isRef(field.entries.get('Kids')))
+      add((field.entries.get('Kids') as { num: number }).num, { kind: 'field', name, signature });
     if (Array.isArray(kids)) for (const kid of kids) yield* walkField(kid, name, type, depth + 1);
   };
 
@@ -183,7 +217,12 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
       // A widget no field lists: a reader may still draw it; it is an annotation of its page.
       add(num, { kind: 'annotation', page });
     }
-    const special: Record<string, PartOf> = { DSS: 'dss', Extensions: 'extensions', Metadata: 'metadata', Perms: 'permissions' };
+    const special: Record<string, PartOf> = {
+      DSS: 'dss',
+      Extensions: 'extensions',
+      Metadata: 'metadata',
+      Perms: 'permissions',
+    };
     for (const [key, value] of catalog.entries) {
       if (key === 'Pages' || key === 'AcroForm' || key === 'Type') continue;
       part(value, special[key] ?? 'document', key);

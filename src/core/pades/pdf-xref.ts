@@ -6,10 +6,24 @@
  * object), or from object streams, decoded once. All of it counted on the
  * file's meter (pdf-budget.ts).
  */
-import { PdfLexer, PdfSyntaxError, decodeStream, isDict, isName, isStream, objectHeader, type LexerOptions, type PdfDict, type PdfValue } from './pdf-objects.js';
+import {
+  PdfLexer,
+  PdfSyntaxError,
+  decodeStream,
+  isDict,
+  isName,
+  isStream,
+  objectHeader,
+  type LexerOptions,
+  type PdfDict,
+  type PdfValue,
+} from './pdf-objects.js';
 import { COST, Meter, PdfLimitError, type Steps } from './pdf-budget.js';
 
-export type Entry = { type: 'free' } | { type: 'offset'; offset: number; gen: number } | { type: 'compressed'; stream: number; index: number };
+export type Entry =
+  | { type: 'free' }
+  | { type: 'offset'; offset: number; gen: number }
+  | { type: 'compressed'; stream: number; index: number };
 
 export interface Section {
   entries: Map<number, Entry>;
@@ -66,8 +80,23 @@ function tableEntry(lexer: PdfLexer): Entry {
   while (b[p] === 0x20 || b[p] === 0x0d || b[p] === 0x0a || b[p] === 0x09) p++;
   const kind = b[p];
   const after = b[p + 1];
-  const ends = after === undefined || after === 0x20 || after === 0x0d || after === 0x0a || after === 0x09 || after === 0x00 || after === 0x0c || after === 0x25;
-  if (offEnd > start && genStart > offEnd && genEnd > genStart && p > genEnd && (kind === 0x6e || kind === 0x66) && ends) {
+  const ends =
+    after === undefined ||
+    after === 0x20 ||
+    after === 0x0d ||
+    after === 0x0a ||
+    after === 0x09 ||
+    after === 0x00 ||
+    after === 0x0c ||
+    after === 0x25;
+  if (
+    offEnd > start &&
+    genStart > offEnd &&
+    genEnd > genStart &&
+    p > genEnd &&
+    (kind === 0x6e || kind === 0x66) &&
+    ends
+  ) {
     lexer.pos = p + 1;
     if (p + 2 > lexer.far) lexer.far = p + 2;
     return kind === 0x6e ? { type: 'offset', offset: off, gen } : FREE;
@@ -155,7 +184,8 @@ export class Reader {
           const first = Number(lexer.word());
           lexer.skipSpace();
           const count = Number(lexer.word());
-          if (!Number.isInteger(first) || !Number.isInteger(count) || count < 0 || count > 10_000_000) throw new PdfSyntaxError('bad cross-reference subsection');
+          if (!Number.isInteger(first) || !Number.isInteger(count) || count < 0 || count > 10_000_000)
+            throw new PdfSyntaxError('bad cross-reference subsection');
           for (let i = 0; i < count; i++) {
             lexer.skipSpace();
             const entry = tableEntry(lexer);
@@ -170,7 +200,8 @@ export class Reader {
         lexer.word();
         const trailer = lexer.value();
         if (!isDict(trailer)) throw new PdfSyntaxError('the trailer is not a dictionary');
-        const num = (k: string) => (typeof trailer.entries.get(k) === 'number' ? (trailer.entries.get(k) as number) : undefined);
+        const num = (k: string) =>
+          typeof trailer.entries.get(k) === 'number' ? (trailer.entries.get(k) as number) : undefined;
         return { entries, frees, trailer, prev: num('Prev'), xrefStm: num('XRefStm') };
       }
       // Most offsets a hostile file names hold nothing: that is told without an exception.
@@ -180,7 +211,12 @@ export class Reader {
       if (!isStream(stream) || !isName(stream.dict.entries.get('Type'), 'XRef')) return null;
       const d = stream.dict.entries;
       const widths = d.get('W');
-      if (!Array.isArray(widths) || widths.length < 3 || !widths.every((w) => typeof w === 'number' && w >= 0 && w <= 8)) throw new PdfSyntaxError('bad /W');
+      if (
+        !Array.isArray(widths) ||
+        widths.length < 3 ||
+        !widths.every((w) => typeof w === 'number' && w >= 0 && w <= 8)
+      )
+        throw new PdfSyntaxError('bad /W');
       const [w0, w1, w2] = widths as number[];
       const size = typeof d.get('Size') === 'number' ? (d.get('Size') as number) : 0;
       const index = Array.isArray(d.get('Index')) ? (d.get('Index') as number[]) : [0, size];
@@ -208,8 +244,7 @@ export class Reader {
           if (type === 0) {
             entries.set(num, { type: 'free' });
             frees.push(num);
-          }
-          else if (type === 1) entries.set(num, { type: 'offset', offset: a, gen: b });
+          } else if (type === 1) entries.set(num, { type: 'offset', offset: a, gen: b });
           else if (type === 2) entries.set(num, { type: 'compressed', stream: a, index: b });
         }
       }
@@ -237,7 +272,8 @@ export class Reader {
     // its end, or for `endstream`, finds nothing in fewer bytes): only a reading that succeeded
     // depends on where the revision ends.
     const cut = parsed.value !== undefined && parsed.far > ctx.end;
-    if (cut || !parsed.refs.every(([ref, key]) => ctx.entryKey(ref) === key)) parsed = this.parse(offset, ctx.end, ctx);
+    if (cut || !parsed.refs.every(([ref, key]) => ctx.entryKey(ref) === key))
+      parsed = this.parse(offset, ctx.end, ctx);
     return parsed.num === num ? parsed.value : undefined;
   }
 

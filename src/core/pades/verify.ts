@@ -40,7 +40,15 @@ export function isCertificate(der: Uint8Array): boolean {
   }
 }
 
-export type CheckName = 'byte range' | 'digest' | 'signature' | 'certificate chain' | 'certificate purpose' | 'signing certificate' | 'timestamp' | 'changes after';
+export type CheckName =
+  | 'byte range'
+  | 'digest'
+  | 'signature'
+  | 'certificate chain'
+  | 'certificate purpose'
+  | 'signing certificate'
+  | 'timestamp'
+  | 'changes after';
 
 export interface CheckResult {
   check: CheckName;
@@ -164,10 +172,17 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   const file = await pace.run(readPdfSteps(pdf, meter));
   const final = file.revisions.at(-1)!;
   const signatures = await pace.run(findSignatureSteps(final));
-  const ctx: VerifyContext = { pdf, file, anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false), now: options.now ?? new Date(), at: options.at };
+  const ctx: VerifyContext = {
+    pdf,
+    file,
+    anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false),
+    now: options.now ?? new Date(),
+    at: options.at,
+  };
   // What every revision changed, computed once: the revisions table shows them all.
   const computed = new Map<number, Change[]>();
-  for (const rev of file.revisions.slice(1)) computed.set(rev.number, await pace.run(revisionChangeSteps(file, rev.number)));
+  for (const rev of file.revisions.slice(1))
+    computed.set(rev.number, await pace.run(revisionChangeSteps(file, rev.number)));
   const changes = (revision: number) => computed.get(revision) ?? [];
   const ranges = signatures.map((s) => rangeRevision(file, s));
   // A broken byte range still belongs to the revision its dictionary was written in.
@@ -177,18 +192,35 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   for (const [i, signature] of signatures.entries()) {
     const revision = revisions[i] ?? null;
     meter.add(COST.signature);
-    const base = await pace.run(signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature));
+    const base = await pace.run(
+      signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature),
+    );
     // The certification's permissions govern every change after it, whichever signature follows.
-    const certP = certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1) ? signatures[certifier]!.docmdp : null;
-    const docmdp = [signature.docmdp, certP].filter((p): p is number => p !== null).reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null);
+    const certP =
+      certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1)
+        ? signatures[certifier]!.docmdp
+        : null;
+    const docmdp = [signature.docmdp, certP]
+      .filter((p): p is number => p !== null)
+      .reduce<number | null>((a, b) => (a === null ? b : Math.min(a, b)), null);
     const rangeOk = base.checks.find((c) => c.check === 'byte range')?.ok === true;
-    const after = judgeAfter(file, changes, rangeOk && ranges[i] === null ? null : revision, docmdp, signature);
+    const after = judgeAfter(
+      file,
+      changes,
+      rangeOk && ranges[i] === null ? null : revision,
+      docmdp,
+      signature,
+    );
     meter.add(COST.visit * (after.changes.length + 1));
     await pace.turn();
     base.checks.push(after.check);
     verdicts.push({
       ...base,
-      type: signature.documentTimestamp ? 'document timestamp' : signature.certification ? 'certification' : 'approval',
+      type: signature.documentTimestamp
+        ? 'document timestamp'
+        : signature.certification
+          ? 'certification'
+          : 'approval',
       revision,
       docmdp,
       changes_after: after.changes,
@@ -201,19 +233,34 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   return {
     bytes: pdf.length,
     sha256,
-    revisions: file.revisions.map((r) => ({ revision: r.number, end: r.end, signed_by: signatures.filter((_, i) => revisions[i] === r.number).map((s) => s.field), changes: r.number === 1 ? [] : changes(r.number).map(({ need: _need, revision: _revision, ...c }) => c) })),
+    revisions: file.revisions.map((r) => ({
+      revision: r.number,
+      end: r.end,
+      signed_by: signatures.filter((_, i) => revisions[i] === r.number).map((s) => s.field),
+      changes: r.number === 1 ? [] : changes(r.number).map(({ need: _need, revision: _revision, ...c }) => c),
+    })),
     signatures: verdicts,
-    modified_after_signing: signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
+    modified_after_signing:
+      signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
     valid: verdicts.length > 0 && verdicts.every((v) => v.valid),
   };
 }
 
 /** The changes of every revision after `revision`, judged with this signature's permissions. */
-function judgeAfter(file: PdfFile, changes: (revision: number) => Change[], revision: number | null, docmdp: number | null, signature: PdfSignature): { check: CheckResult; changes: JudgedChange[] } {
-  const appended = file.trailingBytes > 0 ? `modified after signing: ${plural(file.trailingBytes, 'byte')} ${file.trailingBytes === 1 ? 'was' : 'were'} appended after the last revision, and no reader reads ${file.trailingBytes === 1 ? 'it' : 'them'} as part of the document` : null;
+function judgeAfter(
+  file: PdfFile,
+  changes: (revision: number) => Change[],
+  revision: number | null,
+  docmdp: number | null,
+  signature: PdfSignature,
+): { check: CheckResult; changes: JudgedChange[] } {
+  const appended =
+    file.trailingBytes > 0
+      ? `modified after signing: ${plural(file.trailingBytes, 'byte')} ${file.trailingBytes === 1 ? 'was' : 'were'} appended after the last revision, and no reader reads ${file.trailingBytes === 1 ? 'it' : 'them'} as part of the document`
+      : null;
   if (revision === null) {
     const why = file.repaired
-      ? 'the file\'s cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown'
+      ? "the file's cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown"
       : 'the signed bytes end inside a revision, not at its end: part of that revision is unsigned, and what follows cannot be compared';
     return { check: { check: 'changes after', ok: false, detail: why }, changes: [] };
   }
@@ -221,35 +268,95 @@ function judgeAfter(file: PdfFile, changes: (revision: number) => Change[], revi
   const judged: JudgedChange[] = [];
   for (let r = revision + 1; r <= count; r++) {
     for (const change of changes(r)) {
-      const allowed = change.need === 'none' || (change.need === 'signing' && docmdp !== 1) || (change.need === 'fill' && docmdp !== 1 && !(change.field && signature.locks.some((l) => locks(l, change.field!)))) || (change.need === 'annotate' && docmdp === 3);
-      judged.push({ revision: change.revision, kind: change.kind, object: change.object, ...(change.page ? { page: change.page } : {}), ...(change.field ? { field: change.field } : {}), action: change.action, allowed, detail: change.detail });
+      const allowed =
+        change.need === 'none' ||
+        (change.need === 'signing' && docmdp !== 1) ||
+        (change.need === 'fill' &&
+          docmdp !== 1 &&
+          !(change.field && signature.locks.some((l) => locks(l, change.field!)))) ||
+        (change.need === 'annotate' && docmdp === 3);
+      judged.push({
+        revision: change.revision,
+        kind: change.kind,
+        object: change.object,
+        ...(change.page ? { page: change.page } : {}),
+        ...(change.field ? { field: change.field } : {}),
+        action: change.action,
+        allowed,
+        detail: change.detail,
+      });
     }
   }
   const refused = judged.filter((c) => !c.allowed);
   const where = `covers revision ${revision} of ${count}`;
   if (refused.length > 0 || appended) {
-    const first = [...new Set(refused.map((c) => `${changeSubject(c) ?? c.detail} (revision ${c.revision})`))];
+    const first = [
+      ...new Set(refused.map((c) => `${changeSubject(c) ?? c.detail} (revision ${c.revision})`)),
+    ];
     const more = first.length > 3 ? `, and ${first.length - 3} more` : '';
     first.splice(3);
-    const detail = [refused.length > 0 ? `changed after this signature: ${first.join(', ')}${more}${docmdp === 1 && refused.length > 0 ? ' (its DocMDP permission 1 allows no change)' : ''}` : null, appended].filter(Boolean).join('; ');
+    const detail = [
+      refused.length > 0
+        ? `changed after this signature: ${first.join(', ')}${more}${docmdp === 1 && refused.length > 0 ? ' (its DocMDP permission 1 allows no change)' : ''}`
+        : null,
+      appended,
+    ]
+      .filter(Boolean)
+      .join('; ');
     return { check: { check: 'changes after', ok: false, detail: `${detail} [${where}]` }, changes: judged };
   }
-  if (revision === count) return { check: { check: 'changes after', ok: true, detail: count === 1 ? 'the signature covers the whole file' : `the signature covers the whole file (${where})` }, changes: judged };
+  if (revision === count)
+    return {
+      check: {
+        check: 'changes after',
+        ok: true,
+        detail:
+          count === 1
+            ? 'the signature covers the whole file'
+            : `the signature covers the whole file (${where})`,
+      },
+      changes: judged,
+    };
   const allowedKinds = [...new Set(judged.map((c) => `${changeLabel(c)} (revision ${c.revision})`))];
-  const listed = allowedKinds.slice(0, 3).join('; ') + (allowedKinds.length > 3 ? `; and ${allowedKinds.length - 3} more` : '');
-  return { check: { check: 'changes after', ok: true, detail: `${where}; every later change is allowed after it: ${listed || 'nothing that matters to the document'}` }, changes: judged };
+  const listed =
+    allowedKinds.slice(0, 3).join('; ') +
+    (allowedKinds.length > 3 ? `; and ${allowedKinds.length - 3} more` : '');
+  return {
+    check: {
+      check: 'changes after',
+      ok: true,
+      detail: `${where}; every later change is allowed after it: ${listed || 'nothing that matters to the document'}`,
+    },
+    changes: judged,
+  };
 }
 
 /** What a change touched, as people name it: "page 1 content", "form field total", "signature field Bob". */
-export function changeSubject(change: { kind: string; page?: number; field?: string; detail: string }): string | null {
-  if (change.page && change.kind.startsWith('page')) return change.kind === 'page' ? `page ${change.page}` : `page ${change.page} ${change.kind.slice(5)}`;
-  if (change.field && ['form field', 'signature field', 'document timestamp', 'signature'].includes(change.kind)) return `${change.kind} ${change.field}`;
+export function changeSubject(change: {
+  kind: string;
+  page?: number;
+  field?: string;
+  detail: string;
+}): string | null {
+  if (change.page && change.kind.startsWith('page'))
+    return change.kind === 'page' ? `page ${change.page}` : `page ${change.page} ${change.kind.slice(5)}`;
+  if (
+    change.field &&
+    ['form field', 'signature field', 'document timestamp', 'signature'].includes(change.kind)
+  )
+    return `${change.kind} ${change.field}`;
   if (change.kind === 'annotation' && change.page) return `an annotation on page ${change.page}`;
   return null;
 }
 
 /** A change in a few words: "page 1 content changed", "signature field Bob added". */
-export function changeLabel(change: { kind: string; page?: number; field?: string; action: string; detail: string }): string {
+export function changeLabel(change: {
+  kind: string;
+  page?: number;
+  field?: string;
+  action: string;
+  detail: string;
+}): string {
   const subject = changeSubject(change);
   return subject ? `${subject} ${change.action}` : change.detail;
 }

@@ -10,7 +10,25 @@ import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } f
 /** node:crypto's RSA_PKCS1_PADDING and RSA_PKCS1_PSS_PADDING: the CLI bundle loads node:crypto's functions lazily, not its objects. */
 const RSA_PKCS1_PADDING = 1;
 const RSA_PKCS1_PSS_PADDING = 6;
-import { TAG, bits, children, encoded, explicit, is, oid, integerHex, readDer, sequence, smallInteger, time, octets, value, directoryString, DerError, type Der } from './der.js';
+import {
+  TAG,
+  bits,
+  children,
+  encoded,
+  explicit,
+  is,
+  oid,
+  integerHex,
+  readDer,
+  sequence,
+  smallInteger,
+  time,
+  octets,
+  value,
+  directoryString,
+  DerError,
+  type Der,
+} from './der.js';
 
 export const OID = {
   commonName: '2.5.4.3',
@@ -24,7 +42,18 @@ export const OID = {
 } as const;
 
 /** Extensions a validator may meet marked critical and still process (or safely need not). */
-const UNDERSTOOD = new Set([OID.basicConstraints, OID.keyUsage, OID.extKeyUsage, OID.subjectKeyId, OID.authorityKeyId, '2.5.29.17', '2.5.29.32', '2.5.29.36', '2.5.29.54', '2.5.29.18']);
+const UNDERSTOOD = new Set([
+  OID.basicConstraints,
+  OID.keyUsage,
+  OID.extKeyUsage,
+  OID.subjectKeyId,
+  OID.authorityKeyId,
+  '2.5.29.17',
+  '2.5.29.32',
+  '2.5.29.36',
+  '2.5.29.54',
+  '2.5.29.18',
+]);
 
 export interface Certificate {
   der: Uint8Array;
@@ -55,7 +84,7 @@ export interface Certificate {
 export function parseCertificate(der: Uint8Array): Certificate {
   const top = readDer(der);
   const [tbsNode, algorithm, signatureValue] = sequence(top, 'the certificate');
-  const tbs = sequence(tbsNode, 'the certificate\'s body');
+  const tbs = sequence(tbsNode, "the certificate's body");
   let i = 0;
   if (is(tbs[0], 0, 2)) i++;
   const serial = integerHex(tbs[i]);
@@ -99,7 +128,11 @@ export function parseCertificate(der: Uint8Array): Certificate {
       if (length) cert.pathLength = smallInteger(length);
     } else if (id === OID.keyUsage) {
       const b = bits(inner);
-      cert.keyUsage = { digitalSignature: ((b[0] ?? 0) & 0x80) !== 0, nonRepudiation: ((b[0] ?? 0) & 0x40) !== 0, keyCertSign: ((b[0] ?? 0) & 0x04) !== 0 };
+      cert.keyUsage = {
+        digitalSignature: ((b[0] ?? 0) & 0x80) !== 0,
+        nonRepudiation: ((b[0] ?? 0) & 0x40) !== 0,
+        keyCertSign: ((b[0] ?? 0) & 0x04) !== 0,
+      };
     } else if (id === OID.extKeyUsage) {
       cert.extKeyUsage = sequence(inner, 'extended key usage').map((n) => oid(n));
       cert.extKeyUsageCritical = critical;
@@ -111,7 +144,8 @@ export function parseCertificate(der: Uint8Array): Certificate {
 }
 
 /** The SHA-x of the whole certificate (ESS signing-certificate references). */
-export const certificateHash = (cert: Certificate, algorithm: string): Buffer => createHash(algorithm).update(cert.der).digest();
+export const certificateHash = (cert: Certificate, algorithm: string): Buffer =>
+  createHash(algorithm).update(cert.der).digest();
 
 /** The attributes of a name, in order, as [OID, text]. */
 function nameAttributes(name: Uint8Array): [string, string][] {
@@ -129,7 +163,10 @@ function nameAttributes(name: Uint8Array): [string, string][] {
 export function displayName(cert: Certificate): string {
   try {
     const attributes = nameAttributes(cert.subject);
-    return attributes.find(([type]) => type === OID.commonName)?.[1] ?? attributes.map(([, text]) => text).join(', ');
+    return (
+      attributes.find(([type]) => type === OID.commonName)?.[1] ??
+      attributes.map(([, text]) => text).join(', ')
+    );
   } catch {
     return `serial ${cert.serial}`;
   }
@@ -144,7 +181,10 @@ export function displayName(cert: Certificate): string {
 export function sameName(a: Uint8Array, b: Uint8Array): boolean {
   if (Buffer.from(a).equals(b)) return true;
   try {
-    const fold = (name: Uint8Array) => nameAttributes(name).map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`).join('\u0000');
+    const fold = (name: Uint8Array) =>
+      nameAttributes(name)
+        .map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`)
+        .join('\u0000');
     return fold(a) === fold(b);
   } catch {
     return false;
@@ -196,7 +236,13 @@ export interface SignatureCheck {
  * identifier `algorithm`; `digestHint` is the hash when the identifier names
  * only the key type (CMS's rsaEncryption or id-ecPublicKey).
  */
-export function verifySignature(algorithm: Der, spki: Uint8Array, data: Uint8Array, signature: Uint8Array, digestHint?: string): SignatureCheck {
+export function verifySignature(
+  algorithm: Der,
+  spki: Uint8Array,
+  data: Uint8Array,
+  signature: Uint8Array,
+  digestHint?: string,
+): SignatureCheck {
   try {
     return verifyWith(algorithm, spki, data, signature, digestHint);
   } catch {
@@ -205,7 +251,13 @@ export function verifySignature(algorithm: Der, spki: Uint8Array, data: Uint8Arr
   }
 }
 
-function verifyWith(algorithm: Der, spki: Uint8Array, data: Uint8Array, signature: Uint8Array, digestHint?: string): SignatureCheck {
+function verifyWith(
+  algorithm: Der,
+  spki: Uint8Array,
+  data: Uint8Array,
+  signature: Uint8Array,
+  digestHint?: string,
+): SignatureCheck {
   const parts = sequence(algorithm, 'the signature algorithm');
   const id = oid(parts[0]);
   const scheme = SCHEMES[id];
@@ -214,12 +266,17 @@ function verifyWith(algorithm: Der, spki: Uint8Array, data: Uint8Array, signatur
   try {
     key = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
   } catch {
-    return { ok: false, supported: false, algorithm: 'the certificate\'s public key is not readable' };
+    return { ok: false, supported: false, algorithm: "the certificate's public key is not readable" };
   }
   const attempt = (hash: string | null, options: Record<string, unknown>, name: string): SignatureCheck => {
-    if (hash && WEAK_HASHES.has(hash)) return { ok: false, supported: false, algorithm: `${name}: ${hash} is too weak to trust` };
+    if (hash && WEAK_HASHES.has(hash))
+      return { ok: false, supported: false, algorithm: `${name}: ${hash} is too weak to trust` };
     try {
-      return { ok: cryptoVerify(hash, data, { key, ...options }, signature), supported: true, algorithm: name };
+      return {
+        ok: cryptoVerify(hash, data, { key, ...options }, signature),
+        supported: true,
+        algorithm: name,
+      };
     } catch {
       return { ok: false, supported: true, algorithm: name };
     }
@@ -244,7 +301,10 @@ function verifyWith(algorithm: Der, spki: Uint8Array, data: Uint8Array, signatur
 
 /** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */
 export function issuedBy(cert: Certificate, issuer: Certificate): boolean {
-  return sameName(cert.issuer, issuer.subject) && verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature).ok;
+  return (
+    sameName(cert.issuer, issuer.subject) &&
+    verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature).ok
+  );
 }
 
 /** The DER of each PEM certificate block in `text`. */

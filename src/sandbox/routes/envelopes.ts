@@ -19,30 +19,51 @@ function createEnvelope(services: SandboxServices, ctx: RequestContext): Promise
   const { res, key } = ctx;
   const { faults, allowed, clock, journey, store, counters } = services;
   // The body alone: records written before void existed keep matching.
-  return keyed(services, ctx, 'create', (body) => body, async (body, remember) => {
-    await faults.delay();
-    // Fields the spec does not name are ignored, not refused (SPEC.md is silent; docs/assumptions.md).
-    const { errors } = validateEnvelope(body, { allowedValues: allowed, widenHint, allowUnknownFields: true });
-    errors.push(...sandboxBounds(body));
-    if (errors.length > 0) {
-      const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
-      sendError(res, 422, 'validation_failed', `${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${summary}`, { errors });
-      return;
-    }
-    const envelope = buildEnvelope(body as Record<string, unknown>, key, clock.now());
-    const step = journey.begin(envelope, key);
-    const shown = publicEnvelope(envelope);
-    const headers = { location: `${ENDPOINTS.createEnvelope.path}/${envelope.id}` };
-    store.saveCreated(envelope, remember({ status: 201, body: shown, headers }), step.audit, step.deliveries);
-    journey.started(envelope, step);
-    counters.created++;
-    if (faults.takeDropAfterCommit()) {
-      // Committed, but the client never hears of it: the case Idempotency-Key exists for.
-      res.socket?.destroy();
-      return;
-    }
-    sendJson(res, 201, shown, headers);
-  });
+  return keyed(
+    services,
+    ctx,
+    'create',
+    (body) => body,
+    async (body, remember) => {
+      await faults.delay();
+      // Fields the spec does not name are ignored, not refused (SPEC.md is silent; docs/assumptions.md).
+      const { errors } = validateEnvelope(body, {
+        allowedValues: allowed,
+        widenHint,
+        allowUnknownFields: true,
+      });
+      errors.push(...sandboxBounds(body));
+      if (errors.length > 0) {
+        const summary = errors.map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
+        sendError(
+          res,
+          422,
+          'validation_failed',
+          `${errors.length} invalid field${errors.length === 1 ? '' : 's'}: ${summary}`,
+          { errors },
+        );
+        return;
+      }
+      const envelope = buildEnvelope(body as Record<string, unknown>, key, clock.now());
+      const step = journey.begin(envelope, key);
+      const shown = publicEnvelope(envelope);
+      const headers = { location: `${ENDPOINTS.createEnvelope.path}/${envelope.id}` };
+      store.saveCreated(
+        envelope,
+        remember({ status: 201, body: shown, headers }),
+        step.audit,
+        step.deliveries,
+      );
+      journey.started(envelope, step);
+      counters.created++;
+      if (faults.takeDropAfterCommit()) {
+        // Committed, but the client never hears of it: the case Idempotency-Key exists for.
+        res.socket?.destroy();
+        return;
+      }
+      sendJson(res, 201, shown, headers);
+    },
+  );
 }
 
 /** POST /api/v1/envelopes/{id}/void {"reason"}: stops an envelope under way (docs/assumptions.md). */
@@ -50,33 +71,56 @@ function voidEnvelope(services: SandboxServices, ctx: RequestContext): Promise<v
   const { res, key, params } = ctx;
   const { journey, store } = services;
   const id = params[0]!;
-  return keyed(services, ctx, 'void', (body) => ({ void: id, body }), (body, remember) => {
-    const reason = isRecord(body) ? body.reason : undefined;
-    if (typeof reason !== 'string' || reason.trim() === '' || reason.length > VOID_REASON_MAX) {
-      sendError(res, 422, 'validation_failed', `reason must be a non-empty string of at most ${VOID_REASON_MAX} characters`, {
-        errors: [{ path: 'reason', message: 'required: why the envelope is voided' }],
-      });
-      return;
-    }
-    const envelope = findEnvelope(services, res, id, key);
-    if (!envelope) return;
-    if (TERMINAL.has(envelope.status)) {
-      sendError(res, 409, 'envelope_final', `the envelope is already ${envelope.status}; only an envelope still under way can be voided`, { envelope_status: envelope.status });
-      return;
-    }
-    const stored = structuredClone(envelope);
-    const step = journey.void(envelope, reason, key);
-    const shown = publicEnvelope(envelope);
-    try {
-      store.saveVoided(envelope, remember({ status: 200, body: shown, headers: {} }), step.audit, step.deliveries);
-    } catch (error) {
-      // Not on disk, so not voided: the envelope is as it was, and the client is told to retry (503).
-      Object.assign(envelope, stored);
-      throw error;
-    }
-    journey.delivered(step);
-    sendJson(res, 200, shown);
-  });
+  return keyed(
+    services,
+    ctx,
+    'void',
+    (body) => ({ void: id, body }),
+    (body, remember) => {
+      const reason = isRecord(body) ? body.reason : undefined;
+      if (typeof reason !== 'string' || reason.trim() === '' || reason.length > VOID_REASON_MAX) {
+        sendError(
+          res,
+          422,
+          'validation_failed',
+          `reason must be a non-empty string of at most ${VOID_REASON_MAX} characters`,
+          {
+            errors: [{ path: 'reason', message: 'required: why the envelope is voided' }],
+          },
+        );
+        return;
+      }
+      const envelope = findEnvelope(services, res, id, key);
+      if (!envelope) return;
+      if (TERMINAL.has(envelope.status)) {
+        sendError(
+          res,
+          409,
+          'envelope_final',
+          `the envelope is already ${envelope.status}; only an envelope still under way can be voided`,
+          { envelope_status: envelope.status },
+        );
+        return;
+      }
+      const stored = structuredClone(envelope);
+      const step = journey.void(envelope, reason, key);
+      const shown = publicEnvelope(envelope);
+      try {
+        store.saveVoided(
+          envelope,
+          remember({ status: 200, body: shown, headers: {} }),
+          step.audit,
+          step.deliveries,
+        );
+      } catch (error) {
+        // Not on disk, so not voided: the envelope is as it was, and the client is told to retry (503).
+        Object.assign(envelope, stored);
+        throw error;
+      }
+      journey.delivered(step);
+      sendJson(res, 200, shown);
+    },
+  );
 }
 
 /** GET /api/v1/envelopes: newest first, filtered, one page at a time (listing.ts). */
@@ -86,8 +130,12 @@ function listEnvelopes({ store }: SandboxServices, { req, res, key }: RequestCon
     sendError(res, 400, 'invalid_query', query);
     return;
   }
-  const page = listPage([...store.envelopes.values()].filter((envelope) => sameRealm(envelope, key)), query);
-  if (!page) sendError(res, 400, 'invalid_query', 'cursor names no envelope of this service; start again without it');
+  const page = listPage(
+    [...store.envelopes.values()].filter((envelope) => sameRealm(envelope, key)),
+    query,
+  );
+  if (!page)
+    sendError(res, 400, 'invalid_query', 'cursor names no envelope of this service; start again without it');
   else sendJson(res, 200, { ...page, data: page.data.map(publicEnvelope) });
 }
 
@@ -98,11 +146,20 @@ async function getEnvelope(services: SandboxServices, { res, params, key }: Requ
 }
 
 /** GET …/signed-copy: the PDF once every signer has signed; 409 before. */
-async function downloadSignedCopy(services: SandboxServices, { res, params, key }: RequestContext): Promise<void> {
+async function downloadSignedCopy(
+  services: SandboxServices,
+  { res, params, key }: RequestContext,
+): Promise<void> {
   const envelope = findEnvelope(services, res, params[0]!, key);
   if (!envelope) return;
   if (envelope.status !== 'completed') {
-    sendError(res, 409, 'envelope_not_completed', `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`, { envelope_status: envelope.status });
+    sendError(
+      res,
+      409,
+      'envelope_not_completed',
+      `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`,
+      { envelope_status: envelope.status },
+    );
     return;
   }
   // Signed (PAdES) as a signing service delivers it; the trail's closing entry records its hash.
@@ -122,11 +179,19 @@ async function getAuditTrail(services: SandboxServices, { res, params, key }: Re
   if (!envelope) return;
   await ensureSealed(services, envelope);
   const entries = services.store.audits.get(envelope.id) ?? [];
-  sendJson(res, 200, { envelope_id: envelope.id, hash_algorithm: 'sha256', head_hash: entries.at(-1)?.hash ?? null, entries });
+  sendJson(res, 200, {
+    envelope_id: envelope.id,
+    hash_algorithm: 'sha256',
+    head_hash: entries.at(-1)?.hash ?? null,
+    entries,
+  });
 }
 
 export function envelopeRoutes(services: SandboxServices): Route[] {
-  const bind = (handler: (services: SandboxServices, ctx: RequestContext) => Promise<void> | void) => (ctx: RequestContext) => handler(services, ctx);
+  const bind =
+    (handler: (services: SandboxServices, ctx: RequestContext) => Promise<void> | void) =>
+    (ctx: RequestContext) =>
+      handler(services, ctx);
   return [
     { operation: 'createEnvelope', method: 'POST', handle: bind(createEnvelope) },
     { operation: 'listEnvelopes', method: 'GET', handle: bind(listEnvelopes) },

@@ -15,8 +15,12 @@ function listDeliveries(services: SandboxServices, { req, res, key }: RequestCon
     sendError(res, 400, 'invalid_query', query);
     return;
   }
-  const page = deliveryPage([...services.store.deliveries.values()].filter((delivery) => deliveryVisible(services, delivery, key)), query);
-  if (!page) sendError(res, 400, 'invalid_query', 'cursor names no delivery of this service; start again without it');
+  const page = deliveryPage(
+    [...services.store.deliveries.values()].filter((delivery) => deliveryVisible(services, delivery, key)),
+    query,
+  );
+  if (!page)
+    sendError(res, 400, 'invalid_query', 'cursor names no delivery of this service; start again without it');
   else sendJson(res, 200, page);
 }
 
@@ -31,50 +35,71 @@ function resendEvent(services: SandboxServices, ctx: RequestContext): Promise<vo
   const { res, params, key } = ctx;
   const { store, clock, deliverer } = services;
   const eventId = params[0]!;
-  return keyed(services, ctx, 'resend', (body) => ({ resend: eventId, body }), (body, remember) => {
-    if (!isRecord(body)) {
-      sendError(res, 422, 'validation_failed', 'the body must be a JSON object: {} or {"to": "<url>"}', { errors: [{ path: '', message: 'must be a JSON object' }] });
-      return;
-    }
-    const extra = Object.keys(body).find((name) => name !== 'to');
-    if (extra !== undefined) {
-      sendError(res, 422, 'validation_failed', `unknown field ${JSON.stringify(extra.slice(0, 40))}; a resend takes only "to"`, { errors: [{ path: extra.slice(0, 40), message: 'unknown field' }] });
-      return;
-    }
-    const problem = body.to === undefined ? undefined : webhookUrlProblem(body.to);
-    if (problem) {
-      sendError(res, 422, 'validation_failed', `to ${problem}`, { errors: [{ path: 'to', message: problem }] });
-      return;
-    }
-    const original = store.deliveriesOfEvent(eventId)[0];
-    if (!original || !deliveryVisible(services, original, key)) {
-      sendError(res, 404, 'event_not_found', `no webhook delivery of event ${eventId}; only events sent to a webhook_url can be resent`);
-      return;
-    }
-    const now = clock.now();
-    const delivery: DeliveryRecord = {
-      id: newId('dlv'),
-      event_id: eventId,
-      seq: store.nextDeliverySeq(),
-      envelope_id: original.envelope_id,
-      event_type: original.event_type,
-      url: typeof body.to === 'string' ? body.to : original.url,
-      body: original.body,
-      status: 'pending',
-      attempts: 0,
-      attempt_log: [],
-      next_at: now,
-      last_status: null,
-      last_error: null,
-      finished_at: null,
-      created_at: new Date(now).toISOString(),
-      resend: true,
-    };
-    const shown = publicDelivery(delivery);
-    store.saveResent(delivery, remember({ status: 202, body: shown, headers: {} }));
-    deliverer.enqueue([delivery]);
-    sendJson(res, 202, shown);
-  });
+  return keyed(
+    services,
+    ctx,
+    'resend',
+    (body) => ({ resend: eventId, body }),
+    (body, remember) => {
+      if (!isRecord(body)) {
+        sendError(res, 422, 'validation_failed', 'the body must be a JSON object: {} or {"to": "<url>"}', {
+          errors: [{ path: '', message: 'must be a JSON object' }],
+        });
+        return;
+      }
+      const extra = Object.keys(body).find((name) => name !== 'to');
+      if (extra !== undefined) {
+        sendError(
+          res,
+          422,
+          'validation_failed',
+          `unknown field ${JSON.stringify(extra.slice(0, 40))}; a resend takes only "to"`,
+          { errors: [{ path: extra.slice(0, 40), message: 'unknown field' }] },
+        );
+        return;
+      }
+      const problem = body.to === undefined ? undefined : webhookUrlProblem(body.to);
+      if (problem) {
+        sendError(res, 422, 'validation_failed', `to ${problem}`, {
+          errors: [{ path: 'to', message: problem }],
+        });
+        return;
+      }
+      const original = store.deliveriesOfEvent(eventId)[0];
+      if (!original || !deliveryVisible(services, original, key)) {
+        sendError(
+          res,
+          404,
+          'event_not_found',
+          `no webhook delivery of event ${eventId}; only events sent to a webhook_url can be resent`,
+        );
+        return;
+      }
+      const now = clock.now();
+      const delivery: DeliveryRecord = {
+        id: newId('dlv'),
+        event_id: eventId,
+        seq: store.nextDeliverySeq(),
+        envelope_id: original.envelope_id,
+        event_type: original.event_type,
+        url: typeof body.to === 'string' ? body.to : original.url,
+        body: original.body,
+        status: 'pending',
+        attempts: 0,
+        attempt_log: [],
+        next_at: now,
+        last_status: null,
+        last_error: null,
+        finished_at: null,
+        created_at: new Date(now).toISOString(),
+        resend: true,
+      };
+      const shown = publicDelivery(delivery);
+      store.saveResent(delivery, remember({ status: 202, body: shown, headers: {} }));
+      deliverer.enqueue([delivery]);
+      sendJson(res, 202, shown);
+    },
+  );
 }
 
 export function eventRoutes(services: SandboxServices): Route[] {

@@ -10,7 +10,11 @@ export function keyRoutes({ store }: SandboxServices): Route[] {
       operation: 'listApiKeys',
       method: 'GET',
       // A dashboard shows test and live keys side by side.
-      handle: ({ res, key }) => sendJson(res, 200, { object: 'list', data: [...store.keys.values()].filter((k) => accountOf(k) === accountOf(key)).map(listedKey) }),
+      handle: ({ res, key }) =>
+        sendJson(res, 200, {
+          object: 'list',
+          data: [...store.keys.values()].filter((k) => accountOf(k) === accountOf(key)).map(listedKey),
+        }),
     },
   ];
 }

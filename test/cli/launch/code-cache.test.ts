@@ -3,18 +3,41 @@
  * written to a temporary directory, compiled by V8, their caches written, read back and
  * refused. (That a cache makes a command start faster is bench/startup.mjs's to say.)
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkLoader } from '../../../src/cli/launch/chunk-loader.js';
-import { cacheRoot, CodeCache, commandKey, platformCacheDir, STALE_AFTER_MS } from '../../../src/cli/launch/code-cache.js';
+import {
+  cacheRoot,
+  CodeCache,
+  commandKey,
+  platformCacheDir,
+  STALE_AFTER_MS,
+} from '../../../src/cli/launch/code-cache.js';
 import { tempDir } from '../../helpers/paths.js';
 
 /** A bundle of two chunks like the CLI's: main.cjs requires a chunk, which requires a built-in. */
 function bundle(): string {
   const dir = tempDir('sign-cli-bundle-');
-  writeFileSync(join(dir, 'main.cjs'), '"use strict";var c=require("./chunk-A1.cjs");exports.greet=(n)=>c.upper("hello "+n);exports.where=__filename;exports.resolved=require.resolve("node:path");\n');
-  writeFileSync(join(dir, 'chunk-A1.cjs'), '"use strict";const p=require("node:path");exports.upper=(s)=>s.toUpperCase()+p.sep;exports.dir=__dirname;\n');
+  writeFileSync(
+    join(dir, 'main.cjs'),
+    '"use strict";var c=require("./chunk-A1.cjs");exports.greet=(n)=>c.upper("hello "+n);exports.where=__filename;exports.resolved=require.resolve("node:path");\n',
+  );
+  writeFileSync(
+    join(dir, 'chunk-A1.cjs'),
+    '"use strict";const p=require("node:path");exports.upper=(s)=>s.toUpperCase()+p.sep;exports.dir=__dirname;\n',
+  );
   return dir;
 }
 
@@ -25,7 +48,11 @@ function copyOf(dir: string): string {
   return copy;
 }
 
-function run(dir: string, root: string, command = 'envelopes.validate'): { cache: CodeCache; main: { greet(n: string): string; where: string }; outcomes: string[] } {
+function run(
+  dir: string,
+  root: string,
+  command = 'envelopes.validate',
+): { cache: CodeCache; main: { greet(n: string): string; where: string }; outcomes: string[] } {
   const cache = CodeCache.open({ root, key: 'build1-node', command })!;
   const outcomes: string[] = [];
   const track = cache.track.bind(cache);
@@ -55,16 +82,22 @@ describe('commandKey', () => {
 });
 
 describe('cacheRoot', () => {
-  it('is SIGN_CACHE_DIR, else the platform\'s cache directory: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%', () => {
+  it("is SIGN_CACHE_DIR, else the platform's cache directory: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%", () => {
     expect(cacheRoot({ SIGN_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x' }, () => '/h', 'linux')).toBe('/c');
     expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h', 'linux')).toBe(join('/x', 'sign-cli'));
     expect(cacheRoot({}, () => '/h', 'linux')).toBe(join('/h', '.cache', 'sign-cli'));
-    expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h', 'darwin')).toBe(join('/h', 'Library', 'Caches', 'sign-cli'));
-    expect(cacheRoot({ LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/x' }, () => '/h', 'win32')).toBe(join('/l', 'sign-cli'));
+    expect(cacheRoot({ XDG_CACHE_HOME: '/x' }, () => '/h', 'darwin')).toBe(
+      join('/h', 'Library', 'Caches', 'sign-cli'),
+    );
+    expect(cacheRoot({ LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/x' }, () => '/h', 'win32')).toBe(
+      join('/l', 'sign-cli'),
+    );
     expect(cacheRoot({}, () => '/h', 'win32')).toBe(join('/h', 'AppData', 'Local', 'sign-cli'));
     expect(cacheRoot({}, () => '')).toBeUndefined();
     // The keychain addon's place (the executable) is the platform's, whatever SIGN_CACHE_DIR says.
-    expect(platformCacheDir({ SIGN_CACHE_DIR: '/c' }, () => '/h', 'linux')).toBe(join('/h', '.cache', 'sign-cli'));
+    expect(platformCacheDir({ SIGN_CACHE_DIR: '/c' }, () => '/h', 'linux')).toBe(
+      join('/h', '.cache', 'sign-cli'),
+    );
     expect(
       cacheRoot({}, () => {
         throw new Error('no home');
@@ -85,7 +118,9 @@ describe('the chunk loader', () => {
     expect(cached[join(dir, 'chunk-A1.cjs')]?.exports.dir).toBe(dir);
     expect(cached[join(dir, 'main.cjs')]?.loaded).toBe(true);
     // Loaded once: the same exports again.
-    expect(new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })!).load('main.cjs')).toBe(main);
+    expect(
+      new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })!).load('main.cjs'),
+    ).toBe(main);
   });
 
   it('takes the chunks from elsewhere, as the single executable does from its assets, with no cache at all', () => {
@@ -191,7 +226,8 @@ describe('the code caches', () => {
   it('a new build or runtime removes the caches of others untouched for a week, and keeps the recent ones', () => {
     const root = tempDir();
     const now = Date.now();
-    for (const name of ['old-build', 'recent-build']) mkdirSync(join(root, 'code', name), { recursive: true, mode: 0o700 });
+    for (const name of ['old-build', 'recent-build'])
+      mkdirSync(join(root, 'code', name), { recursive: true, mode: 0o700 });
     const weekAgo = (now - STALE_AFTER_MS - 60_000) / 1000;
     utimesSync(join(root, 'code', 'old-build'), weekAgo, weekAgo);
     CodeCache.open({ root, key: 'new-build', command: 'c', now });

@@ -27,7 +27,9 @@ async function outcome(pdf: Buffer, trusted: Uint8Array[] = []): Promise<'valid'
 
 describe('hostile structure', () => {
   it('a cross-reference whose /Prev points at itself, and a page tree that contains itself', async () => {
-    const base = basePdf({ objects: { 2: '<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 1 >>' } }).toString('latin1');
+    const base = basePdf({ objects: { 2: '<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 1 >>' } }).toString(
+      'latin1',
+    );
     const at = base.lastIndexOf('startxref');
     const xref = /startxref\s+(\d+)/.exec(base.slice(at))![1];
     const looped = Buffer.from(base.replace('/Root 1 0 R >>', `/Root 1 0 R /Prev ${xref} >>`), 'latin1');
@@ -38,19 +40,33 @@ describe('hostile structure', () => {
   it('references that resolve to each other, and arrays nested 100,000 deep', async () => {
     const cyclic = basePdf({ objects: { 10: '11 0 R', 11: '10 0 R' }, catalog: ' /Outlines 10 0 R' });
     expect(await outcome(cyclic)).toBe('invalid');
-    const deep = basePdf({ objects: { 10: `${'['.repeat(100_000)}${']'.repeat(100_000)}` }, catalog: ' /Outlines 10 0 R' });
+    const deep = basePdf({
+      objects: { 10: `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
+      catalog: ' /Outlines 10 0 R',
+    });
     expect(await outcome(deep)).toBe('invalid');
   });
 
   it('a cross-reference stream that inflates past the bound, and a million %%EOF', async () => {
     const bomb = deflateSync(Buffer.alloc(80 * 1024 * 1024));
-    const pdf = Buffer.concat([basePdf(), Buffer.from(`99 0 obj\n<< /Type /XRef /W [1 4 2] /Size 100 /Root 1 0 R /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`), bomb, Buffer.from('\nendstream\nendobj\n')]);
+    const pdf = Buffer.concat([
+      basePdf(),
+      Buffer.from(
+        `99 0 obj\n<< /Type /XRef /W [1 4 2] /Size 100 /Root 1 0 R /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`,
+      ),
+      bomb,
+      Buffer.from('\nendstream\nendobj\n'),
+    ]);
     const text = pdf.toString('latin1');
     const withXref = Buffer.concat([pdf, Buffer.from(`startxref\n${text.lastIndexOf('99 0 obj')}\n%%EOF\n`)]);
     // A compression bomb is refused, naming it (bounds.test.ts: the bounds, each and in all).
     expect(await outcome(withXref)).toBe('not a pdf');
-    await expect(verifyPdf(withXref, { systemRoots: false })).rejects.toThrow('a stream inflates to more than 64 MB (a compression bomb)');
-    expect(await outcome(Buffer.concat([basePdf(), Buffer.from('%%EOF\n'.repeat(1_000_000))]))).toBe('invalid');
+    await expect(verifyPdf(withXref, { systemRoots: false })).rejects.toThrow(
+      'a stream inflates to more than 64 MB (a compression bomb)',
+    );
+    expect(await outcome(Buffer.concat([basePdf(), Buffer.from('%%EOF\n'.repeat(1_000_000))]))).toBe(
+      'invalid',
+    );
   });
 
   it('bytes that are not a PDF, or a PDF with no catalog', async () => {
@@ -69,7 +85,9 @@ describe.skipIf(NO_OPENSSL)('hostile signatures', () => {
     pki = new Pki(tempDir('sign-cli-hostile-'));
     ca = pki.ca('Hostile CA');
     signer = pki.issue(ca, 'Hostile Signer');
-    trusted = [new Uint8Array(Buffer.from(readFileSync(ca.cert, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64'))];
+    trusted = [
+      new Uint8Array(Buffer.from(readFileSync(ca.cert, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64')),
+    ];
     signed = await addSignature(basePdf(), { field: 'Sig', sign: (bytes) => pki.cms(bytes, signer, ca) });
   });
 
@@ -97,6 +115,11 @@ describe.skipIf(NO_OPENSSL)('hostile signatures', () => {
       copy[at] = copy[at]! ^ (1 << next(8));
       expect(await outcome(copy, trusted), `byte ${at}`).not.toBe('valid');
     }
-    expect(await outcome(appendRevision(signed, { 3: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>' }), trusted)).toBe('invalid');
+    expect(
+      await outcome(
+        appendRevision(signed, { 3: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>' }),
+        trusted,
+      ),
+    ).toBe('invalid');
   });
 });

@@ -9,7 +9,14 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addSignature, basePdf } from '../../helpers/pdf-build.js';
-import { NO_OPENSSL, Pki, ed25519Cms, signatureValue, withSignatureTimestamp, type Party } from '../../helpers/openssl-pki.js';
+import {
+  NO_OPENSSL,
+  Pki,
+  ed25519Cms,
+  signatureValue,
+  withSignatureTimestamp,
+  type Party,
+} from '../../helpers/openssl-pki.js';
 import { tempDir } from '../../helpers/paths.js';
 import { verifyPdf, type SignatureVerdict } from '../../../src/core/pades/verify.js';
 
@@ -17,7 +24,8 @@ const dir = tempDir('sign-cli-cms-');
 let pki: Pki;
 let ca: Party;
 let tsa: Party;
-const der = (file: string) => new Uint8Array(Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64'));
+const der = (file: string) =>
+  new Uint8Array(Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 
 beforeAll(() => {
   if (NO_OPENSSL) return;
@@ -26,13 +34,26 @@ beforeAll(() => {
   tsa = pki.issue(ca, 'Wild TSA', { timestamping: true });
 });
 
-const only = async (pdf: Buffer, options: Parameters<typeof verifyPdf>[1] = {}): Promise<SignatureVerdict> => (await verifyPdf(pdf, { trusted: [der(ca.cert)], ...options })).signatures[0]!;
+const only = async (pdf: Buffer, options: Parameters<typeof verifyPdf>[1] = {}): Promise<SignatureVerdict> =>
+  (await verifyPdf(pdf, { trusted: [der(ca.cert)], ...options })).signatures[0]!;
 const failures = (s: SignatureVerdict) => s.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${c.detail}`);
 
 describe.skipIf(NO_OPENSSL)('CMS made by OpenSSL', () => {
   it.each([
-    ['RSA, CAdES, SHA-256', 'rsa', { md: 'sha256' }, 'RSA PKCS#1 v1.5 with sha256', 'ESS signing-certificate-v2 (sha256)'],
-    ['RSA, CAdES, SHA-512 (ESSCertIDv2 with SHA-512)', 'rsa', { md: 'sha512' }, 'RSA PKCS#1 v1.5 with sha512', 'ESS signing-certificate-v2 (sha512)'],
+    [
+      'RSA, CAdES, SHA-256',
+      'rsa',
+      { md: 'sha256' },
+      'RSA PKCS#1 v1.5 with sha256',
+      'ESS signing-certificate-v2 (sha256)',
+    ],
+    [
+      'RSA, CAdES, SHA-512 (ESSCertIDv2 with SHA-512)',
+      'rsa',
+      { md: 'sha512' },
+      'RSA PKCS#1 v1.5 with sha512',
+      'ESS signing-certificate-v2 (sha512)',
+    ],
     ['RSA-PSS', 'rsa', { md: 'sha256', pss: true }, 'RSA-PSS with sha256', 'names the signer'],
     ['ECDSA P-256', 'ec:P-256', { md: 'sha256' }, 'ECDSA with sha256', 'names the signer'],
     ['ECDSA P-384', 'ec:P-384', { md: 'sha384' }, 'ECDSA with sha384', 'names the signer'],
@@ -41,7 +62,11 @@ describe.skipIf(NO_OPENSSL)('CMS made by OpenSSL', () => {
     ['Ed25519', 'ed25519', { md: 'sha512' }, 'Ed25519', 'names the signer'],
   ] as const)('%s verifies', async (_name, key, cmsOptions, algorithm, ess) => {
     const signer = pki.issue(ca, `Signer ${key}`, { key });
-    const pdf = await addSignature(basePdf(), { field: 'Sig', sign: (bytes) => (key === 'ed25519' ? ed25519Cms(bytes, signer, ca) : pki.cms(bytes, signer, ca, cmsOptions)) });
+    const pdf = await addSignature(basePdf(), {
+      field: 'Sig',
+      sign: (bytes) =>
+        key === 'ed25519' ? ed25519Cms(bytes, signer, ca) : pki.cms(bytes, signer, ca, cmsOptions),
+    });
     const verdict = await only(pdf);
     expect(failures(verdict)).toEqual([]);
     expect(verdict.checks.find((c) => c.check === 'signature')!.detail).toContain(algorithm);
@@ -50,15 +75,29 @@ describe.skipIf(NO_OPENSSL)('CMS made by OpenSSL', () => {
 
   it('plain PKCS#7 (adbe.pkcs7.detached, no ESS attribute) verifies; the same CMS as ETSI.CAdES.detached lacks what PAdES requires', async () => {
     const signer = pki.issue(ca, 'Plain Signer');
-    const plain = await only(await addSignature(basePdf(), { field: 'Sig', subFilter: 'adbe.pkcs7.detached', sign: (bytes) => pki.cms(bytes, signer, ca, { cades: false }) }));
+    const plain = await only(
+      await addSignature(basePdf(), {
+        field: 'Sig',
+        subFilter: 'adbe.pkcs7.detached',
+        sign: (bytes) => pki.cms(bytes, signer, ca, { cades: false }),
+      }),
+    );
     expect(failures(plain)).toEqual([]);
-    const cades = await only(await addSignature(basePdf(), { field: 'Sig', subFilter: 'ETSI.CAdES.detached', sign: (bytes) => pki.cms(bytes, signer, ca, { cades: false }) }));
-    expect(failures(cades)).toEqual(['signing certificate: ETSI.CAdES.detached without the ESS signing certificate PAdES requires']);
+    const cades = await only(
+      await addSignature(basePdf(), {
+        field: 'Sig',
+        subFilter: 'ETSI.CAdES.detached',
+        sign: (bytes) => pki.cms(bytes, signer, ca, { cades: false }),
+      }),
+    );
+    expect(failures(cades)).toEqual([
+      'signing certificate: ETSI.CAdES.detached without the ESS signing certificate PAdES requires',
+    ]);
   });
 });
 
-describe.skipIf(NO_OPENSSL)('time: timestamps from OpenSSL\'s TSA, and /M claimed', () => {
-  it('a signature timestamp moves the validation time to the token\'s; one over other bytes fails', async () => {
+describe.skipIf(NO_OPENSSL)("time: timestamps from OpenSSL's TSA, and /M claimed", () => {
+  it("a signature timestamp moves the validation time to the token's; one over other bytes fails", async () => {
     const signer = pki.issue(ca, 'Stamped Signer');
     const stamped = await addSignature(basePdf(), {
       field: 'Sig',
@@ -69,12 +108,26 @@ describe.skipIf(NO_OPENSSL)('time: timestamps from OpenSSL\'s TSA, and /M claime
     });
     const verdict = await only(stamped);
     expect(failures(verdict)).toEqual([]);
-    expect(verdict).toMatchObject({ validation_time: 'timestamp', timestamp: { tsa: 'Wild TSA', valid: true } });
+    expect(verdict).toMatchObject({
+      validation_time: 'timestamp',
+      timestamp: { tsa: 'Wild TSA', valid: true },
+    });
     expect(verdict.validated_at).toBe(verdict.timestamp!.time);
 
-    const wrong = await addSignature(basePdf(), { field: 'Sig', sign: (bytes) => withSignatureTimestamp(pki.cms(bytes, signer, ca), pki.timestamp(Buffer.from('something else'), tsa, ca)) });
+    const wrong = await addSignature(basePdf(), {
+      field: 'Sig',
+      sign: (bytes) =>
+        withSignatureTimestamp(
+          pki.cms(bytes, signer, ca),
+          pki.timestamp(Buffer.from('something else'), tsa, ca),
+        ),
+    });
     const bad = await only(wrong);
-    expect(failures(bad)).toEqual([expect.stringMatching(/^timestamp: the signature timestamp does not verify: its sha256 imprint is not the hash of what it should timestamp/)]);
+    expect(failures(bad)).toEqual([
+      expect.stringMatching(
+        /^timestamp: the signature timestamp does not verify: its sha256 imprint is not the hash of what it should timestamp/,
+      ),
+    ]);
     expect(bad.validation_time).toBe('now');
   });
 
@@ -88,25 +141,57 @@ describe.skipIf(NO_OPENSSL)('time: timestamps from OpenSSL\'s TSA, and /M claime
 
   it('a document timestamp appended after a signature is valid, and counted as an allowed change', async () => {
     const signer = pki.issue(ca, 'Later Stamped');
-    const signed = await addSignature(basePdf(), { field: 'Sig', sign: (bytes) => pki.cms(bytes, signer, ca) });
-    const stamped = await addSignature(signed, { field: 'Archive', subFilter: 'ETSI.RFC3161', sign: (bytes) => pki.timestamp(bytes, tsa, ca) });
+    const signed = await addSignature(basePdf(), {
+      field: 'Sig',
+      sign: (bytes) => pki.cms(bytes, signer, ca),
+    });
+    const stamped = await addSignature(signed, {
+      field: 'Archive',
+      subFilter: 'ETSI.RFC3161',
+      sign: (bytes) => pki.timestamp(bytes, tsa, ca),
+    });
     const verdict = await verifyPdf(stamped, { trusted: [der(ca.cert)] });
     expect(verdict.signatures.map(failures)).toEqual([[], []]);
-    expect(verdict.signatures[1]).toMatchObject({ type: 'document timestamp', signer: 'Wild TSA', timestamp: { valid: true } });
-    expect(verdict.signatures[0]!.changes_after).toContainEqual(expect.objectContaining({ kind: 'document timestamp', allowed: true }));
+    expect(verdict.signatures[1]).toMatchObject({
+      type: 'document timestamp',
+      signer: 'Wild TSA',
+      timestamp: { valid: true },
+    });
+    expect(verdict.signatures[0]!.changes_after).toContainEqual(
+      expect.objectContaining({ kind: 'document timestamp', allowed: true }),
+    );
     expect(verdict.modified_after_signing).toBe(false);
     // A document timestamp over other bytes is caught by its imprint.
-    const forged = await addSignature(signed, { field: 'Archive', subFilter: 'ETSI.RFC3161', sign: () => pki.timestamp(Buffer.from('other bytes'), tsa, ca) });
+    const forged = await addSignature(signed, {
+      field: 'Archive',
+      subFilter: 'ETSI.RFC3161',
+      sign: () => pki.timestamp(Buffer.from('other bytes'), tsa, ca),
+    });
     const forgedVerdict = await verifyPdf(forged, { trusted: [der(ca.cert)] });
-    expect(forgedVerdict.signatures[1]!.checks.find((c) => c.check === 'digest')).toMatchObject({ ok: false, detail: expect.stringContaining('imprint is not the hash') });
+    expect(forgedVerdict.signatures[1]!.checks.find((c) => c.check === 'digest')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('imprint is not the hash'),
+    });
   });
 
   it('a certificate that had expired when it signed, /M set back into its validity: expired now, valid only --at claimed', async () => {
-    const { ca: oldCa, signer } = await pki.dated('Expired Signer', new Date('2020-01-01T00:00:00Z'), new Date('2021-01-01T00:00:00Z'));
-    const pdf = await addSignature(basePdf(), { field: 'Sig', signingTime: new Date('2020-06-01T12:00:00Z'), sign: (bytes) => pki.cms(bytes, signer, oldCa) });
+    const { ca: oldCa, signer } = await pki.dated(
+      'Expired Signer',
+      new Date('2020-01-01T00:00:00Z'),
+      new Date('2021-01-01T00:00:00Z'),
+    );
+    const pdf = await addSignature(basePdf(), {
+      field: 'Sig',
+      signingTime: new Date('2020-06-01T12:00:00Z'),
+      sign: (bytes) => pki.cms(bytes, signer, oldCa),
+    });
     const trusted = [der(oldCa.cert)];
     const now = await only(pdf, { trusted });
-    expect(failures(now)).toEqual([expect.stringMatching(/^certificate chain: the signer's certificate had expired at the validation time 20\d\d-.*valid until 2021-01-01/)]);
+    expect(failures(now)).toEqual([
+      expect.stringMatching(
+        /^certificate chain: the signer's certificate had expired at the validation time 20\d\d-.*valid until 2021-01-01/,
+      ),
+    ]);
     expect(now.signing_time).toBe('2020-06-01T12:00:00.000Z');
     const claimed = await only(pdf, { trusted, at: 'claimed' });
     expect(failures(claimed)).toEqual([]);

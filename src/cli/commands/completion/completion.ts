@@ -19,7 +19,6 @@ import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 import type { CommandContext } from '../../context.js';
 
-
 /** What `sign-cli __complete <source>` prints: names only, nothing on any error. */
 async function dynamicCandidates(source: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   if (!(DYNAMIC_SOURCES as readonly string[]).includes(source)) return [];
@@ -28,7 +27,10 @@ async function dynamicCandidates(source: string, env: NodeJS.ProcessEnv): Promis
       // Opening the config makes a missing config dir (as conf does): a Tab must not.
       const dir = env.SIGN_CONFIG_DIR;
       if (dir && !existsSync(dir)) return [];
-      const [{ ConfigFile }, { PROFILE_NAME_RE }] = await Promise.all([import('../../config.js'), import('../../profiles.js')]);
+      const [{ ConfigFile }, { PROFILE_NAME_RE }] = await Promise.all([
+        import('../../config.js'),
+        import('../../profiles.js'),
+      ]);
       const profiles = ConfigFile.open(env).store.profiles ?? {};
       return Object.keys(profiles)
         .filter((name) => PROFILE_NAME_RE.test(name))
@@ -43,7 +45,7 @@ export const doc: CommandDoc = {
     'Generated from the command tree: commands, options, flag choices, and values that depend on your setup: `keys use <TAB>`, `keys remove <TAB>` and `--profile <TAB>` offer your profile names (read when Tab is pressed), `webhooks trigger <TAB>` the event types, `config get|set|unset <TAB>` the setting names. zsh and fish show a description beside each candidate. The same scripts are in completions/ (`npm run completions` rewrites them).',
   ],
   more: [
-    'bash needs the bash-completion package (loaded by the default ~/.bashrc); without it, `echo \'source <(sign-cli completion bash)\' >> ~/.bashrc`. zsh needs the directory on fpath, in ~/.zshrc before compinit: `fpath=(~/.zsh/completions $fpath); autoload -U compinit && compinit`.',
+    "bash needs the bash-completion package (loaded by the default ~/.bashrc); without it, `echo 'source <(sign-cli completion bash)' >> ~/.bashrc`. zsh needs the directory on fpath, in ~/.zshrc before compinit: `fpath=(~/.zsh/completions $fpath); autoload -U compinit && compinit`.",
   ],
   examples: [
     'mkdir -p ~/.local/share/bash-completion/completions && sign-cli completion bash > ~/.local/share/bash-completion/completions/sign-cli',
@@ -65,7 +67,11 @@ export function registerCompletion(program: Command, action: Action): void {
     .action(action(completeCommand));
 }
 
-export async function completionCommand(ctx: CommandContext, _flags: unknown, [shell]: string[]): Promise<number> {
+export async function completionCommand(
+  ctx: CommandContext,
+  _flags: unknown,
+  [shell]: string[],
+): Promise<number> {
   // The script writers load only here: no other command pays for parsing them at start-up.
   const { completionScript } = await import('../../completion/scripts.js');
   let root: Command = ctx.command!;
@@ -75,7 +81,11 @@ export async function completionCommand(ctx: CommandContext, _flags: unknown, [s
 }
 
 /** `sign-cli __complete <source>`: one name a line, and nothing at all on any error. */
-export async function completeCommand(ctx: CommandContext, _flags: unknown, [source]: string[]): Promise<number> {
+export async function completeCommand(
+  ctx: CommandContext,
+  _flags: unknown,
+  [source]: string[],
+): Promise<number> {
   try {
     const names = await dynamicCandidates(source ?? '', ctx.env);
     if (names.length) ctx.io.stdout.write(`${names.join('\n')}\n`);

@@ -19,7 +19,15 @@ export const doc: CommandDoc = {
 
 export function registerGet(config: Command, action: Action): void {
   defineCommand(config, 'get', doc)
-    .addArgument(completes(new Argument('<name>', `${Object.keys(SETTINGS).join(', ')}, paths.<operation>, sandbox.accept.<field>`), { kind: 'values', values: settingCandidates() }))
+    .addArgument(
+      completes(
+        new Argument(
+          '<name>',
+          `${Object.keys(SETTINGS).join(', ')}, paths.<operation>, sandbox.accept.<field>`,
+        ),
+        { kind: 'values', values: settingCandidates() },
+      ),
+    )
     .action(action(getCommand));
 }
 
@@ -28,7 +36,12 @@ export async function getCommand(ctx: CommandContext, _flags: unknown, [name]: s
   const stored = (await ctx.loadConfig()).get(spec.path);
   // Unset: the value that applies, like `git config --default` / `gh config get`.
   const value = stored ?? spec.default;
-  if (ctx.output.json) ctx.output.jsonDocument({ name, value: shown(value, spec) ?? null, source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null });
+  if (ctx.output.json)
+    ctx.output.jsonDocument({
+      name,
+      value: shown(value, spec) ?? null,
+      source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null,
+    });
   else if (value !== undefined) ctx.output.line(show(value, spec));
   return value === undefined ? ExitCode.failed : ExitCode.ok;
 }

@@ -7,7 +7,9 @@ import type { CommandContext } from '../../context.js';
 
 export const doc: CommandDoc = {
   summary: 'print where the config file is',
-  details: ['`$SIGN_CONFIG_DIR/config.json`, else `~/.config/sign-cli/config.json`; mode 0600, and refused when another user owns or can write it.'],
+  details: [
+    '`$SIGN_CONFIG_DIR/config.json`, else `~/.config/sign-cli/config.json`; mode 0600, and refused when another user owns or can write it.',
+  ],
   examples: ['sign-cli config path', 'sign-cli config path --json'],
 };
 

@@ -36,16 +36,24 @@ export const doc: CommandDoc = {
 
 export function registerSet(config: Command, action: Action): void {
   defineCommand(config, 'set', doc)
-    .addArgument(completes(new Argument('<name>', 'setting name'), { kind: 'values', values: settingCandidates() }))
+    .addArgument(
+      completes(new Argument('<name>', 'setting name'), { kind: 'values', values: settingCandidates() }),
+    )
     .argument('<value>', 'new value')
     .action(action(setCommand));
 }
 
-export async function setCommand(ctx: CommandContext, _flags: unknown, [name, value]: string[]): Promise<number> {
+export async function setCommand(
+  ctx: CommandContext,
+  _flags: unknown,
+  [name, value]: string[],
+): Promise<number> {
   const spec = settingSpec(name!);
   const store = await ctx.loadConfig();
   if (name === 'default_profile' && !store.get('profiles')?.[value!]) {
-    throw new UsageError(`no profile named ${JSON.stringify(value)}`, { hint: 'add it first with `sign-cli keys add`' });
+    throw new UsageError(`no profile named ${JSON.stringify(value)}`, {
+      hint: 'add it first with `sign-cli keys add`',
+    });
   }
   const parsed = spec.parse(value!);
   await store.set(spec.path, parsed);

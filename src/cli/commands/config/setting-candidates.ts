@@ -7,8 +7,17 @@ import { SETTINGS } from '../../settings.js';
 
 export function settingCandidates(): Candidate[] {
   return [
-    ...Object.entries(SETTINGS).map(([name, spec]) => ({ name, description: describeWithDefault(spec.describe) })),
-    ...Object.entries(ENDPOINTS).map(([op, endpoint]) => ({ name: `paths.${op}`, description: `path of ${op} (default: ${endpoint.path})` })),
-    ...OPEN_FIELDS.map((field) => ({ name: `sandbox.accept.${field}`, description: `values of ${field} the local sandbox accepts beyond its own list` })),
+    ...Object.entries(SETTINGS).map(([name, spec]) => ({
+      name,
+      description: describeWithDefault(spec.describe),
+    })),
+    ...Object.entries(ENDPOINTS).map(([op, endpoint]) => ({
+      name: `paths.${op}`,
+      description: `path of ${op} (default: ${endpoint.path})`,
+    })),
+    ...OPEN_FIELDS.map((field) => ({
+      name: `sandbox.accept.${field}`,
+      description: `values of ${field} the local sandbox accepts beyond its own list`,
+    })),
   ];
 }

@@ -15,7 +15,9 @@ export const doc: CommandDoc = {
 
 export function registerUnset(config: Command, action: Action): void {
   defineCommand(config, 'unset', doc)
-    .addArgument(completes(new Argument('<name>', 'setting name'), { kind: 'values', values: settingCandidates() }))
+    .addArgument(
+      completes(new Argument('<name>', 'setting name'), { kind: 'values', values: settingCandidates() }),
+    )
     .action(action(unsetCommand));
 }
 

@@ -22,9 +22,19 @@ export function masked(store: Record<string, unknown>): Record<string, unknown> 
     ...store,
     ...(store.settings === undefined
       ? {}
-      : { settings: Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, SETTINGS[name] ? shown(value, SETTINGS[name]) : value])) }),
+      : {
+          settings: Object.fromEntries(
+            Object.entries(settings).map(([name, value]) => [
+              name,
+              SETTINGS[name] ? shown(value, SETTINGS[name]) : value,
+            ]),
+          ),
+        }),
     profiles: Object.fromEntries(
-      Object.entries(profiles).map(([name, p]) => [name, { ...p, ...(typeof p.api_key === 'string' ? { api_key: maskKey(p.api_key) } : {}) }]),
+      Object.entries(profiles).map(([name, p]) => [
+        name,
+        { ...p, ...(typeof p.api_key === 'string' ? { api_key: maskKey(p.api_key) } : {}) },
+      ]),
     ),
   };
 }

@@ -30,7 +30,8 @@ const SKEW_WARN_SECONDS = 5;
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME|ALTNAME/;
 
 export const doc: CommandDoc = {
-  summary: 'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong',
+  summary:
+    'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong',
   details: [
     'One line per check (`✓`, `!` warning, `✗` failure); exit 1 when any check fails (a broken config file or an unknown profile is a `✗` line too, never a usage error). `--json` prints an array of `{check, status, detail}`.',
   ],
@@ -43,9 +44,9 @@ export const doc: CommandDoc = {
       '  ✓ clock      in step with the server',
       '  ✓ api key    sk_live_****abcd from profile prod, environment live',
       '  ! expiry     expires 2026-12-01 (10 days left)',
-      '  ✓ rate store rediss://:****@redis.example.com:6380 (from SIGN_RATE_STORE): Redis 7.0.15, 4 ms; this key\'s budget: 212 requests in the last minute, 3 runs sharing it now',
+      "  ✓ rate store rediss://:****@redis.example.com:6380 (from SIGN_RATE_STORE): Redis 7.0.15, 4 ms; this key's budget: 212 requests in the last minute, 3 runs sharing it now",
     ].join('\n'),
-    'Whether the service is there is judged by what it answers, not by any HTTP status: the service check sends a made-up key to the key listing; the signing service answers 401 (or 403) with a JSON error, while any other web server at a wrong base URL answers something else (`✗ service  http://… answers, but not like the signing service: … HTTP 404 (text/html)`); a host that does not answer at all is `✗ reachable`. The key is accepted only if the service returns a real key list. The clock check compares with the server\'s Date header: webhook signatures older than the 300 s tolerance are rejected, so a skewed clock breaks verification. The rate store line appears only when one is configured; one that cannot be reached is a `✗` (each run would then pace alone).',
+    "Whether the service is there is judged by what it answers, not by any HTTP status: the service check sends a made-up key to the key listing; the signing service answers 401 (or 403) with a JSON error, while any other web server at a wrong base URL answers something else (`✗ service  http://… answers, but not like the signing service: … HTTP 404 (text/html)`); a host that does not answer at all is `✗ reachable`. The key is accepted only if the service returns a real key list. The clock check compares with the server's Date header: webhook signatures older than the 300 s tolerance are rejected, so a skewed clock breaks verification. The rate store line appears only when one is configured; one that cannot be reached is a `✗` (each run would then pace alone).",
   ],
   examples: ['sign-cli doctor', 'sign-cli doctor --json'],
 };
@@ -68,11 +69,19 @@ function configCheck(path: string): Check {
   try {
     const mode = statSync(path).mode & 0o777;
     if (mode & 0o077) {
-      return { check: 'config', status: 'fail', detail: `${path} has mode ${mode.toString(8).padStart(4, '0')}: others can read your keys; run chmod 600 ${path}` };
+      return {
+        check: 'config',
+        status: 'fail',
+        detail: `${path} has mode ${mode.toString(8).padStart(4, '0')}: others can read your keys; run chmod 600 ${path}`,
+      };
     }
     return { check: 'config', status: 'ok', detail: `${path} (mode 0600)` };
   } catch {
-    return { check: 'config', status: 'ok', detail: `no config file yet (${path}); keys come from the environment or flags` };
+    return {
+      check: 'config',
+      status: 'ok',
+      detail: `no config file yet (${path}); keys come from the environment or flags`,
+    };
   }
 }
 
@@ -95,12 +104,20 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
   const { baseUrl } = connection;
   checks.push(
     baseUrlEndsInApi(baseUrl)
-      ? { check: 'base url', status: 'warn', detail: `${baseUrl} (from ${connection.sources.baseUrl}) ends in /api, so requests go to ${new URL(joinUrl(baseUrl, ENDPOINTS.createEnvelope.path)).pathname}, with /api twice (the service's paths are appended as they are: docs/service.md); drop the /api unless the service really lives there` }
+      ? {
+          check: 'base url',
+          status: 'warn',
+          detail: `${baseUrl} (from ${connection.sources.baseUrl}) ends in /api, so requests go to ${new URL(joinUrl(baseUrl, ENDPOINTS.createEnvelope.path)).pathname}, with /api twice (the service's paths are appended as they are: docs/service.md); drop the /api unless the service really lives there`,
+        }
       : { check: 'base url', status: 'ok', detail: `${baseUrl} (from ${connection.sources.baseUrl})` },
   );
   const url = new URL(baseUrl);
   if (url.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
-    checks.push({ check: 'tls', status: 'warn', detail: 'plain http to a remote host: the API key travels unencrypted' });
+    checks.push({
+      check: 'tls',
+      status: 'warn',
+      detail: 'plain http to a remote host: the API key travels unencrypted',
+    });
   }
 
   // Through the proxy the commands use, if one applies: doctor reaches the service as they do.
@@ -112,16 +129,35 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
     return render(ctx, checks);
   }
   const proxy = proxyFor(baseUrl, proxySettings);
-  if (proxy) checks.push({ check: 'proxy', status: 'ok', detail: `${showProxyUrl(proxy)} (from ${proxyVariable(baseUrl)}); the checks below go through it` });
-  else if (proxySettings.httpProxy || proxySettings.httpsProxy) checks.push({ check: 'proxy', status: 'ok', detail: `none for ${url.host} (loopback or NO_PROXY): direct` });
-  const [{ request }, { createDispatcher }] = await Promise.all([import('undici'), import('../../../core/proxy-dispatcher.js')]);
+  if (proxy)
+    checks.push({
+      check: 'proxy',
+      status: 'ok',
+      detail: `${showProxyUrl(proxy)} (from ${proxyVariable(baseUrl)}); the checks below go through it`,
+    });
+  else if (proxySettings.httpProxy || proxySettings.httpsProxy)
+    checks.push({
+      check: 'proxy',
+      status: 'ok',
+      detail: `none for ${url.host} (loopback or NO_PROXY): direct`,
+    });
+  const [{ request }, { createDispatcher }] = await Promise.all([
+    import('undici'),
+    import('../../../core/proxy-dispatcher.js'),
+  ]);
   const dispatcher = createDispatcher(proxySettings, { connectMs: 5_000, headersMs: 5_000, bodyMs: 5_000 });
 
   // One unauthenticated request: reachable? TLS valid? what time does the server say it is?
   let answeredIn: number | undefined;
   const started = Date.now();
   try {
-    const response = await request(baseUrl, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000, signal: ctx.signal, dispatcher });
+    const response = await request(baseUrl, {
+      method: 'GET',
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+      signal: ctx.signal,
+      dispatcher,
+    });
     await response.body.dump();
     const elapsed = Date.now() - started;
     // Any web server answers something: whether this is the signing service is the next check's
@@ -131,7 +167,11 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
     const date = response.headers.date;
     const serverTime = typeof date === 'string' ? Date.parse(date) : Number.NaN;
     if (Number.isNaN(serverTime)) {
-      checks.push({ check: 'clock', status: 'warn', detail: 'the server sent no Date header; clock skew unknown' });
+      checks.push({
+        check: 'clock',
+        status: 'warn',
+        detail: 'the server sent no Date header; clock skew unknown',
+      });
     } else {
       // The Date header has whole seconds; allow for that and the round trip.
       const skew = Math.round((started + elapsed / 2 - serverTime) / 1000);
@@ -155,11 +195,17 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
     });
   }
 
-  const unreachable = checks.some((c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail');
+  const unreachable = checks.some(
+    (c) => (c.check === 'reachable' || c.check === 'tls') && c.status === 'fail',
+  );
   if (!unreachable) {
     const service = await serviceCheck(ctx, baseUrl, answeredIn, dispatcher);
     // Before the clock line: what answers comes first.
-    checks.splice(checks.findIndex((c) => c.check === 'clock'), 0, service);
+    checks.splice(
+      checks.findIndex((c) => c.check === 'clock'),
+      0,
+      service,
+    );
   }
   await dispatcher.close();
   checks.push(...(await keyChecks(ctx)));
@@ -169,7 +215,11 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
 }
 
 /** When a rate store is configured: does it answer, and who shares the budget of this key? */
-async function rateStoreCheck(ctx: CommandContext, baseUrl: string, apiKey: string | undefined): Promise<Check | undefined> {
+async function rateStoreCheck(
+  ctx: CommandContext,
+  baseUrl: string,
+  apiKey: string | undefined,
+): Promise<Check | undefined> {
   let store;
   try {
     store = await ctx.rateStore();
@@ -200,7 +250,11 @@ async function rateStoreCheck(ctx: CommandContext, baseUrl: string, apiKey: stri
       detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${slots} in the last minute, ${runners}${paused}`,
     };
   } catch (error) {
-    return { check: 'rate store', status: 'fail', detail: `${where} answered, but the budget script failed: ${(error as Error).message}` };
+    return {
+      check: 'rate store',
+      status: 'fail',
+      detail: `${where} answered, but the budget script failed: ${(error as Error).message}`,
+    };
   } finally {
     await budget.close();
   }
@@ -216,9 +270,14 @@ function render(ctx: CommandContext, checks: Check[]): number {
   const { output } = ctx;
   if (output.json) output.jsonDocument(checks);
   else {
-    const marks: Record<Mark, string> = { ok: output.out.green('✓'), warn: output.out.yellow('!'), fail: output.out.red('✗') };
+    const marks: Record<Mark, string> = {
+      ok: output.out.green('✓'),
+      warn: output.out.yellow('!'),
+      fail: output.out.red('✗'),
+    };
     // A detail may quote the service (its error message): escaped before the mark is coloured.
-    for (const check of checks) output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${untrusted(check.detail)}`);
+    for (const check of checks)
+      output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${untrusted(check.detail)}`);
   }
   return checks.some((c) => c.status === 'fail') ? ExitCode.failed : ExitCode.ok;
 }
@@ -231,7 +290,12 @@ const PROBE_KEY = 'sk_test_signclidoctorprobe0000';
  * with 401 (or 403) and a JSON error body. Anything else (a 2xx, an HTML page)
  * means the base URL points somewhere else, and every command would fail there.
  */
-async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: number | undefined, dispatcher: Dispatcher): Promise<Check> {
+async function serviceCheck(
+  ctx: CommandContext,
+  baseUrl: string,
+  answeredIn: number | undefined,
+  dispatcher: Dispatcher,
+): Promise<Check> {
   const { request } = await import('undici');
   const url = joinUrl(baseUrl, resolveEndpoint('listApiKeys', await ctx.pathOverrides()).path);
   try {
@@ -249,7 +313,11 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: nu
     const json = /json/i.test(type);
     if ((response.statusCode === 401 || response.statusCode === 403) && json && (info.code || info.message)) {
       const time = answeredIn === undefined ? '' : ` in ${answeredIn} ms`;
-      return { check: 'service', status: 'ok', detail: `${new URL(baseUrl).origin} answers like the signing service${time} (a made-up key gets HTTP ${response.statusCode} ${info.code ?? info.message})` };
+      return {
+        check: 'service',
+        status: 'ok',
+        detail: `${new URL(baseUrl).origin} answers like the signing service${time} (a made-up key gets HTTP ${response.statusCode} ${info.code ?? info.message})`,
+      };
     }
     return {
       check: 'service',
@@ -264,20 +332,38 @@ async function serviceCheck(ctx: CommandContext, baseUrl: string, answeredIn: nu
 async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   const connection = await ctx.resolveConnection();
   if (!connection.apiKey && connection.keyProblem) {
-    return [{ check: 'api key', status: 'fail', detail: `${connection.keyProblem}: unlock the keychain, set SIGN_API_KEY, or keep the key in the config file: sign-cli keys add ${connection.profileName} --stdin --force --insecure-storage` }];
+    return [
+      {
+        check: 'api key',
+        status: 'fail',
+        detail: `${connection.keyProblem}: unlock the keychain, set SIGN_API_KEY, or keep the key in the config file: sign-cli keys add ${connection.profileName} --stdin --force --insecure-storage`,
+      },
+    ];
   }
   if (!connection.apiKey) {
-    return [{ check: 'api key', status: 'fail', detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`' }];
+    return [
+      {
+        check: 'api key',
+        status: 'fail',
+        detail: 'no API key: set SIGN_API_KEY, pass --api-key-file, or `sign-cli keys add <name>`',
+      },
+    ];
   }
   const environment = ctx.environmentOf(connection);
   // Where a profile's key is kept: the keychain says so in its source; a key in the file says it here.
   const profile = connection.keyProfile;
   const inFile =
-    profile?.api_key === undefined ? ''
-    : profile.insecure_storage ? ' (in the config file, by --insecure-storage)'
-    : ` (in the config file; \`sign-cli keys add ${connection.profileName}\` again moves it into the OS keychain)`;
+    profile?.api_key === undefined
+      ? ''
+      : profile.insecure_storage
+        ? ' (in the config file, by --insecure-storage)'
+        : ` (in the config file; \`sign-cli keys add ${connection.profileName}\` again moves it into the OS keychain)`;
   const checks: Check[] = [
-    { check: 'api key', status: 'ok', detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}${inFile}, environment ${environment ?? 'unknown (the key names none)'}` },
+    {
+      check: 'api key',
+      status: 'ok',
+      detail: `${maskKey(connection.apiKey)} from ${connection.sources.apiKey}${inFile}, environment ${environment ?? 'unknown (the key names none)'}`,
+    },
   ];
   let expires = connection.keyProfile?.expires ?? null;
   let scopes = connection.keyProfile?.scopes ?? null;
@@ -290,7 +376,11 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
       const mine = listed.find((k) => maskedKeyMatches(k.key, connection.apiKey!));
       expires = mine?.expires ?? expires;
       scopes = mine?.scopes ?? scopes;
-      checks.push({ check: 'accepted', status: 'ok', detail: `the service accepts ${maskKey(connection.apiKey)}` });
+      checks.push({
+        check: 'accepted',
+        status: 'ok',
+        detail: `the service accepts ${maskKey(connection.apiKey)}`,
+      });
     } finally {
       await client.close();
     }
@@ -300,12 +390,19 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
     checks.push({
       check: 'accepted',
       status: status === 401 || status === 403 || error instanceof UnexpectedResponseError ? 'fail' : 'warn',
-      detail: status === 401 ? `the service refuses the key: ${(error as Error).message}` : `could not ask the service about the key: ${(error as Error).message}`,
+      detail:
+        status === 401
+          ? `the service refuses the key: ${(error as Error).message}`
+          : `could not ask the service about the key: ${(error as Error).message}`,
     });
   }
   // A key the service refuses is not "fine until its expiry date": stored metadata says nothing then.
   if (refused) {
-    checks.push({ check: 'expiry', status: 'fail', detail: `not checked: the service refused the key${expires ? ` (stored expiry ${expires})` : ''}` });
+    checks.push({
+      check: 'expiry',
+      status: 'fail',
+      detail: `not checked: the service refused the key${expires ? ` (stored expiry ${expires})` : ''}`,
+    });
     return checks;
   }
   const { status, daysLeft } = expiryStatus(expires, new Date());

@@ -9,7 +9,13 @@ import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 /** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
-export const AUDIT_COLUMNS: readonly Column[] = [{ head: '#', whole: true }, { head: 'TIME', whole: true }, { head: 'EVENT' }, { head: 'ACTOR' }, { head: 'DETAIL', cut: true, min: 16 }];
+export const AUDIT_COLUMNS: readonly Column[] = [
+  { head: '#', whole: true },
+  { head: 'TIME', whole: true },
+  { head: 'EVENT' },
+  { head: 'ACTOR' },
+  { head: 'DETAIL', cut: true, min: 16 },
+];
 
 export const doc: CommandDoc = {
   summary: 'show the audit trail of an envelope; --verify checks its hash chain',
@@ -29,7 +35,11 @@ export function registerAudit(envelopes: Command, action: Action): void {
     .action(action(auditCommand));
 }
 
-export async function auditCommand(ctx: CommandContext, options: { verify?: boolean }, [id]: string[]): Promise<number> {
+export async function auditCommand(
+  ctx: CommandContext,
+  options: { verify?: boolean },
+  [id]: string[],
+): Promise<number> {
   const { output } = ctx;
   const client = await ctx.client({}, ['getAuditTrail']);
   let trail;
@@ -40,25 +50,43 @@ export async function auditCommand(ctx: CommandContext, options: { verify?: bool
   }
   // The service's head hash must be the chain's end, or entries were cut off the tail.
   const check = verifyAuditChain(trail.entries, trail.head_hash);
-  let problem = check.valid ? undefined : check.index < trail.entries.length ? `at entry ${check.index + 1}: ${check.reason}` : check.reason;
+  let problem = check.valid
+    ? undefined
+    : check.index < trail.entries.length
+      ? `at entry ${check.index + 1}: ${check.reason}`
+      : check.reason;
   // Nothing to verify is not "verified"; without the service's head hash, entries cut off the tail go unseen.
   if (trail.entries.length === 0) problem = 'the trail has no entries (is the base URL the signing service?)';
-  else if (check.valid && trail.head_hash === null) problem = 'the service reported no head_hash, so entries missing at the end could not be detected';
+  else if (check.valid && trail.head_hash === null)
+    problem = 'the service reported no head_hash, so entries missing at the end could not be detected';
 
   if (output.json) {
-    const verification = { valid: problem === undefined, entries: trail.entries.length, head: check.valid ? check.head : null, problem: problem ?? null };
+    const verification = {
+      valid: problem === undefined,
+      entries: trail.entries.length,
+      head: check.valid ? check.head : null,
+      problem: problem ?? null,
+    };
     output.jsonDocument(options.verify ? { ...trail, verification } : trail);
   } else {
     const { printTable } = await import('../../table.js');
     await printTable(
       output,
       AUDIT_COLUMNS,
-      trail.entries.map((e) => [cellText(e.seq), formatTime(e.at), cellText(e.type), cellText(e.actor), cellText(e.detail)]),
+      trail.entries.map((e) => [
+        cellText(e.seq),
+        formatTime(e.at),
+        cellText(e.type),
+        cellText(e.actor),
+        cellText(e.detail),
+      ]),
     );
   }
   if (!options.verify) return ExitCode.ok;
   if (problem === undefined) {
-    output.info(`${output.err.green('✓')} audit trail of ${id} verified: ${trail.entries.length} entries, head ${check.valid ? check.head : ''}`);
+    output.info(
+      `${output.err.green('✓')} audit trail of ${id} verified: ${trail.entries.length} entries, head ${check.valid ? check.head : ''}`,
+    );
     return ExitCode.ok;
   }
   output.info(`${output.err.red('✗')} audit trail of ${id} does not verify: ${problem}`);

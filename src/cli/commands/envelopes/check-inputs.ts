@@ -25,8 +25,16 @@ export async function loadValidator(options: { allowUnknownFields: boolean }): P
     const result = validateEnvelope(value, { allowUnknownFields: options.allowUnknownFields });
     // The core says what is wrong; the command says how to send such a field deliberately.
     result.errors = result.errors.map((issue) => {
-      if (issue.code === 'unknown_field') return { ...issue, message: `${issue.message} (the fields are in docs/service.md; --allow-unknown-fields sends it as is)` };
-      if (issue.code === 'phone_national') return { ...issue, message: `${issue.message} (or --default-country <CC> to read national numbers as that country's, e.g. --default-country AE)` };
+      if (issue.code === 'unknown_field')
+        return {
+          ...issue,
+          message: `${issue.message} (the fields are in docs/service.md; --allow-unknown-fields sends it as is)`,
+        };
+      if (issue.code === 'phone_national')
+        return {
+          ...issue,
+          message: `${issue.message} (or --default-country <CC> to read national numbers as that country's, e.g. --default-country AE)`,
+        };
       return issue;
     });
     return result;
@@ -41,9 +49,25 @@ export async function allowUnknownFields(ctx: CommandContext, flag: boolean | un
 export function checkInput(input: ReadInput, validate: Validator): CheckedInput {
   if ('error' in input) {
     const { error } = input;
-    if (!(error instanceof InputParseError)) return { source: input.source, value: undefined, errors: [{ path: '', message: error.message }], warnings: [] };
+    if (!(error instanceof InputParseError))
+      return {
+        source: input.source,
+        value: undefined,
+        errors: [{ path: '', message: error.message }],
+        warnings: [],
+      };
     const suggestion = error.suggestion ? `; ${error.suggestion}` : '';
-    return { source: input.source, value: undefined, errors: [{ path: '', message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}${suggestion}` }], warnings: [] };
+    return {
+      source: input.source,
+      value: undefined,
+      errors: [
+        {
+          path: '',
+          message: `invalid JSON at line ${error.line}, column ${error.column}: ${error.detail}${suggestion}`,
+        },
+      ],
+      warnings: [],
+    };
   }
   const result = validate(input.value);
   const { columns } = input;
@@ -53,7 +77,12 @@ export function checkInput(input: ReadInput, validate: Validator): CheckedInput 
     const from = columns.get(issue.path);
     return from ? { ...issue, column: from.join(', ') } : issue;
   };
-  return { source: input.source, value: input.value, errors: result.errors.map(named), warnings: result.warnings.map(named) };
+  return {
+    source: input.source,
+    value: input.value,
+    errors: result.errors.map(named),
+    warnings: result.warnings.map(named),
+  };
 }
 
 /** How a command was told where its envelopes are: files and directories (JSON, NDJSON) or a CSV with a template. */
@@ -70,9 +99,18 @@ export interface InputFlags {
 /** The options of how input files are read, shared by create and validate. */
 export function readingOptions(command: Command): Command {
   return command
-    .option('--encoding <label>', 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves')
-    .option('--default-country <CC>', 'read national phone numbers (0501234567) as this country\'s (ISO code such as AE or SA) and send them in international form')
-    .option('--allow-question-marks', 'with --csv: cells of "??" are what the sheet holds, not letters an export replaced');
+    .option(
+      '--encoding <label>',
+      'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves',
+    )
+    .option(
+      '--default-country <CC>',
+      "read national phone numbers (0501234567) as this country's (ISO code such as AE or SA) and send them in international form",
+    )
+    .option(
+      '--allow-question-marks',
+      'with --csv: cells of "??" are what the sheet holds, not letters an export replaced',
+    );
 }
 
 /** --default-country as libphonenumber takes it: two letters, upper case, a country it knows. */
@@ -80,7 +118,10 @@ async function checkCountry(value: string | undefined): Promise<string | undefin
   if (value === undefined) return undefined;
   const code = value.trim().toUpperCase();
   const { isPhoneCountry } = await import('../../../core/phone.js');
-  if (!isPhoneCountry(code)) throw new UsageError(`--default-country ${value}: not a country code`, { hint: 'give the two-letter ISO 3166 code, such as AE, SA, EG or GB' });
+  if (!isPhoneCountry(code))
+    throw new UsageError(`--default-country ${value}: not a country code`, {
+      hint: 'give the two-letter ISO 3166 code, such as AE, SA, EG or GB',
+    });
   return code;
 }
 
@@ -90,32 +131,58 @@ async function checkCountry(value: string | undefined): Promise<string | undefin
  * the template never uses are a warning each (a misspelt placeholder would show
  * up as an error for its missing column).
  */
-export async function openCommandInputs(ctx: CommandContext, paths: string[], flags: InputFlags, pathFlag: string): Promise<InputSet> {
+export async function openCommandInputs(
+  ctx: CommandContext,
+  paths: string[],
+  flags: InputFlags,
+  pathFlag: string,
+): Promise<InputSet> {
   const defaultCountry = await checkCountry(flags.defaultCountry);
   if (flags.encoding !== undefined) {
     const { checkLabel } = await import('../../input/encoding.js');
     checkLabel(flags.encoding);
   }
-  const reading = { ...(flags.encoding !== undefined ? { encoding: flags.encoding } : {}), ...(defaultCountry ? { defaultCountry } : {}) };
+  const reading = {
+    ...(flags.encoding !== undefined ? { encoding: flags.encoding } : {}),
+    ...(defaultCountry ? { defaultCountry } : {}),
+  };
   if (flags.csv === undefined) {
     if (flags.template !== undefined || flags.delimiter !== undefined || flags.allowQuestionMarks) {
-      throw new UsageError(`${flags.template !== undefined ? '--template' : flags.delimiter !== undefined ? '--delimiter' : '--allow-question-marks'} goes with --csv`, { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' });
+      throw new UsageError(
+        `${flags.template !== undefined ? '--template' : flags.delimiter !== undefined ? '--delimiter' : '--allow-question-marks'} goes with --csv`,
+        { hint: 'sign-cli envelopes create --csv recipients.csv --template template.json' },
+      );
     }
     return openInputs(paths, flags.ndjson === true, () => ctx.signal, ctx.io, reading);
   }
   if (flags.template === undefined) {
-    throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', { hint: '`sign-cli envelopes sample --template` prints one to start from; `sign-cli envelopes create --help` shows the {{column}} placeholders' });
+    throw new UsageError('--csv needs --template <envelope.json>: the envelope each row fills in', {
+      hint: '`sign-cli envelopes sample --template` prints one to start from; `sign-cli envelopes create --help` shows the {{column}} placeholders',
+    });
   }
-  if (paths.length > 0 || flags.ndjson) throw new UsageError(`--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`);
+  if (paths.length > 0 || flags.ndjson)
+    throw new UsageError(
+      `--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`,
+    );
   const { openCsvInputs } = await import('../../csv-input.js');
   const inputs = await openCsvInputs(
-    { csv: flags.csv, template: flags.template, ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}), ...reading, allowQuestionMarks: flags.allowQuestionMarks === true },
+    {
+      csv: flags.csv,
+      template: flags.template,
+      ...(flags.delimiter !== undefined ? { delimiter: flags.delimiter } : {}),
+      ...reading,
+      allowQuestionMarks: flags.allowQuestionMarks === true,
+    },
     () => ctx.signal,
     ctx.io,
   );
   const name = flags.csv === '-' ? 'stdin' : flags.csv;
-  for (const column of inputs.unusedColumns) ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
+  for (const column of inputs.unusedColumns)
+    ctx.output.warn(`${name}: the template never uses the column ${JSON.stringify(column)}`);
   const nameless = inputs.namelessColumns;
-  if (nameless.length > 0) ctx.output.warn(`${name}: column${nameless.length === 1 ? '' : 's'} ${nameless.join(', ')} of the header row ${nameless.length === 1 ? 'has' : 'have'} no name and ${nameless.length === 1 ? 'is' : 'are'} ignored`);
+  if (nameless.length > 0)
+    ctx.output.warn(
+      `${name}: column${nameless.length === 1 ? '' : 's'} ${nameless.join(', ')} of the header row ${nameless.length === 1 ? 'has' : 'have'} no name and ${nameless.length === 1 ? 'is' : 'are'} ignored`,
+    );
   return inputs;
 }

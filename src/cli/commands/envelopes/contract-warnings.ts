@@ -13,17 +13,29 @@ import type { InputSet } from '../../input.js';
 import { formatTime } from '../../time.js';
 
 /** The warning for `ref`, about to make a second envelope for `contractId`. */
-export function warnSecondForContract(output: Output, ref: string, contractId: string, earlier: JournalEntry): void {
+export function warnSecondForContract(
+  output: Output,
+  ref: string,
+  contractId: string,
+  earlier: JournalEntry,
+): void {
   const what = earlier.envelope_id ? earlier.envelope_id : 'an envelope';
   const when = earlier.at ? ` on ${formatTime(earlier.at)}` : '';
-  output.warn(`${ref}: contract ${contractId} already has ${what} (created${when} by an earlier run of this command from ${earlier.ref}); this changed input makes a second envelope for it (void the first with \`sign-cli envelopes void ${earlier.envelope_id ?? '<id>'} --reason …\` if it replaces it)`);
+  output.warn(
+    `${ref}: contract ${contractId} already has ${what} (created${when} by an earlier run of this command from ${earlier.ref}); this changed input makes a second envelope for it (void the first with \`sign-cli envelopes void ${earlier.envelope_id ?? '<id>'} --reason …\` if it replaces it)`,
+  );
 }
 
 /**
  * For a dry run: each valid input that the journal at `path` has not created,
  * whose contract already has an envelope from it. Returns how many were named.
  */
-export async function dryRunContractWarnings(output: Output, inputs: InputSet, path: string, fingerprint: string): Promise<number> {
+export async function dryRunContractWarnings(
+  output: Output,
+  inputs: InputSet,
+  path: string,
+  fingerprint: string,
+): Promise<number> {
   const created = createdContracts(path, fingerprint);
   if (created.size === 0) return 0;
   const copies = new Map<string, number>();

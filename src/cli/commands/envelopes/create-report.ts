@@ -11,7 +11,8 @@ import { fitLine, free, optional, whole, type LinePart } from '../../line-fit.js
 
 /** Loads what fitting the lines to a terminal needs, before the first envelope is reported. */
 export async function prepareReport(ctx: CommandContext): Promise<void> {
-  if (!ctx.output.json && ctx.output.columns !== undefined) await (await import('../../table.js')).loadUnicodeWidth();
+  if (!ctx.output.json && ctx.output.columns !== undefined)
+    await (await import('../../table.js')).loadUnicodeWidth();
 }
 
 /** One line of `--json` output per envelope (docs/commands/envelopes-create.md). */
@@ -37,9 +38,15 @@ export interface CreateReport {
  */
 function describeEnvelope(envelope: Record<string, unknown>, replayed = false): LinePart[] {
   const signers = Array.isArray(envelope.signers) ? envelope.signers.length : 0;
-  const status = typeof envelope.status === 'string' ? `, status ${cellText(envelope.status)}${replayed ? ' when created' : ''}` : '';
+  const status =
+    typeof envelope.status === 'string'
+      ? `, status ${cellText(envelope.status)}${replayed ? ' when created' : ''}`
+      : '';
   // The title as JSON (quoted), then escaped and collapsed: JSON leaves DEL, C1 and bidi controls raw.
-  return [free(JSON.stringify(envelope.title ?? ''), { min: 12 }), optional(` (${signers} signer${signers === 1 ? '' : 's'}${status})`, 1)];
+  return [
+    free(JSON.stringify(envelope.title ?? ''), { min: 12 }),
+    optional(` (${signers} signer${signers === 1 ? '' : 's'}${status})`, 1),
+  ];
 }
 
 /**
@@ -49,7 +56,12 @@ function describeEnvelope(envelope: Record<string, unknown>, replayed = false): 
  * there is no room (the summary on stderr says them once). Fitting measures
  * text as it comes: `prepareReport` loads the measure first.
  */
-export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boolean, environment: string | null): void {
+export function report(
+  ctx: CommandContext,
+  outcome: BulkOutcome,
+  nameInput: boolean,
+  environment: string | null,
+): void {
   const { output } = ctx;
   const where = environment ? ` in ${environment}` : '';
   const ref = free(outcome.ref, { rank: 1 });
@@ -57,27 +69,92 @@ export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boo
     const { result } = outcome;
     const envelope = result.envelope;
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: result.status, idempotency_key: result.idempotencyKey, envelope, error: null, already_created: result.existed, environment } satisfies CreateReport);
+      output.jsonLine({
+        input: outcome.ref,
+        status: 'created',
+        http_status: result.status,
+        idempotency_key: result.idempotencyKey,
+        envelope,
+        error: null,
+        already_created: result.existed,
+        environment,
+      } satisfies CreateReport);
       return;
     }
     const id = whole(envelope.id, { paint: output.out.bold });
     if (result.existed) {
       // The service knew this Idempotency-Key: the envelope existed before this run.
-      output.line(fitLine([{ text: '=', paint: output.out.dim }, ' ', ref, ': already created ', id, where, ': ', ...describeEnvelope(envelope, true), optional('; the service recognised it, nothing new was created (--new creates another)', 0)], output.columns));
+      output.line(
+        fitLine(
+          [
+            { text: '=', paint: output.out.dim },
+            ' ',
+            ref,
+            ': already created ',
+            id,
+            where,
+            ': ',
+            ...describeEnvelope(envelope, true),
+            optional('; the service recognised it, nothing new was created (--new creates another)', 0),
+          ],
+          output.columns,
+        ),
+      );
       return;
     }
     // Replayed after this run's own lost answer: this run created it, and the service gave its answer again.
-    const retried = result.attempts > 1 ? { text: ` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`, paint: output.out.dim } : '';
-    output.line(fitLine([{ text: '✓', paint: output.out.green }, ' created ', id, where, ' from ', ref, ': ', ...describeEnvelope(envelope), retried], output.columns));
+    const retried =
+      result.attempts > 1
+        ? {
+            text: ` after ${result.attempts} attempts${result.replayed ? ', its answer replayed' : ''}`,
+            paint: output.out.dim,
+          }
+        : '';
+    output.line(
+      fitLine(
+        [
+          { text: '✓', paint: output.out.green },
+          ' created ',
+          id,
+          where,
+          ' from ',
+          ref,
+          ': ',
+          ...describeEnvelope(envelope),
+          retried,
+        ],
+        output.columns,
+      ),
+    );
     return;
   }
   if (outcome.status === 'skipped') {
     if (output.json) {
-      output.jsonLine({ input: outcome.ref, status: 'created', http_status: null, idempotency_key: outcome.key, envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null, error: null, already_created: true, skipped: true, environment } satisfies CreateReport);
+      output.jsonLine({
+        input: outcome.ref,
+        status: 'created',
+        http_status: null,
+        idempotency_key: outcome.key,
+        envelope: outcome.envelopeId ? { id: outcome.envelopeId } : null,
+        error: null,
+        already_created: true,
+        skipped: true,
+        environment,
+      } satisfies CreateReport);
     } else {
       output.line(
         fitLine(
-          [{ text: '=', paint: output.out.dim }, ' ', ref, ': already created', outcome.envelopeId && ' ', outcome.envelopeId && whole(outcome.envelopeId, { paint: output.out.bold }), where, ' by an earlier run', optional('; not sent again (--new creates another)', 0)],
+          [
+            { text: '=', paint: output.out.dim },
+            ' ',
+            ref,
+            ': already created',
+            outcome.envelopeId && ' ',
+            outcome.envelopeId && whole(outcome.envelopeId, { paint: output.out.bold }),
+            where,
+            ' by an earlier run',
+            optional('; not sent again (--new creates another)', 0),
+          ],
           output.columns,
         ),
       );
@@ -93,7 +170,11 @@ export function report(ctx: CommandContext, outcome: BulkOutcome, nameInput: boo
       http_status: typeof status === 'number' ? status : null,
       idempotency_key: outcome.key,
       envelope: null,
-      error: { message: (error as Error).message, code: (error as { code?: string }).code, hint: hintOf(error) },
+      error: {
+        message: (error as Error).message,
+        code: (error as { code?: string }).code,
+        hint: hintOf(error),
+      },
       environment,
     } satisfies CreateReport);
   }

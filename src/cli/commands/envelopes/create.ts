@@ -24,7 +24,14 @@ import { Progress } from '../../progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../hints.js';
 import { prepareJournalPaths, mayHaveJournals } from './journal-paths.js';
-import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
+import {
+  allowUnknownFields,
+  checkInput,
+  loadValidator,
+  openCommandInputs,
+  readingOptions,
+  type InputFlags,
+} from './check-inputs.js';
 
 interface CreateOptions extends InputFlags {
   file?: string[];
@@ -45,41 +52,87 @@ const MAX_NAMED = 50;
 
 export function registerCreate(envelopes: Command, action: Action): void {
   readingOptions(defineCommand(envelopes, 'create', doc))
-    .option('-f, --file <path|->', 'envelope JSON file, a directory of *.json, or - for stdin (repeatable)', collect)
+    .option(
+      '-f, --file <path|->',
+      'envelope JSON file, a directory of *.json, or - for stdin (repeatable)',
+      collect,
+    )
     .option('--ndjson', 'the files (or stdin) hold one envelope per line; streamed')
-    .option('--csv <file|->', 'one envelope per row of this CSV (a spreadsheet\'s export), filled into --template; streamed')
-    .addOption(completes(new Option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders'), { kind: 'files' }))
-    .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
-    .option('--idempotency-key <key>', 'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates')
+    .option(
+      '--csv <file|->',
+      "one envelope per row of this CSV (a spreadsheet's export), filled into --template; streamed",
+    )
+    .addOption(
+      completes(
+        new Option(
+          '--template <envelope.json>',
+          'with --csv: an envelope whose strings may hold {{column}} placeholders',
+        ),
+        { kind: 'files' },
+      ),
+    )
+    .option(
+      '--delimiter <c>',
+      'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)',
+    )
+    .option(
+      '--idempotency-key <key>',
+      'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates',
+    )
     .option('--new', 'create again even what was already created: fresh random Idempotency-Keys')
     .option('--dry-run', 'validate and show what would be sent, without sending')
-    .option('--allow-unknown-fields', 'send fields sign-cli does not know (a warning each) instead of refusing them (also config allow_unknown_fields)')
+    .option(
+      '--allow-unknown-fields',
+      'send fields sign-cli does not know (a warning each) instead of refusing them (also config allow_unknown_fields)',
+    )
     .option('--rate <per-minute>', 'maximum requests per minute (default: config rate, else 600)')
     .option('--concurrency <n>', `requests in flight at once (default ${DEFAULT_CONCURRENCY})`)
-    .option('--journal <file>', 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)')
-    .option('-y, --yes', 'do not ask before creating more than one envelope in live (it is asked only on a terminal)')
+    .option(
+      '--journal <file>',
+      'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)',
+    )
+    .option(
+      '-y, --yes',
+      'do not ask before creating more than one envelope in live (it is asked only on a terminal)',
+    )
     .action(action(createCommand));
 }
 
-
 /** Rate and concurrency, checked before any input is read. */
-async function pace(ctx: CommandContext, options: CreateOptions): Promise<{ rate: number; concurrency: number }> {
+async function pace(
+  ctx: CommandContext,
+  options: CreateOptions,
+): Promise<{ rate: number; concurrency: number }> {
   return {
-    rate: parsePositiveNumberOption('--rate', options.rate ?? String((await ctx.setting<number>('rate')) ?? 600)),
-    concurrency: parseIntegerOption('--concurrency', options.concurrency ?? String(DEFAULT_CONCURRENCY), 1, 1000),
+    rate: parsePositiveNumberOption(
+      '--rate',
+      options.rate ?? String((await ctx.setting<number>('rate')) ?? 600),
+    ),
+    concurrency: parseIntegerOption(
+      '--concurrency',
+      options.concurrency ?? String(DEFAULT_CONCURRENCY),
+      1,
+      1000,
+    ),
   };
 }
 
 export async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise<number> {
   const files = flags.file ?? [];
   // The flag or the setting, settled once: the validation pass and the client's own check agree.
-  const options: CreateOptions = { ...flags, allowUnknownFields: await allowUnknownFields(ctx, flags.allowUnknownFields) };
+  const options: CreateOptions = {
+    ...flags,
+    allowUnknownFields: await allowUnknownFields(ctx, flags.allowUnknownFields),
+  };
   const pacing = await pace(ctx, options);
   if (files.length === 0 && options.csv === undefined) {
     if (!ctx.canPrompt) {
-      throw new UsageError('no envelope given: pass -f <file.json>, -f <directory>, or -f - to read JSON from stdin', {
-        hint: 'the step-by-step prompt needs a terminal, without --no-input or CI; see `sign-cli envelopes create --help`',
-      });
+      throw new UsageError(
+        'no envelope given: pass -f <file.json>, -f <directory>, or -f - to read JSON from stdin',
+        {
+          hint: 'the step-by-step prompt needs a terminal, without --no-input or CI; see `sign-cli envelopes create --help`',
+        },
+      );
     }
     const { promptForEnvelope } = await import('../../interactive/envelope-prompt.js');
     const prompted = await promptForEnvelope(ctx);
@@ -102,9 +155,12 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
     const count = await validateAll(ctx, inputs, options.allowUnknownFields === true, shown);
     if (count.invalid > 0) return ExitCode.usage;
     if (options.idempotencyKey !== undefined && count.total > 1) {
-      throw new UsageError(`--idempotency-key applies to one envelope, but ${count.total} inputs were given`, {
-        hint: 'drop --idempotency-key; each envelope gets its own key',
-      });
+      throw new UsageError(
+        `--idempotency-key applies to one envelope, but ${count.total} inputs were given`,
+        {
+          hint: 'drop --idempotency-key; each envelope gets its own key',
+        },
+      );
     }
     if (options.dryRun) return await dryRun(ctx, options, inputs, count.total, shown);
     if (!(await confirmLive(ctx, options, count.total))) return ExitCode.ok;
@@ -118,7 +174,12 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
  * The validation pass: every input, streamed; every problem reported; nothing sent.
  * With `shown`, the names of the first MAX_NAMED valid inputs are noted in it.
  */
-async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: boolean, shown?: string[]): Promise<{ total: number; invalid: number }> {
+async function validateAll(
+  ctx: CommandContext,
+  inputs: InputSet,
+  allowUnknown: boolean,
+  shown?: string[],
+): Promise<{ total: number; invalid: number }> {
   const { output } = ctx;
   const validate = await loadValidator({ allowUnknownFields: allowUnknown });
   let total = 0;
@@ -128,7 +189,8 @@ async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: 
   for await (const read of inputs.read()) {
     total++;
     const input = checkInput(read, validate);
-    for (const warning of input.warnings) if (warnings++ < MAX_NAMED) output.warn(formatIssue(input.source, warning));
+    for (const warning of input.warnings)
+      if (warnings++ < MAX_NAMED) output.warn(formatIssue(input.source, warning));
     if (input.errors.length > 0) {
       invalid++;
       if (shownErrors < MAX_NAMED) output.error(new ValidationError(input.source, input.errors));
@@ -140,14 +202,21 @@ async function validateAll(ctx: CommandContext, inputs: InputSet, allowUnknown: 
   if (warnings > MAX_NAMED) output.warn(`… and ${warnings - MAX_NAMED} more warnings`);
   if (total === 0) throw new UsageError('the input holds no envelope');
   if (invalid > 0) {
-    if (shownErrors > MAX_NAMED) output.info(`… errors in ${invalid} inputs in all (\`sign-cli envelopes validate\` lists every one)`);
+    if (shownErrors > MAX_NAMED)
+      output.info(`… errors in ${invalid} inputs in all (\`sign-cli envelopes validate\` lists every one)`);
     output.info(`${invalid} of ${total} input${total === 1 ? ' is' : 's are'} invalid; nothing was sent.`);
   }
   return { total, invalid };
 }
 
 /** After a clean validation pass; `shown` (human output): the inputs that pass noted, so nothing is read again. */
-async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: InputSet, total: number, shown?: string[]): Promise<number> {
+async function dryRun(
+  ctx: CommandContext,
+  options: CreateOptions,
+  inputs: InputSet,
+  total: number,
+  shown?: string[],
+): Promise<number> {
   const { output } = ctx;
   const connection = await ctx.resolveConnection();
   const { baseUrl } = connection;
@@ -156,11 +225,18 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
   // (only where a journal can be: a first run on a machine reads nothing, hashes nothing).
   if (!options.new && mayHaveJournals(ctx.env, options)) {
     const { dryRunContractWarnings } = await import('./contract-warnings.js');
-    await dryRunContractWarnings(output, inputs, prepareJournalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path, keyFingerprint(connection.apiKey ?? ''));
+    await dryRunContractWarnings(
+      output,
+      inputs,
+      prepareJournalPaths(ctx, options, inputs.identity, baseUrl, environment, () => {}).path,
+      keyFingerprint(connection.apiKey ?? ''),
+    );
   }
   const url = joinUrl(baseUrl, resolveEndpoint('createEnvelope', await ctx.pathOverrides()).path);
   if (shown) {
-    if (total <= MAX_NAMED) for (const source of shown) output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
+    if (total <= MAX_NAMED)
+      for (const source of shown)
+        output.line(`${output.out.green('✓')} ${source}: valid; would POST to ${url}`);
     // From a template, what a row becomes is the question: the first one, as it would be sent.
     if ('unusedColumns' in inputs) {
       for await (const read of inputs.read()) {
@@ -174,10 +250,20 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
     // --json: every envelope as it would be sent, read again rather than held in memory.
     for await (const read of inputs.read()) {
       if ('error' in read) continue; // cannot happen after a clean validation pass
-      output.jsonLine({ input: read.source, status: 'valid', http_status: null, idempotency_key: null, envelope: read.value, error: null, environment } satisfies CreateReport);
+      output.jsonLine({
+        input: read.source,
+        status: 'valid',
+        http_status: null,
+        idempotency_key: null,
+        envelope: read.value,
+        error: null,
+        environment,
+      } satisfies CreateReport);
     }
   }
-  output.info(`dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_NAMED && !output.json ? ` (would POST to ${url})` : ''}`);
+  output.info(
+    `dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_NAMED && !output.json ? ` (would POST to ${url})` : ''}`,
+  );
   return ExitCode.ok;
 }
 
@@ -186,7 +272,10 @@ async function dryRun(ctx: CommandContext, options: CreateOptions, inputs: Input
  * to see (bulk.ts asks once per key): a rotated key of the same account and
  * environment sees it; another account's or environment's key gets 404.
  */
-function confirmWith(client: SignClient, signal: AbortSignal): (entry: JournalEntry) => Promise<'mine' | 'other'> {
+function confirmWith(
+  client: SignClient,
+  signal: AbortSignal,
+): (entry: JournalEntry) => Promise<'mine' | 'other'> {
   return async (entry) => {
     try {
       await client.getEnvelope(entry.envelope_id!, signal);
@@ -201,14 +290,27 @@ function confirmWith(client: SignClient, signal: AbortSignal): (entry: JournalEn
 type Source = { inputs: InputSet; total: number } | { prompted: unknown };
 
 /** The sending pass, for an input set or one prompted envelope. */
-async function send(ctx: CommandContext, options: CreateOptions, { rate, concurrency }: { rate: number; concurrency: number }, source: Source): Promise<number> {
+async function send(
+  ctx: CommandContext,
+  options: CreateOptions,
+  { rate, concurrency }: { rate: number; concurrency: number },
+  source: Source,
+): Promise<number> {
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
-  const client = await ctx.client({ ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } }, ['createEnvelope']);
+  const client = await ctx.client(
+    { ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } },
+    ['createEnvelope'],
+  );
   const connection = await ctx.resolveConnection();
   const environment = ctx.environmentOf(connection);
   // Loaded by the sending pass only: a dry run or a validation error never needs them.
-  const [{ runBulk }, { CreateJournal, pruneJournals }, { LockedError }, { warnSecondForContract: warnSecond }] = await Promise.all([
+  const [
+    { runBulk },
+    { CreateJournal, pruneJournals },
+    { LockedError },
+    { warnSecondForContract: warnSecond },
+  ] = await Promise.all([
     import('../../../core/bulk.js'),
     import('../../../core/journal.js'),
     import('../../../core/pid-lock.js'),
@@ -218,15 +320,31 @@ async function send(ctx: CommandContext, options: CreateOptions, { rate, concurr
   let journal: InstanceType<typeof CreateJournal> | undefined;
   try {
     if ('inputs' in source) {
-      const paths = prepareJournalPaths(ctx, options, source.inputs.identity, client.baseUrl, environment, pruneJournals);
-      journal = new CreateJournal(paths.path, keyFingerprint(connection.apiKey ?? ''), paths.legacy, 'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR');
+      const paths = prepareJournalPaths(
+        ctx,
+        options,
+        source.inputs.identity,
+        client.baseUrl,
+        environment,
+        pruneJournals,
+      );
+      journal = new CreateJournal(
+        paths.path,
+        keyFingerprint(connection.apiKey ?? ''),
+        paths.legacy,
+        'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR',
+      );
     }
   } catch (error) {
     await client.close();
-    if (error instanceof LockedError) throw new UsageError(error.message, { hint: 'wait for it to finish, or stop it; then run this again to finish what is left' });
+    if (error instanceof LockedError)
+      throw new UsageError(error.message, {
+        hint: 'wait for it to finish, or stop it; then run this again to finish what is left',
+      });
     throw error;
   }
-  if (journal && journal.unfinished > 0) output.info(`resuming an earlier run of this command (journal ${journal.path})`);
+  if (journal && journal.unfinished > 0)
+    output.info(`resuming an earlier run of this command (journal ${journal.path})`);
   await prepareReport(ctx);
   const progress = new Progress(output, total);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
@@ -294,9 +412,15 @@ async function confirmLive(ctx: CommandContext, options: CreateOptions, total: n
   if (options.yes || total < 2 || !ctx.canPrompt) return true;
   const connection = await ctx.resolveConnection();
   if (ctx.environmentOf(connection) !== 'live') return true;
-  const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
+  const [{ confirm }, { promptExit }] = await Promise.all([
+    import('@inquirer/prompts'),
+    import('../../interactive/prompt-exit.js'),
+  ]);
   const go = await confirm(
-    { message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`, default: false },
+    {
+      message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`,
+      default: false,
+    },
     ctx.promptContext(),
   ).catch((error: unknown) => {
     throw promptExit(error);
@@ -312,8 +436,14 @@ async function confirmLive(ctx: CommandContext, options: CreateOptions, total: n
  * journal: its own key, given back, is what finishes it.
  */
 function finishHint(options: CreateOptions, journaled: boolean, failedKey: string | undefined): string {
-  if (journaled) return options.new ? 're-run the same command without --new to finish without duplicates' : 're-run the same command to finish without duplicates';
-  if (options.new || options.idempotencyKey !== undefined) return failedKey ? `run it again with --idempotency-key ${failedKey} to finish without a duplicate` : 'nothing was sent';
+  if (journaled)
+    return options.new
+      ? 're-run the same command without --new to finish without duplicates'
+      : 're-run the same command to finish without duplicates';
+  if (options.new || options.idempotencyKey !== undefined)
+    return failedKey
+      ? `run it again with --idempotency-key ${failedKey} to finish without a duplicate`
+      : 'nothing was sent';
   return 'run it again with the same answers to finish without a duplicate (the key derives from the envelope)';
 }
 

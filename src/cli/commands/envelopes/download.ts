@@ -24,8 +24,8 @@ export const doc: CommandDoc = {
   ],
   more: [
     'Before completion the service answers 409 `envelope_not_completed` (exit 1). The body must be a PDF (a `%PDF-` header, a `%%EOF` trailer), checked before anything is written: an HTML page from a wrong base URL is exit 1 and no file. A signed copy over 512 MiB is refused; it is streamed to its file, never held in memory.',
-    'The sandbox\'s signed copy embeds its font, so Arabic names print as written, joined and right to left, and ends with a certificate of completion.',
-    '`--verify` then checks the saved file as `envelopes verify <file> --envelope <id>` does: every signature, its chain to a trusted root (Node\'s bundled roots plus each `--trust`), and the audit trail naming the file\'s hash; exit 1 if any check fails (the file stays, for a look).',
+    "The sandbox's signed copy embeds its font, so Arabic names print as written, joined and right to left, and ends with a certificate of completion.",
+    "`--verify` then checks the saved file as `envelopes verify <file> --envelope <id>` does: every signature, its chain to a trusted root (Node's bundled roots plus each `--trust`), and the audit trail naming the file's hash; exit 1 if any check fails (the file stays, for a look).",
     '`--json` prints `{"id", "file", "bytes", "sha256"}`, plus `"verification"` (as `envelopes verify --json` prints it) with `--verify`.',
   ],
   examples: [
@@ -43,22 +43,40 @@ export function registerDownload(envelopes: Command, action: Action): void {
     .option('-o, --output <file>', 'where to write the PDF; - for stdout (default: <id>-signed.pdf)')
     .option('--wait', 'wait until the envelope reaches a final state first')
     .option('--wait-timeout <seconds>', 'how long --wait waits', '300')
-    .option('--verify', 'then check the file as `envelopes verify --envelope <id>` does (exit 1 if any check fails)')
-    .option('--trust <ca.pem>', 'with --verify: a CA certificate (PEM) to trust besides Node\'s bundled roots (repeatable)', collect)
+    .option(
+      '--verify',
+      'then check the file as `envelopes verify --envelope <id>` does (exit 1 if any check fails)',
+    )
+    .option(
+      '--trust <ca.pem>',
+      "with --verify: a CA certificate (PEM) to trust besides Node's bundled roots (repeatable)",
+      collect,
+    )
     .action(action(downloadCommand));
 }
 
-export async function downloadCommand(ctx: CommandContext, options: DownloadOptions, [id]: string[]): Promise<number> {
+export async function downloadCommand(
+  ctx: CommandContext,
+  options: DownloadOptions,
+  [id]: string[],
+): Promise<number> {
   const { output } = ctx;
   const waitMs = parsePositiveNumberOption('--wait-timeout', options.waitTimeout) * 1000;
-  if (options.verify && options.output === '-') throw new UsageError('--verify checks a saved file: give -o <file>, not -o -');
+  if (options.verify && options.output === '-')
+    throw new UsageError('--verify checks a saved file: give -o <file>, not -o -');
   if (options.trust && !options.verify) throw new UsageError('--trust goes with --verify');
   const client = await ctx.client({}, ['downloadSignedCopy']);
   try {
     if (options.wait) {
       output.info(`waiting for ${id} to finish…`);
-      const { envelope, reached } = await client.waitForEnvelope(id!, { timeoutMs: waitMs, signal: ctx.signal });
-      if (!reached) throw new SignError(`${id} is still ${String(envelope.status)} after ${waitMs / 1000} s`, { hint: 'raise --wait-timeout, or try again later' });
+      const { envelope, reached } = await client.waitForEnvelope(id!, {
+        timeoutMs: waitMs,
+        signal: ctx.signal,
+      });
+      if (!reached)
+        throw new SignError(`${id} is still ${String(envelope.status)} after ${waitMs / 1000} s`, {
+          hint: 'raise --wait-timeout, or try again later',
+        });
     }
     const file = options.output ?? `${id}-signed.pdf`;
     if (file === '-') {
@@ -67,7 +85,8 @@ export async function downloadCommand(ctx: CommandContext, options: DownloadOpti
       try {
         const pdf = await client.downloadSignedCopyTo(id!, join(dir, 'signed.pdf'), ctx.signal);
         for await (const chunk of createReadStream(pdf.path)) {
-          if (!ctx.io.stdout.write(chunk as Buffer)) await new Promise<void>((resolve) => ctx.io.stdout.on?.('drain', resolve) ?? resolve());
+          if (!ctx.io.stdout.write(chunk as Buffer))
+            await new Promise<void>((resolve) => ctx.io.stdout.on?.('drain', resolve) ?? resolve());
         }
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -87,12 +106,34 @@ export async function downloadCommand(ctx: CommandContext, options: DownloadOpti
     // The verifier loads only for --verify. What was downloaded is checked whatever its size (the
     // download has its own bound, 512 MiB): verify's --max-size, which this command does not have, is not in the way.
     const checks = options.verify ? await import('./verify.js') : undefined;
-    const verification = checks ? await checks.verifyFile(ctx, file, { ...(options.trust ? { trust: options.trust } : {}), envelope: id!, maxSize: String(Math.max(1, Math.ceil(pdf.bytes / (1024 * 1024)))) }) : undefined;
+    const verification = checks
+      ? await checks.verifyFile(ctx, file, {
+          ...(options.trust ? { trust: options.trust } : {}),
+          envelope: id!,
+          maxSize: String(Math.max(1, Math.ceil(pdf.bytes / (1024 * 1024)))),
+        })
+      : undefined;
     if (output.json) {
-      output.jsonLine({ id, file, bytes: pdf.bytes, sha256: pdf.sha256, ...(verification ? { verification: { ...verification.verdict, valid: verification.valid, audit_trail: verification.audit } } : {}) });
+      output.jsonLine({
+        id,
+        file,
+        bytes: pdf.bytes,
+        sha256: pdf.sha256,
+        ...(verification
+          ? {
+              verification: {
+                ...verification.verdict,
+                valid: verification.valid,
+                audit_trail: verification.audit,
+              },
+            }
+          : {}),
+      });
       return !verification || verification.valid ? ExitCode.ok : ExitCode.failed;
     }
-    output.line(`${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.bytes} bytes, sha256 ${pdf.sha256.slice(0, 16)}…)`);
+    output.line(
+      `${output.out.green('✓')} saved the signed copy of ${id} to ${file} (${pdf.bytes} bytes, sha256 ${pdf.sha256.slice(0, 16)}…)`,
+    );
     return checks && verification ? checks.reportVerification(ctx, verification) : ExitCode.ok;
   } finally {
     await client.close();

@@ -22,8 +22,14 @@ const WHOLE_FIELDS = new Set(['id', 'contract_id', 'created_at', 'expires_at']);
 
 export const doc: CommandDoc = {
   summary: 'show one envelope',
-  details: ['Its fields, then its signers as a table; `--json` prints the envelope as the service returned it. An envelope of another account or environment is not found (exit 1).'],
-  examples: ['sign-cli envelopes get "$id"', 'sign-cli envelopes get "$id" --json', 'sign-cli envelopes get "$id" --query "signers[].status"'],
+  details: [
+    'Its fields, then its signers as a table; `--json` prints the envelope as the service returned it. An envelope of another account or environment is not found (exit 1).',
+  ],
+  examples: [
+    'sign-cli envelopes get "$id"',
+    'sign-cli envelopes get "$id" --json',
+    'sign-cli envelopes get "$id" --query "signers[].status"',
+  ],
 };
 
 export function registerGet(envelopes: Command, action: Action): void {
@@ -49,7 +55,10 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       ['status', text(envelope.status)],
       ['title', text(envelope.title)],
       ['contract_id', text(envelope.contract_id)],
-      ['document', document.template_id === undefined ? '' : `${text(document.template_id)} v${text(document.version)}`],
+      [
+        'document',
+        document.template_id === undefined ? '' : `${text(document.template_id)} v${text(document.version)}`,
+      ],
       ['sequential', text(envelope.sequential)],
       ['signature_level', text(envelope.signature_level)],
       ['locale', text(envelope.locale)],
@@ -58,14 +67,26 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       ['expires_at', formatTime(envelope.expires_at)],
     ];
     const { printRecord, printTable } = await import('../../table.js');
-    await printRecord(output, fields.filter(([, v]) => v !== '').map(([label, value]) => ({ label, value, ...(WHOLE_FIELDS.has(label) ? { whole: true } : {}) })));
+    await printRecord(
+      output,
+      fields
+        .filter(([, v]) => v !== '')
+        .map(([label, value]) => ({ label, value, ...(WHOLE_FIELDS.has(label) ? { whole: true } : {}) })),
+    );
     const signers = Array.isArray(envelope.signers) ? (envelope.signers as Record<string, unknown>[]) : [];
     if (signers.length > 0) {
       output.line();
       await printTable(
         output,
         SIGNER_COLUMNS,
-        signers.map((s) => [text(s.order), text(s.name), text(s.channel), text(s.email ?? s.phone), text(s.verification), text(s.status)]),
+        signers.map((s) => [
+          text(s.order),
+          text(s.name),
+          text(s.channel),
+          text(s.email ?? s.phone),
+          text(s.verification),
+          text(s.status),
+        ]),
       );
     }
     return ExitCode.ok;

@@ -26,7 +26,9 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
 
 /** Whether a journal may exist for `options` (no hashing, no module loaded): a first run on a machine has none. */
 export function mayHaveJournals(env: NodeJS.ProcessEnv, options: { journal?: string }): boolean {
-  return options.journal !== undefined ? existsSync(options.journal) : readdirOrEmpty(join(stateDir(env), 'journals')).length > 0;
+  return options.journal !== undefined
+    ? existsSync(options.journal)
+    : readdirOrEmpty(join(stateDir(env), 'journals')).length > 0;
 }
 
 /**
@@ -36,7 +38,14 @@ export function mayHaveJournals(env: NodeJS.ProcessEnv, options: { journal?: str
  * journal per base URL (all environments) put it; read, never written. It prepares them too:
  * the state directory checked (ownership.ts), old journals pruned (`pruneJournals`).
  */
-export function prepareJournalPaths(ctx: CommandContext, options: { journal?: string }, identity: string, baseUrl: string, environment: string | null, pruneJournals: (dir: string, now: number) => void): { path: string; legacy?: string } {
+export function prepareJournalPaths(
+  ctx: CommandContext,
+  options: { journal?: string },
+  identity: string,
+  baseUrl: string,
+  environment: string | null,
+  pruneJournals: (dir: string, now: number) => void,
+): { path: string; legacy?: string } {
   if (options.journal) return { path: options.journal };
   const name = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
   const root = stateDir(ctx.env);
@@ -45,8 +54,10 @@ export function prepareJournalPaths(ctx: CommandContext, options: { journal?: st
   checkStateSubdirectory(root, 'journals');
   pruneJournals(dir, Date.now());
   return {
-    path: join(dir, `create-${name(`${serviceIdentity(baseUrl)}\n${environment ?? '?'}\n${identity}`)}.jsonl`),
+    path: join(
+      dir,
+      `create-${name(`${serviceIdentity(baseUrl)}\n${environment ?? '?'}\n${identity}`)}.jsonl`,
+    ),
     legacy: join(dir, `create-${name(`${baseUrl}\n${identity}`)}.jsonl`),
   };
 }
-

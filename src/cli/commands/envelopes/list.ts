@@ -23,7 +23,13 @@ interface ListOptions {
 const DEFAULT_LIMIT = 20;
 
 /** Repeatable and comma-separated: `--status sent,declined --status failed`. */
-const collectList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collectList = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 export const doc: CommandDoc = {
   summary: 'list envelopes, newest first',
@@ -44,9 +50,22 @@ export const doc: CommandDoc = {
 
 export function registerEnvelopesList(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'list', doc)
-    .addOption(completes(new Option('--status <state>', `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`).argParser(collectList).default([]), valuesOf(ENVELOPE_STATUSES)))
+    .addOption(
+      completes(
+        new Option(
+          '--status <state>',
+          `only envelopes in this state (repeatable or comma-separated: ${ENVELOPE_STATUSES.join(', ')})`,
+        )
+          .argParser(collectList)
+          .default([]),
+        valuesOf(ENVELOPE_STATUSES),
+      ),
+    )
     .option('--contract-id <id>', 'only envelopes of this contract')
-    .option('--since <date|duration>', 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d')
+    .option(
+      '--since <date|duration>',
+      'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d',
+    )
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
     .option('--all', 'every matching envelope, page by page (streams; not with --limit)')
     .action(action(listCommand));

@@ -22,7 +22,13 @@ export const SAMPLE_ENVELOPE = {
   contract_id: 'CTR-2027-0042',
   document: { template_id: 'tpl_lease_renewal', version: 3 },
   signers: [
-    { name: 'Layla Haddad', email: 'layla.haddad@example.com', channel: 'email', order: 1, verification: 'uae_pass' },
+    {
+      name: 'Layla Haddad',
+      email: 'layla.haddad@example.com',
+      channel: 'email',
+      order: 1,
+      verification: 'uae_pass',
+    },
     { name: 'Omar Khalil', phone: '+971501234567', channel: 'whatsapp', order: 2 },
   ],
   sequential: true,
@@ -36,7 +42,11 @@ export const SAMPLE_ENVELOPE = {
 export function sampleEnvelope(n?: number): Record<string, unknown> {
   if (n === undefined) return structuredClone(SAMPLE_ENVELOPE) as unknown as Record<string, unknown>;
   const number = String(n).padStart(4, '0');
-  return { ...structuredClone(SAMPLE_ENVELOPE), title: `${SAMPLE_ENVELOPE.title} #${n}`, contract_id: `CTR-2027-${number}` };
+  return {
+    ...structuredClone(SAMPLE_ENVELOPE),
+    title: `${SAMPLE_ENVELOPE.title} #${n}`,
+    contract_id: `CTR-2027-${number}`,
+  };
 }
 
 export const doc: CommandDoc = {
@@ -62,10 +72,18 @@ export function registerSample(envelopes: Command, action: Action): void {
     .action(action(sampleCommand));
 }
 
-export async function sampleCommand(ctx: CommandContext, options: { count?: string; csv?: boolean; template?: boolean }): Promise<number> {
+export async function sampleCommand(
+  ctx: CommandContext,
+  options: { count?: string; csv?: boolean; template?: boolean },
+): Promise<number> {
   const { output } = ctx;
-  const chosen = [options.count !== undefined && '--count', options.csv && '--csv', options.template && '--template'].filter(Boolean);
-  if (chosen.length > 1) throw new UsageError(`${chosen.join(' and ')}: give one of them (each prints its own sample)`);
+  const chosen = [
+    options.count !== undefined && '--count',
+    options.csv && '--csv',
+    options.template && '--template',
+  ].filter(Boolean);
+  if (chosen.length > 1)
+    throw new UsageError(`${chosen.join(' and ')}: give one of them (each prints its own sample)`);
   if (options.csv || options.template) {
     // As the files are: each CSV row ends with a newline; the template is indented JSON.
     output.line((options.csv ? SAMPLE_CSV : SAMPLE_TEMPLATE).trimEnd());

@@ -4,7 +4,14 @@ import { completes } from '../../completion-hints.js';
 import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
-import { allowUnknownFields, checkInput, loadValidator, openCommandInputs, readingOptions, type InputFlags } from './check-inputs.js';
+import {
+  allowUnknownFields,
+  checkInput,
+  loadValidator,
+  openCommandInputs,
+  readingOptions,
+  type InputFlags,
+} from './check-inputs.js';
 import { defineCommand, type CommandDoc } from '../../command-doc.js';
 
 export const doc: CommandDoc = {
@@ -31,18 +38,41 @@ export function registerValidate(envelopes: Command, action: Action): void {
     .argument('[path...]', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
     .option('--csv <file|->', 'one envelope per row of this CSV, filled into --template')
-    .addOption(completes(new Option('--template <envelope.json>', 'with --csv: an envelope whose strings may hold {{column}} placeholders'), { kind: 'files' }))
-    .option('--delimiter <c>', 'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)')
-    .option('--allow-unknown-fields', 'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)')
+    .addOption(
+      completes(
+        new Option(
+          '--template <envelope.json>',
+          'with --csv: an envelope whose strings may hold {{column}} placeholders',
+        ),
+        { kind: 'files' },
+      ),
+    )
+    .option(
+      '--delimiter <c>',
+      'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)',
+    )
+    .option(
+      '--allow-unknown-fields',
+      'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)',
+    )
     .action(action(validateCommand));
 }
 
-export async function validateCommand(ctx: CommandContext, options: InputFlags & { allowUnknownFields?: boolean }, paths: string[] = []): Promise<number> {
+export async function validateCommand(
+  ctx: CommandContext,
+  options: InputFlags & { allowUnknownFields?: boolean },
+  paths: string[] = [],
+): Promise<number> {
   const { output } = ctx;
   if (paths.length === 0 && options.csv === undefined) {
-    throw new UsageError('no envelope given: name files or directories, - for stdin, or --csv <file> --template <envelope.json>', { hint: 'sign-cli envelopes validate envelope.json' });
+    throw new UsageError(
+      'no envelope given: name files or directories, - for stdin, or --csv <file> --template <envelope.json>',
+      { hint: 'sign-cli envelopes validate envelope.json' },
+    );
   }
-  const validate = await loadValidator({ allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields) });
+  const validate = await loadValidator({
+    allowUnknownFields: await allowUnknownFields(ctx, options.allowUnknownFields),
+  });
   const inputs = await openCommandInputs(ctx, paths, options, 'a path');
   let invalid = 0;
   let total = 0;

@@ -27,31 +27,57 @@ export const MAX_PDF_BYTES = MAX_PDF_MB * 1024 * 1024;
 const MAX_SIZE_LIMIT_MB = Math.floor(bufferConstants.MAX_LENGTH / (1024 * 1024)) - 1;
 
 export const doc: CommandDoc = {
-  summary: 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
+  summary:
+    'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
   details: [
-    'For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (RSA, RSA-PSS, ECDSA, Ed25519; SHA-256/384/512), its signature timestamp (RFC 3161: the imprint over the signature, the TSA\'s purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system\'s where Node reads them, and each `--trust` PEM), that certificate\'s purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared with the revision the signature signed, and a change that is not allowed after it (a page\'s content or resources, the page tree, fonts, other catalog entries) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks) and annotations (DocMDP 3).',
-    'The chain is validated now, or at the time a verified signature timestamp proves; the signer\'s `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope\'s audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file\'s SHA-256.',
+    "For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (RSA, RSA-PSS, ECDSA, Ed25519; SHA-256/384/512), its signature timestamp (RFC 3161: the imprint over the signature, the TSA's purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system's where Node reads them, and each `--trust` PEM), that certificate's purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared with the revision the signature signed, and a change that is not allowed after it (a page's content or resources, the page tree, fonts, other catalog entries) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks) and annotations (DocMDP 3).",
+    "The chain is validated now, or at the time a verified signature timestamp proves; the signer's `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope's audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file's SHA-256.",
     'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
   more: [
-    'Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file\'s size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.',
+    "Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file's size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.",
     '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "valid", "checks": [{"check", "ok", "detail"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none.',
   ],
-  examples: ['sign-cli envelopes download "$id" -o signed.pdf --wait', 'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"', 'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json'],
+  examples: [
+    'sign-cli envelopes download "$id" -o signed.pdf --wait',
+    'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem',
+    'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"',
+    'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json',
+  ],
 };
 
 export function registerVerify(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'verify', doc)
     .argument('<file.pdf>', 'the signed PDF')
-    .option('--trust <ca.pem>', 'a CA certificate (PEM) to trust besides Node\'s bundled roots (repeatable)', collect)
-    .option('--envelope <id>', 'also check the envelope\'s audit trail: its chain, and that it names this file\'s hash')
-    .option('--at <claimed|time>', 'validate the certificates at the signer\'s claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp\'s time')
+    .option(
+      '--trust <ca.pem>',
+      "a CA certificate (PEM) to trust besides Node's bundled roots (repeatable)",
+      collect,
+    )
+    .option(
+      '--envelope <id>',
+      "also check the envelope's audit trail: its chain, and that it names this file's hash",
+    )
+    .option(
+      '--at <claimed|time>',
+      "validate the certificates at the signer's claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp's time",
+    )
     .option('--max-size <MB>', `refuse files larger than this, before reading them (default: ${MAX_PDF_MB})`)
     .action(action(verifyCommand));
 }
 
-const CHECK_COLUMNS: readonly Column[] = [{ head: 'SIGNATURE' }, { head: 'CHECK' }, { head: '' }, { head: 'DETAIL', cut: true, min: 20 }];
-const REVISION_COLUMNS: readonly Column[] = [{ head: 'REVISION' }, { head: 'BYTES' }, { head: 'SIGNED BY' }, { head: 'CHANGES', cut: true, min: 20 }];
+const CHECK_COLUMNS: readonly Column[] = [
+  { head: 'SIGNATURE' },
+  { head: 'CHECK' },
+  { head: '' },
+  { head: 'DETAIL', cut: true, min: 20 },
+];
+const REVISION_COLUMNS: readonly Column[] = [
+  { head: 'REVISION' },
+  { head: 'BYTES' },
+  { head: 'SIGNED BY' },
+  { head: 'CHANGES', cut: true, min: 20 },
+];
 
 type Core = typeof import('../../../core/pades/verify.js');
 
@@ -59,8 +85,11 @@ type Core = typeof import('../../../core/pades/verify.js');
 function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
   return files.flatMap((file) => {
     const blocks = core.pemCertificates(readFlagFile('--trust', file).toString('utf8'));
-    if (blocks.length === 0) throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
-    for (const der of blocks) if (!core.isCertificate(der)) throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
+    if (blocks.length === 0)
+      throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
+    for (const der of blocks)
+      if (!core.isCertificate(der))
+        throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
     return blocks;
   });
 }
@@ -69,8 +98,13 @@ function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
 export function parseAt(value: string | undefined): VerifyOptions['at'] {
   if (value === undefined) return undefined;
   if (value === 'claimed') return 'claimed';
-  const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(time.getTime())) throw new UsageError(`--at ${value}: not a time`, { hint: 'give `claimed` (the signer\'s /M) or an ISO 8601 time such as 2026-01-31T12:00:00Z' });
+  const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
+    ? new Date(value)
+    : new Date(Number.NaN);
+  if (Number.isNaN(time.getTime()))
+    throw new UsageError(`--at ${value}: not a time`, {
+      hint: "give `claimed` (the signer's /M) or an ISO 8601 time such as 2026-01-31T12:00:00Z",
+    });
   return time;
 }
 
@@ -81,17 +115,27 @@ interface AuditCheck {
 
 /** The envelope's trail: a verified chain whose closing entry names this file's SHA-256. */
 async function auditCheck(ctx: CommandContext, id: string, sha256: string): Promise<AuditCheck> {
-  const [client, { verifyAuditChain, SEALED_ENTRY, sealedDetail }] = await Promise.all([ctx.client({}, ['getAuditTrail']), import('../../../core/audit.js')]);
+  const [client, { verifyAuditChain, SEALED_ENTRY, sealedDetail }] = await Promise.all([
+    ctx.client({}, ['getAuditTrail']),
+    import('../../../core/audit.js'),
+  ]);
   try {
     const trail = await client.getAuditTrail(id, ctx.signal);
     const chain = verifyAuditChain(trail.entries, trail.head_hash);
-    if (!chain.valid) return { ok: false, detail: `the audit trail of ${id} does not verify: ${chain.reason}` };
+    if (!chain.valid)
+      return { ok: false, detail: `the audit trail of ${id} does not verify: ${chain.reason}` };
     // Only the closing entry counts, in its exact form: a title or a note that merely holds the hash is not a record of it.
     const last = trail.entries.at(-1);
     const named = last?.type === SEALED_ENTRY && last.detail === sealedDetail(sha256);
     return named
-      ? { ok: true, detail: `the audit trail of ${id} verifies (${trail.entries.length} entries) and records this file's SHA-256` }
-      : { ok: false, detail: `the audit trail of ${id} verifies, but its closing entry does not record this file's SHA-256 ${sha256.slice(0, 16)}…: not the signed copy of that envelope (or it is not completed)` };
+      ? {
+          ok: true,
+          detail: `the audit trail of ${id} verifies (${trail.entries.length} entries) and records this file's SHA-256`,
+        }
+      : {
+          ok: false,
+          detail: `the audit trail of ${id} verifies, but its closing entry does not record this file's SHA-256 ${sha256.slice(0, 16)}…: not the signed copy of that envelope (or it is not completed)`,
+        };
   } finally {
     await client.close();
   }
@@ -109,7 +153,10 @@ export interface FileVerification {
 export function parseMaxSize(value: string | undefined): number {
   if (value === undefined) return MAX_PDF_BYTES;
   const mb = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(mb) || mb < 1 || mb > MAX_SIZE_LIMIT_MB) throw new UsageError(`--max-size ${value}: not a size in MB from 1 to ${MAX_SIZE_LIMIT_MB}`, { hint: `the default is ${MAX_PDF_MB}; give a larger whole number of megabytes, e.g. --max-size 1024` });
+  if (!Number.isSafeInteger(mb) || mb < 1 || mb > MAX_SIZE_LIMIT_MB)
+    throw new UsageError(`--max-size ${value}: not a size in MB from 1 to ${MAX_SIZE_LIMIT_MB}`, {
+      hint: `the default is ${MAX_PDF_MB}; give a larger whole number of megabytes, e.g. --max-size 1024`,
+    });
   return mb * 1024 * 1024;
 }
 
@@ -119,7 +166,9 @@ const megabytes = (bytes: number) => `${bytes % MB === 0 ? bytes / MB : (bytes /
 /** The refusal of a file over the bound: one line, naming the flag that raises it. */
 function tooLarge(file: string, size: number | null, max: number): UsageError {
   const what = size === null ? `more than ${megabytes(max)}` : `${megabytes(size)} (${size} bytes)`;
-  return new UsageError(`${file}: ${what}, over the ${megabytes(max)} a signed document may have here (a contract is kilobytes or a few megabytes); if it is the signed copy, raise the bound with --max-size ${Math.ceil((size ?? max + 1) / MB)}`);
+  return new UsageError(
+    `${file}: ${what}, over the ${megabytes(max)} a signed document may have here (a contract is kilobytes or a few megabytes); if it is the signed copy, raise the bound with --max-size ${Math.ceil((size ?? max + 1) / MB)}`,
+  );
 }
 
 /**
@@ -132,7 +181,9 @@ async function readPdfFile(file: string, max: number, signal: AbortSignal): Prom
   try {
     handle = await open(file, 'r');
   } catch (error) {
-    throw new UsageError(`the file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(
+      `the file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   try {
     const stats = await handle.stat();
@@ -140,10 +191,15 @@ async function readPdfFile(file: string, max: number, signal: AbortSignal): Prom
     if (stats.isFile() && stats.size > max) throw tooLarge(file, stats.size, max);
     // A regular file is read into one buffer of its size (it may still grow: read up to the bound);
     // a pipe or a device in chunks.
-    let buffer = Buffer.allocUnsafe(stats.isFile() ? Math.min(stats.size + 1, max + 1) : Math.min(max + 1, 1024 * 1024));
+    let buffer = Buffer.allocUnsafe(
+      stats.isFile() ? Math.min(stats.size + 1, max + 1) : Math.min(max + 1, 1024 * 1024),
+    );
     let size = 0;
     for (;;) {
-      if (signal.aborted) throw new InterruptedError(`interrupted while reading ${file}; nothing was verified`, { sent: false });
+      if (signal.aborted)
+        throw new InterruptedError(`interrupted while reading ${file}; nothing was verified`, {
+          sent: false,
+        });
       if (size === buffer.length) {
         if (size > max) throw tooLarge(file, null, max);
         const grown = Buffer.allocUnsafe(Math.min(max + 1, buffer.length * 2));
@@ -165,7 +221,11 @@ async function readPdfFile(file: string, max: number, signal: AbortSignal): Prom
 }
 
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
-export async function verifyFile(ctx: CommandContext, file: string, options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string }): Promise<FileVerification> {
+export async function verifyFile(
+  ctx: CommandContext,
+  file: string,
+  options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string },
+): Promise<FileVerification> {
   const at = parseAt(options.at);
   const max = parseMaxSize(options.maxSize);
   const core = await import('../../../core/pades/verify.js');
@@ -174,11 +234,20 @@ export async function verifyFile(ctx: CommandContext, file: string, options: { t
   const pdf = await readPdfFile(file, max, signal);
   let verdict;
   try {
-    verdict = await core.verifyPdf(pdf, { trusted, ...(at ? { at } : {}), now: new Date(ctx.io.clock.now()), signal });
+    verdict = await core.verifyPdf(pdf, {
+      trusted,
+      ...(at ? { at } : {}),
+      now: new Date(ctx.io.clock.now()),
+      signal,
+    });
   } catch (error) {
     if (error instanceof core.PdfLimitError) throw new UsageError(`${file}: ${error.message}`);
-    if (error instanceof core.NotAPdfError) throw new UsageError(`${file}: ${error.message}`, { hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`' });
-    if (error instanceof InterruptedError) throw new InterruptedError(`interrupted: ${file} was not verified`, { sent: false });
+    if (error instanceof core.NotAPdfError)
+      throw new UsageError(`${file}: ${error.message}`, {
+        hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`',
+      });
+    if (error instanceof InterruptedError)
+      throw new InterruptedError(`interrupted: ${file} was not verified`, { sent: false });
     throw error;
   }
   const audit = options.envelope ? await auditCheck(ctx, options.envelope, verdict.sha256) : null;
@@ -188,7 +257,10 @@ export async function verifyFile(ctx: CommandContext, file: string, options: { t
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The checks and the revisions as tables, then the verdict: all on stdout, so a report saved to a file is whole. Returns the exit code. */
-export async function reportVerification(ctx: CommandContext, { file, verdict, audit, valid }: FileVerification): Promise<number> {
+export async function reportVerification(
+  ctx: CommandContext,
+  { file, verdict, audit, valid }: FileVerification,
+): Promise<number> {
   const { output } = ctx;
   const { printTable } = await import('../../table.js');
   const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
@@ -196,7 +268,11 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
     await printTable(
       output,
       CHECK_COLUMNS,
-      verdict.signatures.flatMap((s) => s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))])).concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
+      verdict.signatures
+        .flatMap((s) =>
+          s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))]),
+        )
+        .concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
     );
   }
   if (verdict.revisions.length > 1) {
@@ -209,7 +285,11 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
         String(r.revision),
         String(r.end),
         r.signed_by.length > 0 ? r.signed_by.map((f) => cellText(f)).join(', ') : '-',
-        r.revision === 1 ? 'the original document' : r.changes.length === 0 ? 'nothing that changes the document' : cellText([...new Set(r.changes.map((c) => changeLabel(c)))].join('; ')),
+        r.revision === 1
+          ? 'the original document'
+          : r.changes.length === 0
+            ? 'nothing that changes the document'
+            : cellText([...new Set(r.changes.map((c) => changeLabel(c)))].join('; ')),
       ]),
     );
   }
@@ -217,20 +297,38 @@ export async function reportVerification(ctx: CommandContext, { file, verdict, a
     output.line(`${output.out.red('✗')} ${file}: no signature in it; it proves nothing about who signed it`);
     return ExitCode.failed;
   }
-  const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))].map((s) => cellText(s)).join(', ');
+  const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))]
+    .map((s) => cellText(s))
+    .join(', ');
   if (valid) {
     const last = verdict.signatures.reduce((max, s) => Math.max(max, s.revision ?? 0), 0);
-    const after = verdict.modified_after_signing ? `; ${plural(verdict.revisions.length - last, 'revision')} after the last signature, with only changes the signatures allow` : '; unaltered since signing';
-    output.line(`${output.out.green('✓')} ${file}: ${plural(verdict.signatures.length, 'signature')} verified (${signers})${after}`);
+    const after = verdict.modified_after_signing
+      ? `; ${plural(verdict.revisions.length - last, 'revision')} after the last signature, with only changes the signatures allow`
+      : '; unaltered since signing';
+    output.line(
+      `${output.out.green('✓')} ${file}: ${plural(verdict.signatures.length, 'signature')} verified (${signers})${after}`,
+    );
     return ExitCode.ok;
   }
   const named = verdict.signatures.length > 1;
   const failed = verdict.signatures
-    .flatMap((s) => s.checks.filter((c) => !c.ok).map((c) => `${named ? `${s.field}: ` : ''}${c.check}: ${detailText(c.detail)}`))
+    .flatMap((s) =>
+      s.checks
+        .filter((c) => !c.ok)
+        .map((c) => `${named ? `${s.field}: ` : ''}${c.check}: ${detailText(c.detail)}`),
+    )
     .concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
   output.line(`${output.out.red('✗')} ${file} does not verify: ${failed.map((f) => cellText(f)).join('; ')}`);
-  if (verdict.signatures.some((s) => s.checks.some((c) => c.check === 'certificate chain' && !c.ok && c.detail.startsWith('not to a trusted root')))) {
-    output.info("hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem> (the sandbox's is served at <base-url>/_sandbox/ca.pem)");
+  if (
+    verdict.signatures.some((s) =>
+      s.checks.some(
+        (c) => c.check === 'certificate chain' && !c.ok && c.detail.startsWith('not to a trusted root'),
+      ),
+    )
+  ) {
+    output.info(
+      "hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem> (the sandbox's is served at <base-url>/_sandbox/ca.pem)",
+    );
   }
   return ExitCode.failed;
 }
@@ -240,7 +338,11 @@ function detailText(detail: string): string {
   return detail.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, (iso) => formatTime(iso));
 }
 
-export async function verifyCommand(ctx: CommandContext, options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string }, [file]: string[]): Promise<number> {
+export async function verifyCommand(
+  ctx: CommandContext,
+  options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string },
+  [file]: string[],
+): Promise<number> {
   const result = await verifyFile(ctx, file!, options);
   if (!ctx.output.json) return reportVerification(ctx, result);
   ctx.output.jsonDocument({ file, ...result.verdict, valid: result.valid, audit_trail: result.audit });

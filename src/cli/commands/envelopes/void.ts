@@ -32,22 +32,40 @@ export const doc: CommandDoc = {
 export function registerVoid(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'void', doc)
     .argument('<id>', 'envelope id')
-    .option('--reason <text>', 'why it is voided; kept in the audit trail and sent with the envelope.voided event (required)')
+    .option(
+      '--reason <text>',
+      'why it is voided; kept in the audit trail and sent with the envelope.voided event (required)',
+    )
     .option('-y, --yes', 'do not ask for confirmation (needed where there is no terminal to ask on)')
     .action(action(voidCommand));
 }
 
-export async function voidCommand(ctx: CommandContext, options: VoidOptions, [id]: string[]): Promise<number> {
+export async function voidCommand(
+  ctx: CommandContext,
+  options: VoidOptions,
+  [id]: string[],
+): Promise<number> {
   const { output } = ctx;
   const reason = options.reason?.trim();
-  if (!reason) throw new UsageError('--reason is required: say why the envelope is voided', { hint: 'e.g. --reason "sent to the wrong signer"' });
+  if (!reason)
+    throw new UsageError('--reason is required: say why the envelope is voided', {
+      hint: 'e.g. --reason "sent to the wrong signer"',
+    });
   if (reason.length > 500) throw new UsageError(`--reason is ${reason.length} characters; at most 500`);
   if (!options.yes) {
     if (!ctx.canPrompt) {
-      throw new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to void it without asking' });
+      throw new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, {
+        hint: 'pass --yes to void it without asking',
+      });
     }
-    const [{ confirm }, { promptExit }] = await Promise.all([import('@inquirer/prompts'), import('../../interactive/prompt-exit.js')]);
-    const go = await confirm({ message: `Void ${id}? Its signers will no longer be able to sign.`, default: false }, ctx.promptContext()).catch((error: unknown) => {
+    const [{ confirm }, { promptExit }] = await Promise.all([
+      import('@inquirer/prompts'),
+      import('../../interactive/prompt-exit.js'),
+    ]);
+    const go = await confirm(
+      { message: `Void ${id}? Its signers will no longer be able to sign.`, default: false },
+      ctx.promptContext(),
+    ).catch((error: unknown) => {
       throw promptExit(error);
     });
     if (!go) {
@@ -59,7 +77,9 @@ export async function voidCommand(ctx: CommandContext, options: VoidOptions, [id
   try {
     const envelope = await client.voidEnvelope(id!, reason, { signal: ctx.signal });
     if (String(envelope.status) !== 'voided') {
-      throw new SignError(`void ${id}: the service answered with the envelope in state ${String(envelope.status)}, not voided`);
+      throw new SignError(
+        `void ${id}: the service answered with the envelope in state ${String(envelope.status)}, not voided`,
+      );
     }
     if (output.json) output.jsonDocument(envelope);
     else output.line(`${output.out.green('✓')} voided ${id}: ${reason}`);

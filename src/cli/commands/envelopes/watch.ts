@@ -27,11 +27,19 @@ export const doc: CommandDoc = {
 export function registerWatch(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'watch', doc)
     .argument('<id>', 'envelope id')
-    .option('--interval <seconds>', 'seconds between checks while things change; slower while nothing does (default: 2)', '2')
+    .option(
+      '--interval <seconds>',
+      'seconds between checks while things change; slower while nothing does (default: 2)',
+      '2',
+    )
     .action(action(watchCommand));
 }
 
-export async function watchCommand(ctx: CommandContext, options: { interval: string }, [id]: string[]): Promise<number> {
+export async function watchCommand(
+  ctx: CommandContext,
+  options: { interval: string },
+  [id]: string[],
+): Promise<number> {
   const { output } = ctx;
   const intervalS = parsePositiveNumberOption('--interval', options.interval);
   const live = !output.json && output.columns !== undefined;
@@ -48,7 +56,8 @@ export async function watchCommand(ctx: CommandContext, options: { interval: str
       const at = new Date(ctx.io.clock.now());
       const changed = previous === undefined || stateKey(previous) !== stateKey(envelope);
       quiet = changed ? 0 : quiet + 1;
-      if (live) output.redraw(liveBlock(envelope, output.out, { checkedAt: at, columns: output.columns, intervalS }));
+      if (live)
+        output.redraw(liveBlock(envelope, output.out, { checkedAt: at, columns: output.columns, intervalS }));
       else if (changed && output.json) output.jsonLine(changeJson(envelope, at));
       else if (changed) for (const line of changeLines(previous, envelope, at)) output.line(line);
       previous = envelope;
@@ -60,10 +69,15 @@ export async function watchCommand(ctx: CommandContext, options: { interval: str
   }
   const status = String(envelope.status);
   if (status === 'completed') {
-    output.success(`${id} is completed: every signer has signed (\`sign-cli envelopes download ${id}\` saves the signed copy)`);
+    output.success(
+      `${id} is completed: every signer has signed (\`sign-cli envelopes download ${id}\` saves the signed copy)`,
+    );
     return ExitCode.ok;
   }
-  throw new SignError(`${id} ended ${status}${typeof envelope.void_reason === 'string' ? ` (${envelope.void_reason})` : ''}`, {
-    hint: `\`sign-cli envelopes audit ${id}\` shows who did what and when`,
-  });
+  throw new SignError(
+    `${id} ended ${status}${typeof envelope.void_reason === 'string' ? ` (${envelope.void_reason})` : ''}`,
+    {
+      hint: `\`sign-cli envelopes audit ${id}\` shows who did what and when`,
+    },
+  );
 }

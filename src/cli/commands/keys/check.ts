@@ -22,7 +22,7 @@ export interface KeyProblem {
 export const doc: CommandDoc = {
   summary: 'exit 1 when any key is expired, expires soon, or lacks a scope it must have (for scheduled CI)',
   details: [
-    'One line per problem: expired, expiring within `--expiring-within` days, or missing a required scope (the profile\'s `--require`, else the `required_scopes` setting). `--json` gives `{checked, expiring_within_days, problems: [{name, key, problem, detail}]}`.',
+    "One line per problem: expired, expiring within `--expiring-within` days, or missing a required scope (the profile's `--require`, else the `required_scopes` setting). `--json` gives `{checked, expiring_within_days, problems: [{name, key, problem, detail}]}`.",
   ],
   examples: ['sign-cli keys check', 'sign-cli keys check --expiring-within 30 --json'],
 };
@@ -39,13 +39,25 @@ export function keyProblems(rows: KeyRow[]): KeyProblem[] {
   for (const row of rows) {
     const who = { name: row.name, key: row.key };
     if (row.status === 'expired') {
-      problems.push({ ...who, problem: 'expired', detail: `${row.name} (${row.key}) expired on ${row.expires}, ${-(row.days_left ?? 0)} day(s) ago` });
+      problems.push({
+        ...who,
+        problem: 'expired',
+        detail: `${row.name} (${row.key}) expired on ${row.expires}, ${-(row.days_left ?? 0)} day(s) ago`,
+      });
     } else if (row.status === 'expiring') {
-      problems.push({ ...who, problem: 'expiring', detail: `${row.name} (${row.key}) expires on ${row.expires}, in ${row.days_left} day(s)` });
+      problems.push({
+        ...who,
+        problem: 'expiring',
+        detail: `${row.name} (${row.key}) expires on ${row.expires}, in ${row.days_left} day(s)`,
+      });
     }
     if (row.scopes) {
       for (const scope of row.required_scopes.filter((s) => !row.scopes!.includes(s))) {
-        problems.push({ ...who, problem: 'missing_scope', detail: `${row.name} (${row.key}) lacks the required scope ${scope}` });
+        problems.push({
+          ...who,
+          problem: 'missing_scope',
+          detail: `${row.name} (${row.key}) lacks the required scope ${scope}`,
+        });
       }
     }
   }
@@ -55,16 +67,25 @@ export function keyProblems(rows: KeyRow[]): KeyProblem[] {
 export async function checkCommand(ctx: CommandContext, flags: CheckFlags): Promise<number> {
   const { output } = ctx;
   const soonDays = parseIntegerOption('--expiring-within', flags.expiringWithin, 0, 3650);
-  const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now: new Date(), soonDays });
+  const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, {
+    local: flags.local === true,
+    now: new Date(),
+    soonDays,
+  });
   // A key the service refuses is the problem a scheduled check is for: exit 3, not a verdict on dates.
   if (remoteError) throw remoteError;
-  if (remoteProblem) output.warn(`could not read the service's key listing (${remoteProblem}); checking local profiles only`);
+  if (remoteProblem)
+    output.warn(`could not read the service's key listing (${remoteProblem}); checking local profiles only`);
   const problems = keyProblems(rows);
   if (output.json) output.jsonDocument({ checked: rows.length, expiring_within_days: soonDays, problems });
-  else for (const problem of problems) output.line(`${output.out.red('✗')} ${problem.problem}: ${problem.detail}`);
+  else
+    for (const problem of problems)
+      output.line(`${output.out.red('✗')} ${problem.problem}: ${problem.detail}`);
   const unknown = rows.filter((r) => r.status === 'unknown').length;
   if (problems.length > 0) {
-    output.info(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${rows.length} key${rows.length === 1 ? '' : 's'}`);
+    output.info(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${rows.length} key${rows.length === 1 ? '' : 's'}`,
+    );
     return ExitCode.failed;
   }
   output.info(

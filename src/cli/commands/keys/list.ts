@@ -17,7 +17,7 @@ export const doc: CommandDoc = {
   more: [
     'If the service cannot be reached the local rows are shown with a warning. When the service refuses the key in use (expired, revoked, unknown), the stored profiles are still shown, then the error says what is wrong, and the exit code is 3. sign-cli records when it last used each local key.',
     '`--json` prints an array of `{name, environment, key, last_used, expires, scopes, status, days_left, source, active, storage}`, `status` being `active`, `expiring`, `expired` or `unknown`, `storage` being `keychain`, `file` or null (not a local profile).',
-    'Before a request, sign-cli warns on stderr when a key\'s stored metadata says it is expired or lacks the scope the operation needs (create `envelopes:write`, get `envelopes:read`, signed copy `contracts:read`, audit trail `audit:read`); a 401/403 exits 3 with a hint naming the key (masked) and its profile.',
+    "Before a request, sign-cli warns on stderr when a key's stored metadata says it is expired or lacks the scope the operation needs (create `envelopes:write`, get `envelopes:read`, signed copy `contracts:read`, audit trail `audit:read`); a 401/403 exits 3 with a hint naming the key (masked) and its profile.",
   ],
   examples: ['sign-cli keys list', 'sign-cli keys list --local --json     # offline'],
 };
@@ -45,7 +45,8 @@ export function expiresCell(output: Output, row: KeyRow): string {
   if (!row.expires) return output.out.dim('unknown');
   const days = row.days_left ?? 0;
   const expires = cellText(row.expires);
-  if (row.status === 'expired') return output.out.red(`${expires} (expired ${-days} day${days === -1 ? '' : 's'} ago)`);
+  if (row.status === 'expired')
+    return output.out.red(`${expires} (expired ${-days} day${days === -1 ? '' : 's'} ago)`);
   const text = `${expires} (${days === 0 ? 'last day' : `${days} day${days === 1 ? '' : 's'} left`})`;
   return row.status === 'expiring' ? output.out.yellow(text) : text;
 }
@@ -54,12 +55,15 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
   const { output } = ctx;
   const now = new Date();
   const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now });
-  if (remoteProblem) output.warn(`could not read the service's key listing (${remoteProblem}); showing local profiles only`);
+  if (remoteProblem)
+    output.warn(`could not read the service's key listing (${remoteProblem}); showing local profiles only`);
   // A refused key still shows what is stored (the refused one among it), then says what is wrong.
   const done = (): number => {
     if (!remoteError) return ExitCode.ok;
     output.error(remoteError);
-    output.info(`the service's listing is missing: ${rows.length === 0 ? 'no local profiles to show' : 'the keys above are the local profiles only'}`);
+    output.info(
+      `the service's listing is missing: ${rows.length === 0 ? 'no local profiles to show' : 'the keys above are the local profiles only'}`,
+    );
     return exitCodeOf(remoteError);
   };
   if (output.json) {
@@ -81,7 +85,10 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
     return done();
   }
   if (rows.length === 0) {
-    if (!remoteError) output.info('no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service\'s listing');
+    if (!remoteError)
+      output.info(
+        "no keys: add one with `sign-cli keys add <name>`, or set SIGN_API_KEY to see the service's listing",
+      );
     return done();
   }
   const { printTable } = await import('../../table.js');

@@ -37,7 +37,10 @@ export const logPath = (dataDir: string): string => join(dataDir, 'sandbox.log')
 /** The tail of the child's log: why it stopped, when it did. */
 function lastLogLine(dataDir: string): string {
   try {
-    const lines = readFileSync(logPath(dataDir), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = readFileSync(logPath(dataDir), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     return lines.at(-1) ?? '';
   } catch {
     return '';
@@ -49,7 +52,12 @@ function lastLogLine(dataDir: string): string {
  * with the child's ready message. The child's stdout and stderr append to the
  * data dir's sandbox.log (0600).
  */
-export function startDetached(launch: { command: string; args: readonly string[] }, argv: readonly string[], dataDir: string, env: NodeJS.ProcessEnv): Promise<ReadyMessage> {
+export function startDetached(
+  launch: { command: string; args: readonly string[] },
+  argv: readonly string[],
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ReadyMessage> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const log = openSync(logPath(dataDir), 'a', 0o600);
   const child = spawn(launch.command, [...launch.args, ...argv], {
@@ -61,7 +69,11 @@ export function startDetached(launch: { command: string; args: readonly string[]
   return new Promise<ReadyMessage>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
-      finish(new SignError(`the sandbox did not start within ${START_TIMEOUT_MS / 1000} s`, { hint: `see ${logPath(dataDir)}` }));
+      finish(
+        new SignError(`the sandbox did not start within ${START_TIMEOUT_MS / 1000} s`, {
+          hint: `see ${logPath(dataDir)}`,
+        }),
+      );
     }, START_TIMEOUT_MS);
     const finish = (outcome: ReadyMessage | Error) => {
       clearTimeout(timer);
@@ -76,7 +88,8 @@ export function startDetached(launch: { command: string; args: readonly string[]
       resolve(outcome);
     };
     child.on('message', (message: unknown) => {
-      if (message && typeof message === 'object' && (message as ReadyMessage).ready === true) finish(message as ReadyMessage);
+      if (message && typeof message === 'object' && (message as ReadyMessage).ready === true)
+        finish(message as ReadyMessage);
     });
     child.on('error', (error) => finish(new SignError(`could not start the sandbox: ${error.message}`)));
     child.on('exit', (code) => {
@@ -107,7 +120,10 @@ export function runningSandboxPid(dataDir: string): number | undefined {
  * resolves with its pid, or undefined when none runs there. Waits for the
  * process to end, so a start right after finds the port and the dir free.
  */
-export async function stopSandbox(dataDir: string, sleep: (ms: number) => Promise<void>): Promise<number | undefined> {
+export async function stopSandbox(
+  dataDir: string,
+  sleep: (ms: number) => Promise<void>,
+): Promise<number | undefined> {
   const pid = runningSandboxPid(dataDir);
   if (pid === undefined) return undefined;
   process.kill(pid, 'SIGTERM');
@@ -115,12 +131,18 @@ export async function stopSandbox(dataDir: string, sleep: (ms: number) => Promis
     if (!isAlive(pid)) return pid;
     await sleep(50);
   }
-  throw new SignError(`the sandbox (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`, { hint: `kill ${pid}` });
+  throw new SignError(`the sandbox (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`, {
+    hint: `kill ${pid}`,
+  });
 }
 
 /** What a running sandbox wrote to its credentials.env, in the names of the `--json` line; undefined when unreadable. */
-export async function readCredentials(dataDir: string): Promise<{ base_url: string; api_key: string; webhook_secret: string } | undefined> {
+export async function readCredentials(
+  dataDir: string,
+): Promise<{ base_url: string; api_key: string; webhook_secret: string } | undefined> {
   const { readCredentialsFile } = await import('../../../sandbox/credentials-file.js');
   const { baseUrl, apiKey, webhookSecret } = readCredentialsFile(dataDir);
-  return baseUrl && apiKey && webhookSecret ? { base_url: baseUrl, api_key: apiKey, webhook_secret: webhookSecret } : undefined;
+  return baseUrl && apiKey && webhookSecret
+    ? { base_url: baseUrl, api_key: apiKey, webhook_secret: webhookSecret }
+    : undefined;
 }

@@ -32,24 +32,34 @@ interface SandboxFlags {
  * `sandbox.accept.<field>`, merged: the values the sandbox takes beyond its
  * own lists for the fields SPEC.md leaves open.
  */
-export function acceptOptions(flags: readonly string[], configured: Record<string, unknown> = {}): Record<string, string[]> {
+export function acceptOptions(
+  flags: readonly string[],
+  configured: Record<string, unknown> = {},
+): Record<string, string[]> {
   const accept: Record<string, string[]> = {};
-  const add = (field: string, values: string[]) => (accept[field] = [...new Set([...(accept[field] ?? []), ...values])]);
+  const add = (field: string, values: string[]) =>
+    (accept[field] = [...new Set([...(accept[field] ?? []), ...values])]);
   for (const [field, values] of Object.entries(configured)) {
-    if (!isOpenField(field) || !Array.isArray(values)) throw new UsageError(`config sandbox.accept.${field}: not a list of values of ${OPEN_FIELDS.join(', ')}`, { hint: `fix it with \`sign-cli config set sandbox.accept.<field> a,b\`` });
+    if (!isOpenField(field) || !Array.isArray(values))
+      throw new UsageError(
+        `config sandbox.accept.${field}: not a list of values of ${OPEN_FIELDS.join(', ')}`,
+        { hint: `fix it with \`sign-cli config set sandbox.accept.<field> a,b\`` },
+      );
     add(field, values.map(String));
   }
   for (const flag of flags) {
     const at = flag.indexOf('=');
     const field = at < 0 ? flag : flag.slice(0, at);
     if (at < 0 || !isOpenField(field)) {
-      throw new UsageError(`--accept ${JSON.stringify(flag)}: write it as <field>=<value,...> with field one of ${OPEN_FIELDS.join(', ')}`, { hint: 'e.g. --accept verification=national_id' });
+      throw new UsageError(
+        `--accept ${JSON.stringify(flag)}: write it as <field>=<value,...> with field one of ${OPEN_FIELDS.join(', ')}`,
+        { hint: 'e.g. --accept verification=national_id' },
+      );
     }
     add(field, parseValueList(flag.slice(at + 1), `--accept ${field}`));
   }
   return accept;
 }
-
 
 export const doc: CommandDoc = {
   summary: 'run a local sandbox of the service (no account needed)',
@@ -72,20 +82,42 @@ export function registerSandbox(program: Command, action: Action): void {
   const sandbox = defineCommand(program, 'sandbox', doc)
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
     .option('--host <h>', 'address to bind', '127.0.0.1')
-    .option('--data-dir <dir>', 'where state lives (default: $SIGN_SANDBOX_DIR or ~/.local/share/sign-cli/sandbox)')
+    .option(
+      '--data-dir <dir>',
+      'where state lives (default: $SIGN_SANDBOX_DIR or ~/.local/share/sign-cli/sandbox)',
+    )
     .option('--speed <factor>', 'sandbox clock speed relative to real time', '1')
     .option('--rate-limit <per-minute>', 'requests per minute per key before 429', '600')
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
-    .addOption(new Option('--signing <kind>', 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify)').choices(['hmac', 'ed25519']).default('hmac'))
+    .addOption(
+      new Option(
+        '--signing <kind>',
+        'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify)',
+      )
+        .choices(['hmac', 'ed25519'])
+        .default('hmac'),
+    )
     .addOption(
       completes(
-        new Option('--accept <field=values>', `also accept these values of a field the service does not list in full (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`)
+        new Option(
+          '--accept <field=values>',
+          `also accept these values of a field the service does not list in full (${OPEN_FIELDS.join(', ')}); repeatable; also config sandbox.accept.<field>`,
+        )
           .argParser(collect)
           .default([]),
-        { kind: 'values', values: OPEN_FIELDS.map((field) => ({ name: `${field}=`, description: `more values of ${field}, comma-separated` })) },
+        {
+          kind: 'values',
+          values: OPEN_FIELDS.map((field) => ({
+            name: `${field}=`,
+            description: `more values of ${field}, comma-separated`,
+          })),
+        },
       ),
     )
-    .option('--detach', 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it')
+    .option(
+      '--detach',
+      'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it',
+    )
     .action(action(sandboxCommand));
   registerStop(sandbox, action);
 }
@@ -97,9 +129,15 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const accept = acceptOptions(flags.accept, ((await ctx.loadConfig()).get('sandbox')?.accept ?? {}) as Record<string, unknown>);
+  const accept = acceptOptions(
+    flags.accept,
+    ((await ctx.loadConfig()).get('sandbox')?.accept ?? {}) as Record<string, unknown>,
+  );
   if (flags.detach) return detachedStart(ctx, dataDir);
-  const [{ startSandbox }, { LockedError }] = await Promise.all([import('../../../sandbox/server.js'), import('../../../core/pid-lock.js')]);
+  const [{ startSandbox }, { LockedError }] = await Promise.all([
+    import('../../../sandbox/server.js'),
+    import('../../../core/pid-lock.js'),
+  ]);
   let sandbox;
   try {
     sandbox = await startSandbox({
@@ -115,9 +153,12 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new SignError(`port ${port} on ${flags.host} is already in use`, { hint: 'pass --port 0 to pick a free port, or stop the other process' });
+      throw new SignError(`port ${port} on ${flags.host} is already in use`, {
+        hint: 'pass --port 0 to pick a free port, or stop the other process',
+      });
     }
-    if (error instanceof LockedError) throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
+    if (error instanceof LockedError)
+      throw new SignError(error.message, { hint: 'stop it first, or give this one another --data-dir' });
     throw error;
   }
   for (const notice of sandbox.notices) output.warn(notice);
@@ -136,7 +177,9 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     });
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
-    output.info(`${formatInstant(new Date())} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`);
+    output.info(
+      `${formatInstant(new Date())} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`,
+    );
   } else if (output.json) {
     // The command's contract (docs/commands/sandbox.md): scripts and tests read the sandbox's own test key from here.
     output.jsonLine({
@@ -153,16 +196,23 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     output.line(`  API key         ${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
     output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
     // A public key: shown whole, it is what receivers verify with.
-    if (sandbox.webhookPublicKey) output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
+    if (sandbox.webhookPublicKey)
+      output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
     output.line(`  signed copies   PAdES, by its own CA: ${sandbox.caFile}`);
     output.line(`  data dir        ${dataDir}`);
-    for (const [field, values] of Object.entries(accept)) output.line(`  also accepts    ${field}: ${values.join(', ')}`);
+    for (const [field, values] of Object.entries(accept))
+      output.line(`  also accepts    ${field}: ${values.join(', ')}`);
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
     output.info('Ctrl-C stops it; state is kept for the next start.');
   }
   await ctx.untilInterrupted();
   await sandbox.close();
-  if (!output.json) output.info(ctx.env[DETACHED_ENV] === '1' ? `${formatInstant(new Date())} sandbox (pid ${process.pid}) stopped` : 'sandbox stopped');
+  if (!output.json)
+    output.info(
+      ctx.env[DETACHED_ENV] === '1'
+        ? `${formatInstant(new Date())} sandbox (pid ${process.pid}) stopped`
+        : 'sandbox stopped',
+    );
   return ExitCode.ok;
 }
 
@@ -174,7 +224,9 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
     // A block pasted twice (docker start, supabase start): the sandbox asked for is there; say so.
     const credentials = await readCredentials(dataDir);
     if (output.json && credentials) output.jsonLine({ ...credentials, pid: running });
-    output.info(`a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``);
+    output.info(
+      `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``,
+    );
     return ExitCode.ok;
   }
   // The same command line, run in the foreground. --json and --query are this process's: the

@@ -22,7 +22,13 @@ export function registerStop(sandbox: Command, action: Action): void {
 export async function stopCommand(ctx: CommandContext, flags: { dataDir?: string }): Promise<number> {
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const pid = await stopSandbox(dataDir, (ms) => ctx.io.clock.sleep(ms));
-  if (ctx.output.json) ctx.output.jsonDocument({ stopped: pid !== undefined, pid: pid ?? null, data_dir: dataDir });
-  else ctx.output.info(pid === undefined ? `no sandbox is running on ${dataDir}; nothing to stop` : `sandbox (pid ${pid}) stopped; its state is kept in ${dataDir}`);
+  if (ctx.output.json)
+    ctx.output.jsonDocument({ stopped: pid !== undefined, pid: pid ?? null, data_dir: dataDir });
+  else
+    ctx.output.info(
+      pid === undefined
+        ? `no sandbox is running on ${dataDir}; nothing to stop`
+        : `sandbox (pid ${pid}) stopped; its state is kept in ${dataDir}`,
+    );
   return ExitCode.ok;
 }

@@ -30,21 +30,24 @@ export const doc: CommandDoc = {
   more: [
     'Event ids alone take 36 columns, so below about 150 columns each delivery is shown stacked, one `label: value` line per column; wider, as a table. `--limit <n>` pages through as far as needed and says when there are more; `--all` follows the cursor to the last page.',
     '  {"object":"webhook_delivery","id":"dlv_…","event_id":"evt_…","event_type":"envelope.created","envelope_id":"env_…","url":"http://127.0.0.1:4020/webhooks","status":"retrying","resend":false,"attempt_count":2,"attempts":[{"attempt":1,"started_at":"2026-11-21T10:00:00.120Z","status":500,"duration_ms":3,"error":"HTTP 500"}],"last_status":500,"last_error":"HTTP 500","next_attempt_at":"2026-11-21T10:00:35.130Z","created_at":"2026-11-21T10:00:00.100Z","finished_at":null}',
-    'The service\'s published interface shows no such endpoint: `GET /api/v1/webhook-deliveries` is an assumption (scope `envelopes:read`; docs/assumptions.md, path overridable as `paths.listDeliveries`), which the sandbox implements.',
+    "The service's published interface shows no such endpoint: `GET /api/v1/webhook-deliveries` is an assumption (scope `envelopes:read`; docs/assumptions.md, path overridable as `paths.listDeliveries`), which the sandbox implements.",
   ],
   examples: [
     'sign-cli webhooks deliveries                      # the newest 20',
     'sign-cli webhooks deliveries --failed             # failed for good, or failing still (retrying)',
     'sign-cli webhooks deliveries --envelope "$id" --limit 50',
     'sign-cli webhooks deliveries --all --json > deliveries.ndjson   # every one, page by page',
-    "sign-cli webhooks deliveries --envelope \"$id\" --json --query '[event_type, status, attempts[].status]'",
+    'sign-cli webhooks deliveries --envelope "$id" --json --query \'[event_type, status, attempts[].status]\'',
   ],
 };
 
 export function registerDeliveries(webhooks: Command, action: Action): void {
   defineCommand(webhooks, 'deliveries', doc)
     .option('--envelope <id>', 'only deliveries of this envelope')
-    .option('--failed', 'only deliveries that failed for good or are failing still (state failed or retrying)')
+    .option(
+      '--failed',
+      'only deliveries that failed for good or are failing still (state failed or retrying)',
+    )
     .option('--limit <n>', `how many to show (default: ${DEFAULT_LIMIT})`)
     .option('--all', 'every matching delivery, page by page (not with --limit)')
     .action(action(deliveriesCommand));
@@ -69,12 +72,18 @@ export async function deliveriesCommand(ctx: CommandContext, options: Deliveries
     }
     if (output.json) return ExitCode.ok;
     if (all.length === 0) {
-      output.info(`no ${options.failed ? 'failed or retrying ' : ''}deliveries${options.envelope !== undefined ? ` of ${options.envelope}` : ''}`);
+      output.info(
+        `no ${options.failed ? 'failed or retrying ' : ''}deliveries${options.envelope !== undefined ? ` of ${options.envelope}` : ''}`,
+      );
       return ExitCode.ok;
     }
     const { out } = output;
     const { printTable } = await import('../../table.js');
-    await printTable(output, DELIVERY_COLUMNS, all.map((d) => deliveryRow(d, out)));
+    await printTable(
+      output,
+      DELIVERY_COLUMNS,
+      all.map((d) => deliveryRow(d, out)),
+    );
     if (seen.more) output.info(moreLine(limit ?? all.length));
     return ExitCode.ok;
   } finally {

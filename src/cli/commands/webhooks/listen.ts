@@ -30,16 +30,16 @@ interface ListenFlags extends SchemeFlags {
 export const doc: CommandDoc = {
   summary: 'receive webhooks locally: verify each signature, print each event once, forward to your app',
   details: [
-    'It verifies every delivery\'s signature over the raw bytes (constant-time), prints each verified event once (a redelivery shows as a duplicate), and can forward it to your app. Answers: 2xx only to a verified delivery; 401 for a missing or bad signature or a timestamp outside the tolerance; 400 malformed; 413 too large; 405 not POST. Ctrl-C prints a summary and exits 0.',
+    "It verifies every delivery's signature over the raw bytes (constant-time), prints each verified event once (a redelivery shows as a duplicate), and can forward it to your app. Answers: 2xx only to a verified delivery; 401 for a missing or bad signature or a timestamp outside the tolerance; 400 malformed; 413 too large; 405 not POST. Ctrl-C prints a summary and exits 0.",
   ],
   more: [
-    'Secrets come from `--secret-file` (one per line or comma-separated) or `SIGN_WEBHOOK_SECRET` (comma-separated). Several secrets are a rotation: any may match. `whsec_…` secrets verify HMAC signatures (`v1`); `whpk_…` public keys verify Ed25519 signatures (`v1a`, Standard Webhooks\' asymmetric scheme); they may be mixed, and a delivery verifies when any of its signatures matches any key. Secrets are only ever shown masked (`whsec_****LaSw`).',
+    "Secrets come from `--secret-file` (one per line or comma-separated) or `SIGN_WEBHOOK_SECRET` (comma-separated). Several secrets are a rotation: any may match. `whsec_…` secrets verify HMAC signatures (`v1`); `whpk_…` public keys verify Ed25519 signatures (`v1a`, Standard Webhooks' asymmetric scheme); they may be mixed, and a delivery verifies when any of its signatures matches any key. Secrets are only ever shown masked (`whsec_****LaSw`).",
     [
       '- `--scheme standard` (default): Standard Webhooks, `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` (also the `svix-*` names), the `whsec_` secret base64-decoded, several space-separated signatures.',
       '- `--scheme stripe`: `Stripe-Signature: t=…,v1=<hex>`, the secret used as is.',
       '- `--scheme hmac`: an HMAC of the raw body in `--signature-header` (default `x-signature`), hex or base64, `--algorithm sha256|sha512`, a `sha256=` prefix allowed (DocuSign Connect, GitHub style).',
     ].join('\n'),
-    '`--events` prints and forwards only those types (comma-separated globs, `*` matching anything); other deliveries are still verified and answered 2xx, so the sender does not retry them. `--forward-to` is repeatable, and `\'signer.*=http://…\'` takes only those types. Each event goes to every matching target at once; the line shows each app\'s status and time (`→ 200 12 ms`; a failure is marked `✗`, never silent). The sender gets the app\'s answer with one target; with several, 200 when all took it, else the first failure\'s status (502 when an app is down), so its retries follow your apps. `--forward-header` adds a header to every forward (the signature headers cannot be overridden).',
+    "`--events` prints and forwards only those types (comma-separated globs, `*` matching anything); other deliveries are still verified and answered 2xx, so the sender does not retry them. `--forward-to` is repeatable, and `'signer.*=http://…'` takes only those types. Each event goes to every matching target at once; the line shows each app's status and time (`→ 200 12 ms`; a failure is marked `✗`, never silent). The sender gets the app's answer with one target; with several, 200 when all took it, else the first failure's status (502 when an app is down), so its retries follow your apps. `--forward-header` adds a header to every forward (the signature headers cannot be overridden).",
     'A slow, silent or half-open client is cut off with 408 once it has taken 5 s for its headers or 10 s for its whole request; bytes that are not HTTP get 400. Each rejection prints one line on stderr saying exactly why:',
     [
       '  ✗ 401 POST /hooks: timestamp is 3600 s old, beyond the 300 s tolerance (a replay, or a clock out of sync) (id evt_…)',
@@ -64,17 +64,39 @@ export function registerListen(webhooks: Command, action: Action): void {
   const command = defineCommand(webhooks, 'listen', doc)
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4020')
     .option('--host <h>', 'address to bind', '127.0.0.1')
-    .option('--events <globs>', 'only print and forward these event types, comma-separated globs (signer.*,envelope.completed); others are still verified and answered')
+    .option(
+      '--events <globs>',
+      'only print and forward these event types, comma-separated globs (signer.*,envelope.completed); others are still verified and answered',
+    )
     .addOption(
-      new Option('--forward-to <[glob=]url>', "forward verified deliveries (original body and signature headers) to this URL; 'signer.*=URL' only those types; repeatable")
+      new Option(
+        '--forward-to <[glob=]url>',
+        "forward verified deliveries (original body and signature headers) to this URL; 'signer.*=URL' only those types; repeatable",
+      )
         .argParser(collect)
         .default([]),
     )
-    .addOption(new Option('--forward-header <header>', "add this header to every forward, written 'name: value'; repeatable").argParser(collect).default([]))
-    .option('--forward-insecure', "accept a local HTTPS app's self-signed certificate when forwarding; off unless given")
-    .option('--state <file>', 'keep the ids already seen in this file, so duplicates are caught across restarts')
+    .addOption(
+      new Option(
+        '--forward-header <header>',
+        "add this header to every forward, written 'name: value'; repeatable",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .option(
+      '--forward-insecure',
+      "accept a local HTTPS app's self-signed certificate when forwarding; off unless given",
+    )
+    .option(
+      '--state <file>',
+      'keep the ids already seen in this file, so duplicates are caught across restarts',
+    )
     .option('--max-body <bytes>', 'largest accepted body', String(1024 * 1024))
-    .option('--save-dir <dir>', 'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`');
+    .option(
+      '--save-dir <dir>',
+      'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`',
+    );
   addSchemeOptions(command).action(action(listenCommand));
 }
 
@@ -104,20 +126,50 @@ function jsonEventLine(event: ListenedEvent): string {
  * time, the ids and a known type are shown whole; the state is left out
  * before the name is cut short when it only repeats the type.
  */
-export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: ListenedEvent, at: string = clock()): string {
+export function eventLine(
+  output: Pick<Output, 'out' | 'columns'>,
+  event: ListenedEvent,
+  at: string = clock(),
+): string {
   const { out } = output;
   const payload = event.payload as { data?: unknown } | null;
-  const data = (payload && typeof payload.data === 'object' && payload.data !== null ? payload.data : {}) as Record<string, unknown>;
-  const signer = (typeof data.signer === 'object' && data.signer !== null ? data.signer : {}) as Record<string, unknown>;
+  const data = (
+    payload && typeof payload.data === 'object' && payload.data !== null ? payload.data : {}
+  ) as Record<string, unknown>;
+  const signer = (typeof data.signer === 'object' && data.signer !== null ? data.signer : {}) as Record<
+    string,
+    unknown
+  >;
   const type = cellText(event.type);
   const status = cellText(signer.status ?? data.envelope_status);
-  const colour = /completed|signed/.test(type) ? out.green : /declined|failed|expired/.test(type) ? out.red : out.cyan;
+  const colour = /completed|signed/.test(type)
+    ? out.green
+    : /declined|failed|expired/.test(type)
+      ? out.red
+      : out.cyan;
   // A type of the service's own list is a word to read by; anything else is the sender's free text.
-  const typePart = isEventType(event.type) ? whole(event.type, { pad: 18, paint: colour }) : free(event.type, { pad: 18, paint: colour, rank: 1 });
-  const forwards: LinePart[] = (event.forwards ?? []).flatMap((f) => ['  ', ...forwardParts(out, f, event.forwards!.length > 1)]);
+  const typePart = isEventType(event.type)
+    ? whole(event.type, { pad: 18, paint: colour })
+    : free(event.type, { pad: 18, paint: colour, rank: 1 });
+  const forwards: LinePart[] = (event.forwards ?? []).flatMap((f) => [
+    '  ',
+    ...forwardParts(out, f, event.forwards!.length > 1),
+  ]);
   if (event.duplicate) {
     // Our words and the id; the type, the sender's, is left out whole rather than cut when the line is short of room.
-    return fitLine([whole(at, { paint: out.dim }), '  ', { text: `duplicate #${event.delivery}`, paint: out.yellow }, ' of ', whole(event.id), optional(` (${type})`, 1), optional(', not a new event', 0), ...forwards], output.columns);
+    return fitLine(
+      [
+        whole(at, { paint: out.dim }),
+        '  ',
+        { text: `duplicate #${event.delivery}`, paint: out.yellow },
+        ' of ',
+        whole(event.id),
+        optional(` (${type})`, 1),
+        optional(', not a new event', 0),
+        ...forwards,
+      ],
+      output.columns,
+    );
   }
   return fitLine(
     [
@@ -130,7 +182,9 @@ export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: Listen
       free(signer.name, { pad: 18 }),
       ' ',
       // `signer.signed … signed`: the state says again what the type said; it goes before the name is cut short.
-      status !== '' && type.endsWith(`.${status}`) ? optional(status) : free(signer.status ?? data.envelope_status, { rank: 2 }),
+      status !== '' && type.endsWith(`.${status}`)
+        ? optional(status)
+        : free(signer.status ?? data.envelope_status, { rank: 2 }),
       ...forwards,
     ],
     output.columns,
@@ -141,14 +195,45 @@ export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: Listen
 function forwardParts(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): LinePart[] {
   const where: LinePart[] = withUrl ? [' ', free(forward.url, { rank: 1 })] : [];
   // A failed forward is never silent: red, and marked ✗ for a terminal without colour.
-  if (!('status' in forward)) return [{ text: '→', paint: colour.dim }, ...where, ' ', { text: 'forward failed: ', paint: colour.red }, free(forward.error, { rank: 1, paint: colour.red }), { text: ' ✗', paint: colour.red }];
+  if (!('status' in forward))
+    return [
+      { text: '→', paint: colour.dim },
+      ...where,
+      ' ',
+      { text: 'forward failed: ', paint: colour.red },
+      free(forward.error, { rank: 1, paint: colour.red }),
+      { text: ' ✗', paint: colour.red },
+    ];
   const ok = forward.status >= 200 && forward.status < 300;
-  return [{ text: '→', paint: colour.dim }, ...where, ' ', ok ? { text: String(forward.status), paint: colour.green } : { text: `${forward.status} ✗`, paint: colour.red }, ' ', { text: `${forward.durationMs} ms`, paint: colour.dim }];
+  return [
+    { text: '→', paint: colour.dim },
+    ...where,
+    ' ',
+    ok
+      ? { text: String(forward.status), paint: colour.green }
+      : { text: `${forward.status} ✗`, paint: colour.red },
+    ' ',
+    { text: `${forward.durationMs} ms`, paint: colour.dim },
+  ];
 }
 
 /** --verbose: what each app answered, one line each. */
 function forwardBodies(event: ListenedEvent, width: number | undefined): string[] {
-  return (event.forwards ?? []).flatMap((f) => ('body' in f ? [fitLine(['  ← ', free(f.url, { rank: 1 }), ': ', f.body.trim() === '' ? '(empty body)' : free(f.body.trim().slice(0, 200))], width)] : []));
+  return (event.forwards ?? []).flatMap((f) =>
+    'body' in f
+      ? [
+          fitLine(
+            [
+              '  ← ',
+              free(f.url, { rank: 1 }),
+              ': ',
+              f.body.trim() === '' ? '(empty body)' : free(f.body.trim().slice(0, 200)),
+            ],
+            width,
+          ),
+        ]
+      : [],
+  );
 }
 
 export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -166,12 +251,21 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
   try {
     targets = flags.forwardTo.map(routes.parseForwardTarget);
     events = flags.events === undefined ? undefined : routes.eventFilter(flags.events);
-    forwardHeaders = Object.fromEntries(flags.forwardHeader.map((line) => routes.parseForwardHeader(line, new Set([...HOP_BY_HOP, 'webhook-id', 'webhook-timestamp', 'webhook-signature']))));
+    forwardHeaders = Object.fromEntries(
+      flags.forwardHeader.map((line) =>
+        routes.parseForwardHeader(
+          line,
+          new Set([...HOP_BY_HOP, 'webhook-id', 'webhook-timestamp', 'webhook-signature']),
+        ),
+      ),
+    );
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   if (targets.length === 0 && (flags.forwardHeader.length > 0 || flags.forwardInsecure)) {
-    throw new UsageError(`${flags.forwardInsecure ? '--forward-insecure' : '--forward-header'} needs --forward-to`);
+    throw new UsageError(
+      `${flags.forwardInsecure ? '--forward-insecure' : '--forward-header'} needs --forward-to`,
+    );
   }
   let capture: import('../../../listener/capture.js').DeliveryCapture | undefined;
   if (flags.saveDir !== undefined) {
@@ -179,12 +273,15 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
     try {
       capture = new DeliveryCapture(flags.saveDir);
     } catch (error) {
-      throw new UsageError(`--save-dir ${flags.saveDir}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : (error as Error).message}`);
+      throw new UsageError(
+        `--save-dir ${flags.saveDir}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : (error as Error).message}`,
+      );
     }
   }
   let saveFailures = 0;
   // Lines are fitted to the terminal as events come, synchronously: the Unicode width measure is loaded now.
-  if (output.columns !== undefined || output.errColumns !== undefined) await (await import('../../table.js')).loadUnicodeWidth();
+  if (output.columns !== undefined || output.errColumns !== undefined)
+    await (await import('../../table.js')).loadUnicodeWidth();
   output.batchStdout();
   let listener;
   try {
@@ -205,7 +302,10 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
                 return capture.save(delivery);
               } catch (error) {
                 // Said once, then counted: a full disk must not flood the screen or stop the listener.
-                if (saveFailures++ === 0) output.warn(`could not save a delivery in ${capture.dir}: ${(error as Error).message}; deliveries are still verified and answered`);
+                if (saveFailures++ === 0)
+                  output.warn(
+                    `could not save a delivery in ${capture.dir}: ${(error as Error).message}; deliveries are still verified and answered`,
+                  );
                 return undefined;
               }
             },
@@ -222,20 +322,50 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
             output.error(error);
           }
           // The JSON line keeps its contract shape; what the apps answered goes to stderr.
-          if (event.forwards) output.info(fitLine([whole(event.id), ...event.forwards.flatMap((f, i) => [i === 0 ? ' ' : '  ', ...forwardParts(output.err, f, event.forwards!.length > 1)])], output.errColumns));
+          if (event.forwards)
+            output.info(
+              fitLine(
+                [
+                  whole(event.id),
+                  ...event.forwards.flatMap((f, i) => [
+                    i === 0 ? ' ' : '  ',
+                    ...forwardParts(output.err, f, event.forwards!.length > 1),
+                  ]),
+                ],
+                output.errColumns,
+              ),
+            );
         }
         if (output.verbose) for (const line of forwardBodies(event, output.errColumns)) output.info(line);
       },
       onReject: (rejection: Rejection) => {
         // The method, the path and parts of the reason are anyone's who can reach the port: escaped,
         // collapsed and cut to the terminal (the path first), so a path cannot wrap into a fake event line.
-        const request: LinePart[] = rejection.method === undefined ? [] : [' ', free(rejection.method, { min: 4 }), ' ', free(rejection.path ?? '/')];
-        output.info(fitLine([{ text: '✗', paint: output.err.red }, ' ', String(rejection.status), ...request, ': ', free(rejection.reason, { rank: 1, min: 60 }), schemeAdvice(rejection.suggestion)], output.errColumns));
+        const request: LinePart[] =
+          rejection.method === undefined
+            ? []
+            : [' ', free(rejection.method, { min: 4 }), ' ', free(rejection.path ?? '/')];
+        output.info(
+          fitLine(
+            [
+              { text: '✗', paint: output.err.red },
+              ' ',
+              String(rejection.status),
+              ...request,
+              ': ',
+              free(rejection.reason, { rank: 1, min: 60 }),
+              schemeAdvice(rejection.suggestion),
+            ],
+            output.errColumns,
+          ),
+        );
       },
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new SignError(`port ${port} on ${flags.host} is already in use`, { hint: 'pass --port 0 to pick a free port, or another --port' });
+      throw new SignError(`port ${port} on ${flags.host} is already in use`, {
+        hint: 'pass --port 0 to pick a free port, or another --port',
+      });
     }
     throw error;
   }
@@ -254,7 +384,9 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
   const { received, verified, rejected, duplicates, filtered } = listener.stats;
   output.info(
     `received ${received}, verified ${verified}, rejected ${rejected}, duplicates ${duplicates}${events ? `, not shown (outside --events) ${filtered}` : ''}` +
-      (capture ? `; saved in ${capture.dir}${saveFailures > 0 ? ` (${saveFailures} could not be saved)` : ''}` : ''),
+      (capture
+        ? `; saved in ${capture.dir}${saveFailures > 0 ? ` (${saveFailures} could not be saved)` : ''}`
+        : ''),
   );
   return ExitCode.ok;
 }

@@ -4,7 +4,15 @@
  */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
-import { DEFAULT_HMAC_HEADER, DEFAULT_TOLERANCE_SECONDS, WEBHOOK_SCHEMES, WebhookVerifier, type HmacAlgorithm, type SchemeSuggestion, type WebhookScheme } from '../../../core/webhooks.js';
+import {
+  DEFAULT_HMAC_HEADER,
+  DEFAULT_TOLERANCE_SECONDS,
+  WEBHOOK_SCHEMES,
+  WebhookVerifier,
+  type HmacAlgorithm,
+  type SchemeSuggestion,
+  type WebhookScheme,
+} from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
 import { parseIntegerOption } from '../../flags.js';
 import { readFlagFile } from '../../stdin.js';
@@ -25,11 +33,26 @@ export function schemeAdvice(suggestion: SchemeSuggestion | undefined): string {
 
 export function addSchemeOptions(command: Command, withTolerance = true): Command {
   command
-    .option('--secret-file <file>', 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)')
-    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: config webhook_scheme, else standard)').choices(WEBHOOK_SCHEMES))
+    .option(
+      '--secret-file <file>',
+      'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)',
+    )
+    .addOption(
+      new Option(
+        '--scheme <scheme>',
+        'signature scheme (default: config webhook_scheme, else standard)',
+      ).choices(WEBHOOK_SCHEMES),
+    )
     .option('--signature-header <name>', 'hmac scheme: header carrying the signature', DEFAULT_HMAC_HEADER)
-    .addOption(new Option('--algorithm <alg>', 'hmac scheme: digest').choices(['sha256', 'sha512']).default('sha256'));
-  if (withTolerance) command.option('--tolerance <seconds>', 'largest accepted age (or lead) of a signed timestamp; 0 disables the check', String(DEFAULT_TOLERANCE_SECONDS));
+    .addOption(
+      new Option('--algorithm <alg>', 'hmac scheme: digest').choices(['sha256', 'sha512']).default('sha256'),
+    );
+  if (withTolerance)
+    command.option(
+      '--tolerance <seconds>',
+      'largest accepted age (or lead) of a signed timestamp; 0 disables the check',
+      String(DEFAULT_TOLERANCE_SECONDS),
+    );
   return command;
 }
 
@@ -45,7 +68,8 @@ export function loadSecrets(ctx: CommandContext, flags: SchemeFlags): string[] {
   let secrets: string[];
   if (flags.secretFile) {
     secrets = splitSecrets(readFlagFile('--secret-file', flags.secretFile).toString('utf8'));
-    if (secrets.length === 0) throw new UsageError(`--secret-file ${flags.secretFile}: the file holds no secret`);
+    if (secrets.length === 0)
+      throw new UsageError(`--secret-file ${flags.secretFile}: the file holds no secret`);
   } else {
     secrets = splitSecrets(ctx.env.SIGN_WEBHOOK_SECRET ?? '');
     if (secrets.length === 0) {
@@ -63,7 +87,10 @@ export async function resolveScheme(ctx: CommandContext, flags: SchemeFlags): Pr
   return flags.scheme ?? (await ctx.setting<WebhookScheme>('webhook_scheme')) ?? 'standard';
 }
 
-export async function buildVerifier(ctx: CommandContext, flags: SchemeFlags): Promise<{ verifier: WebhookVerifier; secrets: string[] }> {
+export async function buildVerifier(
+  ctx: CommandContext,
+  flags: SchemeFlags,
+): Promise<{ verifier: WebhookVerifier; secrets: string[] }> {
   const secrets = loadSecrets(ctx, flags);
   const scheme = await resolveScheme(ctx, flags);
   try {
@@ -77,6 +104,11 @@ export async function buildVerifier(ctx: CommandContext, flags: SchemeFlags): Pr
     return { verifier, secrets };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message, /other secrets need/.test((error as Error).message) ? { hint: 'pass --scheme stripe or --scheme hmac for such secrets' } : {});
+    throw new UsageError(
+      (error as Error).message,
+      /other secrets need/.test((error as Error).message)
+        ? { hint: 'pass --scheme stripe or --scheme hmac for such secrets' }
+        : {},
+    );
   }
 }

@@ -21,12 +21,17 @@ interface TriggerFlags extends SchemeFlags {
  * --override`: the value is JSON when it parses as JSON (numbers, true, null,
  * "quoted"), else the text itself; missing objects on the path are created.
  */
-export function applyOverrides(event: Record<string, unknown>, sets: readonly string[]): Record<string, unknown> {
+export function applyOverrides(
+  event: Record<string, unknown>,
+  sets: readonly string[],
+): Record<string, unknown> {
   for (const set of sets) {
     const at = set.indexOf('=');
     const path = at > 0 ? set.slice(0, at).split('.') : [];
     if (path.length === 0 || path.some((key) => !/^[\w-]+$/.test(key))) {
-      throw new UsageError(`--set ${JSON.stringify(set.slice(0, 60))} must be <path>=<value>, such as data.signer.name=Omar`);
+      throw new UsageError(
+        `--set ${JSON.stringify(set.slice(0, 60))} must be <path>=<value>, such as data.signer.name=Omar`,
+      );
     }
     const text = set.slice(at + 1);
     let value: unknown = text;
@@ -39,7 +44,9 @@ export function applyOverrides(event: Record<string, unknown>, sets: readonly st
     for (const key of path.slice(0, -1)) {
       const next = target[key];
       if (next !== undefined && (next === null || typeof next !== 'object' || Array.isArray(next))) {
-        throw new UsageError(`--set ${path.join('.')}: ${key} is not an object in the ${String(event.type)} sample`);
+        throw new UsageError(
+          `--set ${path.join('.')}: ${key} is not an object in the ${String(event.type)} sample`,
+        );
       }
       target = (target[key] ??= {}) as Record<string, unknown>;
     }
@@ -61,25 +68,43 @@ export const doc: CommandDoc = {
 
 export function registerTrigger(webhooks: Command, action: Action): void {
   const command = defineCommand(webhooks, 'trigger', doc)
-    .addArgument(completes(new Argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`), valuesOf(EVENT_TYPES)))
+    .addArgument(
+      completes(new Argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`), valuesOf(EVENT_TYPES)),
+    )
     .requiredOption('--to <url>', 'where to POST it')
-    .addOption(new Option('--set <path=value>', 'override a field of the sample, e.g. data.signer.name=Omar (JSON values parsed); repeatable').argParser(collect).default([]));
+    .addOption(
+      new Option(
+        '--set <path=value>',
+        'override a field of the sample, e.g. data.signer.name=Omar (JSON values parsed); repeatable',
+      )
+        .argParser(collect)
+        .default([]),
+    );
   addSchemeOptions(command, false).action(action(triggerCommand));
 }
 
-export async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [type]: string[]): Promise<number> {
+export async function triggerCommand(
+  ctx: CommandContext,
+  flags: TriggerFlags,
+  [type]: string[],
+): Promise<number> {
   const { output } = ctx;
   if (!type || !isEventType(type)) {
-    throw new UsageError(`unknown event type ${JSON.stringify(type)}`, { hint: `use one of: ${EVENT_TYPES.join(', ')}` });
+    throw new UsageError(`unknown event type ${JSON.stringify(type)}`, {
+      hint: `use one of: ${EVENT_TYPES.join(', ')}`,
+    });
   }
-  if (!/^https?:\/\/[^/]/.test(flags.to)) throw new UsageError(`--to must be an http(s) URL, got ${JSON.stringify(flags.to)}`);
+  if (!/^https?:\/\/[^/]/.test(flags.to))
+    throw new UsageError(`--to must be an http(s) URL, got ${JSON.stringify(flags.to)}`);
   const [secret] = loadSecrets(ctx, flags);
   const scheme = await resolveScheme(ctx, flags);
   const event = applyOverrides(sampleEvent(type) as unknown as Record<string, unknown>, flags.set);
   const id = typeof event.id === 'string' && event.id !== '' ? event.id : undefined;
   if (!id) throw new UsageError('--set id: the event id must be a non-empty string (it is the webhook-id)');
   if (secret!.startsWith(ED25519_PUBLIC_PREFIX)) {
-    throw new UsageError('a whpk_ public key verifies but cannot sign', { hint: 'trigger signs with the whsk_ signing key (its public half, whpk_, goes to the receiver)' });
+    throw new UsageError('a whpk_ public key verifies but cannot sign', {
+      hint: 'trigger signs with the whsk_ signing key (its public half, whpk_, goes to the receiver)',
+    });
   }
   const body = JSON.stringify(event);
   const timestamp = Math.floor(Date.now() / 1000);
@@ -100,7 +125,11 @@ export async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [
   try {
     const response = await request(flags.to, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': `sign-cli/${VERSION} (webhooks trigger)`, ...signature },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': `sign-cli/${VERSION} (webhooks trigger)`,
+        ...signature,
+      },
       body,
       signal: ctx.signal,
       headersTimeout: 30_000,
@@ -109,13 +138,20 @@ export async function triggerCommand(ctx: CommandContext, flags: TriggerFlags, [
     await response.body.dump();
     status = response.statusCode;
   } catch (error) {
-    throw new NetworkError(`could not deliver ${type} to ${flags.to}: ${(error as Error).message}`, (error as { code?: string }).code, {
-      hint: 'is your handler running on that address?',
-    });
+    throw new NetworkError(
+      `could not deliver ${type} to ${flags.to}: ${(error as Error).message}`,
+      (error as { code?: string }).code,
+      {
+        hint: 'is your handler running on that address?',
+      },
+    );
   }
   const ms = Date.now() - started;
   const ok = status >= 200 && status < 300;
   if (output.json) output.jsonLine({ id, type, url: flags.to, status, duration_ms: ms });
-  else output.line(`${ok ? output.out.green('✓') : output.out.red('✗')} ${type} ${id} → ${flags.to}: HTTP ${status} in ${ms} ms`);
+  else
+    output.line(
+      `${ok ? output.out.green('✓') : output.out.red('✗')} ${type} ${id} → ${flags.to}: HTTP ${status} in ${ms} ms`,
+    );
   return ok ? ExitCode.ok : ExitCode.failed;
 }

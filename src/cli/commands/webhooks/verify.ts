@@ -35,14 +35,18 @@ export function registerVerify(webhooks: Command, action: Action): void {
   const command = defineCommand(webhooks, 'verify', doc)
     .option('--body-file <file>', 'the raw body exactly as received (default: stdin)')
     .option('--header <"name: value">', 'a header of the delivery (repeatable)', collect)
-    .option('--request-file <file>', 'a raw HTTP request (request line, headers, blank line, body) instead of --header/--body-file');
+    .option(
+      '--request-file <file>',
+      'a raw HTTP request (request line, headers, blank line, body) instead of --header/--body-file',
+    );
   addSchemeOptions(command).action(action(verifyCommand));
 }
 
 function parseHeaderLines(lines: string[], into: Record<string, string>, source: string): void {
   for (const line of lines) {
     const at = line.indexOf(':');
-    if (at <= 0) throw new UsageError(`${source}: ${JSON.stringify(line)} is not a header; write it as 'name: value'`);
+    if (at <= 0)
+      throw new UsageError(`${source}: ${JSON.stringify(line)} is not a header; write it as 'name: value'`);
     const name = line.slice(0, at).trim().toLowerCase();
     const value = line.slice(at + 1).trim();
     into[name] = into[name] === undefined ? value : `${into[name]}, ${value}`;
@@ -50,7 +54,10 @@ function parseHeaderLines(lines: string[], into: Record<string, string>, source:
 }
 
 /** Splits a raw HTTP request into headers and the body bytes, untouched. */
-export function parseRawRequest(raw: Buffer, source: string): { headers: Record<string, string>; body: Buffer } {
+export function parseRawRequest(
+  raw: Buffer,
+  source: string,
+): { headers: Record<string, string>; body: Buffer } {
   let split = raw.indexOf('\r\n\r\n');
   let gap = 4;
   if (split < 0) {
@@ -62,7 +69,11 @@ export function parseRawRequest(raw: Buffer, source: string): { headers: Record<
   // Skip the request line ("POST /hooks HTTP/1.1") when present.
   if (lines[0] && /^[A-Z]+ \S+ HTTP\/\d/.test(lines[0])) lines.shift();
   const headers: Record<string, string> = {};
-  parseHeaderLines(lines.filter((l) => l.trim() !== ''), headers, source);
+  parseHeaderLines(
+    lines.filter((l) => l.trim() !== ''),
+    headers,
+    source,
+  );
   return { headers, body: raw.subarray(split + gap) };
 }
 
@@ -72,27 +83,57 @@ export async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Pr
   let headers: HeaderBag;
   let body: Buffer;
   if (flags.requestFile) {
-    ({ headers, body } = parseRawRequest(readFlagFile('--request-file', flags.requestFile), flags.requestFile));
+    ({ headers, body } = parseRawRequest(
+      readFlagFile('--request-file', flags.requestFile),
+      flags.requestFile,
+    ));
     if (flags.header) parseHeaderLines(flags.header, headers as Record<string, string>, '--header');
   } else {
     const bag: Record<string, string> = {};
     parseHeaderLines(flags.header ?? [], bag, '--header');
     headers = bag;
-    body = flags.bodyFile ? readFlagFile('--body-file', flags.bodyFile) : await readStdin({ signal: ctx.signal, hint: 'reading the delivery body from stdin; Ctrl-D to end, Ctrl-C to cancel', stdin: ctx.io.stdin, stderr: ctx.io.stderr });
+    body = flags.bodyFile
+      ? readFlagFile('--body-file', flags.bodyFile)
+      : await readStdin({
+          signal: ctx.signal,
+          hint: 'reading the delivery body from stdin; Ctrl-D to end, Ctrl-C to cancel',
+          stdin: ctx.io.stdin,
+          stderr: ctx.io.stderr,
+        });
   }
   const result = verifier.verify(headers, body);
   if (output.json) {
     output.jsonLine(
       result.ok
-        ? { valid: true, scheme: verifier.scheme, id: result.id ?? null, timestamp: result.timestampSeconds ?? null, secret: result.secretIndex + 1 }
-        : { valid: false, scheme: verifier.scheme, id: result.id ?? null, code: result.code, reason: `${result.reason}${schemeAdvice(result.suggestion)}` },
+        ? {
+            valid: true,
+            scheme: verifier.scheme,
+            id: result.id ?? null,
+            timestamp: result.timestampSeconds ?? null,
+            secret: result.secretIndex + 1,
+          }
+        : {
+            valid: false,
+            scheme: verifier.scheme,
+            id: result.id ?? null,
+            code: result.code,
+            reason: `${result.reason}${schemeAdvice(result.suggestion)}`,
+          },
     );
   }
   if (result.ok) {
-    const when = result.timestampSeconds === undefined ? '' : `, signed ${Math.round(Date.now() / 1000 - result.timestampSeconds)} s ago`;
-    if (!output.json) output.line(`${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${cellText(result.id)}` : ''}${when}, by secret #${result.secretIndex + 1}`);
+    const when =
+      result.timestampSeconds === undefined
+        ? ''
+        : `, signed ${Math.round(Date.now() / 1000 - result.timestampSeconds)} s ago`;
+    if (!output.json)
+      output.line(
+        `${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${cellText(result.id)}` : ''}${when}, by secret #${result.secretIndex + 1}`,
+      );
     return ExitCode.ok;
   }
-  output.info(`${output.err.red('✗')} invalid: ${untrusted(result.reason)}${schemeAdvice(result.suggestion)}`);
+  output.info(
+    `${output.err.red('✗')} invalid: ${untrusted(result.reason)}${schemeAdvice(result.suggestion)}`,
+  );
   return ExitCode.failed;
 }

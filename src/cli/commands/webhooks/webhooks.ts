@@ -11,7 +11,7 @@ import { registerVerify } from './verify.js';
 export const doc: CommandDoc = {
   summary: 'receive, verify and send signed webhook events; see and resend deliveries',
   more: [
-    'The service POSTs each signing event to the envelope\'s `webhook_url`, signed (Standard Webhooks by default: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Secrets come from `--secret-file` or SIGN_WEBHOOK_SECRET.',
+    "The service POSTs each signing event to the envelope's `webhook_url`, signed (Standard Webhooks by default: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Secrets come from `--secret-file` or SIGN_WEBHOOK_SECRET.",
   ],
   examples: [
     'sign-cli webhooks listen --port 4025 --forward-to http://localhost:3000/hooks',

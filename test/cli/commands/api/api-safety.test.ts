@@ -30,8 +30,18 @@ describe('api: keys and secrets are masked on every line', () => {
     const key = sandbox.apiKey;
     const inPath = await api([`/api/v1/envelopes/${key}`]);
     expect(inPath.code).toBe(1);
-    expect(inPath.stderr).toMatch(new RegExp(`^error: GET /api/v1/envelopes/sk_test_\\*{4}${key.slice(-4)}: HTTP 404`, 'm'));
-    const inField = await api(['-X', 'GET', `/api/v1/envelopes/${key}`, '-f', `x=${key}`, '--include', '--verbose']);
+    expect(inPath.stderr).toMatch(
+      new RegExp(`^error: GET /api/v1/envelopes/sk_test_\\*{4}${key.slice(-4)}: HTTP 404`, 'm'),
+    );
+    const inField = await api([
+      '-X',
+      'GET',
+      `/api/v1/envelopes/${key}`,
+      '-f',
+      `x=${key}`,
+      '--include',
+      '--verbose',
+    ]);
     expect(inField.code).toBe(1);
     const posted = await api([`/api/v1/envelopes/${key}`, '-f', `x=${key}`, '--verbose']);
     expect(posted.code).not.toBe(0);
@@ -42,7 +52,10 @@ describe('api: keys and secrets are masked on every line', () => {
   it('masks a key of the config file, a webhook secret and a key given in -H, also in a usage error before any request', async () => {
     const other = await sandbox.mintKey({ name: 'stored' });
     const config = withConfig();
-    const added = await runCommand(['keys', 'add', 'stored', '--stdin', '--offline', '--insecure-storage'], { env: config.env, input: `${other}\n` });
+    const added = await runCommand(['keys', 'add', 'stored', '--stdin', '--offline', '--insecure-storage'], {
+      env: config.env,
+      input: `${other}\n`,
+    });
     expect(added.code, added.stderr).toBe(0);
     const env = { ...config.env, SIGN_WEBHOOK_SECRET: sandbox.webhookSecret };
     // The env's key is the one in use; the stored profile's key and the webhook secret are only known.
@@ -53,20 +66,30 @@ describe('api: keys and secrets are masked on every line', () => {
     // Refused before the key is resolved or the config file opened.
     const usage = await api([`https://elsewhere.example/${sandbox.apiKey}/${other}`], { env });
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/^error: https:\/\/elsewhere\.example\/sk_test_\*{4}\w{4}\/sk_test_\*{4}\w{4}: give a path/m);
-    const header = await api([`/api/v1/envelopes/${other}`, '-H', `Authorization: Bearer ${other}`, '--verbose'], { env: { SIGN_CONFIG_DIR: config.dir } });
+    expect(usage.stderr).toMatch(
+      /^error: https:\/\/elsewhere\.example\/sk_test_\*{4}\w{4}\/sk_test_\*{4}\w{4}: give a path/m,
+    );
+    const header = await api(
+      [`/api/v1/envelopes/${other}`, '-H', `Authorization: Bearer ${other}`, '--verbose'],
+      { env: { SIGN_CONFIG_DIR: config.dir } },
+    );
     expect(header.code).toBe(1);
     expectNoKey([stored, secret, usage, header], other);
     expectNoKey([stored, secret, usage, header], sandbox.apiKey);
-    for (const run of [stored, secret, usage, header]) expect(run.stdout + run.stderr).not.toContain(sandbox.webhookSecret);
+    for (const run of [stored, secret, usage, header])
+      expect(run.stdout + run.stderr).not.toContain(sandbox.webhookSecret);
   });
 
   it("masks the environment's key and secret in commander's own messages, which echo what was typed", async () => {
     const key = sandbox.apiKey;
-    const command = await runCommand([key], { env: { ...sandbox.env, SIGN_WEBHOOK_SECRET: sandbox.webhookSecret } });
+    const command = await runCommand([key], {
+      env: { ...sandbox.env, SIGN_WEBHOOK_SECRET: sandbox.webhookSecret },
+    });
     expect(command.code).toBe(2);
     expect(command.stderr).toMatch(new RegExp(`^error: unknown command 'sk_test_\\*{4}${key.slice(-4)}'`));
-    const option = await api(['/api/v1/envelopes', `--token=${sandbox.webhookSecret}`], { env: { SIGN_WEBHOOK_SECRET: sandbox.webhookSecret } });
+    const option = await api(['/api/v1/envelopes', `--token=${sandbox.webhookSecret}`], {
+      env: { SIGN_WEBHOOK_SECRET: sandbox.webhookSecret },
+    });
     expect(option.code).toBe(2);
     expect(option.stderr).toMatch(/^error: unknown option '--token=whsec_\*{4}\w{4}'/);
     expectNoKey([command, option], key);
@@ -89,7 +112,9 @@ describe('api: what is sent', () => {
     const before = await sandbox.envelopeCount();
     const escaped = await api(['/api/v1/envelopes', '-f', 'title=x', '-H', 'X-Note: a\u001b[31mb']);
     expect(escaped.code).toBe(2);
-    expect(escaped.stderr).toBe('error: -H X-Note: the value holds U+001B, which an HTTP header cannot carry; give printable ASCII\n');
+    expect(escaped.stderr).toBe(
+      'error: -H X-Note: the value holds U+001B, which an HTTP header cannot carry; give printable ASCII\n',
+    );
     const arabic = await api(['/api/v1/envelopes', '-H', 'X-Note: عقد']);
     expect(arabic.code).toBe(2);
     expect(arabic.stderr).toMatch(/^error: -H X-Note: the value holds U\+0639/);
@@ -105,7 +130,9 @@ describe('api: inputs are bounded by the service limit while read', () => {
     const before = await sandbox.envelopeCount();
     const input = await api(['/api/v1/envelopes', '--input', over]);
     expect(input.code).toBe(2);
-    expect(input.stderr).toBe(`error: --input ${over}: larger than 1 MiB (1,048,576 bytes), the most the service takes in one request; nothing was sent\n`);
+    expect(input.stderr).toBe(
+      `error: --input ${over}: larger than 1 MiB (1,048,576 bytes), the most the service takes in one request; nothing was sent\n`,
+    );
     const field = await api(['/api/v1/envelopes', '-F', `title=@${over}`]);
     expect(field.code).toBe(2);
     expect(field.stderr).toMatch(/^error: -F \S+over\.json: larger than 1 MiB/);
@@ -133,9 +160,15 @@ describe('api: inputs are bounded by the service limit while read', () => {
     const io = testIo({ env: sandbox.env });
     Object.assign(io, { stdin });
     const before = await sandbox.envelopeCount();
-    const code = await main(['node', 'sign-cli', 'api', '/api/v1/envelopes', '--input', '-'], io, new AbortController().signal);
+    const code = await main(
+      ['node', 'sign-cli', 'api', '/api/v1/envelopes', '--input', '-'],
+      io,
+      new AbortController().signal,
+    );
     expect(code).toBe(2);
-    expect(io.stderr.text).toBe('error: --input - (stdin): larger than 1 MiB (1,048,576 bytes), the most the service takes in one request; nothing was sent\n');
+    expect(io.stderr.text).toBe(
+      'error: --input - (stdin): larger than 1 MiB (1,048,576 bytes), the most the service takes in one request; nothing was sent\n',
+    );
     expect(pulled).toBeLessThan(2 * MAX_BODY_BYTES);
     expect(await sandbox.envelopeCount()).toBe(before);
   });

@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-const api = (args: string[], options: { input?: string } = {}) => runCommand(['api', ...args], { env: sandbox.env, ...options });
+const api = (args: string[], options: { input?: string } = {}) =>
+  runCommand(['api', ...args], { env: sandbox.env, ...options });
 
 describe('api', () => {
   it('GETs a path with the key and prints the JSON; --query picks a part', async () => {
@@ -35,29 +36,53 @@ describe('api', () => {
   });
 
   it('builds a body from -f and -F fields, nested, and sends fields of a GET as the query', async () => {
-    const base = example() as { title: string; document: { template_id: string; version: number }; signers: { name: string; email: string }[] };
+    const base = example() as {
+      title: string;
+      document: { template_id: string; version: number };
+      signers: { name: string; email: string }[];
+    };
     const created = await api([
       '/api/v1/envelopes',
-      '-f', `title=${base.title} (fields)`,
-      '-f', `contract_id=API-F-${process.pid}`,
-      '-f', `document.template_id=${base.document.template_id}`,
-      '-F', `document.version=${base.document.version}`,
-      '-f', 'signers[][name]=Layla Haddad',
-      '-f', 'signers[][channel]=email',
-      '-f', 'signers[][email]=layla.haddad@example.com',
-      '-F', 'sequential=false',
-      '--query', '[title, document.version, length(signers), sequential]',
+      '-f',
+      `title=${base.title} (fields)`,
+      '-f',
+      `contract_id=API-F-${process.pid}`,
+      '-f',
+      `document.template_id=${base.document.template_id}`,
+      '-F',
+      `document.version=${base.document.version}`,
+      '-f',
+      'signers[][name]=Layla Haddad',
+      '-f',
+      'signers[][channel]=email',
+      '-f',
+      'signers[][email]=layla.haddad@example.com',
+      '-F',
+      'sequential=false',
+      '--query',
+      '[title, document.version, length(signers), sequential]',
     ]);
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual([`${base.title} (fields)`, base.document.version, 1, false]);
-    const listed = await api(['/api/v1/envelopes', '-X', 'GET', '-f', `contract_id=API-F-${process.pid}`, '--query', 'data[].contract_id']);
+    const listed = await api([
+      '/api/v1/envelopes',
+      '-X',
+      'GET',
+      '-f',
+      `contract_id=API-F-${process.pid}`,
+      '--query',
+      'data[].contract_id',
+    ]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([`API-F-${process.pid}`]);
   });
 
   it('--paginate prints every envelope of a long listing once, one JSON line each', async () => {
     const sample = await runCommand(['envelopes', 'sample', '--count', '250']);
-    const seeded = await runCommand(['envelopes', 'create', '--ndjson', '-f', '-', '--concurrency', '16', '--rate', '6000'], { env: sandbox.env, input: sample.stdout });
+    const seeded = await runCommand(
+      ['envelopes', 'create', '--ndjson', '-f', '-', '--concurrency', '16', '--rate', '6000'],
+      { env: sandbox.env, input: sample.stdout },
+    );
     expect(seeded.code, seeded.stderr).toBe(0);
     const total = await sandbox.envelopeCount();
     expect(total).toBeGreaterThanOrEqual(250);
@@ -83,7 +108,9 @@ describe('api', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/not_found|error/);
     expect(missing.stderr).toMatch(/^error: GET \/api\/v1\/envelopes\/env_nope: HTTP 404/m);
-    const refused = await runCommand(['api', '/api/v1/api-keys'], { env: { ...sandbox.env, SIGN_API_KEY: 'sk_test_unknownunknownunknown0000' } });
+    const refused = await runCommand(['api', '/api/v1/api-keys'], {
+      env: { ...sandbox.env, SIGN_API_KEY: 'sk_test_unknownunknownunknown0000' },
+    });
     expect(refused.code).toBe(3);
     const before = await sandbox.envelopeCount();
     expect((await api(['https://evil.example/api/v1/envelopes'])).code).toBe(2);
@@ -92,12 +119,22 @@ describe('api', () => {
     const forged = await api(['/api/v1/envelopes', '-H', 'X-A: 1\r\nX-Forged: 2']);
     expect(forged.code).toBe(2);
     // One line: the break shown, not made.
-    expect(forged.stderr.split('\n')[0]).toMatch(/^error: -H X-A: 1\\(r\\)?nX-Forged: 2: not "Name: value" on one line/);
+    expect(forged.stderr.split('\n')[0]).toMatch(
+      /^error: -H X-A: 1\\(r\\)?nX-Forged: 2: not "Name: value" on one line/,
+    );
     expect(await sandbox.envelopeCount()).toBe(before);
   });
 
   it('reads -F @file as text', async () => {
-    const result = await api(['/api/v1/envelopes', '-X', 'GET', '-F', `contract_id=@${EXAMPLE}`, '--include', '--silent']);
+    const result = await api([
+      '/api/v1/envelopes',
+      '-X',
+      'GET',
+      '-F',
+      `contract_id=@${EXAMPLE}`,
+      '--include',
+      '--silent',
+    ]);
     expect(result.code).toBe(0);
     expect(readFileSync(EXAMPLE, 'utf8').length).toBeGreaterThan(0);
   });

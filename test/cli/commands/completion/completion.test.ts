@@ -17,19 +17,28 @@ function complete(words: string[], env: NodeJS.ProcessEnv = process.env): string
 /** A config dir holding the profiles `prod` and `staging`. */
 async function twoProfiles(): Promise<string> {
   const dir = tempDir('sign-cli-completion-');
-  for (const [name, key] of [['prod', 'sk_live_completion0000prod'], ['staging', 'sk_test_completion000staging']] as const) {
-    const add = await runCommand(['keys', 'add', name, '--stdin', '--offline'], { env: { SIGN_CONFIG_DIR: dir }, input: `${key}\n` });
+  for (const [name, key] of [
+    ['prod', 'sk_live_completion0000prod'],
+    ['staging', 'sk_test_completion000staging'],
+  ] as const) {
+    const add = await runCommand(['keys', 'add', name, '--stdin', '--offline'], {
+      env: { SIGN_CONFIG_DIR: dir },
+      input: `${key}\n`,
+    });
     expect(add.code, add.stderr).toBe(0);
   }
   return dir;
 }
 
 describe('shell completion', () => {
-  it.each(Object.entries(FILES))('the committed %s script is what the command tree generates', async (shell, file) => {
-    const live = await runCommand(['completion', shell]);
-    expect(live.code).toBe(0);
-    expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).toBe(live.stdout);
-  });
+  it.each(Object.entries(FILES))(
+    'the committed %s script is what the command tree generates',
+    async (shell, file) => {
+      const live = await runCommand(['completion', shell]);
+      expect(live.code).toBe(0);
+      expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).toBe(live.stdout);
+    },
+  );
 
   it('completes commands, subcommands, options and choices in bash', () => {
     expect(complete(['sign-cli', 'env'])).toEqual(['envelopes']);
@@ -52,7 +61,6 @@ describe('shell completion', () => {
     expect(complete(['sign-cli', 'keys', ''])).toEqual(['list', 'add', 'remove', 'use', 'check']);
   });
 
-
   it('`__complete profiles` prints the names, and nothing at all when it cannot', async () => {
     const dir = await twoProfiles();
     const listed = await runCommand(['__complete', 'profiles'], { env: { SIGN_CONFIG_DIR: dir } });
@@ -60,9 +68,17 @@ describe('shell completion', () => {
     const broken = tempDir('sign-cli-completion-');
     writeFileSync(join(broken, 'config.json'), '{not json');
     for (const env of [{ SIGN_CONFIG_DIR: broken }, { SIGN_CONFIG_DIR: join(broken, 'missing') }]) {
-      expect(await runCommand(['__complete', 'profiles'], { env })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(await runCommand(['__complete', 'profiles'], { env })).toMatchObject({
+        code: 0,
+        stdout: '',
+        stderr: '',
+      });
     }
-    expect(await runCommand(['__complete', 'nothing-like-this'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await runCommand(['__complete', 'nothing-like-this'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
     // Hidden: not in help, not offered.
     expect((await runCommand(['--help'])).stdout).not.toContain('__complete');
     expect(complete(['sign-cli', '__'])).toEqual([]);

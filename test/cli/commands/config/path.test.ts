@@ -9,8 +9,14 @@ describe('config path', () => {
   it('prints $SIGN_CONFIG_DIR/config.json, or {"path"} with --json', async () => {
     const dir = tempDir('sign-cli-path-');
     const env = { SIGN_CONFIG_DIR: dir };
-    expect(await runCommand(['config', 'path'], { env })).toMatchObject({ code: 0, stdout: `${join(dir, 'config.json')}\n`, stderr: '' });
-    expect(JSON.parse((await runCommand(['config', 'path', '--json'], { env })).stdout)).toEqual({ path: join(dir, 'config.json') });
+    expect(await runCommand(['config', 'path'], { env })).toMatchObject({
+      code: 0,
+      stdout: `${join(dir, 'config.json')}\n`,
+      stderr: '',
+    });
+    expect(JSON.parse((await runCommand(['config', 'path', '--json'], { env })).stdout)).toEqual({
+      path: join(dir, 'config.json'),
+    });
   });
 
   it('a config dir others can write is refused (exit 2) with the chmod that fixes it', async () => {

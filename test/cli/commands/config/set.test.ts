@@ -21,7 +21,10 @@ describe('config set', () => {
     expect((await runCommand(['config', 'set', 'rate', 'fast'], { env })).code).toBe(2);
     expect((await runCommand(['config', 'set', 'webhook_scheme', 'rot13'], { env })).code).toBe(2);
     expect((await runCommand(['config', 'set', 'base_url', 'not-a-url'], { env })).code).toBe(2);
-    expect((await runCommand(['config', 'set', 'paths.getAuditTrail', '/api/v1/envelopes/{id}/audit'], { env })).code).toBe(0);
+    expect(
+      (await runCommand(['config', 'set', 'paths.getAuditTrail', '/api/v1/envelopes/{id}/audit'], { env }))
+        .code,
+    ).toBe(0);
     expect((await runCommand(['config', 'set', 'paths.nope', '/x'], { env })).code).toBe(2);
     expect((await runCommand(['config', 'set', 'default_profile', 'ghost'], { env })).code).toBe(2);
     expect((await runCommand(['config', 'set', 'colour', 'blue'], { env })).code).toBe(2);

@@ -17,7 +17,9 @@ describe('config unset', () => {
   });
 
   it('an unknown name is exit 2, naming the settings there are', async () => {
-    const result = await runCommand(['config', 'unset', 'colour'], { env: { SIGN_CONFIG_DIR: tempDir('sign-cli-unset-') } });
+    const result = await runCommand(['config', 'unset', 'colour'], {
+      env: { SIGN_CONFIG_DIR: tempDir('sign-cli-unset-') },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown setting "colour"');
     expect(result.stderr).toContain('base_url');

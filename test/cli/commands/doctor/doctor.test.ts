@@ -19,10 +19,23 @@ afterAll(async () => {
 describe('doctor', () => {
   it('passes against the sandbox, one line per check, the key masked', async () => {
     const { env } = withConfig();
-    await runCommand(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl], { env, input: sandbox.apiKey });
+    await runCommand(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl], {
+      env,
+      input: sandbox.apiKey,
+    });
     const result = await runCommand(['doctor'], { env });
     expect(result.code).toBe(0);
-    for (const check of ['node', 'config', 'base url', 'service', 'clock', 'api key', 'accepted', 'expiry', 'scopes']) {
+    for (const check of [
+      'node',
+      'config',
+      'base url',
+      'service',
+      'clock',
+      'api key',
+      'accepted',
+      'expiry',
+      'scopes',
+    ]) {
       expect(result.stdout).toMatch(new RegExp(`^✓ ${check}\\b`, 'm'));
     }
     const verbose = await runCommand(['doctor', '--json', '--verbose'], { env });
@@ -31,16 +44,37 @@ describe('doctor', () => {
   });
   it('fails on a world-readable config, an unreachable service and a refused key; warns on /api', async () => {
     const { env, file } = withConfig();
-    await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_refused00000000000000' });
+    await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], {
+      env,
+      input: 'sk_test_refused00000000000000',
+    });
     chmodSync(file, 0o644);
     const result = await runCommand(['doctor', '--json'], { env });
     expect(result.code).toBe(1);
-    const checks = Object.fromEntries((JSON.parse(result.stdout) as { check: string; status: string; detail: string }[]).map((c) => [c.check, c]));
+    const checks = Object.fromEntries(
+      (JSON.parse(result.stdout) as { check: string; status: string; detail: string }[]).map((c) => [
+        c.check,
+        c,
+      ]),
+    );
     expect(checks.config).toMatchObject({ status: 'fail', detail: expect.stringContaining('chmod 600') });
-    expect(checks.accepted).toMatchObject({ status: 'fail', detail: expect.stringContaining('refuses the key') });
-    const api = await runCommand(['doctor', '--json'], { env: { ...env, SIGN_BASE_URL: `${sandbox.baseUrl}/api` } });
-    const apiChecks = Object.fromEntries((JSON.parse(api.stdout) as { check: string; status: string; detail: string }[]).map((c) => [c.check, c]));
-    expect(apiChecks['base url']).toMatchObject({ status: 'warn', detail: expect.stringContaining('/api/api/v1/envelopes') });
+    expect(checks.accepted).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('refuses the key'),
+    });
+    const api = await runCommand(['doctor', '--json'], {
+      env: { ...env, SIGN_BASE_URL: `${sandbox.baseUrl}/api` },
+    });
+    const apiChecks = Object.fromEntries(
+      (JSON.parse(api.stdout) as { check: string; status: string; detail: string }[]).map((c) => [
+        c.check,
+        c,
+      ]),
+    );
+    expect(apiChecks['base url']).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('/api/api/v1/envelopes'),
+    });
     const down = await runCommand(['doctor'], { env: { ...env, SIGN_BASE_URL: 'http://127.0.0.1:9' } });
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/^✗ reachable\s+cannot reach http:\/\/127\.0\.0\.1:9/m);
@@ -50,7 +84,10 @@ describe('doctor', () => {
 describe('doctor reports, never refuses', () => {
   it('a broken config file is a failed check (exit 1, not 2), naming the file but not its text', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'config.json'), '{"profiles": {"p": {"api_key": "sk_test_SecretInABrokenFile000"');
+    writeFileSync(
+      join(dir, 'config.json'),
+      '{"profiles": {"p": {"api_key": "sk_test_SecretInABrokenFile000"',
+    );
     const result = await runCommand(['doctor'], { env: { SIGN_CONFIG_DIR: dir } });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^✗ config\s+the config file .*config\.json is not valid JSON/m);
@@ -59,16 +96,29 @@ describe('doctor reports, never refuses', () => {
   it('an unknown profile is a failed check too', async () => {
     const result = await runCommand(['doctor', '--json'], { env: { ...sandbox.env, SIGN_PROFILE: 'nope' } });
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout).find((c: { check: string }) => c.check === 'profile')).toMatchObject({ status: 'fail', detail: expect.stringContaining('profile "nope" does not exist') });
+    expect(JSON.parse(result.stdout).find((c: { check: string }) => c.check === 'profile')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('profile "nope" does not exist'),
+    });
   });
   it('gives no expiry verdict for a key the service refuses, and speaks of what a key can do, not of operation names', async () => {
-    const refused = await runCommand(['doctor', '--json'], { env: { ...sandbox.env, SIGN_API_KEY: 'sk_test_RefusedByTheSandbox0000' } });
+    const refused = await runCommand(['doctor', '--json'], {
+      env: { ...sandbox.env, SIGN_API_KEY: 'sk_test_RefusedByTheSandbox0000' },
+    });
     const checks = JSON.parse(refused.stdout) as { check: string; status: string; detail: string }[];
     expect(checks.find((c) => c.check === 'accepted')?.status).toBe('fail');
-    expect(checks.find((c) => c.check === 'expiry')).toMatchObject({ status: 'fail', detail: expect.stringContaining('not checked: the service refused the key') });
-    const narrow = await sandbox.control<{ key: string }>('/_sandbox/keys', { name: 'narrow', scopes: ['envelopes:read'] });
+    expect(checks.find((c) => c.check === 'expiry')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('not checked: the service refused the key'),
+    });
+    const narrow = await sandbox.control<{ key: string }>('/_sandbox/keys', {
+      name: 'narrow',
+      scopes: ['envelopes:read'],
+    });
     const scoped = await runCommand(['doctor'], { env: { ...sandbox.env, SIGN_API_KEY: narrow.key } });
-    expect(scoped.stdout).toMatch(/scopes\s+envelopes:read; cannot create envelopes \(envelopes:write\), download signed copies \(contracts:read\), read audit trails \(audit:read\)/);
+    expect(scoped.stdout).toMatch(
+      /scopes\s+envelopes:read; cannot create envelopes \(envelopes:write\), download signed copies \(contracts:read\), read audit trails \(audit:read\)/,
+    );
     expect(scoped.stdout).not.toMatch(/createEnvelope|downloadSignedCopy|getAuditTrail/);
   });
 });
@@ -89,11 +139,17 @@ describe('doctor judges the service by its answer', () => {
   const env = () => sandbox.env;
 
   it('marks the service by what it answered, not by any HTTP status', async () => {
-    const result = await runCommand(['doctor'], { env: { SIGN_BASE_URL: otherUrl, SIGN_API_KEY: sandbox.apiKey } });
+    const result = await runCommand(['doctor'], {
+      env: { SIGN_BASE_URL: otherUrl, SIGN_API_KEY: sandbox.apiKey },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).not.toMatch(/^✓ (reachable|service)/m);
-    expect(result.stdout).toMatch(/^✗ service\s+http:\/\/127\.0\.0\.1:\d+ answers, but not like the signing service: .* HTTP 404 \(text\/html\)/m);
+    expect(result.stdout).toMatch(
+      /^✗ service\s+http:\/\/127\.0\.0\.1:\d+ answers, but not like the signing service: .* HTTP 404 \(text\/html\)/m,
+    );
     const good = await runCommand(['doctor'], { env: env() });
-    expect(good.stdout).toMatch(/^✓ service\s+http:\/\/127\.0\.0\.1:\d+ answers like the signing service in \d+ ms/m);
+    expect(good.stdout).toMatch(
+      /^✓ service\s+http:\/\/127\.0\.0\.1:\d+ answers like the signing service in \d+ ms/m,
+    );
   });
 });

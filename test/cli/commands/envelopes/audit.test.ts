@@ -8,7 +8,9 @@ let id: string;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40 });
-  id = (await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--query', 'envelope.id'], { env: sandbox.env })).stdout.trim();
+  id = (
+    await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--query', 'envelope.id'], { env: sandbox.env })
+  ).stdout.trim();
   await runCommand(['envelopes', 'watch', id, '--interval', '0.1', '--json'], { env: sandbox.env });
 });
 afterAll(async () => {
@@ -30,14 +32,23 @@ describe('envelopes audit', () => {
     const result = await runCommand(['envelopes', 'audit', id, '--verify', '--json'], { env: sandbox.env });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
-    const trail = JSON.parse(result.stdout) as { hash_algorithm: string; head_hash: string; entries: { hash: string }[]; verification: { valid: boolean } };
+    const trail = JSON.parse(result.stdout) as {
+      hash_algorithm: string;
+      head_hash: string;
+      entries: { hash: string }[];
+      verification: { valid: boolean };
+    };
     expect(trail.hash_algorithm).toBe('sha256');
     expect(trail.verification.valid).toBe(true);
     expect(trail.head_hash).toBe(trail.entries.at(-1)!.hash);
   });
 
   it('--verify on a terminal says what was checked', async () => {
-    const result = await runCommand(['envelopes', 'audit', id, '--verify'], { env: sandbox.env, tty: true, columns: 120 });
+    const result = await runCommand(['envelopes', 'audit', id, '--verify'], {
+      env: sandbox.env,
+      tty: true,
+      columns: 120,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/verified/i);
   });

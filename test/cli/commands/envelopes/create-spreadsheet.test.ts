@@ -34,18 +34,39 @@ const PEOPLE = [
   ['SHEET-2', 'José Müller', 'jose@example.com', '', 'email', '', '', '7'],
   ['SHEET-3', 'نورة القحطاني', 'noura@example.com', '', 'email', '', '', '30'],
 ];
-const text = (rows: string[][], delimiter = ',') => `${[HEADER.replaceAll(',', delimiter), ...rows.map((r) => r.join(delimiter))].join('\r\n')}\r\n`;
+const text = (rows: string[][], delimiter = ',') =>
+  `${[HEADER.replaceAll(',', delimiter), ...rows.map((r) => r.join(delimiter))].join('\r\n')}\r\n`;
 
-interface Line { input: string; status: string; envelope: { id: string; signers: { name: string; phone?: string }[] } }
-const created = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+interface Line {
+  input: string;
+  status: string;
+  envelope: { id: string; signers: { name: string; phone?: string }[] };
+}
+const created = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 /** Creates from `file`, then reads each envelope back from the service: the names it stored. */
 async function namesStored(args: string[]): Promise<string[][]> {
   const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir() };
-  const result = await runCommand(['envelopes', 'create', ...args, '--template', TEMPLATE, '--json', '--new'], { env });
+  const result = await runCommand(
+    ['envelopes', 'create', ...args, '--template', TEMPLATE, '--json', '--new'],
+    { env },
+  );
   expect(result.code, result.stderr).toBe(0);
   const ids = created(result.stdout).map((l) => l.envelope.id);
-  return Promise.all(ids.map(async (id) => (JSON.parse((await runCommand(['envelopes', 'get', id, '--json'], { env })).stdout) as Line['envelope']).signers.map((s) => s.name).filter((n) => n !== 'Nadia Saleh (HR)')));
+  return Promise.all(
+    ids.map(async (id) =>
+      (
+        JSON.parse((await runCommand(['envelopes', 'get', id, '--json'], { env })).stdout) as Line['envelope']
+      ).signers
+        .map((s) => s.name)
+        .filter((n) => n !== 'Nadia Saleh (HR)'),
+    ),
+  );
 }
 
 const EXPECTED = [['أحمد العتيبي', 'سارة يوسف'], ['José Müller'], ['نورة القحطاني']];
@@ -53,7 +74,9 @@ const EXPECTED = [['أحمد العتيبي', 'سارة يوسف'], ['José Mül
 /** Refused once: exit 2, one error line, nothing sent. */
 async function refusedOnce(args: string[], message: RegExp | string): Promise<string> {
   const before = await sandbox.envelopeCount();
-  const result = await runCommand(['envelopes', 'create', ...args, '--template', TEMPLATE], { env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() } });
+  const result = await runCommand(['envelopes', 'create', ...args, '--template', TEMPLATE], {
+    env: { ...sandbox.env, SIGN_STATE_DIR: tempDir() },
+  });
   expect(result.code).toBe(2);
   const errors = result.stderr.split('\n').filter((l) => l.startsWith('error:'));
   expect(errors).toHaveLength(1);
@@ -63,7 +86,7 @@ async function refusedOnce(args: string[], message: RegExp | string): Promise<st
 }
 
 describe('encodings, decided once per file', () => {
-  it('UTF-8 with and without a BOM, UTF-16 LE and BE with a BOM and without, `;` and tab, and Excel\'s sep= line: every name exact', async () => {
+  it("UTF-8 with and without a BOM, UTF-16 LE and BE with a BOM and without, `;` and tab, and Excel's sep= line: every name exact", async () => {
     const utf8 = text(PEOPLE);
     const files = {
       'utf8.csv': Buffer.from(utf8),
@@ -75,97 +98,222 @@ describe('encodings, decided once per file', () => {
       'tab.csv': Buffer.from(text(PEOPLE, '\t')),
       'sep.csv': Buffer.from(`sep=|\r\n${text(PEOPLE, '|')}`),
     };
-    for (const [name, bytes] of Object.entries(files)) expect(await namesStored(['--csv', bytesFile(name, bytes)]), name).toEqual(EXPECTED);
+    for (const [name, bytes] of Object.entries(files))
+      expect(await namesStored(['--csv', bytesFile(name, bytes)]), name).toEqual(EXPECTED);
   });
 
   it('Windows-1256 is refused once, naming it; --encoding windows-1256 reads it exactly', async () => {
     const file = bytesFile('cp1256.csv', encode1256(text(PEOPLE.filter((p) => !p[1]!.includes('é')))));
-    const stderr = await refusedOnce(['--csv', file], /cp1256\.csv: not UTF-8 text \(from line 2\); it looks like windows-1256 \(Arabic Windows\)/);
+    const stderr = await refusedOnce(
+      ['--csv', file],
+      /cp1256\.csv: not UTF-8 text \(from line 2\); it looks like windows-1256 \(Arabic Windows\)/,
+    );
     expect(stderr).toContain('--encoding windows-1256');
-    expect(await namesStored(['--csv', file, '--encoding', 'windows-1256'])).toEqual([EXPECTED[0], EXPECTED[2]]);
-    await refusedOnce(['--csv', file, '--encoding', 'klingon'], /--encoding klingon: not an encoding this Node knows/);
+    expect(await namesStored(['--csv', file, '--encoding', 'windows-1256'])).toEqual([
+      EXPECTED[0],
+      EXPECTED[2],
+    ]);
+    await refusedOnce(
+      ['--csv', file, '--encoding', 'klingon'],
+      /--encoding klingon: not an encoding this Node knows/,
+    );
   });
 });
 
 describe('letters an export lost, refused once per file', () => {
   it('"?" for every Arabic letter (Excel\'s "CSV" on a non-Arabic Windows): one error naming the columns and rows', async () => {
     const lossy = text(PEOPLE).replace(/[\u0600-\u06ff]/g, '?');
-    const stderr = await refusedOnce(['--csv', work.write('questions.csv', lossy)], /the export lost letters.*column signer_name \(rows 2, 4\) has "\?" where letters were, e\.g\. "\?\?\?\? \?\?\?\?\?\?\?"; column witness_name \(row 2\)/);
+    const stderr = await refusedOnce(
+      ['--csv', work.write('questions.csv', lossy)],
+      /the export lost letters.*column signer_name \(rows 2, 4\) has "\?" where letters were, e\.g\. "\?\?\?\? \?\?\?\?\?\?\?"; column witness_name \(row 2\)/,
+    );
     expect(stderr).toContain('save as "CSV UTF-8"');
     // A sheet whose cells really hold "??" says so.
-    const validate = await runCommand(['envelopes', 'validate', '--csv', work.write('questions2.csv', lossy), '--template', TEMPLATE, '--allow-question-marks'], { env: sandbox.env });
+    const validate = await runCommand(
+      [
+        'envelopes',
+        'validate',
+        '--csv',
+        work.write('questions2.csv', lossy),
+        '--template',
+        TEMPLATE,
+        '--allow-question-marks',
+      ],
+      { env: sandbox.env },
+    );
     expect(validate.code).toBe(0);
   });
 
   it('mojibake (UTF-8 opened as Windows-1252 or 1256 and saved again): what it most likely said', async () => {
     // The UTF-8 bytes read as Windows-1252 (Node 20's own decoder reads that code page as ISO-8859-1).
     const as1252 = textDecoder('windows-1252').decode(Buffer.from(text(PEOPLE), 'utf8'));
-    await refusedOnce(['--csv', work.write('mojibake.csv', as1252)], /column signer_name \(rows 2, 3, 4\) has mojibake, e\.g\. "Ø£Ø­Ù.*most likely "أحمد العتيبي"/);
+    await refusedOnce(
+      ['--csv', work.write('mojibake.csv', as1252)],
+      /column signer_name \(rows 2, 3, 4\) has mojibake, e\.g\. "Ø£Ø­Ù.*most likely "أحمد العتيبي"/,
+    );
     const as1256 = textDecoder('windows-1256').decode(Buffer.from(text([PEOPLE[0]!]), 'utf8'));
-    await refusedOnce(['--csv', work.write('mojibake1256.csv', as1256)], /has mojibake, e\.g\. "ط£ط­ظ….*most likely "أحمد العتيبي"/);
+    await refusedOnce(
+      ['--csv', work.write('mojibake1256.csv', as1256)],
+      /has mojibake, e\.g\. "ط£ط­ظ….*most likely "أحمد العتيبي"/,
+    );
   });
 });
 
 describe('phones, invisible characters and case slips, named by column', () => {
-  const row = (phone: string, extra: Partial<Record<'email' | 'channel', string>> = {}) => [['SHEET-P', 'Omar Khalil', extra.email ?? '', phone, extra.channel ?? 'whatsapp', 'Sara', '+971501234599', '14']];
+  const row = (phone: string, extra: Partial<Record<'email' | 'channel', string>> = {}) => [
+    [
+      'SHEET-P',
+      'Omar Khalil',
+      extra.email ?? '',
+      phone,
+      extra.channel ?? 'whatsapp',
+      'Sara',
+      '+971501234599',
+      '14',
+    ],
+  ];
 
   it('forms that mean one number become E.164 (shown in --dry-run); national, spreadsheet and invalid numbers are refused with the reason', async () => {
-    for (const [phone, e164] of [['+966 50 123 4567', '+966501234567'], ['00966-50-123-4567', '+966501234567'], ['+٩٦٦٥٠١٢٣٤٥٦٧', '+966501234567'], ['(+971) 50.123.4567', '+971501234567']] as const) {
-      const dry = await runCommand(['envelopes', 'create', '--csv', work.write('phone.csv', text(row(phone))), '--template', TEMPLATE, '--dry-run', '--json'], { env: sandbox.env });
+    for (const [phone, e164] of [
+      ['+966 50 123 4567', '+966501234567'],
+      ['00966-50-123-4567', '+966501234567'],
+      ['+٩٦٦٥٠١٢٣٤٥٦٧', '+966501234567'],
+      ['(+971) 50.123.4567', '+971501234567'],
+    ] as const) {
+      const dry = await runCommand(
+        [
+          'envelopes',
+          'create',
+          '--csv',
+          work.write('phone.csv', text(row(phone))),
+          '--template',
+          TEMPLATE,
+          '--dry-run',
+          '--json',
+        ],
+        { env: sandbox.env },
+      );
       expect(dry.code, dry.stderr).toBe(0);
       expect((JSON.parse(dry.stdout.trim()) as Line).envelope.signers[0]!.phone).toBe(e164);
     }
     const cases: [string, RegExp][] = [
       ['0501234567', /row 2: signer_phone \(signers\[0\]\.phone\): is a national number .*--default-country/],
-      ['9.66501E+11', /row 2: signer_phone \(signers\[0\]\.phone\): was stored by a spreadsheet as a number .*format the column as Text/],
+      [
+        '9.66501E+11',
+        /row 2: signer_phone \(signers\[0\]\.phone\): was stored by a spreadsheet as a number .*format the column as Text/,
+      ],
       ['966501234567', /row 2: signer_phone \(signers\[0\]\.phone\): has digits but no \+/],
-      ['+971 50 123 456', /row 2: signer_phone \(signers\[0\]\.phone\): is not a valid number for its country code \(AE\)/],
+      [
+        '+971 50 123 456',
+        /row 2: signer_phone \(signers\[0\]\.phone\): is not a valid number for its country code \(AE\)/,
+      ],
     ];
-    for (const [phone, message] of cases) await refusedOnce(['--csv', work.write('phone.csv', text(row(phone)))], message);
-    const national = await runCommand(['envelopes', 'create', '--csv', work.write('national.csv', text(row('050 123 4567'))), '--template', TEMPLATE, '--dry-run', '--json', '--default-country', 'ae'], { env: sandbox.env });
+    for (const [phone, message] of cases)
+      await refusedOnce(['--csv', work.write('phone.csv', text(row(phone)))], message);
+    const national = await runCommand(
+      [
+        'envelopes',
+        'create',
+        '--csv',
+        work.write('national.csv', text(row('050 123 4567'))),
+        '--template',
+        TEMPLATE,
+        '--dry-run',
+        '--json',
+        '--default-country',
+        'ae',
+      ],
+      { env: sandbox.env },
+    );
     expect((JSON.parse(national.stdout.trim()) as Line).envelope.signers[0]!.phone).toBe('+971501234567');
-    await refusedOnce(['--csv', work.write('national.csv', text(row('050 123 4567'))), '--default-country', 'XX'], /--default-country XX: not a country code/);
+    await refusedOnce(
+      ['--csv', work.write('national.csv', text(row('050 123 4567'))), '--default-country', 'XX'],
+      /--default-country XX: not a country code/,
+    );
   });
 
   it('a zero-width space in an e-mail and a mark around a phone: refused, named by code point, shown escaped', async () => {
-    await refusedOnce(['--csv', work.write('zw.csv', text(row('', { email: 'emp004@company.sa\u200b', channel: 'email' })))], /signer_email \(signers\[0\]\.email\): contains an invisible zero width space \(U\+200B\).*shown as "emp004@company\.sa\\u200b"/);
-    await refusedOnce(['--csv', work.write('lrm.csv', text(row('\u200e+971501234567\u200e')))], /signer_phone \(signers\[0\]\.phone\): contains an invisible left-to-right mark \(U\+200E\).*"\\u200e\+971501234567\\u200e"/);
+    await refusedOnce(
+      ['--csv', work.write('zw.csv', text(row('', { email: 'emp004@company.sa\u200b', channel: 'email' })))],
+      /signer_email \(signers\[0\]\.email\): contains an invisible zero width space \(U\+200B\).*shown as "emp004@company\.sa\\u200b"/,
+    );
+    await refusedOnce(
+      ['--csv', work.write('lrm.csv', text(row('\u200e+971501234567\u200e')))],
+      /signer_phone \(signers\[0\]\.phone\): contains an invisible left-to-right mark \(U\+200E\).*"\\u200e\+971501234567\\u200e"/,
+    );
   });
 
   it('"Email" for "email": exit 2 with the value meant, before anything is sent', async () => {
-    await refusedOnce(['--csv', work.write('case.csv', text(row('', { email: 'a@example.com', channel: 'Email' })))], /channel \(signers\[0\]\.channel\): "Email" is not a known channel; did you mean "email"\?/);
+    await refusedOnce(
+      ['--csv', work.write('case.csv', text(row('', { email: 'a@example.com', channel: 'Email' })))],
+      /channel \(signers\[0\]\.channel\): "Email" is not a known channel; did you mean "email"\?/,
+    );
   });
 
   it('JSON and NDJSON: the same rules, and their encodings too', async () => {
-    const envelope = { title: 'JSON phone', document: { template_id: 't', version: 1 }, signers: [{ name: 'أحمد', phone: '+966 50 123 4567', channel: 'whatsapp' }] };
-    const utf16 = bytesFile('utf16.json', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(envelope), 'utf16le')]));
-    const dry = await runCommand(['envelopes', 'create', '-f', utf16, '--dry-run', '--json'], { env: sandbox.env });
+    const envelope = {
+      title: 'JSON phone',
+      document: { template_id: 't', version: 1 },
+      signers: [{ name: 'أحمد', phone: '+966 50 123 4567', channel: 'whatsapp' }],
+    };
+    const utf16 = bytesFile(
+      'utf16.json',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(envelope), 'utf16le')]),
+    );
+    const dry = await runCommand(['envelopes', 'create', '-f', utf16, '--dry-run', '--json'], {
+      env: sandbox.env,
+    });
     expect(dry.code, dry.stderr).toBe(0);
-    expect((JSON.parse(dry.stdout.trim()) as Line).envelope.signers[0]).toEqual({ name: 'أحمد', phone: '+966501234567', channel: 'whatsapp' });
+    expect((JSON.parse(dry.stdout.trim()) as Line).envelope.signers[0]).toEqual({
+      name: 'أحمد',
+      phone: '+966501234567',
+      channel: 'whatsapp',
+    });
     const cp1256 = bytesFile('cp1256.ndjson', encode1256(`${JSON.stringify(envelope)}\n`));
     const refused = await runCommand(['envelopes', 'validate', '--ndjson', cp1256], { env: sandbox.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cp1256\.ndjson: not UTF-8 text .*windows-1256/);
     expect(refused.stdout).toBe('');
-    expect((await runCommand(['envelopes', 'validate', '--ndjson', cp1256, '--encoding', 'windows-1256'], { env: sandbox.env })).code).toBe(0);
+    expect(
+      (
+        await runCommand(['envelopes', 'validate', '--ndjson', cp1256, '--encoding', 'windows-1256'], {
+          env: sandbox.env,
+        })
+      ).code,
+    ).toBe(0);
   });
 });
 
 describe('one contract, one envelope', () => {
   it('an edited row for a contract already sent is named, in --dry-run and when sent', async () => {
     const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir() };
-    const rows = [['SHEET-C1', 'Layla Haddad', 'layla@example.com', '', 'email', '', '', '14'], ['SHEET-C2', 'Rami Haddad', 'rami@example.com', '', 'email', '', '', '14']];
+    const rows = [
+      ['SHEET-C1', 'Layla Haddad', 'layla@example.com', '', 'email', '', '', '14'],
+      ['SHEET-C2', 'Rami Haddad', 'rami@example.com', '', 'email', '', '', '14'],
+    ];
     const file = work.write('contracts.csv', text(rows));
-    const first = await runCommand(['envelopes', 'create', '--csv', file, '--template', TEMPLATE, '--json'], { env });
+    const first = await runCommand(['envelopes', 'create', '--csv', file, '--template', TEMPLATE, '--json'], {
+      env,
+    });
     expect(first.code).toBe(0);
     const firstId = created(first.stdout).find((l) => l.input.endsWith('row 2'))!.envelope.id;
-    work.write('contracts.csv', text([[...rows[0]!.slice(0, 1), 'Layla Haddad-Khoury', ...rows[0]!.slice(2)], rows[1]!]));
-    const dry = await runCommand(['envelopes', 'create', '--csv', file, '--template', TEMPLATE, '--dry-run'], { env });
+    work.write(
+      'contracts.csv',
+      text([[...rows[0]!.slice(0, 1), 'Layla Haddad-Khoury', ...rows[0]!.slice(2)], rows[1]!]),
+    );
+    const dry = await runCommand(
+      ['envelopes', 'create', '--csv', file, '--template', TEMPLATE, '--dry-run'],
+      { env },
+    );
     expect(dry.stderr).toContain(`warning: ${file}:row 2: contract SHEET-C1 already has ${firstId}`);
     expect(dry.stderr).not.toContain('SHEET-C2 already has');
     const second = await runCommand(['envelopes', 'create', '--csv', file, '--template', TEMPLATE], { env });
     expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(new RegExp(`warning: .*row 2: contract SHEET-C1 already has ${firstId} \\(created on \\d{4}-\\d{2}-\\d{2} .*this changed input makes a second envelope for it`));
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `warning: .*row 2: contract SHEET-C1 already has ${firstId} \\(created on \\d{4}-\\d{2}-\\d{2} .*this changed input makes a second envelope for it`,
+      ),
+    );
   });
 });
 
@@ -196,7 +344,9 @@ describe('a CSV from a pipe given as a path (--csv <(…), a named pipe)', () =>
       const writer = spawn('sh', ['-c', `cat > "${fifo}"`], { stdio: ['pipe', 'ignore', 'ignore'] });
       writer.stdin.end(csv);
       try {
-        return await runCommand(['envelopes', 'create', '--csv', fifo, '--template', TEMPLATE], { env: { ...sandbox.env, SIGN_STATE_DIR: state } });
+        return await runCommand(['envelopes', 'create', '--csv', fifo, '--template', TEMPLATE], {
+          env: { ...sandbox.env, SIGN_STATE_DIR: state },
+        });
       } finally {
         writer.kill();
       }

@@ -25,7 +25,12 @@ afterAll(async () => {
 
 describe('envelopes create: flags', () => {
   it('refuses bad values and unknown options (exit 2) before reading any input', async () => {
-    for (const args of [['--bogus'], ['-f', EXAMPLE, '--rate', 'fast'], ['-f', EXAMPLE, '--concurrency', '0'], ['-f', EXAMPLE, '--rate', '-5']]) {
+    for (const args of [
+      ['--bogus'],
+      ['-f', EXAMPLE, '--rate', 'fast'],
+      ['-f', EXAMPLE, '--concurrency', '0'],
+      ['-f', EXAMPLE, '--rate', '-5'],
+    ]) {
       const result = await runCommand(['envelopes', 'create', ...args], { env });
       expect([args, result.code]).toEqual([args, 2]);
       expect(result.stdout).toBe('');
@@ -42,7 +47,9 @@ describe('envelopes create: flags', () => {
 
   it('--dry-run validates and sends nothing, without needing a key', async () => {
     const before = await sandbox.envelopeCount();
-    const result = await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--dry-run', '--json'], { env: { SIGN_BASE_URL: sandbox.baseUrl } });
+    const result = await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--dry-run', '--json'], {
+      env: { SIGN_BASE_URL: sandbox.baseUrl },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'valid', envelope: example() });
     expect(await sandbox.envelopeCount()).toBe(before);
@@ -55,7 +62,9 @@ describe('envelopes create: output', () => {
     const result = await runCommand(['envelopes', 'create', '-f', work.unique()], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^✓ created env_\w+ in test from .*unique-\d+\.json: "Office lease renewal 2027 #\d+" \(2 signers, status sent\)\n$/);
+    expect(result.stdout).toMatch(
+      /^✓ created env_\w+ in test from .*unique-\d+\.json: "Office lease renewal 2027 #\d+" \(2 signers, status sent\)\n$/,
+    );
     expect(await sandbox.envelopeCount()).toBe(before + 1);
   });
 
@@ -66,7 +75,9 @@ describe('envelopes create: output', () => {
     expect(id).toMatch(/^env_\w+$/);
     expect((await runCommand(['envelopes', 'watch', id], { env })).code).toBe(0);
     // Another machine (a journal of its own) sends it again: the service replays its first answer.
-    const again = await runCommand(['envelopes', 'create', '-f', file], { env: { ...env, SIGN_STATE_DIR: tempDir() } });
+    const again = await runCommand(['envelopes', 'create', '-f', file], {
+      env: { ...env, SIGN_STATE_DIR: tempDir() },
+    });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`already created ${id} in test: "Office lease renewal 2027 #`);
     expect(again.stdout).toContain('(2 signers, status sent when created)');
@@ -74,7 +85,11 @@ describe('envelopes create: output', () => {
   });
 
   it('on a terminal: the same line, and a multi-envelope run ends with a summary on stderr', async () => {
-    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '-f', work.unique()], { env, tty: true, columns: 100 });
+    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '-f', work.unique()], {
+      env,
+      tty: true,
+      columns: 100,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.match(/✓ created env_\w+ in test/g)).toHaveLength(2);
     expect(result.stderr).toContain('created 2 in test, already created 0, failed 0');
@@ -87,20 +102,30 @@ describe('envelopes create: output', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const report = JSON.parse(lines[0]!);
-    expect(report).toMatchObject({ input: '-', status: 'created', http_status: 201, error: null, environment: 'test' });
+    expect(report).toMatchObject({
+      input: '-',
+      status: 'created',
+      http_status: 201,
+      error: null,
+      environment: 'test',
+    });
     expect(report.idempotency_key).toMatch(/^sc1-[0-9a-f]{48}$/);
     expect(report.idempotency_key).toBe(derivedIdempotencyKey(contentHash(JSON.parse(input))));
     expect(report.envelope.signers).toHaveLength(2);
   });
 
   it('--query picks a field of each line', async () => {
-    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '--query', 'envelope.id'], { env });
+    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '--query', 'envelope.id'], {
+      env,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^env_\w+\n$/);
   });
 
   it('never prints the API key in full, even with --verbose', async () => {
-    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '--verbose', '--json'], { env });
+    const result = await runCommand(['envelopes', 'create', '-f', work.unique(), '--verbose', '--json'], {
+      env,
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('authorization: Bearer sk_test_****');
     expect(result.stdout + result.stderr).not.toContain(sandbox.apiKey);
@@ -131,10 +156,16 @@ describe('envelopes create: invalid input sends nothing', () => {
     const escape = work.write('esc.json', '{"title":\u001b]0;PWNED\u0007 }');
     const duplicate = work.write('dup.json', '{\n  "title": 5,\n  "title": "Lease"\n}');
     const deep = work.write('deep.json', `{"title":${'['.repeat(100_000)}`);
-    const deepUnknown = work.write('deep-unknown.json', JSON.stringify(example()).replace(/}$/, `,"extra":${'['.repeat(5000)}${']'.repeat(5000)}}`));
+    const deepUnknown = work.write(
+      'deep-unknown.json',
+      JSON.stringify(example()).replace(/}$/, `,"extra":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+    );
     for (const [file, expected] of [
       [escape, /esc\.json.*invalid JSON at line 1, column 10: unexpected token '\\u001b'$/m],
-      [duplicate, /dup\.json.*invalid JSON at line 3, column 3: duplicate key "title" \(first at line 2, column 3\)/],
+      [
+        duplicate,
+        /dup\.json.*invalid JSON at line 3, column 3: duplicate key "title" \(first at line 2, column 3\)/,
+      ],
       [deep, /deep\.json.*invalid JSON at line 1, column 73: nested deeper than 64 levels/],
       [deepUnknown, /deep-unknown\.json.*invalid JSON .*nested deeper than 64 levels/],
     ] as const) {
@@ -174,21 +205,29 @@ describe('envelopes create: invalid input sends nothing', () => {
 
 describe('envelopes create: keys and faults', () => {
   it('exits 3 without an API key, with a wrong one, without the scope, or expired', async () => {
-    const missing = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env: { SIGN_BASE_URL: sandbox.baseUrl } });
+    const missing = await runCommand(['envelopes', 'create', '-f', EXAMPLE], {
+      env: { SIGN_BASE_URL: sandbox.baseUrl },
+    });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/no API key/);
     const wrongKey = 'sk_test_ThisKeyDoesNotExist0000000000';
-    const wrong = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, SIGN_API_KEY: wrongKey } });
+    const wrong = await runCommand(['envelopes', 'create', '-f', EXAMPLE], {
+      env: { ...env, SIGN_API_KEY: wrongKey },
+    });
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain('HTTP 401');
     expect(wrong.stderr).not.toContain(wrongKey);
     const reader = await sandbox.mintKey({ name: 'reader', scopes: ['envelopes:read'] });
-    const forbidden = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, SIGN_API_KEY: reader } });
+    const forbidden = await runCommand(['envelopes', 'create', '-f', EXAMPLE], {
+      env: { ...env, SIGN_API_KEY: reader },
+    });
     expect(forbidden.code).toBe(3);
     expect(forbidden.stderr).toContain('HTTP 403');
     expect(forbidden.stderr).toContain('envelopes:write');
     const expired = await sandbox.mintKey({ name: 'old', expires: '2020-01-31' });
-    const old = await runCommand(['envelopes', 'create', '-f', EXAMPLE], { env: { ...env, SIGN_API_KEY: expired } });
+    const old = await runCommand(['envelopes', 'create', '-f', EXAMPLE], {
+      env: { ...env, SIGN_API_KEY: expired },
+    });
     expect(old.code).toBe(3);
     expect(old.stderr).toContain('expired_api_key');
   });
@@ -224,15 +263,24 @@ describe('envelopes create: keys and faults', () => {
     expect(second.envelope.id).toBe(first.envelope.id);
     expect(await sandbox.envelopeCount()).toBe(before + 1);
     const other = work.write('other.json', { ...example(), title: 'Another title' });
-    const result = await runCommand(['envelopes', 'create', '-f', other, '--idempotency-key', key, '--json', '--verbose'], { env });
+    const result = await runCommand(
+      ['envelopes', 'create', '-f', other, '--idempotency-key', key, '--json', '--verbose'],
+      { env },
+    );
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'failed', http_status: 422, idempotency_key: key });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'failed',
+      http_status: 422,
+      idempotency_key: key,
+    });
     expect(result.stderr).toContain('idempotency_key_reused');
     expect(result.stderr.match(/> POST /g)).toHaveLength(1);
   });
 
   it('points out a base URL ending in /api under --verbose', async () => {
-    const result = await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--verbose'], { env: { ...env, SIGN_BASE_URL: `${sandbox.baseUrl}/api` } });
+    const result = await runCommand(['envelopes', 'create', '-f', EXAMPLE, '--verbose'], {
+      env: { ...env, SIGN_BASE_URL: `${sandbox.baseUrl}/api` },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('/api/api/v1/envelopes');
     expect(result.stderr).toMatch(/ends in \/api/);
@@ -252,14 +300,18 @@ describe('envelopes create: the field or flag meant', () => {
     writeFileSync(file, `${line}\n${line}\n`);
     const result = await runCommand(['envelopes', 'create', '-f', file, '--dry-run']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/invalid JSON at line 2, column 1: .*; this looks like NDJSON \(one envelope per line\): add --ndjson/);
+    expect(result.stderr).toMatch(
+      /invalid JSON at line 2, column 1: .*; this looks like NDJSON \(one envelope per line\): add --ndjson/,
+    );
     expect(result.stderr).not.toMatch(/position \d+/);
   });
   it('webhookUrl: exit 2 naming webhook_url and --allow-unknown-fields; nothing sent', async () => {
     const before = await requests();
     const result = await runCommand(['envelopes', 'create', '-f', '-'], { env, input: await misspelt() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('-: webhookUrl: is not a field of an envelope; did you mean webhook_url? (the fields are in docs/service.md; --allow-unknown-fields sends it as is)');
+    expect(result.stderr).toContain(
+      '-: webhookUrl: is not a field of an envelope; did you mean webhook_url? (the fields are in docs/service.md; --allow-unknown-fields sends it as is)',
+    );
     expect(result.stdout).toBe('');
     const validate = await runCommand(['envelopes', 'validate', '-'], { input: await misspelt() });
     expect(validate.code).toBe(2);
@@ -267,14 +319,30 @@ describe('envelopes create: the field or flag meant', () => {
     expect(await requests()).toBe(before + 1);
   });
   it('with --allow-unknown-fields (or the setting) it is sent, with a warning', async () => {
-    const flag = await runCommand(['envelopes', 'create', '-f', '-', '--allow-unknown-fields', '--json'], { env, input: await misspelt() });
+    const flag = await runCommand(['envelopes', 'create', '-f', '-', '--allow-unknown-fields', '--json'], {
+      env,
+      input: await misspelt(),
+    });
     expect(flag.code).toBe(0);
-    expect(flag.stderr).toMatch(/warning: -: webhookUrl: is not a field of an envelope; did you mean webhook_url\?; sent as is/);
+    expect(flag.stderr).toMatch(
+      /warning: -: webhookUrl: is not a field of an envelope; did you mean webhook_url\?; sent as is/,
+    );
     expect(JSON.parse(flag.stdout)).toMatchObject({ status: 'created' });
     const configDir = tempDir();
-    await runCommand(['config', 'set', 'allow_unknown_fields', 'true'], { env: { SIGN_CONFIG_DIR: configDir } });
-    const setting = await runCommand(['envelopes', 'create', '-f', '-'], { env: { ...env, SIGN_CONFIG_DIR: configDir }, input: await misspelt() });
+    await runCommand(['config', 'set', 'allow_unknown_fields', 'true'], {
+      env: { SIGN_CONFIG_DIR: configDir },
+    });
+    const setting = await runCommand(['envelopes', 'create', '-f', '-'], {
+      env: { ...env, SIGN_CONFIG_DIR: configDir },
+      input: await misspelt(),
+    });
     expect(setting.code).toBe(0);
-    expect((await runCommand(['config', 'set', 'allow_unknown_fields', 'maybe'], { env: { SIGN_CONFIG_DIR: configDir } })).code).toBe(2);
+    expect(
+      (
+        await runCommand(['config', 'set', 'allow_unknown_fields', 'maybe'], {
+          env: { SIGN_CONFIG_DIR: configDir },
+        })
+      ).code,
+    ).toBe(2);
   });
 });

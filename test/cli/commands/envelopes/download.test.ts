@@ -8,7 +8,11 @@ import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers
 import { readPdf } from '../../../helpers/pdf.js';
 
 const ARABIC = join(ROOT, 'examples', 'envelope-ar.json');
-const arabic = JSON.parse(readFileSync(ARABIC, 'utf8')) as { title: string; contract_id: string; signers: { name: string }[] };
+const arabic = JSON.parse(readFileSync(ARABIC, 'utf8')) as {
+  title: string;
+  contract_id: string;
+  signers: { name: string }[];
+};
 let sandbox: TestSandbox;
 let env: Record<string, string>;
 
@@ -21,7 +25,10 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-const create = async (file: string) => (await runCommand(['envelopes', 'create', '-f', file, '--new', '--query', 'envelope.id'], { env })).stdout.trim();
+const create = async (file: string) =>
+  (
+    await runCommand(['envelopes', 'create', '-f', file, '--new', '--query', 'envelope.id'], { env })
+  ).stdout.trim();
 
 describe('envelopes download', () => {
   it('--wait, then the signed copy of an Arabic envelope: its text has the names as written, and the audit head hash', async () => {
@@ -30,7 +37,12 @@ describe('envelopes download', () => {
     const download = await runCommand(['envelopes', 'download', id, '-o', file, '--wait', '--json'], { env });
     expect(download.code, download.stderr).toBe(0);
     const pdf = readFileSync(file);
-    expect(JSON.parse(download.stdout)).toMatchObject({ id, file, bytes: pdf.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.parse(download.stdout)).toMatchObject({
+      id,
+      file,
+      bytes: pdf.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const read = await readPdf(pdf);
     expect(read.pages).toBe(2);
     const [copy, certificate] = read.lines as [string[], string[]];
@@ -38,10 +50,15 @@ describe('envelopes download', () => {
     expect(copy).toContain(`Contract ID: ${arabic.contract_id}`);
     expect(certificate[0]).toBe('Certificate of completion');
     arabic.signers.forEach(({ name }, i) => expect(certificate).toContain(`${i + 1}. ${name}`));
-    const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as { entries: { hash: string; type: string; detail: string }[] };
+    const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as {
+      entries: { hash: string; type: string; detail: string }[];
+    };
     // The certificate carries the trail up to the completion; the trail's closing entry then names this document's hash.
     expect(certificate).toContain(`Head hash (SHA-256): ${trail.entries.at(-2)!.hash}`);
-    expect(trail.entries.at(-1)).toMatchObject({ type: 'document.sealed', detail: `signed copy sha256 ${JSON.parse(download.stdout).sha256}` });
+    expect(trail.entries.at(-1)).toMatchObject({
+      type: 'document.sealed',
+      detail: `signed copy sha256 ${JSON.parse(download.stdout).sha256}`,
+    });
   });
 
   it('-o - writes the PDF to stdout and nothing else', async () => {
@@ -68,7 +85,9 @@ describe('envelopes download', () => {
   });
 
   it('a bad --wait-timeout is exit 2 before anything is sent', async () => {
-    const result = await runCommand(['envelopes', 'download', 'env_x', '--wait', '--wait-timeout', 'soon'], { env });
+    const result = await runCommand(['envelopes', 'download', 'env_x', '--wait', '--wait-timeout', 'soon'], {
+      env,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--wait-timeout');
   });

@@ -19,7 +19,12 @@ const ids = new Map<string, string>();
 
 /** The rows a terminal `width` wide shows for this output (a character a column: the text here is ASCII but … and ✓). */
 const screen = (text: string, width: number): string[] =>
-  text.trimEnd().split('\n').flatMap((line) => ([...line].length === 0 ? [''] : ([...line].join('').match(new RegExp(`(?:.){1,${width}}`, 'gu')) ?? [])));
+  text
+    .trimEnd()
+    .split('\n')
+    .flatMap((line) =>
+      [...line].length === 0 ? [''] : ([...line].join('').match(new RegExp(`(?:.){1,${width}}`, 'gu')) ?? []),
+    );
 const linesOf = (text: string) => text.trimEnd().split('\n');
 
 const forgedTitle = (width: number) => `Lease${' '.repeat(width - 24)}status: completed`;
@@ -29,20 +34,34 @@ beforeAll(async () => {
   const base = example();
   const signers = base.signers as Record<string, unknown>[];
   const envelopes = [
-    { ...base, contract_id: 'EMP-2027-0042', title: 'Employment contract for the new regional operations manager, Dubai office' },
+    {
+      ...base,
+      contract_id: 'EMP-2027-0042',
+      title: 'Employment contract for the new regional operations manager, Dubai office',
+    },
     { ...base, contract_id: 'EMP-FORGED-080', title: forgedTitle(80) },
-    { ...base, contract_id: 'EMP-FORGED-120', title: forgedTitle(120), signers: [{ ...signers[0], name: `Omar${' '.repeat(42)}${FAKE_EVENT}` }, ...signers.slice(1)] },
+    {
+      ...base,
+      contract_id: 'EMP-FORGED-120',
+      title: forgedTitle(120),
+      signers: [{ ...signers[0], name: `Omar${' '.repeat(42)}${FAKE_EVENT}` }, ...signers.slice(1)],
+    },
   ];
   const file = join(work.dir, 'three.ndjson');
   writeFileSync(file, `${envelopes.map((e) => JSON.stringify(e)).join('\n')}\n`);
-  const created = await runCommand(['envelopes', 'create', '--ndjson', '-f', file, '--query', '[envelope.contract_id, envelope.id]'], { env: sandbox.env });
+  const created = await runCommand(
+    ['envelopes', 'create', '--ndjson', '-f', file, '--query', '[envelope.contract_id, envelope.id]'],
+    { env: sandbox.env },
+  );
   expect(created.code, created.stderr).toBe(0);
   for (const line of linesOf(created.stdout)) {
     const [contract, id] = JSON.parse(line) as [string, string];
     ids.set(contract, id);
   }
   // The journey to its end: the audit trail holds the signers' names.
-  await runCommand(['envelopes', 'watch', ids.get('EMP-FORGED-120')!, '--interval', '0.1', '--json'], { env: sandbox.env });
+  await runCommand(['envelopes', 'watch', ids.get('EMP-FORGED-120')!, '--interval', '0.1', '--json'], {
+    env: sandbox.env,
+  });
 }, 60_000);
 afterAll(async () => {
   await sandbox?.stop();
@@ -51,7 +70,11 @@ afterAll(async () => {
 describe.each([80, 120])('at %i columns', (width) => {
   it('envelopes get: a title padded to the width shows no second status line', async () => {
     const id = ids.get(`EMP-FORGED-${width === 80 ? '080' : '120'}`)!;
-    const result = await runCommand(['envelopes', 'get', id], { env: sandbox.env, tty: true, columns: width });
+    const result = await runCommand(['envelopes', 'get', id], {
+      env: sandbox.env,
+      tty: true,
+      columns: width,
+    });
     expect(result.code).toBe(0);
     for (const line of linesOf(result.stdout)) expect([...line].length, line).toBeLessThanOrEqual(width);
     // No line wraps, so every `status:` on the screen is one of ours: the envelope's, then each signer's when they are stacked.
@@ -64,7 +87,11 @@ describe.each([80, 120])('at %i columns', (width) => {
   });
 
   it('envelopes audit: a signer name built to wrap into a fake event starts no line of its own', async () => {
-    const result = await runCommand(['envelopes', 'audit', ids.get('EMP-FORGED-120')!], { env: sandbox.env, tty: true, columns: width });
+    const result = await runCommand(['envelopes', 'audit', ids.get('EMP-FORGED-120')!], {
+      env: sandbox.env,
+      tty: true,
+      columns: width,
+    });
     expect(result.code).toBe(0);
     for (const line of linesOf(result.stdout)) expect([...line].length, line).toBeLessThanOrEqual(width);
     expect(screen(result.stdout, width).filter((row) => row.startsWith('2026-11-25 13:05:00Z'))).toEqual([]);
@@ -75,7 +102,8 @@ describe.each([80, 120])('at %i columns', (width) => {
     const result = await runCommand(['envelopes', 'list'], { env: sandbox.env, tty: true, columns: width });
     expect(result.code).toBe(0);
     for (const line of linesOf(result.stdout)) expect([...line].length, line).toBeLessThanOrEqual(width);
-    for (const contract of ids.keys()) expect(result.stdout).toMatch(new RegExp(`(^|\\s)${contract}(\\s|$)`, 'm'));
+    for (const contract of ids.keys())
+      expect(result.stdout).toMatch(new RegExp(`(^|\\s)${contract}(\\s|$)`, 'm'));
     for (const id of ids.values()) expect(result.stdout).toContain(id);
     expect(screen(result.stdout, width)).toHaveLength(linesOf(result.stdout).length);
     expect(result.stdout).toContain('…');
@@ -85,8 +113,15 @@ describe.each([80, 120])('at %i columns', (width) => {
     const base = example();
     const file = join(work.dir, `create-${width}.ndjson`);
     const contracts = ['EMP-2028-0001', 'EMP-2028-0002'].map((c) => `${c}-${width}`);
-    writeFileSync(file, `${contracts.map((contract_id) => JSON.stringify({ ...base, contract_id, title: `A title far too long for one line ${'of a terminal '.repeat(8)}` })).join('\n')}\n`);
-    const result = await runCommand(['envelopes', 'create', '--ndjson', '-f', file], { env: sandbox.env, tty: true, columns: width });
+    writeFileSync(
+      file,
+      `${contracts.map((contract_id) => JSON.stringify({ ...base, contract_id, title: `A title far too long for one line ${'of a terminal '.repeat(8)}` })).join('\n')}\n`,
+    );
+    const result = await runCommand(['envelopes', 'create', '--ndjson', '-f', file], {
+      env: sandbox.env,
+      tty: true,
+      columns: width,
+    });
     expect(result.code, result.stderr).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(2);
@@ -95,7 +130,11 @@ describe.each([80, 120])('at %i columns', (width) => {
       expect(line).toMatch(/^✓ created env_\w{20} in test from .*: "A title.*…/);
     }
     // Again: already created, the id whole, still within the width.
-    const again = await runCommand(['envelopes', 'create', '--ndjson', '-f', file], { env: sandbox.env, tty: true, columns: width });
+    const again = await runCommand(['envelopes', 'create', '--ndjson', '-f', file], {
+      env: sandbox.env,
+      tty: true,
+      columns: width,
+    });
     for (const line of linesOf(again.stdout)) {
       expect([...line].length, line).toBeLessThanOrEqual(width);
       expect(line).toMatch(/already created env_\w{20} in test/);
@@ -104,12 +143,25 @@ describe.each([80, 120])('at %i columns', (width) => {
 
   it('envelopes watch: the live block fits without cutting an id, a time or our own words', async () => {
     const id = ids.get('EMP-2027-0042')!;
-    const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.1'], { env: sandbox.env, tty: true, columns: width });
+    const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.1'], {
+      env: sandbox.env,
+      tty: true,
+      columns: width,
+    });
     expect(result.code).toBe(0);
-    const drawn = result.stdout.split('\u001b[2K').slice(1).map((line) => line.replace(/\n.*$/s, ''));
+    const drawn = result.stdout
+      .split('\u001b[2K')
+      .slice(1)
+      .map((line) => line.replace(/\n.*$/s, ''));
     for (const line of drawn) expect([...line].length, line).toBeLessThan(width);
     expect(drawn.some((line) => line.startsWith(`✓ ${id}  Employment contract`))).toBe(true);
-    expect(drawn.filter((line) => /^ {2}checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ · every 0\.1 s, slower while quiet · Ctrl-C stops$/.test(line)).length).toBeGreaterThan(0);
+    expect(
+      drawn.filter((line) =>
+        /^ {2}checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ · every 0\.1 s, slower while quiet · Ctrl-C stops$/.test(
+          line,
+        ),
+      ).length,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -118,14 +170,23 @@ describe('in a pipe', () => {
     const result = await runCommand(['envelopes', 'get', ids.get('EMP-FORGED-120')!], { env: sandbox.env });
     expect(result.stdout).toMatch(/^title: +Lease status: completed$/m);
     expect(result.stdout).toContain(`Omar ${FAKE_EVENT.replace(/ {2}/g, ' ')}`);
-    const json = await runCommand(['envelopes', 'get', ids.get('EMP-FORGED-120')!, '--json', '--query', 'title'], { env: sandbox.env });
+    const json = await runCommand(
+      ['envelopes', 'get', ids.get('EMP-FORGED-120')!, '--json', '--query', 'title'],
+      { env: sandbox.env },
+    );
     expect(json.stdout).toBe(`${forgedTitle(120)}\n`);
   });
 
   it('the listing footer, the prompt intro and the watch footer are within 80 columns', async () => {
-    const listed = await runCommand(['envelopes', 'list', '--limit', '1'], { env: sandbox.env, tty: true, columns: 80 });
+    const listed = await runCommand(['envelopes', 'list', '--limit', '1'], {
+      env: sandbox.env,
+      tty: true,
+      columns: 80,
+    });
     const footer = linesOf(listed.stderr).find((line) => line.startsWith('showing the newest'))!;
     expect(footer).toBe('showing the newest 1; more with --limit <n>, or every one with --all');
-    expect(`showing the newest 10,000; more with --limit <n>, or every one with --all`.length).toBeLessThan(80);
+    expect(`showing the newest 10,000; more with --limit <n>, or every one with --all`.length).toBeLessThan(
+      80,
+    );
   });
 });

@@ -11,7 +11,11 @@ beforeAll(async () => {
   // Speed 0.01: the journey stays at its start for the whole file, so "sent" is what every test sees
   // (at the helper's speed 20 a loaded machine let it complete between create and get).
   sandbox = await startTestSandbox({ speed: 0.01 });
-  id = (await runCommand(['envelopes', 'create', '-f', work.unique(), '--query', 'envelope.id'], { env: sandbox.env })).stdout.trim();
+  id = (
+    await runCommand(['envelopes', 'create', '-f', work.unique(), '--query', 'envelope.id'], {
+      env: sandbox.env,
+    })
+  ).stdout.trim();
 });
 afterAll(async () => {
   await sandbox?.stop();
@@ -37,7 +41,9 @@ describe('envelopes get', () => {
   it('--json prints the envelope as the service returned it; --query a part of it', async () => {
     const json = await runCommand(['envelopes', 'get', id, '--json'], { env: sandbox.env });
     expect(JSON.parse(json.stdout)).toMatchObject({ id, status: 'sent', environment: 'test' });
-    const statuses = await runCommand(['envelopes', 'get', id, '--query', 'signers[].status'], { env: sandbox.env });
+    const statuses = await runCommand(['envelopes', 'get', id, '--query', 'signers[].status'], {
+      env: sandbox.env,
+    });
     expect(JSON.parse(statuses.stdout)).toHaveLength(2);
   });
 

@@ -20,9 +20,14 @@ describe('envelopes sample', () => {
 
   it('--count n prints n distinct envelopes as NDJSON; 0 or a word is exit 2', async () => {
     const batch = await runCommand(['envelopes', 'sample', '--count', '3']);
-    const lines = batch.stdout.trim().split('\n').map((l) => JSON.parse(l) as { contract_id: string });
+    const lines = batch.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { contract_id: string });
     expect(new Set(lines.map((l) => l.contract_id)).size).toBe(3);
-    expect((await runCommand(['envelopes', 'validate', '--ndjson', '-'], { input: batch.stdout })).code).toBe(0);
+    expect((await runCommand(['envelopes', 'validate', '--ndjson', '-'], { input: batch.stdout })).code).toBe(
+      0,
+    );
     expect((await runCommand(['envelopes', 'sample', '--count', '0'])).code).toBe(2);
     expect((await runCommand(['envelopes', 'sample', '--count', 'many'])).code).toBe(2);
   });
@@ -37,7 +42,15 @@ describe('envelopes sample', () => {
     try {
       writeFileSync(join(dir, 'recipients.csv'), csv.stdout);
       writeFileSync(join(dir, 'template.json'), template.stdout);
-      const checked = await runCommand(['envelopes', 'validate', '--csv', join(dir, 'recipients.csv'), '--template', join(dir, 'template.json'), '--json']);
+      const checked = await runCommand([
+        'envelopes',
+        'validate',
+        '--csv',
+        join(dir, 'recipients.csv'),
+        '--template',
+        join(dir, 'template.json'),
+        '--json',
+      ]);
       expect(checked.code, checked.stderr).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

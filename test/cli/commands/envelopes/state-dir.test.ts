@@ -9,7 +9,15 @@
  * Tests run as root in CI: "another user" is a directory chowned to nobody
  * (65534), compared with process.getuid(). Without root those cases skip.
  */
-import { chmodSync, chownSync, lchownSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
@@ -37,7 +45,9 @@ function file(contractId: string): string {
 /** A create with `stateDir` as SIGN_STATE_DIR: refused in one line, nothing sent. */
 async function refused(stateDir: string, contractId: string): Promise<string> {
   const before = await sandbox.envelopeCount();
-  const result = await runCommand(['envelopes', 'create', '-f', file(contractId)], { env: { ...sandbox.env, SIGN_STATE_DIR: stateDir } });
+  const result = await runCommand(['envelopes', 'create', '-f', file(contractId)], {
+    env: { ...sandbox.env, SIGN_STATE_DIR: stateDir },
+  });
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
   expect(await sandbox.envelopeCount()).toBe(before);
@@ -54,7 +64,9 @@ describe('the state directory', () => {
     expect(readdirSync(open)).toEqual([]);
     // Fixed as told: the run goes ahead and keeps its journal there.
     chmodSync(open, 0o700);
-    const fixed = await runCommand(['envelopes', 'create', '-f', file('STATE-WORLD-FIXED')], { env: { ...sandbox.env, SIGN_STATE_DIR: open } });
+    const fixed = await runCommand(['envelopes', 'create', '-f', file('STATE-WORLD-FIXED')], {
+      env: { ...sandbox.env, SIGN_STATE_DIR: open },
+    });
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(readdirSync(join(open, 'journals')).filter((n) => n.endsWith('.jsonl'))).toHaveLength(1);
   });
@@ -73,11 +85,13 @@ describe('the state directory', () => {
     const link = join(tempDir(), 'state');
     symlinkSync(mine, link);
     lchownSync(link, NOBODY, NOBODY);
-    expect(await refused(link, 'STATE-FOREIGN-LINK')).toContain(`${link} is a symbolic link made by another user (uid ${NOBODY})`);
+    expect(await refused(link, 'STATE-FOREIGN-LINK')).toContain(
+      `${link} is a symbolic link made by another user (uid ${NOBODY})`,
+    );
     expect(readdirSync(mine)).toEqual([]);
   });
 
-  it('never follows a link at journals, even to a directory of the user\'s: refused, nothing written there', async () => {
+  it("never follows a link at journals, even to a directory of the user's: refused, nothing written there", async () => {
     const state = tempDir();
     chmodSync(state, 0o700);
     // What another user who could write the state directory leaves behind: journals moved away, a link to the user's directory in its place.
@@ -85,7 +99,9 @@ describe('the state directory', () => {
     chmodSync(victim, 0o700);
     symlinkSync(victim, join(state, 'journals'));
     const stderr = await refused(state, 'STATE-LINKED');
-    expect(stderr).toContain(`${join(state, 'journals')} is a symbolic link; sign-cli does not follow links in its state directory`);
+    expect(stderr).toContain(
+      `${join(state, 'journals')} is a symbolic link; sign-cli does not follow links in its state directory`,
+    );
     expect(stderr).toContain(`rm ${join(state, 'journals')}`);
     expect(readdirSync(victim)).toEqual([]);
   });
@@ -95,7 +111,9 @@ describe('the state directory', () => {
     chmodSync(state, 0o700);
     mkdirSync(join(state, 'journals'), { mode: 0o700 });
     chownSync(join(state, 'journals'), NOBODY, NOBODY);
-    expect(await refused(state, 'STATE-FOREIGN-JOURNALS')).toContain(`${join(state, 'journals')} belongs to another user (uid ${NOBODY})`);
+    expect(await refused(state, 'STATE-FOREIGN-JOURNALS')).toContain(
+      `${join(state, 'journals')} belongs to another user (uid ${NOBODY})`,
+    );
     expect(readdirSync(join(state, 'journals'))).toEqual([]);
   });
 });

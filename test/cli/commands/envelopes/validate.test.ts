@@ -12,18 +12,30 @@ describe('envelopes validate', () => {
     const ok = await runCommand(['envelopes', 'validate', EXAMPLE], { env });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/✓ .*envelope\.json: valid/);
-    const bad = work.write('v-bad.json', { ...example(), signers: [{ name: 'A', channel: 'whatsapp', order: 1 }] });
+    const bad = work.write('v-bad.json', {
+      ...example(),
+      signers: [{ name: 'A', channel: 'whatsapp', order: 1 }],
+    });
     const result = await runCommand(['envelopes', 'validate', EXAMPLE, bad, '--json'], { env });
     expect(result.code).toBe(2);
-    const reports = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const reports = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(reports[0]).toMatchObject({ valid: true, errors: [] });
     expect(reports[1]).toMatchObject({ valid: false, errors: [{ path: 'signers[0].phone' }] });
   });
 
   it('reads NDJSON and stdin, and exits 2 when there is no envelope at all', async () => {
-    const lines = work.write('two.ndjson', `${JSON.stringify(example())}\n${JSON.stringify({ ...example(), title: 'Second' })}\n`);
+    const lines = work.write(
+      'two.ndjson',
+      `${JSON.stringify(example())}\n${JSON.stringify({ ...example(), title: 'Second' })}\n`,
+    );
     expect((await runCommand(['envelopes', 'validate', '--ndjson', lines], { env })).code).toBe(0);
-    const stdin = await runCommand(['envelopes', 'validate', '-', '--json'], { env, input: JSON.stringify(example()) });
+    const stdin = await runCommand(['envelopes', 'validate', '-', '--json'], {
+      env,
+      input: JSON.stringify(example()),
+    });
     expect(JSON.parse(stdin.stdout)).toMatchObject({ input: '-', valid: true });
     const blank = work.write('blank.ndjson', '\n\n');
     expect((await runCommand(['envelopes', 'validate', '--ndjson', blank], { env })).code).toBe(2);

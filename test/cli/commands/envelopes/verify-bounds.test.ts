@@ -46,7 +46,11 @@ describe('--max-size', () => {
     const refused = await runCommand(['envelopes', 'verify', file, '--max-size', '1'], { env });
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: .*padded\.pdf: 2\.0 MB \(\d+ bytes\), over the 1 MB a signed document may have here .*raise the bound with --max-size 3$/)]);
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^error: .*padded\.pdf: 2\.0 MB \(\d+ bytes\), over the 1 MB a signed document may have here .*raise the bound with --max-size 3$/,
+      ),
+    ]);
     // Under the bound it is read and verified: it has no signature (exit 1).
     const read = await runCommand(['envelopes', 'verify', file, '--max-size', '3'], { env });
     expect(read.code).toBe(1);
@@ -62,7 +66,9 @@ describe('--max-size', () => {
     closeSync(fd);
     const refused = await runCommand(['envelopes', 'verify', file], { env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/huge\.pdf: 300 MB \(314572800 bytes\), over the 256 MB a signed document may have here .*--max-size 300\n$/);
+    expect(refused.stderr).toMatch(
+      /huge\.pdf: 300 MB \(314572800 bytes\), over the 256 MB a signed document may have here .*--max-size 300\n$/,
+    );
   });
 
   it('reads a device or a pipe no further than the bound', async () => {
@@ -70,12 +76,16 @@ describe('--max-size', () => {
     if (!existsSync(zero)) return;
     const refused = await runCommand(['envelopes', 'verify', zero, '--max-size', '1'], { env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/\/dev\/zero: more than 1 MB, over the 1 MB a signed document may have here .*--max-size 2\n$/);
+    expect(refused.stderr).toMatch(
+      /\/dev\/zero: more than 1 MB, over the 1 MB a signed document may have here .*--max-size 2\n$/,
+    );
   });
 
   it('is a whole number of MB', async () => {
     for (const value of ['0', '1.5', 'big']) {
-      const result = await runCommand(['envelopes', 'verify', join(dir, 'none.pdf'), '--max-size', value], { env });
+      const result = await runCommand(['envelopes', 'verify', join(dir, 'none.pdf'), '--max-size', value], {
+        env,
+      });
       expect({ value, code: result.code }).toEqual({ value, code: 2 });
       expect(result.stderr).toContain(`--max-size ${value}: not a size in MB`);
     }
@@ -98,29 +108,45 @@ describe('an interrupted verification', () => {
 
   /** CPU seconds a process has used (Linux: /proc/<pid>/stat, in clock ticks of 1/100 s). */
   const cpuSeconds = (pid: number): number => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
 
-  it.skipIf(process.platform !== 'linux')('stops on SIGTERM or SIGINT mid-way, exit 130, as the built binary', async () => {
-    const { BIN, ROOT, cleanEnv } = await import('../../../helpers/cli.js');
-    // About 4 s of work on a laptop, more on a loaded CI machine: the signal comes well inside it.
-    const file = slowPdf(48);
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      const child = spawn(process.execPath, [BIN, 'envelopes', 'verify', file], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.stdout.resume();
-      const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, sig) => resolve({ code, signal: sig })));
-      let exited = false;
-      void closed.then(() => (exited = true));
-      // Signalled once it has been verifying for a while: a second of CPU is well past start-up and the read.
-      while (!exited && cpuSeconds(child.pid!) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(exited, `it ended before the signal: ${stderr}`).toBe(false);
-      child.kill(signal);
-      const result = await closed;
-      // Stopped mid-way, not at the end of the work (which is a refusal, exit 2).
-      expect({ signal, code: result.code, stderr }).toEqual({ signal, code: 130, stderr: expect.stringMatching(/interrupted: .*slow-48\.pdf was not verified/) });
-    }
-  }, 60_000);
+  it.skipIf(process.platform !== 'linux')(
+    'stops on SIGTERM or SIGINT mid-way, exit 130, as the built binary',
+    async () => {
+      const { BIN, ROOT, cleanEnv } = await import('../../../helpers/cli.js');
+      // About 4 s of work on a laptop, more on a loaded CI machine: the signal comes well inside it.
+      const file = slowPdf(48);
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const child = spawn(process.execPath, [BIN, 'envelopes', 'verify', file], {
+          cwd: ROOT,
+          env: cleanEnv(env),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.stdout.resume();
+        const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+          child.on('close', (code, sig) => resolve({ code, signal: sig })),
+        );
+        let exited = false;
+        void closed.then(() => (exited = true));
+        // Signalled once it has been verifying for a while: a second of CPU is well past start-up and the read.
+        while (!exited && cpuSeconds(child.pid!) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(exited, `it ended before the signal: ${stderr}`).toBe(false);
+        child.kill(signal);
+        const result = await closed;
+        // Stopped mid-way, not at the end of the work (which is a refusal, exit 2).
+        expect({ signal, code: result.code, stderr }).toEqual({
+          signal,
+          code: 130,
+          stderr: expect.stringMatching(/interrupted: .*slow-48\.pdf was not verified/),
+        });
+      }
+    },
+    60_000,
+  );
 });

@@ -23,11 +23,74 @@ let pdfsig: Pdfsig;
 /** A CA and a signer certificate from openssl, the signer's key and chain imported into pdfsig's NSS database. */
 function opensslSigner(): Pdfsig {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=Elsewhere Issuing CA/O=Elsewhere', '-addext', 'basicConstraints=critical,CA:true', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'signer.key', '-out', 'signer.csr', '-subj', '/CN=Amal Haddad/O=Elsewhere');
-  writeFileSync(join(dir, 'ext.cnf'), 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
-  run('x509', '-req', '-in', 'signer.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'signer.crt', '-days', '2', '-extfile', 'ext.cnf');
-  run('pkcs12', '-export', '-inkey', 'signer.key', '-in', 'signer.crt', '-certfile', 'ca.crt', '-out', 'signer.p12', '-passout', 'pass:', '-name', 'signer');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Elsewhere Issuing CA/O=Elsewhere',
+    '-addext',
+    'basicConstraints=critical,CA:true',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  run(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'signer.key',
+    '-out',
+    'signer.csr',
+    '-subj',
+    '/CN=Amal Haddad/O=Elsewhere',
+  );
+  writeFileSync(
+    join(dir, 'ext.cnf'),
+    'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
+  );
+  run(
+    'x509',
+    '-req',
+    '-in',
+    'signer.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'signer.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  );
+  run(
+    'pkcs12',
+    '-export',
+    '-inkey',
+    'signer.key',
+    '-in',
+    'signer.crt',
+    '-certfile',
+    'ca.crt',
+    '-out',
+    'signer.p12',
+    '-passout',
+    'pass:',
+    '-name',
+    'signer',
+  );
   const nss = pdfsigTrusting(ca);
   execFileSync('pk12util', ['-i', join(dir, 'signer.p12'), '-d', nss.nssdir, '-W', ''], { stdio: 'ignore' });
   return nss;
@@ -37,14 +100,22 @@ beforeAll(async () => {
   if (NO_PDFSIG) return;
   pdfsig = opensslSigner();
   // A plain PDF, as any producer makes one.
-  const PDFDocument = createRequire(join(ROOT, 'package.json'))('pdfkit') as new () => { pipe(s: NodeJS.WritableStream): void; text(t: string): void; end(): void };
+  const PDFDocument = createRequire(join(ROOT, 'package.json'))('pdfkit') as new () => {
+    pipe(s: NodeJS.WritableStream): void;
+    text(t: string): void;
+    end(): void;
+  };
   const doc = new PDFDocument();
   const out = createWriteStream(join(dir, 'plain.pdf'));
   doc.pipe(out);
   doc.text('An employment contract, signed elsewhere.');
   doc.end();
   await finished(out);
-  execFileSync('pdfsig', ['-add-signature', '-nssdir', pdfsig.nssdir, '-nick', 'signer', join(dir, 'plain.pdf'), signed], { stdio: 'ignore' });
+  execFileSync(
+    'pdfsig',
+    ['-add-signature', '-nssdir', pdfsig.nssdir, '-nick', 'signer', join(dir, 'plain.pdf'), signed],
+    { stdio: 'ignore' },
+  );
 });
 
 describe.skipIf(NO_PDFSIG)('envelopes verify and pdfsig agree', () => {
@@ -52,7 +123,10 @@ describe.skipIf(NO_PDFSIG)('envelopes verify and pdfsig agree', () => {
     expect(pdfsig.check(signed)).toContain('Signature Validation: Signature is Valid.');
     const result = await runCommand(['envelopes', 'verify', signed, '--trust', ca, '--json']);
     expect(result.code, result.stdout).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ valid: true, signatures: [{ signer: 'Amal Haddad', sub_filter: 'adbe.pkcs7.detached', valid: true }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      valid: true,
+      signatures: [{ signer: 'Amal Haddad', sub_filter: 'adbe.pkcs7.detached', valid: true }],
+    });
     expect((await runCommand(['envelopes', 'verify', signed])).code).toBe(1);
   });
 

@@ -21,7 +21,20 @@ let id: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40 });
   env = sandbox.env;
-  id = (await runCommand(['envelopes', 'create', '-f', join(ROOT, 'examples', 'envelope.json'), '--new', '--query', 'envelope.id'], { env })).stdout.trim();
+  id = (
+    await runCommand(
+      [
+        'envelopes',
+        'create',
+        '-f',
+        join(ROOT, 'examples', 'envelope.json'),
+        '--new',
+        '--query',
+        'envelope.id',
+      ],
+      { env },
+    )
+  ).stdout.trim();
   file = join(dir, 'signed.pdf');
   await runCommand(['envelopes', 'download', id, '-o', file, '--wait'], { env });
   caFile = join(dir, 'ca.pem');
@@ -31,30 +44,60 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-interface Verdict { valid: boolean; modified_after_signing: boolean; signatures: { signer: string; signing_time: string | null; checks: { check: string; ok: boolean; detail: string }[] }[]; audit_trail: { ok: boolean; detail: string } | null }
+interface Verdict {
+  valid: boolean;
+  modified_after_signing: boolean;
+  signatures: {
+    signer: string;
+    signing_time: string | null;
+    checks: { check: string; ok: boolean; detail: string }[];
+  }[];
+  audit_trail: { ok: boolean; detail: string } | null;
+}
 
 describe('envelopes verify', () => {
-  it('passes every check of the sandbox\'s signed copy with its CA trusted, and the audit trail names the file', async () => {
-    const result = await runCommand(['envelopes', 'verify', file, '--trust', caFile, '--envelope', id, '--json'], { env });
+  it("passes every check of the sandbox's signed copy with its CA trusted, and the audit trail names the file", async () => {
+    const result = await runCommand(
+      ['envelopes', 'verify', file, '--trust', caFile, '--envelope', id, '--json'],
+      { env },
+    );
     expect(result.code, result.stderr).toBe(0);
     const verdict = JSON.parse(result.stdout) as Verdict;
     expect(verdict.valid).toBe(true);
     expect(verdict.signatures).toHaveLength(1);
     expect(verdict.signatures[0]!.signer).toBe('sign-cli sandbox signing service');
     expect(verdict.signatures[0]!.checks.map((c) => [c.check, c.ok])).toEqual([
-      ['byte range', true], ['digest', true], ['signature', true], ['timestamp', true], ['certificate chain', true], ['certificate purpose', true], ['signing certificate', true], ['changes after', true],
+      ['byte range', true],
+      ['digest', true],
+      ['signature', true],
+      ['timestamp', true],
+      ['certificate chain', true],
+      ['certificate purpose', true],
+      ['signing certificate', true],
+      ['changes after', true],
     ]);
     // PAdES B-T: the sandbox's TSA proves the time, and the chain is validated then.
-    expect(verdict.signatures[0]).toMatchObject({ type: 'approval', revision: 2, docmdp: null, validation_time: 'timestamp', timestamp: { tsa: 'sign-cli sandbox timestamp authority', valid: true }, changes_after: [] });
+    expect(verdict.signatures[0]).toMatchObject({
+      type: 'approval',
+      revision: 2,
+      docmdp: null,
+      validation_time: 'timestamp',
+      timestamp: { tsa: 'sign-cli sandbox timestamp authority', valid: true },
+      changes_after: [],
+    });
     expect(verdict.modified_after_signing).toBe(false);
     expect(verdict.audit_trail).toMatchObject({ ok: true });
     const human = await runCommand(['envelopes', 'verify', file, '--trust', caFile], { env });
     expect(human.code).toBe(0);
     // The verdict is the last line of stdout, with the table: `verify x.pdf > report.txt` keeps it.
-    expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(/✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/);
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/,
+    );
     expect(human.stderr).toBe('');
     // The timestamp's time in the one time format of human output; --json keeps ISO.
-    expect(human.stdout).toMatch(/timestamp +✓ +by sign-cli sandbox timestamp authority at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z: the signature existed then/);
+    expect(human.stdout).toMatch(
+      /timestamp +✓ +by sign-cli sandbox timestamp authority at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z: the signature existed then/,
+    );
     expect(human.stdout).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d{3}Z/);
     expect(verdict.signatures[0]!.signing_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
@@ -63,14 +106,20 @@ describe('envelopes verify', () => {
     const untrusted = await runCommand(['envelopes', 'verify', file], { env });
     expect(untrusted.code).toBe(1);
     expect(untrusted.stdout).toContain('certificate chain: not to a trusted root');
-    expect(untrusted.stderr).toContain('hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem>');
+    expect(untrusted.stderr).toContain(
+      'hint: if you trust the issuer, pass its CA certificate with --trust <ca.pem>',
+    );
 
     const changed = Buffer.from(readFileSync(file));
     changed[300] = changed[300]! ^ 0x01;
     writeFileSync(join(dir, 'changed.pdf'), changed);
-    const tampered = await runCommand(['envelopes', 'verify', join(dir, 'changed.pdf'), '--trust', caFile], { env });
+    const tampered = await runCommand(['envelopes', 'verify', join(dir, 'changed.pdf'), '--trust', caFile], {
+      env,
+    });
     expect(tampered.code).toBe(1);
-    expect(tampered.stdout).toContain('digest: sha256 of the signed bytes differs from the one signed: the document changed');
+    expect(tampered.stdout).toContain(
+      'digest: sha256 of the signed bytes differs from the one signed: the document changed',
+    );
 
     const appended = join(dir, 'appended.pdf');
     writeFileSync(appended, readFileSync(file));
@@ -79,24 +128,49 @@ describe('envelopes verify', () => {
     expect(after.code).toBe(1);
     expect(JSON.parse(after.stdout)).toMatchObject({ valid: false, modified_after_signing: true });
     const afterHuman = await runCommand(['envelopes', 'verify', appended, '--trust', caFile], { env });
-    expect(afterHuman.stdout).toMatch(/changes after: modified after signing: \d+ bytes were appended after the last revision/);
+    expect(afterHuman.stdout).toMatch(
+      /changes after: modified after signing: \d+ bytes were appended after the last revision/,
+    );
 
-    const other = (await runCommand(['envelopes', 'create', '-f', join(ROOT, 'examples', 'envelope-ar.json'), '--new', '--query', 'envelope.id'], { env })).stdout.trim();
+    const other = (
+      await runCommand(
+        [
+          'envelopes',
+          'create',
+          '-f',
+          join(ROOT, 'examples', 'envelope-ar.json'),
+          '--new',
+          '--query',
+          'envelope.id',
+        ],
+        { env },
+      )
+    ).stdout.trim();
     await runCommand(['envelopes', 'download', other, '-o', join(dir, 'other.pdf'), '--wait'], { env });
-    const mismatch = await runCommand(['envelopes', 'verify', file, '--trust', caFile, '--envelope', other], { env });
+    const mismatch = await runCommand(['envelopes', 'verify', file, '--trust', caFile, '--envelope', other], {
+      env,
+    });
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stdout).toContain('its closing entry does not record this file\'s SHA-256');
+    expect(mismatch.stdout).toContain("its closing entry does not record this file's SHA-256");
   });
 
   it('download --verify checks the file it saved, the audit trail included; --json carries the verdict', async () => {
     const saved = join(dir, 'again.pdf');
-    const human = await runCommand(['envelopes', 'download', id, '-o', saved, '--verify', '--trust', caFile], { env });
+    const human = await runCommand(
+      ['envelopes', 'download', id, '-o', saved, '--verify', '--trust', caFile],
+      { env },
+    );
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/audit trail\s+✓\s+the audit trail of env_\w+ verifies \(\d+ entries\) and records this file's SHA-256/);
+    expect(human.stdout).toMatch(
+      /audit trail\s+✓\s+the audit trail of env_\w+ verifies \(\d+ entries\) and records this file's SHA-256/,
+    );
     expect(human.stdout.split('\n').filter((l) => l.includes('✗'))).toEqual([]);
     const json = await runCommand(['envelopes', 'download', id, '-o', saved, '--verify', '--json'], { env });
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id, verification: { valid: false, audit_trail: { ok: true } } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id,
+      verification: { valid: false, audit_trail: { ok: true } },
+    });
     expect((await runCommand(['envelopes', 'download', id, '-o', '-', '--verify'], { env })).code).toBe(2);
   });
 
@@ -107,7 +181,10 @@ describe('envelopes verify', () => {
     expect(notPdf.code).toBe(2);
     expect(notPdf.stderr).toContain('not a PDF');
     const plain = join(dir, 'plain.pdf');
-    writeFileSync(plain, '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+    writeFileSync(
+      plain,
+      '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+    );
     const unsigned = await runCommand(['envelopes', 'verify', plain], { env });
     expect(unsigned.code).toBe(1);
     expect(unsigned.stdout).toContain('no signature in it');

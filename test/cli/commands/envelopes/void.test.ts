@@ -4,14 +4,21 @@ import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 
 /** An envelope whose only signer never opens it: it stays `sent` until voided (magic value, sandbox/magic.ts). */
-const stuck = (contractId: string) => ({ ...example(), contract_id: contractId, signers: [{ name: 'Nadia Noview', email: 'nadia+noview@example.com', channel: 'email', order: 1 }] });
+const stuck = (contractId: string) => ({
+  ...example(),
+  contract_id: contractId,
+  signers: [{ name: 'Nadia Noview', email: 'nadia+noview@example.com', channel: 'email', order: 1 }],
+});
 
 let sandbox: TestSandbox;
 let env: Record<string, string>;
 const requests = async () => (await sandbox.control<{ requests: number }>('/_sandbox/state')).requests;
 
 async function createOne(body: unknown): Promise<string> {
-  const result = await runCommand(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { env, input: JSON.stringify(body) });
+  const result = await runCommand(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], {
+    env,
+    input: JSON.stringify(body),
+  });
   expect(result.code).toBe(0);
   return result.stdout.trim();
 }
@@ -39,21 +46,36 @@ describe('envelopes void', () => {
 
   it('voids: state voided, an audit entry, envelope.voided delivered; a re-run is answered, not refused', async () => {
     const id = await createOne(stuck('VOID-1'));
-    const result = await runCommand(['envelopes', 'void', id, '--reason', 'sent to the wrong signer', '--yes', '--json'], { env });
+    const result = await runCommand(
+      ['envelopes', 'void', id, '--reason', 'sent to the wrong signer', '--yes', '--json'],
+      { env },
+    );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id, status: 'voided', void_reason: 'sent to the wrong signer' });
-    const again = await runCommand(['envelopes', 'void', id, '--reason', 'sent to the wrong signer', '--yes'], { env });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      id,
+      status: 'voided',
+      void_reason: 'sent to the wrong signer',
+    });
+    const again = await runCommand(
+      ['envelopes', 'void', id, '--reason', 'sent to the wrong signer', '--yes'],
+      { env },
+    );
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`voided ${id}`);
     const audit = await runCommand(['envelopes', 'audit', id, '--verify', '--json'], { env });
-    const trail = JSON.parse(audit.stdout) as { entries: { type: string; detail: string }[]; verification: { valid: boolean } };
+    const trail = JSON.parse(audit.stdout) as {
+      entries: { type: string; detail: string }[];
+      verification: { valid: boolean };
+    };
     expect(trail.verification.valid).toBe(true);
     expect(trail.entries.filter((e) => e.type === 'envelope.voided')).toHaveLength(1);
     expect(trail.entries.at(-1)!.detail).toContain('sent to the wrong signer');
     const deadline = Date.now() + 5000;
     let types: string[] = [];
     while (!types.includes('envelope.voided') && Date.now() < deadline) {
-      types = (await sandbox.control<{ data: { event_type: string }[] }>(`/_sandbox/deliveries?envelope_id=${id}`)).data.map((d) => d.event_type);
+      types = (
+        await sandbox.control<{ data: { event_type: string }[] }>(`/_sandbox/deliveries?envelope_id=${id}`)
+      ).data.map((d) => d.event_type);
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(types).toContain('envelope.voided');
@@ -65,7 +87,9 @@ describe('envelopes void', () => {
     const before = await sandbox.control<{ by_status: Record<string, number> }>('/_sandbox/state');
     const result = await runCommand(['envelopes', 'void', id, '--reason', 'second', '--yes'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: void envelope: HTTP 409 envelope_final: the envelope is already voided; .*\(hint: only an envelope still under way can be voided/);
+    expect(result.stderr).toMatch(
+      /^error: void envelope: HTTP 409 envelope_final: the envelope is already voided; .*\(hint: only an envelope still under way can be voided/,
+    );
     const after = await sandbox.control<{ by_status: Record<string, number> }>('/_sandbox/state');
     expect((after.by_status['409'] ?? 0) - (before.by_status['409'] ?? 0)).toBe(1);
   });
@@ -73,7 +97,11 @@ describe('envelopes void', () => {
   it('on a terminal it asks first, and a no sends nothing', async () => {
     const id = await createOne(stuck('VOID-TTY'));
     const before = await requests();
-    const declined = await runCommand(['envelopes', 'void', id, '--reason', 'oops'], { env, tty: true, input: 'n\n' });
+    const declined = await runCommand(['envelopes', 'void', id, '--reason', 'oops'], {
+      env,
+      tty: true,
+      input: 'n\n',
+    });
     expect(declined.stdout + declined.stderr).toMatch(/Void/);
     // Only the look at the state itself.
     expect(await requests()).toBe(before + 1);

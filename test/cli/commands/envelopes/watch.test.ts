@@ -3,12 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 
-const stuck = (contractId: string) => ({ ...example(), contract_id: contractId, signers: [{ name: 'Nadia Noview', email: 'nadia+noview@example.com', channel: 'email', order: 1 }] });
+const stuck = (contractId: string) => ({
+  ...example(),
+  contract_id: contractId,
+  signers: [{ name: 'Nadia Noview', email: 'nadia+noview@example.com', channel: 'email', order: 1 }],
+});
 let sandbox: TestSandbox;
 let env: Record<string, string>;
 
 async function createOne(body: unknown): Promise<string> {
-  return (await runCommand(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], { env, input: JSON.stringify(body) })).stdout.trim();
+  return (
+    await runCommand(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], {
+      env,
+      input: JSON.stringify(body),
+    })
+  ).stdout.trim();
 }
 
 beforeAll(async () => {
@@ -26,7 +35,11 @@ describe('envelopes watch', () => {
     const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.2'], { env });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z  ${id}  sent  "Office lease renewal 2027", 2 signer\\(s\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z  ${id}  sent  "Office lease renewal 2027", 2 signer\\(s\\)$`,
+      ),
+    );
     const signed1 = lines.findIndex((l) => /signer 1\. Layla Haddad: (\S+ → )?signed$/.test(l));
     const signed2 = lines.findIndex((l) => /signer 2\. Omar Khalil: \S+ → signed$/.test(l));
     expect(signed1).toBeGreaterThan(0);
@@ -38,7 +51,11 @@ describe('envelopes watch', () => {
 
   it('on a terminal: one block redrawn in place', async () => {
     const id = await createOne(example());
-    const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.2'], { env, tty: true, columns: 100 });
+    const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.2'], {
+      env,
+      tty: true,
+      columns: 100,
+    });
     expect(result.code).toBe(0);
     // Redrawn: the cursor goes back up over the block instead of adding lines.
     expect(result.stdout).toMatch(/\u001b\[\d+F\u001b\[2K/);
@@ -49,13 +66,20 @@ describe('envelopes watch', () => {
     const id = await createOne(stuck('WATCH-VOID'));
     const watch = startCommand(['envelopes', 'watch', id, '--interval', '0.2', '--json'], { env });
     await watch.waitFor('\n');
-    expect((await runCommand(['envelopes', 'void', id, '--reason', 'duplicate', '--yes'], { env })).code).toBe(0);
+    expect(
+      (await runCommand(['envelopes', 'void', id, '--reason', 'duplicate', '--yes'], { env })).code,
+    ).toBe(0);
     const result = await watch.done;
     expect(result.code).toBe(1);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; status: string });
     expect(lines[0]).toMatchObject({ id, status: 'sent' });
     expect(lines.at(-1)).toMatchObject({ id, status: 'voided' });
-    expect(result.stderr).toMatch(new RegExp(`^error: ${id} ended voided \\(duplicate\\) \\(hint: .*envelopes audit ${id}`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: ${id} ended voided \\(duplicate\\) \\(hint: .*envelopes audit ${id}`),
+    );
   });
 
   it('Ctrl-C stops watching: exit 130', async () => {

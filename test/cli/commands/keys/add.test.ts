@@ -17,9 +17,14 @@ describe('keys add', () => {
   it('an expired key is refused saying it has expired, and is not stored', async () => {
     const { env, file } = withConfig();
     const expired = await sandbox.mintKey({ environment: 'test', expires: '2020-01-31' });
-    const add = await runCommand(['keys', 'add', 'old', '--stdin', '--base-url', sandbox.baseUrl], { env, input: `${expired}\n` });
+    const add = await runCommand(['keys', 'add', 'old', '--stdin', '--base-url', sandbox.baseUrl], {
+      env,
+      input: `${expired}\n`,
+    });
     expect(add.code).toBe(3);
-    expect(add.stderr).toContain(`error: the service at ${sandbox.baseUrl} refused this key: it has expired (HTTP 401 expired_api_key: the API key expired on 2020-01-31); it was not stored`);
+    expect(add.stderr).toContain(
+      `error: the service at ${sandbox.baseUrl} refused this key: it has expired (HTTP 401 expired_api_key: the API key expired on 2020-01-31); it was not stored`,
+    );
     expect(add.stderr).toContain('add a key that has not expired');
     expect(existsSync(file)).toBe(false);
     expectNoKey([add], expired);
@@ -27,29 +32,57 @@ describe('keys add', () => {
 
   it('stores a key from stdin in a 0600 config file, first profile active', async () => {
     const { env, file } = withConfig();
-    const add = await runCommand(['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write'], { env, input: `${sandbox.apiKey}\n` });
+    const add = await runCommand(
+      ['keys', 'add', 'sbx', '--stdin', '--base-url', sandbox.baseUrl, '--scope', 'envelopes:write'],
+      { env, input: `${sandbox.apiKey}\n` },
+    );
     expect(add.code).toBe(0);
     expect(add.stderr).toContain('now active');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // Checked with the service: its listing wins over the flags, and the disagreement is shown.
-    expect(add.stderr).toContain("--scope says envelopes:write, but the service lists envelopes:write envelopes:read contracts:read audit:read for this key; storing the service's");
+    expect(add.stderr).toContain(
+      "--scope says envelopes:write, but the service lists envelopes:write envelopes:read contracts:read audit:read for this key; storing the service's",
+    );
     expect(add.stderr).toContain('checked with the service: test, expires 20');
     // No D-Bus session in this environment, so no keychain: the file, said in one warning line.
     expect(add.stderr.split('\n').filter((l) => l.includes('keychain'))).toEqual([
       `warning: no OS keychain answered (no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service); the key is kept in ${file} (mode 0600) instead: --insecure-storage chooses that without this warning`,
     ]);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
-    expect(stored).toMatchObject({ active_profile: 'sbx', profiles: { sbx: { api_key: sandbox.apiKey, environment: 'test', expires: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'] } } });
+    expect(stored).toMatchObject({
+      active_profile: 'sbx',
+      profiles: {
+        sbx: {
+          api_key: sandbox.apiKey,
+          environment: 'test',
+          expires: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+          scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'],
+        },
+      },
+    });
     // So `keys list --local` knows everything without asking again.
     const local = JSON.parse((await runCommand(['keys', 'list', '--local', '--json'], { env })).stdout);
-    expect(local[0]).toMatchObject({ name: 'sbx', status: 'active', scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'], storage: 'file' });
+    expect(local[0]).toMatchObject({
+      name: 'sbx',
+      status: 'active',
+      scopes: ['envelopes:write', 'envelopes:read', 'contracts:read', 'audit:read'],
+      storage: 'file',
+    });
     // Chosen on purpose: the file without a warning, and doctor does not suggest moving it.
-    const chosen = await runCommand(['keys', 'add', 'plain', '--stdin', '--offline', '--insecure-storage'], { env, input: `${sandbox.apiKey}\n` });
+    const chosen = await runCommand(['keys', 'add', 'plain', '--stdin', '--offline', '--insecure-storage'], {
+      env,
+      input: `${sandbox.apiKey}\n`,
+    });
     expect(chosen.code).toBe(0);
     expect(chosen.stderr).not.toContain('warning');
     expect(chosen.stderr).toContain(`as profile plain in ${file}`);
-    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.plain).toMatchObject({ api_key: sandbox.apiKey, insecure_storage: true });
-    const doctor = await runCommand(['doctor', '--profile', 'plain'], { env: { ...env, SIGN_BASE_URL: sandbox.baseUrl } });
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.plain).toMatchObject({
+      api_key: sandbox.apiKey,
+      insecure_storage: true,
+    });
+    const doctor = await runCommand(['doctor', '--profile', 'plain'], {
+      env: { ...env, SIGN_BASE_URL: sandbox.baseUrl },
+    });
     expect(doctor.stdout).toContain('from profile plain (in the config file, by --insecure-storage)');
     expectNoKey([chosen, doctor], sandbox.apiKey);
     // The stored profile works, and its use is recorded.
@@ -60,11 +93,21 @@ describe('keys add', () => {
   });
   it('refuses to store a key the service refuses (exit 3), unless --offline; empty stdin says no key was given', async () => {
     const { env, file } = withConfig();
-    const refused = await runCommand(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    const refused = await runCommand(['keys', 'add', 'bad', '--stdin', '--base-url', sandbox.baseUrl], {
+      env,
+      input: 'sk_test_NotKnownToTheSandbox000\n',
+    });
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain('refused this key (HTTP 401 invalid_api_key: the API key is not known to this service); it was not stored');
-    expect(existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles?.bad : undefined).toBeUndefined();
-    const offline = await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], { env, input: 'sk_test_NotKnownToTheSandbox000\n' });
+    expect(refused.stderr).toContain(
+      'refused this key (HTTP 401 invalid_api_key: the API key is not known to this service); it was not stored',
+    );
+    expect(
+      existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles?.bad : undefined,
+    ).toBeUndefined();
+    const offline = await runCommand(
+      ['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl],
+      { env, input: 'sk_test_NotKnownToTheSandbox000\n' },
+    );
     expect(offline.code).toBe(0);
     const empty = await runCommand(['keys', 'add', 'none', '--stdin', '--offline'], { env, input: '' });
     expect(empty.code).toBe(2);
@@ -75,10 +118,28 @@ describe('keys add', () => {
     const noInput = await runCommand(['keys', 'add', 'x'], { env });
     expect(noInput.code).toBe(2);
     expect(noInput.stderr).toContain('--stdin');
-    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--scope', 'envelopes:delete'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
-    expect((await runCommand(['keys', 'add', 'bad.name', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(2);
-    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'two words' })).code).toBe(2);
-    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: '\n' })).code).toBe(2);
+    expect(
+      (
+        await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--scope', 'envelopes:delete'], {
+          env,
+          input: 'sk_test_abcdefghijklmnop',
+        })
+      ).code,
+    ).toBe(2);
+    expect(
+      (
+        await runCommand(['keys', 'add', 'bad.name', '--stdin', '--offline'], {
+          env,
+          input: 'sk_test_abcdefghijklmnop',
+        })
+      ).code,
+    ).toBe(2);
+    expect(
+      (await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'two words' })).code,
+    ).toBe(2);
+    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: '\n' })).code).toBe(
+      2,
+    );
     const short = await runCommand(['keys', 'add', 'tiny', '--stdin', '--offline'], { env, input: 'abc123' });
     expect(short.code).toBe(0);
     expect(short.stderr).toContain('only 6 characters');
@@ -86,10 +147,27 @@ describe('keys add', () => {
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({ name: 'tiny', key: '****' });
     expect(listed.stdout + short.stdout + short.stderr).not.toContain('abc123');
     expect((await runCommand(['keys', 'remove', 'tiny'], { env })).code).toBe(0);
-    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_abcdefghijklmnop' })).code).toBe(0);
-    const again = await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], { env, input: 'sk_test_qrstuvwxyzabcdef' });
+    expect(
+      (
+        await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], {
+          env,
+          input: 'sk_test_abcdefghijklmnop',
+        })
+      ).code,
+    ).toBe(0);
+    const again = await runCommand(['keys', 'add', 'x', '--stdin', '--offline'], {
+      env,
+      input: 'sk_test_qrstuvwxyzabcdef',
+    });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('--force');
-    expect((await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--force'], { env, input: 'sk_test_qrstuvwxyzabcdef' })).code).toBe(0);
+    expect(
+      (
+        await runCommand(['keys', 'add', 'x', '--stdin', '--offline', '--force'], {
+          env,
+          input: 'sk_test_qrstuvwxyzabcdef',
+        })
+      ).code,
+    ).toBe(0);
   });
 });

@@ -15,8 +15,14 @@ afterAll(async () => {
 describe('keys remove', () => {
   it('switches and removes profiles', async () => {
     const { env, file } = withConfig();
-    await runCommand(['keys', 'add', 'a', '--stdin', '--offline'], { env, input: 'sk_test_aaaaaaaaaaaaaaaa' });
-    await runCommand(['keys', 'add', 'b', '--stdin', '--offline'], { env, input: 'sk_test_bbbbbbbbbbbbbbbb' });
+    await runCommand(['keys', 'add', 'a', '--stdin', '--offline'], {
+      env,
+      input: 'sk_test_aaaaaaaaaaaaaaaa',
+    });
+    await runCommand(['keys', 'add', 'b', '--stdin', '--offline'], {
+      env,
+      input: 'sk_test_bbbbbbbbbbbbbbbb',
+    });
     expect(JSON.parse(readFileSync(file, 'utf8')).active_profile).toBe('a');
     expect((await runCommand(['keys', 'use', 'b'], { env })).code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).active_profile).toBe('b');

@@ -17,11 +17,18 @@ describe('sandbox', () => {
     const run = startCommand(['sandbox', '--port', '0', '--json', '--data-dir', dataDir, '--speed', '20']);
     try {
       await run.waitFor('\n');
-      const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as { base_url: string; api_key: string; webhook_secret: string };
+      const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as {
+        base_url: string;
+        api_key: string;
+        webhook_secret: string;
+      };
       expect(first.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(first.api_key).toMatch(/^sk_test_\w{32}$/);
       expect(first.webhook_secret).toMatch(/^whsec_/);
-      const created = await runCommand(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], { env: { SIGN_BASE_URL: first.base_url, SIGN_API_KEY: first.api_key }, input: JSON.stringify(example()) });
+      const created = await runCommand(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], {
+        env: { SIGN_BASE_URL: first.base_url, SIGN_API_KEY: first.api_key },
+        input: JSON.stringify(example()),
+      });
       expect(created.stdout).toMatch(/^env_\w+\n$/);
       const credentials = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
       expect(credentials).toContain(`SIGN_BASE_URL='${first.base_url}'`);
@@ -36,14 +43,19 @@ describe('sandbox', () => {
 
   it('on a terminal: the URL and masked credentials, never the key in full; its state is there at the next start', async () => {
     const dataDir = tempDir('sign-cli-sandbox-');
-    const run = startCommand(['sandbox', '--port', '0', '--data-dir', dataDir, '--accept', 'verification=national_id'], { tty: true, columns: 100 });
+    const run = startCommand(
+      ['sandbox', '--port', '0', '--data-dir', dataDir, '--accept', 'verification=national_id'],
+      { tty: true, columns: 100 },
+    );
     await run.waitFor('use it with');
     run.interrupt();
     const result = await run.done;
     expect(result.code).toBe(0);
     const key = /SIGN_API_KEY='([^']+)'/.exec(readFileSync(join(dataDir, 'credentials.env'), 'utf8'))![1]!;
     expect(result.stdout).toMatch(/^sandbox listening on http:\/\/127\.0\.0\.1:\d+$/m);
-    expect(result.stdout).toContain(`API key         sk_test_****${key.slice(-4)} (environment test, all scopes)`);
+    expect(result.stdout).toContain(
+      `API key         sk_test_****${key.slice(-4)} (environment test, all scopes)`,
+    );
     expect(result.stdout).toContain('also accepts    verification: national_id');
     expect(result.stdout + result.stderr).not.toContain(key);
     expect(result.stderr).toContain('sandbox stopped');
@@ -56,7 +68,13 @@ describe('sandbox', () => {
   });
 
   it('refuses bad flags (exit 2) and says when the port is taken (exit 1)', async () => {
-    for (const args of [['--port', 'x'], ['--speed', '0'], ['--accept', 'verification'], ['--accept', 'colour=red'], ['--signing', 'rsa']]) {
+    for (const args of [
+      ['--port', 'x'],
+      ['--speed', '0'],
+      ['--accept', 'verification'],
+      ['--accept', 'colour=red'],
+      ['--signing', 'rsa'],
+    ]) {
       const result = await runCommand(['sandbox', '--data-dir', tempDir('sign-cli-sandbox-'), ...args]);
       expect([args, result.code]).toEqual([args, 2]);
     }
@@ -73,11 +91,21 @@ describe('sandbox', () => {
 });
 
 describe('sandbox --accept', () => {
-  const withVerification = (verification: string) => ({ ...example(), signers: [{ ...(example().signers as object[])[0], verification }] });
+  const withVerification = (verification: string) => ({
+    ...example(),
+    signers: [{ ...(example().signers as object[])[0], verification }],
+  });
 
   /** `sign-cli sandbox --port 0 --json …` in process; stops it after `use`. */
-  async function withSandbox(args: string[], env: Record<string, string>, use: (service: { SIGN_BASE_URL: string; SIGN_API_KEY: string }) => Promise<void>): Promise<void> {
-    const run = startCommand(['sandbox', '--port', '0', '--json', '--data-dir', tempDir('sign-cli-sandbox-'), ...args], { env });
+  async function withSandbox(
+    args: string[],
+    env: Record<string, string>,
+    use: (service: { SIGN_BASE_URL: string; SIGN_API_KEY: string }) => Promise<void>,
+  ): Promise<void> {
+    const run = startCommand(
+      ['sandbox', '--port', '0', '--json', '--data-dir', tempDir('sign-cli-sandbox-'), ...args],
+      { env },
+    );
     try {
       await run.waitFor('\n');
       const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as { base_url: string; api_key: string };
@@ -92,7 +120,11 @@ describe('sandbox --accept', () => {
     await withSandbox([], {}, async (service) => {
       const response = await fetch(`${service.SIGN_BASE_URL}/api/v1/envelopes`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${service.SIGN_API_KEY}`, 'content-type': 'application/json', 'idempotency-key': `accept-${Date.now()}` },
+        headers: {
+          authorization: `Bearer ${service.SIGN_API_KEY}`,
+          'content-type': 'application/json',
+          'idempotency-key': `accept-${Date.now()}`,
+        },
         body: JSON.stringify(withVerification('national_id')),
       });
       expect(response.status).toBe(422);
@@ -100,21 +132,43 @@ describe('sandbox --accept', () => {
       expect(body.message).toContain('sign-cli sandbox --accept verification=national_id');
       expect(body.message).toContain('sign-cli config set sandbox.accept.verification national_id');
     });
-    const validate = await runCommand(['envelopes', 'validate', '-'], { input: JSON.stringify(withVerification('national_id')) });
+    const validate = await runCommand(['envelopes', 'validate', '-'], {
+      input: JSON.stringify(withVerification('national_id')),
+    });
     expect(validate.code).toBe(0);
     expect(validate.stderr).toContain('warning:');
   });
 
   it('widened by --accept, or by the config setting', async () => {
-    const create = (service: Record<string, string>, body: unknown) => runCommand(['envelopes', 'create', '-f', '-', '--json', '--query', 'status'], { env: service, input: JSON.stringify(body) });
-    await withSandbox(['--accept', 'verification=national_id,bank_id', '--accept', 'locale=id'], {}, async (service) => {
-      const ok = await create(service, { ...withVerification('bank_id'), locale: 'id' });
-      expect(ok.stderr).not.toContain('error');
-      expect(ok.stdout).toBe('created\n');
-    });
+    const create = (service: Record<string, string>, body: unknown) =>
+      runCommand(['envelopes', 'create', '-f', '-', '--json', '--query', 'status'], {
+        env: service,
+        input: JSON.stringify(body),
+      });
+    await withSandbox(
+      ['--accept', 'verification=national_id,bank_id', '--accept', 'locale=id'],
+      {},
+      async (service) => {
+        const ok = await create(service, { ...withVerification('bank_id'), locale: 'id' });
+        expect(ok.stderr).not.toContain('error');
+        expect(ok.stdout).toBe('created\n');
+      },
+    );
     const configDir = tempDir('sign-cli-config-');
-    expect((await runCommand(['config', 'set', 'sandbox.accept.verification', 'national_id'], { env: { SIGN_CONFIG_DIR: configDir } })).code).toBe(0);
-    expect((await runCommand(['config', 'set', 'sandbox.accept.colour', 'red'], { env: { SIGN_CONFIG_DIR: configDir } })).code).toBe(2);
+    expect(
+      (
+        await runCommand(['config', 'set', 'sandbox.accept.verification', 'national_id'], {
+          env: { SIGN_CONFIG_DIR: configDir },
+        })
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await runCommand(['config', 'set', 'sandbox.accept.colour', 'red'], {
+          env: { SIGN_CONFIG_DIR: configDir },
+        })
+      ).code,
+    ).toBe(2);
     await withSandbox([], { SIGN_CONFIG_DIR: configDir }, async (service) => {
       expect((await create(service, withVerification('national_id'))).stdout).toBe('created\n');
     });

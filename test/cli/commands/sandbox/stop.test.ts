@@ -15,7 +15,9 @@ describe('sandbox stop', () => {
     const result = await runCommand(['sandbox', 'stop', '--data-dir', dataDir]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`no sandbox is running on ${dataDir}; nothing to stop`);
-    expect(JSON.parse((await runCommand(['sandbox', 'stop', '--data-dir', dataDir, '--json'])).stdout)).toEqual({ stopped: false, pid: null, data_dir: dataDir });
+    expect(
+      JSON.parse((await runCommand(['sandbox', 'stop', '--data-dir', dataDir, '--json'])).stdout),
+    ).toEqual({ stopped: false, pid: null, data_dir: dataDir });
   });
 
   it('the default data dir comes from SIGN_SANDBOX_DIR', async () => {
@@ -28,7 +30,11 @@ describe('sandbox stop', () => {
     const dataDir = join(tempDir('sign-cli-stop-'), 'sbx');
     mkdirSync(dataDir, { mode: 0o700 });
     // A pid that cannot be alive (above pid_max), as a crashed sandbox of another boot would leave.
-    writeFileSync(join(dataDir, 'sandbox.lock'), JSON.stringify({ pid: 4_194_305, token: 'gone', boot: 'another-boot', pidns: null, start: 1 }), { mode: 0o600 });
+    writeFileSync(
+      join(dataDir, 'sandbox.lock'),
+      JSON.stringify({ pid: 4_194_305, token: 'gone', boot: 'another-boot', pidns: null, start: 1 }),
+      { mode: 0o600 },
+    );
     const result = await runCommand(['sandbox', 'stop', '--data-dir', dataDir]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('no sandbox is running');

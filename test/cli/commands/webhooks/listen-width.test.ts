@@ -20,19 +20,32 @@ afterEach(async () => {
 
 function delivery(type: string, signerName: string | undefined) {
   const id = `evt_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-  const data = { envelope_id: 'env_0123456789abcdefghij', contract_id: 'EMP-2027-0042', envelope_status: 'completed', ...(signerName === undefined ? {} : { signer: { id: 'sgn_1', name: signerName, channel: 'email', order: 1, status: 'signed' } }) };
+  const data = {
+    envelope_id: 'env_0123456789abcdefghij',
+    contract_id: 'EMP-2027-0042',
+    envelope_status: 'completed',
+    ...(signerName === undefined
+      ? {}
+      : { signer: { id: 'sgn_1', name: signerName, channel: 'email', order: 1, status: 'signed' } }),
+  };
   const body = JSON.stringify({ id, type, timestamp: new Date().toISOString(), data });
   return { id, body };
 }
 
 /** The rows a terminal `width` wide shows for these lines (ASCII: a character a column). */
-const rows = (lines: string[], width: number): string[] => lines.flatMap((line) => line.match(new RegExp(`.{1,${width}}`, 'g')) ?? ['']);
+const rows = (lines: string[], width: number): string[] =>
+  lines.flatMap((line) => line.match(new RegExp(`.{1,${width}}`, 'g')) ?? ['']);
 
 describe.each([80, 120])('webhooks listen at %i columns', (width) => {
   it('each event line fits: the time, the envelope id and the type whole, the name cut', async () => {
     listener = await startListener([], env, { tty: true, columns: width });
-    const events = [delivery('signer.signed', `Layla Haddad ${'bin Rashid '.repeat(8)}`), delivery('envelope.completed', undefined), delivery('signer.verification_failed', 'Omar Khalil')];
-    for (const { id, body } of events) expect((await post(listener.url, body, signed(id, body))).status).toBe(200);
+    const events = [
+      delivery('signer.signed', `Layla Haddad ${'bin Rashid '.repeat(8)}`),
+      delivery('envelope.completed', undefined),
+      delivery('signer.verification_failed', 'Omar Khalil'),
+    ];
+    for (const { id, body } of events)
+      expect((await post(listener.url, body, signed(id, body))).status).toBe(200);
     await listener.waitForStdout((lines) => lines.length === 3);
     for (const line of listener.stdout) {
       expect(line.length, line).toBeLessThanOrEqual(width);
@@ -49,7 +62,7 @@ describe.each([80, 120])('webhooks listen at %i columns', (width) => {
     expect(listener.stdout[3]).toContain(`duplicate #2 of ${id}`);
   });
 
-  it('with a forward, the app\'s answer is on the line and the line still fits', async () => {
+  it("with a forward, the app's answer is on the line and the line still fits", async () => {
     const app = await startReceiver(() => 200);
     try {
       listener = await startListener(['--forward-to', app.url], env, { tty: true, columns: width });
@@ -92,7 +105,9 @@ describe('webhooks listen in a pipe', () => {
     const { id, body } = delivery('signer.signed', FORGED);
     await post(listener.url, body, signed(id, body));
     await listener.waitForStdout((lines) => lines.length === 1);
-    expect(listener.stdout[0]).toContain('Omar 2026-11-25 13:05:00Z envelope.completed env_Zq9FAKEFAKEFAKEFAKE00');
+    expect(listener.stdout[0]).toContain(
+      'Omar 2026-11-25 13:05:00Z envelope.completed env_Zq9FAKEFAKEFAKEFAKE00',
+    );
   });
 });
 

@@ -5,7 +5,12 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
-import { runCommand, startListener, startTestSandbox, type TestListener } from '../../../helpers/in-process.js';
+import {
+  runCommand,
+  startListener,
+  startTestSandbox,
+  type TestListener,
+} from '../../../helpers/in-process.js';
 import { startReceiver } from '../../../helpers/receiver.js';
 import { SECRET, env, wh, event, signed, post } from '../../../helpers/webhook-events.js';
 
@@ -22,7 +27,13 @@ describe('webhooks listen', () => {
     const response = await post(`${listener.url}/any/path`, body, signed(id, body));
     expect(response.status).toBe(200);
     await listener.waitForStdout((lines) => lines.length === 1);
-    expect(JSON.parse(listener.stdout[0]!)).toEqual({ id, type: 'signer.signed', timestamp: expect.any(String), duplicate: false, payload: JSON.parse(body) });
+    expect(JSON.parse(listener.stdout[0]!)).toEqual({
+      id,
+      type: 'signer.signed',
+      timestamp: expect.any(String),
+      duplicate: false,
+      payload: JSON.parse(body),
+    });
   });
 
   it('accepts Stripe-signed deliveries under --scheme stripe', async () => {
@@ -30,8 +41,14 @@ describe('webhooks listen', () => {
     writeFileSync(secretFile, 'whsec_stripe_local_secret\n');
     listener = await startListener(['--scheme', 'stripe', '--secret-file', secretFile, '--json']);
     const { id, body } = event();
-    const header = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_stripe_local_secret' });
-    expect((await post(listener.url, body, { 'stripe-signature': header, 'content-type': 'application/json' })).status).toBe(200);
+    const header = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({
+      payload: body,
+      secret: 'whsec_stripe_local_secret',
+    });
+    expect(
+      (await post(listener.url, body, { 'stripe-signature': header, 'content-type': 'application/json' }))
+        .status,
+    ).toBe(200);
     await listener.waitForStdout((lines) => lines.length === 1);
     expect(JSON.parse(listener.stdout[0]!).id).toBe(id);
   });
@@ -41,13 +58,57 @@ describe('webhooks listen', () => {
     const { id, body } = event();
     const good = signed(id, body);
     const cases: [string, () => Promise<Response>, number, RegExp][] = [
-      ['changed body', () => post(listener!.url, body.replace('Layla', 'Mallory'), good), 401, /401 POST \/: signature mismatch/],
-      ['wrong secret', () => post(listener!.url, body, { ...good, 'webhook-signature': new Webhook('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').sign(id, new Date(), body) }), 401, /signature mismatch/],
-      ['stale timestamp', () => post(listener!.url, body, signed(id, body, new Date(Date.now() - 3600_000))), 401, /timestamp is 360[01] s old, beyond the 300 s tolerance/],
-      ['missing header', () => post(listener!.url, body, { 'webhook-id': id, 'webhook-timestamp': good['webhook-timestamp']! }), 401, /missing header webhook-signature/],
-      ['malformed timestamp', () => post(listener!.url, body, { ...good, 'webhook-timestamp': 'yesterday' }), 400, /400 POST \/: webhook-timestamp is not a Unix time/],
-      ['oversized body', () => post(listener!.url, 'x'.repeat(5000), good), 413, /413 POST \/: body of 5000 bytes is over the 2048-byte limit/],
-      ['not POST', () => post(`${listener!.url}/hooks`, '', {}, 'GET'), 405, /405 GET \/hooks: method GET not allowed/],
+      [
+        'changed body',
+        () => post(listener!.url, body.replace('Layla', 'Mallory'), good),
+        401,
+        /401 POST \/: signature mismatch/,
+      ],
+      [
+        'wrong secret',
+        () =>
+          post(listener!.url, body, {
+            ...good,
+            'webhook-signature': new Webhook('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').sign(
+              id,
+              new Date(),
+              body,
+            ),
+          }),
+        401,
+        /signature mismatch/,
+      ],
+      [
+        'stale timestamp',
+        () => post(listener!.url, body, signed(id, body, new Date(Date.now() - 3600_000))),
+        401,
+        /timestamp is 360[01] s old, beyond the 300 s tolerance/,
+      ],
+      [
+        'missing header',
+        () =>
+          post(listener!.url, body, { 'webhook-id': id, 'webhook-timestamp': good['webhook-timestamp']! }),
+        401,
+        /missing header webhook-signature/,
+      ],
+      [
+        'malformed timestamp',
+        () => post(listener!.url, body, { ...good, 'webhook-timestamp': 'yesterday' }),
+        400,
+        /400 POST \/: webhook-timestamp is not a Unix time/,
+      ],
+      [
+        'oversized body',
+        () => post(listener!.url, 'x'.repeat(5000), good),
+        413,
+        /413 POST \/: body of 5000 bytes is over the 2048-byte limit/,
+      ],
+      [
+        'not POST',
+        () => post(`${listener!.url}/hooks`, '', {}, 'GET'),
+        405,
+        /405 GET \/hooks: method GET not allowed/,
+      ],
     ];
     for (const [name, send, status, line] of cases) {
       const before = listener.stderr.length;
@@ -80,23 +141,45 @@ describe('webhooks listen', () => {
     const fresh = Array.from({ length: 60 }, () => event());
     const sends = [
       ...fresh.map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
-      ...fresh.slice(0, 20).map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
-      ...fresh.slice(20, 40).map(({ id, body }) => ({ send: () => post(url, body.replace('Layla', 'Mallory'), signed(id, body)), status: 401, id })),
+      ...fresh
+        .slice(0, 20)
+        .map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
+      ...fresh
+        .slice(20, 40)
+        .map(({ id, body }) => ({
+          send: () => post(url, body.replace('Layla', 'Mallory'), signed(id, body)),
+          status: 401,
+          id,
+        })),
     ];
-    const answers = await Promise.all(sends.map(async ({ send, status, id }) => {
-      const response = await send();
-      return { id, status, got: response.status, body: (await response.json()) as { duplicate?: boolean } };
-    }));
+    const answers = await Promise.all(
+      sends.map(async ({ send, status, id }) => {
+        const response = await send();
+        return { id, status, got: response.status, body: (await response.json()) as { duplicate?: boolean } };
+      }),
+    );
     for (const answer of answers) expect(answer.got, answer.id).toBe(answer.status);
     // Of the two deliveries of each of the first 20 ids, exactly one was answered as the duplicate.
     for (const { id } of fresh.slice(0, 20)) {
-      expect(answers.filter((a) => a.id === id && a.got === 200).map((a) => a.body.duplicate).sort()).toEqual([false, true]);
+      expect(
+        answers
+          .filter((a) => a.id === id && a.got === 200)
+          .map((a) => a.body.duplicate)
+          .sort(),
+      ).toEqual([false, true]);
     }
     await listener.waitForStdout((lines) => lines.length === 80);
     const printed = listener.stdout.map((line) => JSON.parse(line) as { id: string; duplicate: boolean });
-    expect(printed.filter((e) => !e.duplicate).map((e) => e.id).sort()).toEqual(fresh.map((e) => e.id).sort());
+    expect(
+      printed
+        .filter((e) => !e.duplicate)
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(fresh.map((e) => e.id).sort());
     expect(printed.filter((e) => e.duplicate)).toHaveLength(20);
-    await listener.waitForStderr((lines) => lines.filter((l) => l.includes('signature mismatch')).length === 20);
+    await listener.waitForStderr(
+      (lines) => lines.filter((l) => l.includes('signature mismatch')).length === 20,
+    );
   });
 
   it('marks duplicates in human output and remembers ids across restarts with --state', async () => {
@@ -123,7 +206,9 @@ describe('webhooks listen', () => {
       expect(app.deliveries).toHaveLength(1);
       expect(app.deliveries[0]!.body).toBe(body);
       // The app can verify the original signature itself.
-      expect(() => wh.verify(app.deliveries[0]!.body, app.deliveries[0]!.headers as Record<string, string>)).not.toThrow();
+      expect(() =>
+        wh.verify(app.deliveries[0]!.body, app.deliveries[0]!.headers as Record<string, string>),
+      ).not.toThrow();
       await listener.waitForStdout((lines) => lines.length === 1);
       expect(listener.stdout[0]).toMatch(/→ 202/);
     } finally {
@@ -136,21 +221,29 @@ describe('webhooks listen', () => {
     expect(listener!.stdout[1]).toMatch(/forward failed/);
   });
 
-  it('--forward-to with --json keeps the JSON line as is and reports the app\'s answer on stderr', async () => {
+  it("--forward-to with --json keeps the JSON line as is and reports the app's answer on stderr", async () => {
     const app = await startReceiver(() => 503);
     try {
       listener = await startListener(['--json', '--forward-to', app.url], env);
       const { id, body } = event();
       expect((await post(listener.url, body, signed(id, body))).status).toBe(503);
       await listener.waitForStdout((lines) => lines.length === 1);
-      expect(Object.keys(JSON.parse(listener.stdout[0]!))).toEqual(['id', 'type', 'timestamp', 'duplicate', 'payload']);
+      expect(Object.keys(JSON.parse(listener.stdout[0]!))).toEqual([
+        'id',
+        'type',
+        'timestamp',
+        'duplicate',
+        'payload',
+      ]);
       await listener.waitForStderr((lines) => lines.some((line) => line.startsWith(`${id} → 503`)));
     } finally {
       await app.close();
     }
     const { id, body } = event();
     expect((await post(listener!.url, body, signed(id, body))).status).toBe(502);
-    await listener!.waitForStderr((lines) => lines.some((line) => line.startsWith(`${id} → forward failed:`)));
+    await listener!.waitForStderr((lines) =>
+      lines.some((line) => line.startsWith(`${id} → forward failed:`)),
+    );
   });
 
   it('never prints the secret, only its masked form', async () => {
@@ -166,7 +259,9 @@ describe('webhooks listen', () => {
   });
 
   it('exits 2 for a bad --forward-to or a --state file it did not write', async () => {
-    expect((await runCommand(['webhooks', 'listen', '--port', '0', '--forward-to', 'ftp://x'], { env })).code).toBe(2);
+    expect(
+      (await runCommand(['webhooks', 'listen', '--port', '0', '--forward-to', 'ftp://x'], { env })).code,
+    ).toBe(2);
     const state = join(tempDir(), 'state.json');
     writeFileSync(state, '');
     const bad = await runCommand(['webhooks', 'listen', '--port', '0', '--state', state], { env });
@@ -184,16 +279,32 @@ describe('webhooks listen', () => {
     const sandbox = await startTestSandbox({ speed: 40 });
     try {
       listener = await startListener(['--json'], { SIGN_WEBHOOK_SECRET: sandbox.webhookSecret });
-      const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<string, unknown>;
+      const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
       const input = join(tempDir(), 'envelope.json');
       writeFileSync(input, JSON.stringify({ ...example, webhook_url: `${listener.url}/webhooks` }));
-      const created = await runCommand(['envelopes', 'create', '-f', input], { env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey } });
+      const created = await runCommand(['envelopes', 'create', '-f', input], {
+        env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey },
+      });
       expect(created.code).toBe(0);
       await listener.waitForStdout((lines) => lines.some((l) => JSON.parse(l).type === 'envelope.completed'));
-      const types = listener.stdout.map((l) => JSON.parse(l)).filter((e) => !e.duplicate).map((e) => e.type);
+      const types = listener.stdout
+        .map((l) => JSON.parse(l))
+        .filter((e) => !e.duplicate)
+        .map((e) => e.type);
       expect(types).toEqual([
-        'envelope.created', 'envelope.sent', 'signer.notified', 'signer.viewed', 'signer.verified',
-        'signer.signed', 'signer.notified', 'signer.viewed', 'signer.signed', 'envelope.completed',
+        'envelope.created',
+        'envelope.sent',
+        'signer.notified',
+        'signer.viewed',
+        'signer.verified',
+        'signer.signed',
+        'signer.notified',
+        'signer.viewed',
+        'signer.signed',
+        'envelope.completed',
       ]);
       expect(listener.stderr.filter((l) => l.startsWith('✗'))).toEqual([]);
     } finally {
@@ -211,7 +322,15 @@ describe('webhooks listen --save-dir', () => {
     writeFileSync(secretFile, `${sandbox.webhookSecret}\n`);
     const listener = await startListener(['--secret-file', secretFile, '--save-dir', dir]);
     try {
-      const trigger = await runCommand(['webhooks', 'trigger', 'signer.signed', '--to', `${listener.url}/hooks`, '--secret-file', secretFile]);
+      const trigger = await runCommand([
+        'webhooks',
+        'trigger',
+        'signer.signed',
+        '--to',
+        `${listener.url}/hooks`,
+        '--secret-file',
+        secretFile,
+      ]);
       expect(trigger.code).toBe(0);
       await listener.waitForStdout((lines) => lines.some((l) => l.includes('signer.signed')));
     } finally {
@@ -222,14 +341,38 @@ describe('webhooks listen --save-dir', () => {
     expect(files).toHaveLength(1);
     const path = join(dir, files[0]!);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readFileSync(path, 'latin1')).toMatch(/^POST \/hooks HTTP\/1\.1\r\n[\s\S]*webhook-signature: v1,/i);
-    const verified = await runCommand(['webhooks', 'verify', '--request-file', path, '--secret-file', secretFile, '--tolerance', '0']);
+    expect(readFileSync(path, 'latin1')).toMatch(
+      /^POST \/hooks HTTP\/1\.1\r\n[\s\S]*webhook-signature: v1,/i,
+    );
+    const verified = await runCommand([
+      'webhooks',
+      'verify',
+      '--request-file',
+      path,
+      '--secret-file',
+      secretFile,
+      '--tolerance',
+      '0',
+    ]);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/✓ valid standard signature for evt_/);
     // One byte changed in the body: the signature no longer holds.
     const raw = readFileSync(path);
     raw[raw.length - 2] = raw[raw.length - 2] === 0x7d ? 0x5d : 0x7d;
     writeFileSync(path, raw);
-    expect((await runCommand(['webhooks', 'verify', '--request-file', path, '--secret-file', secretFile, '--tolerance', '0'])).code).toBe(1);
+    expect(
+      (
+        await runCommand([
+          'webhooks',
+          'verify',
+          '--request-file',
+          path,
+          '--secret-file',
+          secretFile,
+          '--tolerance',
+          '0',
+        ])
+      ).code,
+    ).toBe(1);
   });
 });

@@ -16,13 +16,24 @@ import { startReceiver, type Receiver } from '../../../helpers/receiver.js';
 import { SECRET, env, wh } from '../../../helpers/webhook-events.js';
 
 function delivery(type: string, id = `evt_${Math.random().toString(36).slice(2)}`) {
-  const body = JSON.stringify({ id, type, timestamp: new Date().toISOString(), data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent' } });
+  const body = JSON.stringify({
+    id,
+    type,
+    timestamp: new Date().toISOString(),
+    data: { envelope_id: 'env_1', contract_id: 'C-1', envelope_status: 'sent' },
+  });
   const at = new Date();
-  const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, body) };
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': wh.sign(id, at, body),
+  };
   return { id, body, headers };
 }
 
-const post = (url: string, d: { body: string; headers: Record<string, string> }) => fetch(url, { method: 'POST', headers: d.headers, body: d.body });
+const post = (url: string, d: { body: string; headers: Record<string, string> }) =>
+  fetch(url, { method: 'POST', headers: d.headers, body: d.body });
 
 let listener: TestListener | undefined;
 const apps: { close(): Promise<void> }[] = [];
@@ -43,7 +54,16 @@ describe('webhooks listen: filter and route', () => {
     const signers = await app(() => 200);
     const everything = await app(() => 202);
     listener = await startListener(
-      ['--events', 'signer.*,envelope.completed', '--forward-to', `signer.*=${signers.url}`, '--forward-to', everything.url, '--forward-header', 'x-env: local-test'],
+      [
+        '--events',
+        'signer.*,envelope.completed',
+        '--forward-to',
+        `signer.*=${signers.url}`,
+        '--forward-to',
+        everything.url,
+        '--forward-header',
+        'x-env: local-test',
+      ],
       env,
     );
     const signed = delivery('signer.signed');
@@ -56,7 +76,10 @@ describe('webhooks listen: filter and route', () => {
     await listener.waitForStdout((lines) => lines.length === 2);
 
     expect(signers.deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['signer.signed']);
-    expect(everything.deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['signer.signed', 'envelope.completed']);
+    expect(everything.deliveries.map((d) => JSON.parse(d.body).type)).toEqual([
+      'signer.signed',
+      'envelope.completed',
+    ]);
     for (const received of [...signers.deliveries, ...everything.deliveries]) {
       expect(received.headers['x-env']).toBe('local-test');
       // The original body and signature: the app verifies it itself.
@@ -64,10 +87,14 @@ describe('webhooks listen: filter and route', () => {
     }
     // …but neither printed nor forwarded.
     expect(listener.stdout.join('\n')).not.toContain('envelope.sent');
-    expect(listener.stdout[0]).toMatch(new RegExp(`signer\\.signed .*→ ${signers.url} 200 \\d+ ms  → ${everything.url} 202 \\d+ ms$`));
+    expect(listener.stdout[0]).toMatch(
+      new RegExp(`signer\\.signed .*→ ${signers.url} 200 \\d+ ms  → ${everything.url} 202 \\d+ ms$`),
+    );
     expect(listener.stdout[1]).toMatch(/envelope\.completed .*→ 202 \d+ ms$/);
     await listener.stop();
-    expect(listener.stderr.at(-1)).toBe('received 3, verified 3, rejected 0, duplicates 0, not shown (outside --events) 1');
+    expect(listener.stderr.at(-1)).toBe(
+      'received 3, verified 3, rejected 0, duplicates 0, not shown (outside --events) 1',
+    );
   });
 
   it('a failing app is marked and the sender gets its status; --verbose shows what the app said', async () => {
@@ -83,7 +110,10 @@ describe('webhooks listen: filter and route', () => {
   it('--forward-insecure reaches a local HTTPS app with a self-signed certificate; without it, the forward fails', async () => {
     const received: string[] = [];
     const server = createServer(
-      { key: readFileSync(join(ROOT, 'test/fixtures/self-signed-key.pem')), cert: readFileSync(join(ROOT, 'test/fixtures/self-signed-cert.pem')) },
+      {
+        key: readFileSync(join(ROOT, 'test/fixtures/self-signed-key.pem')),
+        cert: readFileSync(join(ROOT, 'test/fixtures/self-signed-cert.pem')),
+      },
       (req, res) => {
         let body = '';
         req.on('data', (c: Buffer) => (body += c));
@@ -116,7 +146,9 @@ describe('webhooks listen: filter and route', () => {
     await listener.stop();
     listener = await startListener(['--query', 'abs(type)'], env);
     expect((await post(listener.url, delivery('signer.signed'))).status).toBe(200);
-    await listener.waitForStderr((lines) => lines.some((l) => l.startsWith('error: --query "abs(type)" could not be applied')));
+    await listener.waitForStderr((lines) =>
+      lines.some((l) => l.startsWith('error: --query "abs(type)" could not be applied')),
+    );
     expect((await post(listener.url, delivery('signer.viewed'))).status).toBe(200);
   });
 
@@ -124,7 +156,10 @@ describe('webhooks listen: filter and route', () => {
     [['--events', ' , '], '--events needs at least one event type'],
     [['--events', 'signer.(x)'], 'is not an event type or glob'],
     [['--forward-to', 'signer.*=ftp://x'], '--forward-to must be [<glob>=]<http(s) URL>'],
-    [['--forward-to', 'http://127.0.0.1:1/', '--forward-header', 'webhook-signature: v1,forged'], 'cannot set webhook-signature'],
+    [
+      ['--forward-to', 'http://127.0.0.1:1/', '--forward-header', 'webhook-signature: v1,forged'],
+      'cannot set webhook-signature',
+    ],
     [['--forward-to', 'http://127.0.0.1:1/', '--forward-header', 'no colon'], "write it as 'name: value'"],
     [['--forward-header', 'x-a: b'], '--forward-header needs --forward-to'],
   ])('%j is exit 2 before anything listens', async (args, message) => {
@@ -139,13 +174,31 @@ describe('Ed25519 (v1a) end to end', () => {
   it('trigger signs with whsk_ and --set overrides; listen verifies with the whpk_ key (beside a whsec_ one)', async () => {
     const pair = newEd25519KeyPair();
     listener = await startListener(['--json'], { SIGN_WEBHOOK_SECRET: `${SECRET},${pair.publicKey}` });
-    const result = await runCommand(['webhooks', 'trigger', 'signer.declined', '--to', listener.url, '--set', 'data.signer.name=Omar Khalil', '--set', 'data.reason="wrong_document"', '--set', 'data.extra.n=3'], {
-      env: { SIGN_WEBHOOK_SECRET: pair.secretKey },
-    });
+    const result = await runCommand(
+      [
+        'webhooks',
+        'trigger',
+        'signer.declined',
+        '--to',
+        listener.url,
+        '--set',
+        'data.signer.name=Omar Khalil',
+        '--set',
+        'data.reason="wrong_document"',
+        '--set',
+        'data.extra.n=3',
+      ],
+      {
+        env: { SIGN_WEBHOOK_SECRET: pair.secretKey },
+      },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     await listener.waitForStdout((lines) => lines.length === 1);
-    const event = JSON.parse(listener.stdout[0]!) as { type: string; payload: { data: { signer: { name: string }; reason: string; extra: { n: number } } } };
+    const event = JSON.parse(listener.stdout[0]!) as {
+      type: string;
+      payload: { data: { signer: { name: string }; reason: string; extra: { n: number } } };
+    };
     expect(event.type).toBe('signer.declined');
     expect(event.payload.data.signer.name).toBe('Omar Khalil');
     expect(event.payload.data.reason).toBe('wrong_document');
@@ -153,20 +206,46 @@ describe('Ed25519 (v1a) end to end', () => {
     // A listener with the HMAC secret alone says what is missing.
     await listener.stop();
     listener = await startListener([], env);
-    await runCommand(['webhooks', 'trigger', 'signer.signed', '--to', listener.url], { env: { SIGN_WEBHOOK_SECRET: pair.secretKey } });
-    await listener.waitForStderr((lines) => lines.some((l) => l.includes("signed with Ed25519 (v1a) only, but no public key (whpk_) was given; add the sender's whpk_ key")));
+    await runCommand(['webhooks', 'trigger', 'signer.signed', '--to', listener.url], {
+      env: { SIGN_WEBHOOK_SECRET: pair.secretKey },
+    });
+    await listener.waitForStderr((lines) =>
+      lines.some((l) =>
+        l.includes(
+          "signed with Ed25519 (v1a) only, but no public key (whpk_) was given; add the sender's whpk_ key",
+        ),
+      ),
+    );
     // And a public key cannot sign.
-    const refused = await runCommand(['webhooks', 'trigger', 'signer.signed', '--to', listener.url], { env: { SIGN_WEBHOOK_SECRET: pair.publicKey } });
+    const refused = await runCommand(['webhooks', 'trigger', 'signer.signed', '--to', listener.url], {
+      env: { SIGN_WEBHOOK_SECRET: pair.publicKey },
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('a whpk_ public key verifies but cannot sign');
   });
 
   it('sandbox --signing ed25519 signs every delivery v1a and prints webhook_public_key; listen verifies with it', async () => {
     const dataDir = tempDir('sign-cli-sandbox-');
-    const run = startCommand(['sandbox', '--port', '0', '--json', '--data-dir', dataDir, '--signing', 'ed25519', '--speed', '20']);
+    const run = startCommand([
+      'sandbox',
+      '--port',
+      '0',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--signing',
+      'ed25519',
+      '--speed',
+      '20',
+    ]);
     try {
       await run.waitFor('\n');
-      const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as { base_url: string; api_key: string; webhook_secret: string; webhook_public_key: string };
+      const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as {
+        base_url: string;
+        api_key: string;
+        webhook_secret: string;
+        webhook_public_key: string;
+      };
       const sandbox = { baseUrl: first.base_url, apiKey: first.api_key, webhookSecret: first.webhook_secret };
       const info = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
       const publicKey = /SIGN_WEBHOOK_PUBLIC_KEY='(whpk_[^']+)'/.exec(info)?.[1];
@@ -174,7 +253,10 @@ describe('Ed25519 (v1a) end to end', () => {
       expect(first.webhook_public_key).toBe(publicKey);
       expect(info).toContain(`SIGN_WEBHOOK_SECRET='${sandbox.webhookSecret},${publicKey}'`);
       listener = await startListener(['--json'], { SIGN_WEBHOOK_SECRET: publicKey });
-      const example = JSON.parse(readFileSync(join(ROOT, 'examples/envelope.json'), 'utf8')) as Record<string, unknown>;
+      const example = JSON.parse(readFileSync(join(ROOT, 'examples/envelope.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
       const created = await runCommand(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], {
         env: { SIGN_BASE_URL: sandbox.baseUrl, SIGN_API_KEY: sandbox.apiKey },
         input: JSON.stringify({ ...example, webhook_url: `${listener.url}/hooks` }),
@@ -196,11 +278,19 @@ describe('webhooks verify explains a failure', () => {
     const sent = JSON.stringify({ id: 'evt_v', type: 'signer.signed' }, null, 2);
     const headers = signStandard(SECRET, 'evt_v', now, sent);
     writeFileSync(join(dir, 'body.json'), JSON.stringify(JSON.parse(sent)));
-    const args = ['webhooks', 'verify', '--body-file', join(dir, 'body.json'), ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])];
+    const args = [
+      'webhooks',
+      'verify',
+      '--body-file',
+      join(dir, 'body.json'),
+      ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
+    ];
     const altered = await runCommand(args, { env });
     expect(altered.code).toBe(1);
     expect(altered.stderr).toMatch(/^✗ invalid: body altered in transit \(the JSON re-serialised\)/);
-    const wrong = await runCommand(args, { env: { SIGN_WEBHOOK_SECRET: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } });
+    const wrong = await runCommand(args, {
+      env: { SIGN_WEBHOOK_SECRET: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    });
     expect(wrong.stderr).toContain('wrong secret');
   });
 });
