@@ -127,14 +127,12 @@ export const signerSchema = z.looseObject(
   {
     name: nonEmptyString(),
     email: z.optional(
-      z
-        .string({ error: expected('an e-mail address') })
-        .check(
-          z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-          z.regex(EMAIL_RE, {
-            error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
-          }),
-        ),
+      z.string({ error: expected('an e-mail address') }).check(
+        z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
+        z.regex(EMAIL_RE, {
+          error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
+        }),
+      ),
     ),
     // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
     phone: z.optional(
@@ -167,15 +165,13 @@ export const envelopeSchema = z.looseObject(
       },
       { error: expected('an object with template_id and version') },
     ),
-    signers: z
-      .array(signerSchema, { error: expected('an array of signer objects') })
-      .check(
-        z.minLength(1, { error: 'must list at least one signer' }),
-        z.maxLength(LOCAL_LIMITS.signers, {
-          error: (i) =>
-            `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
-        }),
-      ),
+    signers: z.array(signerSchema, { error: expected('an array of signer objects') }).check(
+      z.minLength(1, { error: 'must list at least one signer' }),
+      z.maxLength(LOCAL_LIMITS.signers, {
+        error: (i) =>
+          `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
+      }),
+    ),
     sequential: z.optional(z.boolean({ error: expected('true or false') })),
     signature_level: z.optional(nonEmptyString('a signature level name')),
     expires_in_days: z.optional(positiveInteger),

@@ -144,13 +144,11 @@ describe('webhooks listen', () => {
       ...fresh
         .slice(0, 20)
         .map(({ id, body }) => ({ send: () => post(url, body, signed(id, body)), status: 200, id })),
-      ...fresh
-        .slice(20, 40)
-        .map(({ id, body }) => ({
-          send: () => post(url, body.replace('Layla', 'Mallory'), signed(id, body)),
-          status: 401,
-          id,
-        })),
+      ...fresh.slice(20, 40).map(({ id, body }) => ({
+        send: () => post(url, body.replace('Layla', 'Mallory'), signed(id, body)),
+        status: 401,
+        id,
+      })),
     ];
     const answers = await Promise.all(
       sends.map(async ({ send, status, id }) => {
