@@ -38,7 +38,7 @@ export function interleaved(runs, env, { runs: rounds, warmup }) {
       times[i].push(timed(runs[i][0], runs[i][1], env));
     }
   }
-  return times.map((own, i) => ({
+  return times.map((own) => ({
     ms: median(own),
     ratio: median(own.map((t, round) => t / times[0][round])),
   }));

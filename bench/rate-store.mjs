@@ -155,7 +155,7 @@ export async function benchRateStore() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-rate-'));
   const redis = await startRedis(binary);
   const rows = [];
-  let ok = true;
+  let ok;
   try {
     const alone = await threeRuns(dir, 'alone', undefined);
     const shared = await threeRuns(dir, 'shared', redis.url);

@@ -38,7 +38,7 @@ function rateAt(arrivals, index) {
 export async function benchRecovery() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-'));
   const rows = [];
-  let ok = true;
+  let ok;
   try {
     const sandbox = await spawnServer([
       BIN,

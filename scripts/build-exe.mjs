@@ -25,7 +25,6 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,

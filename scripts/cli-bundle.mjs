@@ -57,7 +57,7 @@ const packageStubs = {
   name: 'package-stubs',
   setup(build) {
     const names = [...new Set(Object.values(STUBS).flatMap((stubs) => Object.keys(stubs)))];
-    const filter = new RegExp(`^(${names.map((name) => name.replace(/[.\/#]/g, '\\$&')).join('|')})$`);
+    const filter = new RegExp(`^(${names.map((name) => name.replace(/[./#]/g, '\\$&')).join('|')})$`);
     build.onResolve({ filter }, (args) => {
       const pkg = Object.keys(STUBS).find((name) =>
         args.importer.includes(`${sep}node_modules${sep}${name}${sep}`),

@@ -23,7 +23,9 @@ const file = join(dir, `keyring-${digest.slice(0, 16)}.node`);
 let current = false;
 try {
   current = sha256(readFileSync(file)) === digest;
-} catch {}
+} catch {
+  // No file yet, or one that cannot be read: written below.
+}
 if (!current) {
   const part = `${file}.${process.pid}`;
   writeFileSync(part, bytes, { mode: 0o600 });

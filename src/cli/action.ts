@@ -24,7 +24,7 @@ export function makeAction(state: RunState): Action {
   return <O>(fn: CommandFn<O>) =>
     async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
-      const options = command.optsWithGlobals() as O & GlobalOptions;
+      const options = command.optsWithGlobals<O & GlobalOptions>();
       const positional = args.slice(0, -2).flat() as string[];
       // Loaded when a command runs: help and usage errors never need the context's code.
       const { CommandContext } = await import('./context.js');

@@ -35,8 +35,8 @@ export async function typedField(text: string, readFile: (path: string) => Promi
 }
 
 /** `signers[0][name]` and `document.template_id` as path segments; `[]` is an append. */
-function segments(key: string): (string | number | '[]')[] {
-  const parts: (string | number | '[]')[] = [];
+function segments(key: string): (string | number)[] {
+  const parts: (string | number)[] = [];
   const head = /^[^[\]]+/.exec(key);
   if (!head) throw new UsageError(`field ${key}: a key starts with a name (e.g. signers[0][name])`);
   parts.push(...head[0].split('.'));

@@ -107,7 +107,10 @@ export class ClientFactory {
     const configured = (await this.inputs.loadConfig()).get('settings')?.[setting];
     return configured === undefined
       ? undefined
-      : { name: `the config setting ${setting}`, value: String(configured) };
+      : {
+          name: `the config setting ${setting}`,
+          value: typeof configured === 'string' ? configured : JSON.stringify(configured),
+        };
   }
 
   /**

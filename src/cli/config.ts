@@ -117,7 +117,11 @@ export class ConfigFile {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       mkdirSync(dirname(path), { recursive: true });
     }
-    return new ConfigFile(path, text === undefined ? Object.create(null) : parseConfig(text, path), env);
+    return new ConfigFile(
+      path,
+      text === undefined ? (Object.create(null) as ConfigShape) : parseConfig(text, path),
+      env,
+    );
   }
 
   /** The whole config (not to be changed: set() and delete() write it). */

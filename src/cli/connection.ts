@@ -44,7 +44,7 @@ export interface Connection {
 export interface ConnectionInputs {
   globals: GlobalOptions;
   env: NodeJS.ProcessEnv;
-  loadConfig(): Promise<ConfigFile>;
+  loadConfig: () => Promise<ConfigFile>;
   output: Output;
 }
 

@@ -284,7 +284,7 @@ export async function openCsvInputs(
         identity ??= createHash('sha256')
           .update('csv\n')
           .update(
-            `${stdin ? `stdin:${'hash' in stdin ? stdin.hash : createHash('sha256').update(readFileSync(stdin.path)).digest('hex')}` : resolve(source.csv)}\n${resolve(source.template)}`,
+            `${stdin ? `stdin:${stdin.hash ?? createHash('sha256').update(readFileSync(stdin.path)).digest('hex')}` : resolve(source.csv)}\n${resolve(source.template)}`,
           )
           .digest('hex');
         return identity;

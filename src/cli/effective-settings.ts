@@ -35,7 +35,7 @@ const show = (value: unknown): string =>
 
 export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveSetting[]> {
   const config = await ctx.loadConfig();
-  const stored = (name: string) => config.get(SETTINGS[name]!.path) as unknown;
+  const stored = (name: string) => config.get(SETTINGS[name]!.path);
   /** A setting only the config file (or its default) gives. */
   const fromConfig = (name: string): EffectiveSetting => {
     const value = stored(name);
@@ -43,7 +43,7 @@ export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveS
     if (value !== undefined)
       return {
         name,
-        value: SETTINGS[name]!.show ? SETTINGS[name]!.show!(value) : show(value),
+        value: SETTINGS[name]!.show ? SETTINGS[name]!.show(value) : show(value),
         source: 'config',
       };
     return fallback === undefined

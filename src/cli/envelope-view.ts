@@ -20,7 +20,7 @@ interface SignerLike {
 }
 
 const signersOf = (envelope: Envelope): SignerLike[] =>
-  Array.isArray(envelope.signers) ? (envelope.signers as SignerLike[]) : [];
+  Array.isArray(envelope.signers) ? envelope.signers : [];
 
 /** What a change is: the envelope's state and each signer's. Two snapshots with the same key look the same. */
 export function stateKey(envelope: Envelope): string {

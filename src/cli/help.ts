@@ -308,7 +308,7 @@ export function finishHelp(program: Command): void {
       // `sign-cli envelopes` alone shows the group's help: on stdout, exit 0 (commander
       // sends it to stderr as an error).
       const help = command.help.bind(command);
-      command.help = (() => help()) as Command['help'];
+      command.help = () => help();
     }
   }
   for (const command of allCommands(program)) command.configureHelp(HELP);

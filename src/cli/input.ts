@@ -135,7 +135,7 @@ async function* readNdjson(
       n++;
       if (line.trim() === '') continue;
       const parsed = parse(line, name, options, n - 1);
-      yield { ...parsed, source: `${name}:${n}` } as ReadInput;
+      yield { ...parsed, source: `${name}:${n}` };
     }
   } catch (error) {
     if (!(error instanceof LineTooLongError)) throw error;
@@ -194,7 +194,10 @@ export async function spoolStdin(
  * temporary file: its encoding is decided over the whole of it before it is
  * read as envelopes, and a create reads it twice (validation, then sending).
  */
-export async function spoolOnce(path: string, bound?: InputBound): Promise<{ path: string; dir: string }> {
+export async function spoolOnce(
+  path: string,
+  bound?: InputBound,
+): Promise<{ path: string; dir: string; hash?: undefined }> {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-pipe-'));
   const copy = join(dir, 'input');
   let size = 0;

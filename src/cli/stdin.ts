@@ -34,7 +34,7 @@ export async function* readStdinChunks(options: StdinOptions): AsyncGenerator<Bu
   let ended = false;
   try {
     for (;;) {
-      const next = (await Promise.race([chunks.next(), interrupted])) as IteratorResult<Buffer | string>;
+      const next = await Promise.race<IteratorResult<Buffer | string>>([chunks.next(), interrupted]);
       if (next.done) {
         ended = true;
         return;

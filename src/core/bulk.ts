@@ -87,7 +87,7 @@ export interface BulkOptions {
    * once per other key per run. Without it such entries are not trusted and
    * the input is sent (its derived key lets the service recognise it).
    */
-  confirm?(entry: JournalEntry): Promise<'mine' | 'other'>;
+  confirm?: (entry: JournalEntry) => Promise<'mine' | 'other'>;
   onOutcome(outcome: BulkOutcome): void;
   /**
    * An input about to be sent whose contract_id an earlier input of this

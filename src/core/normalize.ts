@@ -57,7 +57,7 @@ export interface NormalizeOptions {
 export function normalizeEnvelope<T>(envelope: T, options: NormalizeOptions = {}): T {
   const out = normalizeValue(envelope, 0);
   if (isRecord(out) && Array.isArray(out.signers)) {
-    out.signers = out.signers.map((signer) => {
+    out.signers = (out.signers as unknown[]).map((signer) => {
       if (!isRecord(signer)) return signer;
       const next = { ...signer };
       if (typeof signer.email === 'string') next.email = normalizeEmail(signer.email);

@@ -125,9 +125,9 @@ export class RatePacer {
       }
       // Lost while this caller waited for its local slot: that slot was timed for
       // the shared pace, so it starts over at the slower local one.
-      if (!this.shared!.active) continue;
+      if (!this.shared.active) continue;
       const request = { limit: this.ratePerMinute, intervalMs: this.intervalMs };
-      if (await this.shared!.take(request, signal)) return;
+      if (await this.shared.take(request, signal)) return;
       // Lost while waiting for a shared slot: the same, a local slot at the fallback pace,
       // so the callers that were waiting do not all send at once.
     }

@@ -58,7 +58,7 @@ function lazyTable(text: string, index: string): Record<string, unknown> {
 function phoneMetadata(): MetadataJson {
   metadata ??= {
     version: METADATA_VERSION,
-    country_calling_codes: JSON.parse(CALLING_CODES),
+    country_calling_codes: JSON.parse(CALLING_CODES) as Record<string, string[]>,
     countries: lazyTable(COUNTRIES_TEXT, COUNTRIES_INDEX),
     nonGeographic: lazyTable(NON_GEOGRAPHIC_TEXT, NON_GEOGRAPHIC_INDEX),
   } as unknown as MetadataJson;
@@ -150,7 +150,7 @@ const SCIENTIFIC = /^\d(?:[.,]\d+)?e\+?\d+$/i;
 
 /** Whether a country code (ISO 3166 alpha-2) is one libphonenumber knows. */
 export function isPhoneCountry(code: string): boolean {
-  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code as CountryCode);
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
 }
 
 /**

@@ -28,7 +28,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The first of these variables that is set: its name and value. */
 const first = (env: Env, ...names: string[]): { name: string; value: string } | undefined => {
-  for (const name of names) if (env[name]?.trim()) return { name, value: env[name]!.trim() };
+  for (const name of names) if (env[name]?.trim()) return { name, value: env[name].trim() };
   return undefined;
 };
 

@@ -37,7 +37,7 @@ interface SchemaNode {
 
 /** The type the envelope schema gives the field at `path` (numbers for array indexes); `other` when it names none. */
 export function fieldKind(path: readonly (string | number)[]): Kind {
-  let node: SchemaNode | undefined = envelopeSchema as unknown as SchemaNode;
+  let node: SchemaNode | undefined = envelopeSchema;
   const unwrap = (n: SchemaNode | undefined) => {
     while (
       n &&
@@ -117,7 +117,7 @@ export function renderTemplate(
       return { value: text, templated: true, allEmpty: empty, sources: [['', columns]] };
     }
     if (Array.isArray(value)) {
-      const items = value.map((item, i) => ({ item, r: render(item, [...path, i]) }));
+      const items = (value as unknown[]).map((item, i) => ({ item, r: render(item, [...path, i]) }));
       const isObject = (item: unknown) => item !== null && typeof item === 'object';
       // An object whose placeholders all came out empty (a second signer this row has not) is left
       // out, but only beside one the row did fill: a row that fills none keeps them, and

@@ -269,7 +269,7 @@ export class Transport {
       );
       try {
         response = await request(url, {
-          method: spec.method as Dispatcher.HttpMethod,
+          method: spec.method,
           headers,
           body,
           dispatcher: this.dispatcher,

@@ -20,7 +20,7 @@ export function usePkijsWithNodeCrypto(pkijs: typeof Pkijs): void {
     'node',
     new pkijs.CryptoEngine({
       name: 'node',
-      crypto: webcrypto() as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'],
+      crypto: webcrypto(),
     }),
   );
 }

@@ -148,6 +148,7 @@ export class WebhookVerifier {
           asymmetric
             ? `webhook secret #${i + 1}: ${(error as Error).message}`
             : `webhook secret #${i + 1} is not a Standard Webhooks secret ("whsec_" or "whpk_" followed by base64); other secrets need the stripe or the hmac scheme`,
+          { cause: error },
         );
       }
     });

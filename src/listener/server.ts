@@ -175,7 +175,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
         answer: _answer,
         contentType: _type,
         ...outcome
-      }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome as ForwardOutcome,
+      }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome,
     );
   }
 

@@ -91,6 +91,6 @@ export async function signedData(input: SignedDataInput): Promise<pkijs.SignedDa
       ? { certificates: input.certificates.map((der) => pkijs.Certificate.fromBER(der)) }
       : {}),
   });
-  await data.sign(input.privateKey as unknown as Parameters<typeof data.sign>[0], 0, 'SHA-256');
+  await data.sign(input.privateKey, 0, 'SHA-256');
   return data;
 }

@@ -193,14 +193,14 @@ function mintKey(store: SandboxStore, input: Record<string, unknown>): Record<st
   ) {
     return 'account must be acct_ and 1 to 40 letters, digits or _, such as acct_second';
   }
-  const environment = (input.environment as string | undefined) ?? 'test';
+  const environment = input.environment ?? 'test';
   const secret = `sk_${environment}_${randomBase62(32)}`;
   const key: StoredKey = {
     id: newId('key'),
-    name: (input.name as string | undefined) ?? 'key',
+    name: input.name ?? 'key',
     ...keyFields(secret),
     environment,
-    account: (input.account as string | undefined) ?? SANDBOX_ACCOUNT,
+    account: input.account ?? SANDBOX_ACCOUNT,
     scopes: scopes as string[],
     expires,
     created_at: new Date().toISOString(),

@@ -284,7 +284,7 @@ export class JourneyEngine {
       at,
       'signer.signed',
       actor,
-      `signed (${String(envelope.signature_level ?? 'default')} signature)`,
+      `signed (${typeof envelope.signature_level === 'string' ? envelope.signature_level : 'default'} signature)`,
       signer,
     );
     if (envelope.signers.every((s) => s.status === 'signed')) {

@@ -37,5 +37,5 @@ export async function importSigningKey(text: string): Promise<CryptoKey> {
     { name: ALGORITHM.name, hash: ALGORITHM.hash },
     false,
     ['sign'],
-  ) as Promise<CryptoKey>;
+  );
 }

@@ -220,7 +220,6 @@ class Typesetter {
         continue;
       }
       if (line) ranges.push([line.start, line.end]);
-      line = undefined;
       if (word.width <= maxWidth) {
         line = { ...word };
         continue;

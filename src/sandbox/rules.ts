@@ -45,7 +45,7 @@ export function acceptedValues(extra: ValueLists = {}): ValueLists {
   const lists: Record<string, readonly string[]> = { ...SANDBOX_VALUES };
   for (const [field, values] of Object.entries(extra))
     lists[field] = [...new Set([...(lists[field] ?? []), ...(values ?? [])])];
-  return lists as ValueLists;
+  return lists;
 }
 
 /** The 422 for a value outside the lists says how to widen them, without editing code. */

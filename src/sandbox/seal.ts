@@ -21,7 +21,7 @@ export async function signedCopy(services: SandboxServices, envelope: EnvelopeRe
   return signPdf(
     await signedCopyPdf(envelope, trail),
     services.identity,
-    new Date(String(envelope.completed_at ?? envelope.updated_at)),
+    new Date(typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.updated_at),
   );
 }
 
@@ -33,7 +33,7 @@ export function ensureSealed(services: SandboxServices, envelope: EnvelopeRecord
   const trail = services.store.audits.get(envelope.id) ?? [];
   if (trail.some((entry) => entry.type === SEALED)) return Promise.resolve();
   let inFlight = sealing.get(services);
-  if (!inFlight) sealing.set(services, (inFlight = new Map()));
+  if (!inFlight) sealing.set(services, (inFlight = new Map<string, Promise<void>>()));
   const running = inFlight.get(envelope.id);
   if (running) return running;
   const work = (async () => {

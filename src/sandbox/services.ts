@@ -44,7 +44,7 @@ export interface SandboxServices {
   /** Idempotency records of requests still being processed (409 for a second one). */
   inFlight: Set<string>;
   /** The state could not be written: counted, and said at most once a minute. */
-  storageTrouble(error: StorageError): void;
+  storageTrouble: (error: StorageError) => void;
 }
 
 /** One authenticated API request, with the path's parameters decoded. */

@@ -14,7 +14,11 @@ const VALUE_AT = 150;
 const INDENT = 18;
 
 const text = (value: unknown): string =>
-  value === undefined || value === null || value === '' ? '-' : String(value);
+  value === undefined || value === null || value === ''
+    ? '-'
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
 
 const heading = (title: string, size = 12, gap = 14): PdfRow => ({
   gap,
@@ -167,6 +171,8 @@ export function signedCopyPdf(envelope: EnvelopeRecord, audit: readonly AuditEnt
   const rows = [...signedCopyRows(envelope, audit), ...certificateRows(envelope, audit)];
   return renderPdf(rows, {
     title: `Signed copy: ${text(envelope.title)}`,
-    createdAt: new Date(String(envelope.completed_at ?? envelope.created_at)),
+    createdAt: new Date(
+      typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.created_at,
+    ),
   });
 }

@@ -18,7 +18,6 @@ import {
   pem,
   writePrivateFile,
   type CryptoKey,
-  type CryptoKeyPair,
 } from './key-files.js';
 import { tsaIdentity, type TsaIdentity } from './tsa.js';
 
@@ -59,7 +58,7 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   }
   // Valid from a day before now: a client whose clock is a little behind still accepts them.
   const notBefore = new Date(now.getTime() - 86_400_000);
-  const caKeys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const caKeys = await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')
@@ -75,7 +74,7 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const keys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const keys = await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')

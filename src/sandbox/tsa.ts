@@ -17,14 +17,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
 import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from '../core/web-crypto.js';
-import {
-  ALGORITHM,
-  importSigningKey,
-  pem,
-  writePrivateFile,
-  type CryptoKey,
-  type CryptoKeyPair,
-} from './key-files.js';
+import { ALGORITHM, importSigningKey, pem, writePrivateFile, type CryptoKey } from './key-files.js';
 import { signedData } from './cms-builder.js';
 
 usePkijsWithNodeCrypto(pkijs);
@@ -65,7 +58,7 @@ export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaI
   }
   const caCert = new x509.X509Certificate(ca);
   const caKey = await importSigningKey(readFileSync(join(dataDir, CA_KEY_FILE), 'utf8'));
-  const keys = (await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const keys = await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')

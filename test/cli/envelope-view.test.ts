@@ -125,7 +125,7 @@ describe('list rows', () => {
     const [head, line] = tableLines(LIST_COLUMNS, rows, 120);
     expect(displayWidth(line!)).toBeLessThanOrEqual(120);
     expect(line).toMatch(
-      /^env_0123456789abcdefghij  completed  2\/2 +2026-11-22 10:40:00Z  EMP-2027-CONTRACT-0042  A title[^ ]* [^…]*…$/,
+      /^env_0123456789abcdefghij {2}completed {2}2\/2 +2026-11-22 10:40:00Z {2}EMP-2027-CONTRACT-0042 {2}A title[^ ]* [^…]*…$/,
     );
     expect(head).toMatch(/^ID +STATUS +SIGNED +CREATED +CONTRACT +TITLE$/);
     const stacked = tableLines(LIST_COLUMNS, rows, 80);

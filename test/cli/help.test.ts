@@ -79,7 +79,7 @@ describe('help', () => {
     for (const result of results) {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
-      expect(result.stdout).toMatch(/\nExamples:\n  \$ .*sign-cli /);
+      expect(result.stdout).toMatch(/\nExamples:\n {2}\$ .*sign-cli /);
     }
   });
 

@@ -56,7 +56,7 @@ describe('tables', () => {
     for (const width of [60, 50, 43]) {
       const lines = tableLines(columns, rows, width);
       for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
-      expect(lines[1]).toMatch(/^env_0123456789  completed  /);
+      expect(lines[1]).toMatch(/^env_0123456789 {2}completed {2}/);
       expect(lines[1]).toContain('…');
     }
     const layout = planLayout(columns, rows, 60);

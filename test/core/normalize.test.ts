@@ -28,7 +28,7 @@ describe('normalizeEnvelope: the envelope as it is sent', () => {
 
   it('keeps a "__proto__" key from JSON as data, never as a prototype', () => {
     const parsed = JSON.parse('{"title":"x","__proto__":{"polluted":true}}') as Record<string, unknown>;
-    const out = normalizeEnvelope(parsed) as Record<string, unknown>;
+    const out = normalizeEnvelope(parsed);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect((out as { polluted?: boolean }).polluted).toBeUndefined();
     expect(Object.keys(out)).toEqual(['title', '__proto__']);

@@ -73,9 +73,7 @@ describe('phoneProblem', () => {
 describe("the same verdicts as libphonenumber's own parser", () => {
   it('phone-metadata.ts is what `npm run phone-metadata` writes from the installed libphonenumber-js', async () => {
     const { readFileSync } = await import('node:fs');
-    const { phoneMetadataSource } = (await import('../../scripts/phone-metadata.mjs')) as {
-      phoneMetadataSource(): string;
-    };
+    const { phoneMetadataSource } = await import('../../scripts/phone-metadata.mjs');
     expect(readFileSync(new URL('../../src/core/phone-metadata.ts', import.meta.url), 'utf8')).toBe(
       phoneMetadataSource(),
     );

@@ -122,7 +122,7 @@ describe('takePidLock', () => {
           (child) =>
             new Promise<string>((resolve) => {
               let out = '';
-              child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+              child.stdout.setEncoding('utf8').on('data', (c: string) => {
                 out += c;
                 if (out.includes('\n')) resolve(out.trim());
               });
@@ -131,8 +131,8 @@ describe('takePidLock', () => {
         ),
       );
       for (const child of children) {
-        child.stdin!.on('error', () => {}); // a loser has exited: its stdin is gone
-        child.stdin!.end();
+        child.stdin.on('error', () => {}); // a loser has exited: its stdin is gone
+        child.stdin.end();
       }
       await Promise.all(closed);
       expect(
@@ -192,7 +192,7 @@ describe('takePidLock', () => {
         const holders = [a, ...others].filter((release) => release !== undefined);
         expect(holders, `B after step ${k}, C after step ${m}`).toHaveLength(1);
         if (others.length === 2) interleavings++;
-        for (const release of holders) release!();
+        for (const release of holders) release();
         expect(readdirSync(dir), `B after step ${k}, C after step ${m}`).toEqual([]);
       }
     }

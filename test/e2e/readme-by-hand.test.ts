@@ -170,7 +170,7 @@ describe('README: by hand, against the local sandbox', () => {
     );
     expect(listened).toMatch(/listening on http:\/\/127\.0\.0\.1:4020/);
     expect(listened).toMatch(
-      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  signer\.signed\s+env_\w+\s+Layla Haddad\s+signed$/m,
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}signer\.signed\s+env_\w+\s+Layla Haddad\s+signed$/m,
     );
 
     expect(gitStatus()).toBe(before);

@@ -26,8 +26,8 @@ export async function startListenerProcess(
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
-  const errLines = createInterface({ input: child.stderr! });
+  createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
+  const errLines = createInterface({ input: child.stderr });
   errLines.on('line', (line) => stderr.push(line));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 15_000);

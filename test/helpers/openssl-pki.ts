@@ -10,7 +10,6 @@
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import * as nodeCrypto from 'node:crypto';
-import type { webcrypto } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
@@ -118,7 +117,7 @@ export class Pki {
     } as const;
     x509.cryptoProvider.set(globalThis.crypto as never);
     const subtle = globalThis.crypto.subtle;
-    const caKeys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const caKeys = await subtle.generateKey(algorithm, true, ['sign', 'verify']);
     const ca = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: '01',
       name: `CN=${name} CA`,
@@ -131,7 +130,7 @@ export class Pki {
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
       ],
     });
-    const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const keys = await subtle.generateKey(algorithm, true, ['sign', 'verify']);
     const leaf = await x509.X509CertificateGenerator.create({
       serialNumber: '02',
       subject: `CN=${name}`,

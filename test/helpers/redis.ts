@@ -60,8 +60,8 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
       },
     );
     let log = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     const ready = await waitForPort(port, child);
     if (ready) {
       return {

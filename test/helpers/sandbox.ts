@@ -31,9 +31,9 @@ export async function startSandboxProcess(
     },
   );
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 15_000);
     lines.once('line', (line) => {
       clearTimeout(timer);

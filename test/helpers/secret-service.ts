@@ -61,8 +61,8 @@ export async function startSecretService(): Promise<SecretService> {
     ['--session', '--nofork', '--nopidfile', `--address=${address}`, '--print-address=1'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  bus.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  bus.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  bus.stdout.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  bus.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   await until(
     'dbus-daemon',
     () => log.includes(address) || bus.exitCode !== null,
@@ -81,9 +81,9 @@ export async function startSecretService(): Promise<SecretService> {
     env: childEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  keyring.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  keyring.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  keyring.stdin!.end('throwaway-test-password');
+  keyring.stdout.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  keyring.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  keyring.stdin.end('throwaway-test-password');
   const owned = () => {
     try {
       const reply = execFileSync(

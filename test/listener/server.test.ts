@@ -81,7 +81,15 @@ describe('listener shutdown', () => {
   it('sends the answer of a delivery already printed before closing its connection', async () => {
     let closing: Promise<void> | undefined;
     // close() starts while the answer to this delivery is still queued for the end of the turn.
-    const { port, events, listener: running } = await start({ onEvent: () => (closing ??= running.close()) });
+    const {
+      port,
+      events,
+      listener: running,
+    } = await start({
+      onEvent: () => {
+        closing ??= running.close();
+      },
+    });
     const { closed } = rawClient(port, (socket) => socket.write(delivery('evt_last')));
     const { received } = await closed;
     await closing;

@@ -58,7 +58,7 @@ function tmpfs(kb: number, options = ''): string {
     'tmpfs',
     dir,
   ]);
-  if (result.status !== 0) throw new Error(`mount tmpfs: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`mount tmpfs: ${result.stderr.toString()}`);
   mounts.push(dir);
   return dir;
 }

@@ -111,7 +111,7 @@ describe('webhooks listen under hostile traffic', () => {
   function httpSend(c: Case, via: Agent | false = agent): Promise<Answer> {
     return new Promise((resolve) => {
       let done = false;
-      let timer: NodeJS.Timeout | undefined;
+      let timer: NodeJS.Timeout | undefined = undefined;
       const finish = (answer: Answer) => {
         if (done) return;
         done = true;

@@ -95,9 +95,9 @@ export function spawnCli(
   const lines: string[] = [];
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     options.onLine?.(line, lines.length);
   });

@@ -196,7 +196,7 @@ export async function promptForEnvelope(
   ctx: CommandContext,
   prompts?: PromptApi,
 ): Promise<Record<string, unknown> | undefined> {
-  const api = prompts ?? ((await import('@inquirer/prompts')) as unknown as PromptApi);
+  const api = prompts ?? (await import('@inquirer/prompts'));
   try {
     return await flow(ctx, api);
   } catch (error) {

@@ -10,7 +10,7 @@ import { openCodeCache } from './open-cache.js';
  * the names are for stacks and require.cache).
  */
 export function loadExecutableCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliMain {
-  const sea = process.getBuiltinModule('node:sea') as typeof import('node:sea');
+  const sea = process.getBuiltinModule('node:sea');
   const asset = (name: string): string =>
     Buffer.from(sea.getRawAsset(`cli/${name}`) as ArrayBuffer).toString('utf8');
   return new ChunkLoader(join(process.execPath, 'cli'), openCodeCache(argv, env), asset).load(

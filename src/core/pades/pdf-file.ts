@@ -139,7 +139,7 @@ function* readRevision(
       // The newest section whole (one copy), the older ones under it.
       objects = new Map(section.entries);
       reader.meter.add(COST.entry * objects.size);
-    } else yield* merge((objects ??= new Map()), section.entries, reader.meter);
+    } else yield* merge((objects ??= new Map<number, Entry>()), section.entries, reader.meter);
     if (section.xrefStm !== undefined) {
       const hybrid: Section | null = yield* reader.section(section.xrefStm, end);
       if (hybrid) {

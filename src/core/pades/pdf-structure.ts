@@ -81,7 +81,7 @@ function refsIn(value: PdfValue | undefined): PdfRef[] {
   if (refs) return refs;
   refs = [];
   const collect = (v: PdfValue | undefined): void => {
-    if (isRef(v)) refs!.push(v);
+    if (isRef(v)) refs.push(v);
     else if (Array.isArray(v)) for (const item of v) collect(item);
     else {
       const dict = dictOf(v);

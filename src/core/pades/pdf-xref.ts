@@ -143,7 +143,7 @@ export class Reader {
   *section(offset: number, limit: number): Steps<Section | null> {
     const key = offset;
     if (this.sections.has(key)) return this.sections.get(key)!;
-    let section: Section | null = null;
+    let section: Section | null;
     try {
       section = yield* this.readSection(offset, limit);
     } catch (error) {

@@ -119,7 +119,7 @@ describe('the chunk loader', () => {
     expect(cached[join(dir, 'main.cjs')]?.loaded).toBe(true);
     // Loaded once: the same exports again.
     expect(
-      new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })!).load('main.cjs'),
+      new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })).load('main.cjs'),
     ).toBe(main);
   });
 
@@ -140,7 +140,7 @@ describe('the chunk loader', () => {
   it('a chunk that throws is not left half-loaded in require.cache', () => {
     const dir = tempDir('sign-cli-bundle-');
     writeFileSync(join(dir, 'main.cjs'), 'throw new Error("broken chunk");\n');
-    const loader = new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' })!);
+    const loader = new ChunkLoader(dir, CodeCache.open({ root: tempDir(), key: 'k', command: 'c' }));
     expect(() => loader.load('main.cjs')).toThrow('broken chunk');
     expect(() => loader.load('main.cjs')).toThrow('broken chunk');
   });

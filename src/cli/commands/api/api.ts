@@ -78,7 +78,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export async function apiCommand(ctx: CommandContext, flags: ApiFlags, [given]: string[]): Promise<number> {
   const path = checkPath(given ?? '');
   // The global --no-input shares the name, and commander lets globals win: read this command's own.
-  const own = ctx.command?.opts() as { input?: unknown } | undefined;
+  const own = ctx.command?.opts();
   const input = typeof own?.input === 'string' ? own.input : undefined;
   // What becomes the body is bounded while it is read: past the service's limit it could never be sent.
   const bound = { bytes: MAX_BODY_BYTES, why: 'the most the service takes in one request; nothing was sent' };
@@ -194,7 +194,7 @@ function show(ctx: CommandContext, client: Client, label: string, answer: Answer
       ? (json.value as { error?: { code?: unknown; message?: unknown } }).error
       : undefined;
   const detail = error
-    ? ` ${String(error.code ?? '')}${error.message ? `: ${String(error.message)}` : ''}`
+    ? ` ${typeof error.code === 'string' ? error.code : ''}${typeof error.message === 'string' && error.message ? `: ${error.message}` : ''}`
     : '';
   // Through the output, as every error line: a key in the path or the server's words is masked.
   ctx.output.errorLine(`${label}: HTTP ${answer.status}${detail}`);

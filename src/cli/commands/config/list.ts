@@ -60,7 +60,7 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
       PROFILE_COLUMNS,
       profiles.map(([name, p]) => [
         name === store.get('active_profile') ? `${name} *` : name,
-        show(p.api_key ?? (p.key_masked === undefined ? undefined : `${String(p.key_masked)} (keychain)`)),
+        show(p.api_key ?? (p.key_masked === undefined ? undefined : `${show(p.key_masked)} (keychain)`)),
         show(p.environment),
         show(p.base_url),
         show(p.expires),

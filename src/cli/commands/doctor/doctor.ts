@@ -419,9 +419,9 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
   const required = connection.keyProfile?.requires ?? (await ctx.setting<string[]>('required_scopes')) ?? [];
   if (scopes === null) checks.push({ check: 'scopes', status: 'warn', detail: 'scopes unknown' });
   else {
-    const missing = required.filter((s) => !scopes!.includes(s));
+    const missing = required.filter((s) => !scopes.includes(s));
     const cannot = Object.values(ENDPOINTS)
-      .filter((e) => e.scope && !scopes!.includes(e.scope))
+      .filter((e) => e.scope && !scopes.includes(e.scope))
       .map((e) => `${e.label} (${e.scope})`);
     checks.push({
       check: 'scopes',

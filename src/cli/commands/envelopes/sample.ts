@@ -40,7 +40,7 @@ export const SAMPLE_ENVELOPE = {
 
 /** The n-th of a batch: its own contract id and title, so each is an envelope of its own. */
 export function sampleEnvelope(n?: number): Record<string, unknown> {
-  if (n === undefined) return structuredClone(SAMPLE_ENVELOPE) as unknown as Record<string, unknown>;
+  if (n === undefined) return structuredClone(SAMPLE_ENVELOPE);
   const number = String(n).padStart(4, '0');
   return {
     ...structuredClone(SAMPLE_ENVELOPE),

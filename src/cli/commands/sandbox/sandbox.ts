@@ -129,10 +129,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
-  const accept = acceptOptions(
-    flags.accept,
-    ((await ctx.loadConfig()).get('sandbox')?.accept ?? {}) as Record<string, unknown>,
-  );
+  const accept = acceptOptions(flags.accept, (await ctx.loadConfig()).get('sandbox')?.accept ?? {});
   if (flags.detach) return detachedStart(ctx, dataDir);
   const [{ startSandbox }, { LockedError }] = await Promise.all([
     import('../../../sandbox/server.js'),

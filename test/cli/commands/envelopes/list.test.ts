@@ -84,7 +84,9 @@ describe('envelopes list', () => {
     expect(wide.code).toBe(0);
     for (const row of wide.stdout.trimEnd().split('\n').slice(1)) {
       expect(row.length).toBeLessThanOrEqual(100);
-      expect(row).toMatch(/^env_\w+ .* \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z  LIST-\d{4}  Office lease.*…$/);
+      expect(row).toMatch(
+        /^env_\w+ .* \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z {2}LIST-\d{4} {2}Office lease.*…$/,
+      );
     }
     const narrow = await runCommand(['envelopes', 'list', '--limit', '3'], { env, tty: true, columns: 80 });
     for (const line of narrow.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);

@@ -6,7 +6,6 @@
  * the file's hash. Each is exit 1 naming its check.
  */
 import 'reflect-metadata';
-import type { webcrypto } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
@@ -66,7 +65,7 @@ async function forgerCertificate(options: {
   serial: string;
   extensions: x509.Extension[];
 }) {
-  const caKeys = (await crypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const caKeys = await crypto.subtle.generateKey(RSA, true, ['sign', 'verify']);
   const now = new Date(Date.now() - 86_400_000);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
@@ -77,7 +76,7 @@ async function forgerCertificate(options: {
     signingAlgorithm: RSA,
     extensions: [new x509.BasicConstraintsExtension(true, 0, true)],
   });
-  const keys = (await crypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const keys = await crypto.subtle.generateKey(RSA, true, ['sign', 'verify']);
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: options.serial,
     subject: options.subject,
@@ -108,7 +107,7 @@ describe('envelopes verify against forgeries', () => {
         certificate: new Uint8Array(leaf.rawData),
         ca: der(real.toString('pem')),
         caFile: '',
-        privateKey: key as never,
+        privateKey: key,
       },
       new Date(),
     );
@@ -159,7 +158,7 @@ describe('envelopes verify against forgeries', () => {
         certificate: new Uint8Array(leaf.rawData),
         ca: new Uint8Array(ca.rawData),
         caFile: webCa,
-        privateKey: key as never,
+        privateKey: key,
       },
       new Date(),
     );

@@ -52,7 +52,7 @@ describe.each([80, 120])('webhooks listen at %i columns', (width) => {
       expect(line).toMatch(TIME);
       expect(line).toContain('env_0123456789abcdefghij');
     }
-    expect(listener.stdout[0]).toMatch(/^\S+ \S+  signer\.signed +env_0123456789abcdefghij Layla Ha.*…/);
+    expect(listener.stdout[0]).toMatch(/^\S+ \S+ {2}signer\.signed +env_0123456789abcdefghij Layla Ha.*…/);
     expect(listener.stdout[1]).toContain('envelope.completed');
     // A duplicate says so, the event id whole.
     const { id, body } = events[0]!;

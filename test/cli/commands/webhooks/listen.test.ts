@@ -214,9 +214,9 @@ describe('webhooks listen', () => {
     }
     // With the app gone the sender gets a 502, so the service will retry later.
     const { id, body } = event();
-    expect((await post(listener!.url, body, signed(id, body))).status).toBe(502);
-    await listener!.waitForStdout((lines) => lines.length === 2);
-    expect(listener!.stdout[1]).toMatch(/forward failed/);
+    expect((await post(listener.url, body, signed(id, body))).status).toBe(502);
+    await listener.waitForStdout((lines) => lines.length === 2);
+    expect(listener.stdout[1]).toMatch(/forward failed/);
   });
 
   it("--forward-to with --json keeps the JSON line as is and reports the app's answer on stderr", async () => {
@@ -238,10 +238,8 @@ describe('webhooks listen', () => {
       await app.close();
     }
     const { id, body } = event();
-    expect((await post(listener!.url, body, signed(id, body))).status).toBe(502);
-    await listener!.waitForStderr((lines) =>
-      lines.some((line) => line.startsWith(`${id} → forward failed:`)),
-    );
+    expect((await post(listener.url, body, signed(id, body))).status).toBe(502);
+    await listener.waitForStderr((lines) => lines.some((line) => line.startsWith(`${id} → forward failed:`)));
   });
 
   it('never prints the secret, only its masked form', async () => {

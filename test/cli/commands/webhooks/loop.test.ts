@@ -116,7 +116,7 @@ describe('webhooks listen: filter and route', () => {
       },
       (req, res) => {
         let body = '';
-        req.on('data', (c: Buffer) => (body += c));
+        req.on('data', (c: Buffer) => (body += c.toString()));
         req.on('end', () => {
           received.push(body);
           res.end('ok');
