@@ -13,8 +13,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from './util.mjs';
-import { HOST_TARGET, registryNode } from '../scripts/registry-node.mjs';
-import { EXE_NODE_VERSION } from '../scripts/build-exe-settings.mjs';
+import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
+import { EXE_NODE_VERSION } from '../scripts/build/build-exe-settings.mjs';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
 const WARMUP = 2;
@@ -120,7 +120,7 @@ export async function benchStartup() {
     const stale =
       !existsSync(exe) || statSync(exe).mtimeMs < statSync(join(ROOT, 'dist', 'cli', 'main.cjs')).mtimeMs;
     if (stale)
-      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], {
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build', 'build-exe.mjs')], {
         env: { ...process.env, SIGN_EXE_TARGETS: HOST_TARGET },
         stdio: 'inherit',
       });

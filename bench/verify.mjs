@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT, spawnServer, stop } from './util.mjs';
 import { interleaved } from './interleaved.mjs';
-import { HOST_TARGET, registryNode } from '../scripts/registry-node.mjs';
+import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
 
 const RUNS = Number(process.env.BENCH_VERIFY_RUNS ?? 21);
 const TARGET = 2.5;

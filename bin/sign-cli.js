@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Launcher only: everything lives in the built CLI (dist/cli, a CommonJS bundle in chunks, loaded
-// with require: no ESM loader for it; scripts/merge-chunks.mjs; npm run build). The launcher is
+// with require: no ESM loader for it; scripts/build/merge-chunks.mjs; npm run build). The launcher is
 // CommonJS too (bin/package.json): an ES module entry would start Node's ESM loader for it alone.
 // `--version` is answered from a tiny module without loading the CLI: it is what scripts
 // and shell prompts call most often.
@@ -8,7 +8,7 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = require('../dist/cli/version.cjs');
   // Written straight to the descriptor: process.stdout would load Node's stream modules
-  // (src/cli/fd-stream.ts). A non-blocking descriptor (EAGAIN) gets the stream after all.
+  // (src/cli/launch/fd-stream.ts). A non-blocking descriptor (EAGAIN) gets the stream after all.
   try {
     require('node:fs').writeSync(1, `${VERSION}\n`);
   } catch (error) {

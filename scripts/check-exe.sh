@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exe="$PWD/dist/exe/sign-cli-linux-x64"
-[ -x "$exe" ] || SIGN_EXE_TARGETS=linux-x64 node scripts/build-exe.mjs
+[ -x "$exe" ] || SIGN_EXE_TARGETS=linux-x64 node scripts/build/build-exe.mjs
 work="$(mktemp -d)"
 listener_pid=""
 cleanup() {

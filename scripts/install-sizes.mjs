@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
+import { EXE_NODE_VERSION } from './build/build-exe-settings.mjs';
 import { figureTable, measuredOn, updateFigures } from './figures-file.mjs';
-import { NODE_PACKAGES } from './registry-node.mjs';
+import { NODE_PACKAGES } from './build/registry-node.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exeOf = (target) =>

@@ -1,8 +1,7 @@
 // `npm run phone-metadata`: writes src/core/phone-metadata.ts from libphonenumber-js's own
 // metadata (metadata.min.json), each country's part as a JSON string parsed only when a number
-// of that country is checked. Bundled as the package's object literal, the whole table cost
-// every `validate` about 4 ms on Node 24 (building 245 countries' arrays); parsing it all with
-// JSON.parse, about 1.5 ms. test/core/phone.test.ts fails when the file is stale (a new version
+// of that country is checked: bundled as the package's object literal, or parsed whole, the table
+// would be built by every `validate` (245 countries' arrays). test/core/phone.test.ts fails when the file is stale (a new version
 // of libphonenumber-js): run this again.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CommandContext, GlobalOptions } from './context.js';
-import type { Io } from './io.js';
+import type { Io } from './process/io.js';
 
 export interface RunState {
   signal: AbortSignal;

@@ -8,14 +8,15 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { Operation, PathOverrides } from '../core/endpoints.js';
 import type { SignClient, SignClientOptions } from '../core/client.js';
-import type { ClientFactory } from './client-factory.js';
-import type { ConfigFile } from './config.js';
-import type { Connection, GlobalOptions } from './connection.js';
-import { environmentOf, keyLabel } from './connection-labels.js';
-import { Output } from './output.js';
-import { systemIo, type Io } from './io.js';
+import type { ClientFactory } from './config/client-factory.js';
+import type { ConfigFile } from './config/config-file.js';
+import type { Connection, GlobalOptions } from './config/connection.js';
+import { environmentOf, keyLabel } from './config/connection-labels.js';
+import { Output } from './render/output.js';
+import { systemIo, type Io } from './process/io.js';
+import type { Prompter } from './process/prompter.js';
 
-export type { Connection, GlobalOptions } from './connection.js';
+export type { Connection, GlobalOptions } from './config/connection.js';
 
 /** The settings a command reads by name (`sign-cli config`). */
 export type SettingName =
@@ -75,7 +76,7 @@ export class CommandContext {
 
   /**
    * Aborted on Ctrl-C, SIGTERM or SIGHUP. Made on first use: an AbortController loads Node's
-   * abort internals (about 0.3 ms of start-up), which `validate`, a dry run, `keys list
+   * abort internals at start-up, which `validate`, a dry run, `keys list
    * --local` and the config commands never need.
    */
   get signal(): AbortSignal {
@@ -95,11 +96,16 @@ export class CommandContext {
   /** Compiles --query, before the command runs: a bad expression is exit 2 with nothing sent. */
   async prepare(): Promise<void> {
     if (this.globals.query === undefined) return;
-    const { compileQuery } = await import('./query.js');
+    const { compileQuery } = await import('./render/query.js');
     this.output.setQuery(await compileQuery(this.globals.query), this.globals.raw !== false);
   }
 
-  /** What inquirer prompts need: the command's terminal streams and its stop signal. */
+  /** What asks the person at the terminal (the Io's): questions go through it, never to inquirer directly. */
+  get prompter(): Prompter {
+    return this.io.prompter;
+  }
+
+  /** Where a question is asked (the prompter's context): the command's terminal streams and its stop signal. */
   promptContext(): { signal: AbortSignal; input: NodeJS.ReadableStream; output: NodeJS.WritableStream } {
     return {
       signal: this.signal,
@@ -116,9 +122,9 @@ export class CommandContext {
   }
 
   async loadConfig(): Promise<ConfigFile> {
-    // Read only by commands that need the file; conf itself loads for a write only (config.ts).
+    // Read only by commands that need the file; conf itself loads for a write only (config/config-file.ts).
     if (!this.config) {
-      const config = (await import('./config.js')).ConfigFile.open(this.env);
+      const config = (await import('./config/config-file.js')).ConfigFile.open(this.env);
       // Settings and keys another user could have written are refused (their base URL would get our key).
       const { checkPrivateDirectory, checkPrivateFile } = await import('../core/ownership.js');
       checkPrivateDirectory(dirname(config.path));
@@ -139,7 +145,7 @@ export class CommandContext {
     try {
       // Not made for this (opening makes the config directory when there is none).
       const { existsSync } = await import('node:fs');
-      if (this.config || existsSync((await import('./config.js')).configPath(this.env)))
+      if (this.config || existsSync((await import('./config/config-file.js')).configPath(this.env)))
         await this.loadConfig();
     } catch {
       // Refused or unreadable: its keys were never read, so none can be in the error.
@@ -178,12 +184,12 @@ export class CommandContext {
   }
 
   /** connection.ts (settings, key files, profiles), loaded with the first connection a command asks for. */
-  private connectionModule(): Promise<typeof import('./connection.js')> {
-    return import('./connection.js');
+  private connectionModule(): Promise<typeof import('./config/connection.js')> {
+    return import('./config/connection.js');
   }
 
   private clientFactory(): Promise<ClientFactory> {
-    this.clients ??= import('./client-factory.js').then(
+    this.clients ??= import('./config/client-factory.js').then(
       ({ ClientFactory }) =>
         new ClientFactory({
           globals: this.globals,

@@ -1,5 +1,5 @@
 /**
- * The single executable's entry (scripts/build-exe.mjs): what bin/sign-cli.js
+ * The single executable's entry (scripts/build/build-exe.mjs): what bin/sign-cli.js
  * does for the npm package, in the one script a single executable application
  * runs (CommonJS, so that V8's code cache built with it is used: no top-level
  * await); the CLI's chunks are the executable's assets. `--version` answers
@@ -8,7 +8,7 @@
  * net modules take longer than the rest.
  */
 import { VERSION } from '../core/version.js';
-import { fdStream } from './fd-stream.js';
+import { fdStream } from './launch/fd-stream.js';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -21,7 +21,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   };
   fdStream(1, onError, () => process.stdout).write(`${VERSION}\n`);
 } else {
-  // The CLI's chunks are the executable's assets (scripts/build-exe.mjs), loaded as the package's launcher loads its files.
+  // The CLI's chunks are the executable's assets (scripts/build/build-exe.mjs), loaded as the package's launcher loads its files.
   void import('./launch/executable.js').then(({ loadExecutableCli }) =>
     loadExecutableCli(process.argv, process.env).runProcess(process.argv),
   );

@@ -4,8 +4,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
-import { ExitCode, exitCodeOf } from '../core/errors.js';
-import { systemIo, type Io } from './io.js';
+import { ExitCode, exitCodeOf } from './exit-codes.js';
+import { systemIo, type Io } from './process/io.js';
 import { type RunState } from './action.js';
 import { programFor } from './program.js';
 
@@ -47,7 +47,7 @@ export async function main(
     return state.exitCode;
   } catch (error) {
     const newOutput = async () =>
-      new (await import('./output.js')).Output({
+      new (await import('./render/output.js')).Output({
         json: false,
         verbose: argv.includes('--verbose'),
         color: !argv.includes('--no-color'),
@@ -69,7 +69,7 @@ export async function main(
         const [output, { escapeControl }, { habitHint }] = await Promise.all([
           newOutput(),
           import('../core/text.js'),
-          import('./gh-habits.js'),
+          import('./help/gh-habits.js'),
         ]);
         // A habit from gh spelt another way here: the pointer, on the error's line.
         const hint = habitHint(state.argv, error.code);
@@ -150,7 +150,7 @@ export async function runProcess(argv: string[]): Promise<never> {
     process.off('SIGHUP', onSignal);
   }
   // Leave now, not when the event loop empties: Node's own exit first tears the whole heap
-  // down (about 1 ms of a `create`, bench/startup.mjs), and a keychain call the binding could
+  // down first, and a keychain call the binding could
   // not stop (keychain.ts) or a kept-alive connection would hold the process open. The code
   // caches are written on 'exit' (launch/).
   process.exit(exitCode);

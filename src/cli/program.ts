@@ -2,15 +2,15 @@
  * The command tree. The CLI builds the part a command line needs
  * (`programFor`): the program, the noun the line names (`keys` for
  * `sign-cli keys list`) with its commands, and every other noun as a stand-in
- * with its help line only (src/cli/command-index.ts, generated). A noun's code
+ * with its help line only (src/cli/help/command-index.ts, generated). A noun's code
  * loads only when it is used: `sign-cli --help` and `sign-cli keys list` load
  * none of the envelope commands (start-up). The whole tree (`buildProgram`)
  * is what the generated reference, completion scripts and the tests read.
  */
 import type { Command } from 'commander';
 import { makeAction, type Action, type RunState } from './action.js';
-import { COMMAND_INDEX } from './command-index.js';
-import { addStandIn } from './help.js';
+import { COMMAND_INDEX } from './help/command-index.js';
+import { addStandIn } from './help/help.js';
 import { finishProgram, rootProgram } from './root.js';
 
 type Register = (program: Command, action: Action) => void;

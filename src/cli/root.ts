@@ -7,9 +7,9 @@
 import { Command, Option } from 'commander';
 import { VERSION } from '../core/version.js';
 import type { RunState } from './action.js';
-import { document, type CommandDoc } from './command-doc.js';
-import { completes, PROFILES } from './completion-hints.js';
-import { allCommands, finishHelp } from './help.js';
+import { document, type CommandDoc } from './help/command-doc.js';
+import { completes, PROFILES } from './completion/hints.js';
+import { allCommands, finishHelp } from './help/help.js';
 
 export const doc: CommandDoc = {
   summary:

@@ -2,9 +2,9 @@
  * What an answer means when it is not what was asked for: an error status
  * (401, 403, 404, 409, 422, 429, 5xx) or a 2xx that is not the resource (an
  * HTML page from a wrong base URL). Each error carries a machine reason and
- * neutral advice; the CLI words its own, with its flags (src/cli/hints.ts).
+ * neutral advice; the CLI words its own, with its flags (src/cli/help/hints.ts).
  */
-import type { ApiResponse } from './transport.js';
+import type { ApiResponse } from './wire.js';
 import type { Operation } from './endpoints.js';
 import { ApiError, AuthError, UnexpectedResponseError, parseErrorBody } from './errors.js';
 import { isRecord } from './records.js';

@@ -9,16 +9,7 @@
  * "already created" without sending at all.
  */
 import type { CreateEnvelopeResult } from './client.js';
-import {
-  ApiError,
-  AuthError,
-  ExitCode,
-  InterruptedError,
-  NetworkError,
-  StorageError,
-  UsageError,
-  exitCodeOf,
-} from './errors.js';
+import { ApiError, AuthError, InterruptedError, NetworkError, StorageError, UsageError } from './errors.js';
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
@@ -205,7 +196,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   }
 
   async function handle(raw: BulkInput): Promise<void> {
-    // Keyed and sent as a person means it (normalize.ts); the CLI's inputs are normalised already.
+    // Keyed as it will be sent: the key must be derived from the body the client sends, whoever
+    // read the input (why each step normalises: normalize.ts).
     const input = { ...raw, value: normalizeEnvelope(raw.value) };
     const hash = contentHash(input.value);
     const copy = (copies.get(hash) ?? 0) + 1;
@@ -219,7 +211,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         mine = await createdUnderAnotherKey(others);
       } catch (error) {
         summary.failed++;
-        if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
+        if (error instanceof AuthError) summary.stoppedBy ??= 'auth';
         options.onOutcome({ ref: input.ref, status: 'failed', key: others[0]?.key ?? '', error });
         return;
       }
@@ -306,7 +298,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
           }),
         );
       summary.failed++;
-      if (exitCodeOf(error) === ExitCode.auth) summary.stoppedBy ??= 'auth';
+      if (error instanceof AuthError) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });
     }
   }

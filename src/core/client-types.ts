@@ -52,7 +52,10 @@ export interface CreateEnvelopeResult<T = Envelope> {
   attempts: number;
 }
 
-/** Which envelopes a listing returns (docs/assumptions.md: SPEC.md shows no listing). */
+/**
+ * Which envelopes a listing returns (the published interface shows no listing: docs/service.md,
+ * Endpoints; docs/assumptions.md).
+ */
 export interface EnvelopeFilter {
   /** Any of these states. */
   status?: readonly string[];

@@ -158,7 +158,8 @@ export class SignClient {
       source?: string;
     } = {},
   ): Promise<CreateEnvelopeResult<T>> {
-    // As a person means it: NFC, trimmed, e-mail domains in lower case (normalize.ts).
+    // As a person means it, and only a valid envelope leaves, whoever calls: the CLI did both
+    // already (a second pass is idempotent and cheap; why: normalize.ts).
     envelope = normalizeEnvelope(envelope);
     const { errors } = validateEnvelope(envelope, this.validation);
     if (errors.length > 0) throw new ValidationError(options.source ?? 'envelope', errors);
@@ -172,8 +173,9 @@ export class SignClient {
       stop: options.stop,
       ...(options.beforeAttempt ? { beforeAttempt: options.beforeAttempt } : {}),
     });
-    // SPEC §4.1 does not show the response. A created envelope is a JSON object with an id, or
-    // a Location header naming one; any other 2xx (an HTML page, an empty body) is not a success.
+    // The published interface does not show the response (docs/service.md, Envelope). A created
+    // envelope is a JSON object with an id, or a Location header naming one; any other 2xx (an
+    // HTML page, an empty body) is not a success.
     const data = response.data as unknown;
     const location = response.headers.location?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
     const body = isRecord(data) ? data : undefined;

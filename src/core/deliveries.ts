@@ -1,7 +1,8 @@
 /**
  * Webhook deliveries as the service reports them (`GET /api/v1/webhook-deliveries`)
- * and resends (`POST /api/v1/events/{id}/resend`). SPEC.md shows neither:
- * the shapes are sign-cli's and its sandbox's assumption (docs/assumptions.md).
+ * and resends (`POST /api/v1/events/{id}/resend`). The published interface shows
+ * neither (docs/service.md, Endpoints): the shapes are sign-cli's and its sandbox's
+ * assumption (docs/assumptions.md).
  */
 import { isRecord } from './records.js';
 

@@ -2,14 +2,16 @@ import { UsageError } from './errors.js';
 
 /**
  * Every operation sign-cli performs, in one table: method, path and the scope
- * it needs. SPEC §4.1 shows only the create path; the rest are assumptions
- * (docs/assumptions.md) and every path can be overridden from config.
+ * it needs. The published interface shows only the create path (docs/service.md,
+ * Endpoints); the rest are assumptions (docs/assumptions.md) and every path can be
+ * overridden from config.
  */
 
 /**
- * The largest request body sent, in bytes (1 MiB). SPEC §8 shows no size limit: this is the
- * local sandbox's (it answers 413 past it), and the CLI reads no input past it either (a
- * request body, an envelope file or NDJSON line), so nothing larger is ever held or sent.
+ * The largest request body sent, in bytes (1 MiB). The published interface shows no size
+ * limit (docs/service.md, Limits): this is the local sandbox's (it answers 413 past it), and
+ * the CLI reads no input past it either (a request body, an envelope file or NDJSON line), so
+ * nothing larger is ever held or sent.
  * docs/assumptions.md (size limits).
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -101,10 +103,10 @@ export function fillPath(template: string, params: Record<string, string> = {}):
 }
 
 /**
- * Appends a path to the base URL exactly as SPEC §4.1 says: the base URL's own
- * path is kept, so `https://h/api` + `/api/v1/envelopes` is
- * `https://h/api/api/v1/envelopes`. Sent as is; callers may point it out
- * (see {@link baseUrlEndsInApi}).
+ * Appends a path to the base URL exactly as the published interface says
+ * (docs/service.md, Endpoints): the base URL's own path is kept, so
+ * `https://h/api` + `/api/v1/envelopes` is `https://h/api/api/v1/envelopes`.
+ * Sent as is; callers may point it out (see {@link baseUrlEndsInApi}).
  */
 export function joinUrl(baseUrl: string, path: string): string {
   const base = new URL(baseUrl);
@@ -114,7 +116,10 @@ export function joinUrl(baseUrl: string, path: string): string {
   return base.toString();
 }
 
-/** True when the base URL's path ends in the segment `/api` (SPEC §4.1's doubled segment). */
+/**
+ * True when the base URL's path ends in the segment `/api` (the doubled segment of
+ * docs/service.md, Endpoints).
+ */
 export function baseUrlEndsInApi(baseUrl: string): boolean {
   try {
     return /\/api\/*$/i.test(new URL(baseUrl).pathname);

@@ -1,5 +1,5 @@
 /**
- * The request rules of SPEC §2.1 (envelope) and §2.2 (signer).
+ * The request rules of the service's envelope and signer (docs/service.md, Envelope).
  *
  * Shape and types are zod schemas (zod/mini: the same checks and messages as zod's
  * chained API, at half its start-up cost, which every `validate` and `create` pays; the
@@ -13,13 +13,17 @@ import { tooDeepAt } from './canonical-json.js';
 import { MAX_BODY_BYTES } from './endpoints.js';
 import type { FieldIssue } from './errors.js';
 
-/** Values SPEC.md says "have been seen"; the full lists are not shown. */
+/**
+ * Values the published interface says "have been seen" (docs/service.md, Envelope); the full
+ * lists are not shown.
+ */
 export const SEEN_VALUES = {
   signature_level: ['advanced'],
   locale: ['ar'],
   channel: ['email', 'whatsapp'],
-  // SPEC §2.2 only says the seen value "names a national digital identity
-  // service"; uae_pass is our reading of it (see docs/assumptions.md).
+  // The published interface only says the seen value "names a national digital
+  // identity service" (docs/service.md, Envelope); uae_pass is our reading of it
+  // (see docs/assumptions.md).
   verification: ['uae_pass'],
 } as const satisfies Record<OpenField, readonly string[]>;
 
@@ -42,9 +46,10 @@ export interface ValidateOptions {
    */
   allowedValues?: ValueLists;
   /**
-   * Fields outside §2.1/§2.2 are errors (with the known field they most
-   * likely stand for), because a misspelt `webhookUrl` would otherwise be
-   * sent and silently ignored; with this set they are warnings and sent as is.
+   * Fields outside the envelope and signer tables (docs/service.md, Envelope) are
+   * errors (with the known field they most likely stand for), because a misspelt
+   * `webhookUrl` would otherwise be sent and silently ignored; with this set they
+   * are warnings and sent as is.
    */
   allowUnknownFields?: boolean;
   /** Appended to an error for a value outside `allowedValues`: how to widen the list (the sandbox's --accept). */
@@ -80,9 +85,9 @@ const expected = (what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
 
 /**
- * Sanity caps no real service would exceed (SPEC §8 shows no bounds; the
- * service decides below them): they keep a runaway generator or a hostile
- * file from being sent at all. docs/assumptions.md.
+ * Sanity caps no real service would exceed (the published interface shows no
+ * bounds: docs/service.md, Limits; the service decides below them): they keep a
+ * runaway generator or a hostile file from being sent at all. docs/assumptions.md.
  */
 export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
 
@@ -181,14 +186,20 @@ export const envelopeSchema = z.looseObject(
   { error: expected('a JSON object (an envelope)') },
 );
 
-/** A signer as sent (SPEC §2.2): what `createEnvelope` takes. */
+/** A signer as sent (docs/service.md, Envelope): what `createEnvelope` takes. */
 export type SignerInput = z.input<typeof signerSchema>;
-/** An envelope creation request (SPEC §2.1): what `createEnvelope` takes, checked at compile time. */
+/**
+ * An envelope creation request (docs/service.md, Envelope): what `createEnvelope` takes, checked at
+ * compile time.
+ */
 export type EnvelopeInput = z.input<typeof envelopeSchema>;
 /** @deprecated use SignerInput */
 export type Signer = SignerInput;
 
-/** Envelope states the CLI knows (SPEC §3 shows none; docs/assumptions.md). A service may report others. */
+/**
+ * Envelope states the CLI knows (the published interface shows none: docs/service.md, States;
+ * docs/assumptions.md). A service may report others.
+ */
 export type EnvelopeStatus = 'sent' | 'completed' | 'declined' | 'failed' | 'expired' | 'voided';
 
 /** A signer as the service returns it: the request's fields, plus its id and state. */
@@ -198,10 +209,11 @@ export interface SignerState extends Partial<SignerInput> {
 }
 
 /**
- * An envelope as the service returns it. SPEC §2.4 does not show the response
- * fields: the request's fields come back with an `id` (always present: the
- * client refuses an answer without one) and, from the sandbox, `status`,
- * timestamps and each signer's id and state. Other fields pass through.
+ * An envelope as the service returns it. The published interface does not show
+ * the response fields (docs/service.md, Envelope): the request's fields come back
+ * with an `id` (always present: the client refuses an answer without one) and,
+ * from the sandbox, `status`, timestamps and each signer's id and state. Other
+ * fields pass through.
  */
 export interface Envelope {
   id: string;
@@ -380,8 +392,9 @@ function checkCrossFieldRules(
 }
 
 /**
- * Applies every request rule of SPEC §2.1/§2.2 that can be checked locally.
- * Errors block sending; warnings are values the spec does not fully list.
+ * Applies every request rule of the envelope and its signers (docs/service.md,
+ * Envelope) that can be checked locally. Errors block sending; warnings are
+ * values the published interface does not fully list.
  */
 /** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
 export const MAX_ENVELOPE_DEPTH = 32;

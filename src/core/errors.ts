@@ -1,16 +1,8 @@
 /**
- * One error hierarchy for the whole tool. Each error knows the exit code of
- * docs/commands/exit-codes.md it maps to, so the CLI never has to guess from a message.
+ * One error hierarchy for the whole tool. Each failure is told by its class
+ * (and its `reason`), never by its message: a caller catches the classes it
+ * cares about, and the CLI maps them to its exit codes.
  */
-
-export const ExitCode = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  auth: 3,
-  interrupted: 130,
-} as const;
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 export interface FieldIssue {
   /** JSON path such as `signers[1].phone`; empty for the whole document. */
@@ -67,7 +59,6 @@ export interface SignErrorOptions {
 }
 
 export class SignError extends Error {
-  readonly exitCode: ExitCode = ExitCode.failed;
   /** A short suggestion of what to do next, shown after the message. */
   readonly hint: string | undefined;
   /** Why, for a caller that words its own advice; see ErrorReason. */
@@ -84,9 +75,7 @@ export class SignError extends Error {
 }
 
 /** Wrong flags, missing values, unreadable input: nothing was sent. */
-export class UsageError extends SignError {
-  override readonly exitCode = ExitCode.usage;
-}
+export class UsageError extends SignError {}
 
 /** A file that is not valid JSON; carries where it broke. */
 export class InputParseError extends UsageError {
@@ -120,7 +109,6 @@ export class ValidationError extends UsageError {
 
 /** Missing, unknown, expired or under-scoped API key (HTTP 401/403 or caught locally). */
 export class AuthError extends SignError {
-  override readonly exitCode = ExitCode.auth;
   constructor(
     message: string,
     readonly status?: number,
@@ -176,17 +164,12 @@ export class UnexpectedResponseError extends SignError {
 
 /** The user interrupted (Ctrl-C) or a caller aborted. */
 export class InterruptedError extends SignError {
-  override readonly exitCode = ExitCode.interrupted;
   /** False when the interrupt came before the request went on the wire: nothing reached the service. */
   readonly sent: boolean;
   constructor(message = 'interrupted', options: { sent?: boolean } = {}) {
     super(message);
     this.sent = options.sent ?? true;
   }
-}
-
-export function exitCodeOf(error: unknown): ExitCode {
-  return error instanceof SignError ? error.exitCode : ExitCode.failed;
 }
 
 /** What an error body says, whatever its shape. */

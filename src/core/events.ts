@@ -1,6 +1,7 @@
 /**
- * Signing events. SPEC §6 does not name them or show their payload; these
- * are the sandbox's and sign-cli's choice (docs/assumptions.md).
+ * Signing events. The published interface does not name them or show their
+ * payload (docs/service.md, Events (webhooks)); these are the sandbox's and
+ * sign-cli's choice (docs/assumptions.md).
  */
 import { randomUUID } from 'node:crypto';
 

@@ -1,7 +1,8 @@
 /**
- * Idempotency-Key handling (SPEC §4.1). A create always carries a key; the
- * same key is reused for every retry of that create, so a retry after a lost
- * response returns the first envelope instead of making a second one.
+ * Idempotency-Key handling (docs/service.md, Envelope). A create always
+ * carries a key; the same key is reused for every retry of that create, so a
+ * retry after a lost response returns the first envelope instead of making a
+ * second one.
  *
  * The default key is derived from what is sent: the SHA-256 of the body's
  * canonical JSON (keys sorted), so a re-run of the same input, from any

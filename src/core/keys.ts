@@ -1,6 +1,7 @@
 /**
- * API keys as SPEC §2.3 shows them: masked, with only the leading part and the
- * last four characters visible, plus environment, scopes, last use and expiry.
+ * API keys as the published interface shows them (docs/service.md, Authentication
+ * and keys): masked, with only the leading part and the last four characters
+ * visible, plus environment, scopes, last use and expiry.
  * Everything that prints a key goes through maskKey().
  */
 import { SCOPES, type Scope } from './endpoints.js';
@@ -17,11 +18,14 @@ const MIN_LENGTH_FOR_LEAD = 20;
 const HIDDEN = '****';
 /**
  * How services hide the middle of a key (*, • or …). Letters are never taken for a mask: a real key
- * may contain "xxxx". Written as escapes: the bundle holds no character beyond Latin-1 (scripts/build.mjs).
+ * may contain "xxxx". Written as escapes: the bundle holds no character beyond Latin-1 (scripts/build/build.mjs).
  */
 const MASK_RE = /^(.*?)(?:\*+|\u2022+|\u2026|\.{3,})(.{4})$/;
 
-/** The key as SPEC §2.3 shows it: the leading part and the last four characters. */
+/**
+ * The key as the published interface shows it (docs/service.md, Authentication and keys): the
+ * leading part and the last four characters.
+ */
 export function maskKey(key: string): string {
   const value = key.trim();
   const prefix = PREFIX_RE.exec(value)?.[0] ?? '';
@@ -155,7 +159,8 @@ const text = (value: unknown): string | null =>
       : null;
 
 /**
- * The service's key listing (SPEC §2.3 shows the fields, not the wire shape):
+ * The service's key listing (the published interface shows the fields, not the wire shape:
+ * docs/service.md, Authentication and keys):
  * a bare array or `{data|keys|api_keys|items: [...]}`; `last_used`, `lastUsed`,
  * `last used` or `last_used_at`; `expires`, `expires_at`, `expiry`; scopes as
  * an array or a space/comma-separated string. Undefined when the body is no

@@ -10,6 +10,16 @@
  * (`+966 50 123 4567`, `00966…`, Arabic-Indic digits). What still differs
  * (another signer, another version) stays a different envelope.
  *
+ * Why it runs at three places on the CLI's way to the wire (the CLI's input reader, runBulk,
+ * SignClient.createEnvelope) and not once: each needs the normalised form itself (the reader
+ * for what a dry run shows and validation names, runBulk for the content hash its key derives
+ * from, the client for the body it sends: the key and the body must agree), and neither
+ * runBulk's exactly-once nor the public client may depend on a caller having done it. It is idempotent, and
+ * costs a few microseconds an envelope against the milliseconds of a request, so a second
+ * pass changes nothing and a missed one would send one envelope as two. Validation runs twice
+ * for a like reason: every input before the first is sent (a batch with one bad input sends
+ * nothing), then in the client, the guard no caller can bypass.
+ *
  * Apart from envelope.ts so that reading input needs no zod.
  */
 import { isRecord } from './records.js';

@@ -1,7 +1,8 @@
 /**
- * The rate pacer. SPEC §8 allows 600 requests per minute; the pacer spaces
- * requests evenly (one every 60 000 / rate ms) instead of letting them burst,
- * so a run never puts more than `rate` requests in any 60-second window.
+ * The rate pacer. The published interface allows 600 requests per minute
+ * (docs/service.md, Limits); the pacer spaces requests evenly (one every
+ * 60 000 / rate ms) instead of letting them burst, so a run never puts more
+ * than `rate` requests in any 60-second window.
  *
  * What the service says about its limit is news about a budget that other
  * runs with the same key may be spending too:

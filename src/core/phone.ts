@@ -77,8 +77,8 @@ const NationalPhoneNumber = PhoneNumber as unknown as new (
 
 /**
  * An E.164 number checked as libphonenumber's parser would check it, without running the
- * parser (its first run compiles the large patterns of free-text parsing: about 2 ms of every
- * `validate`): the calling code, the exact country of a shared one (its leading digits, else
+ * parser (its first run compiles the large patterns of free-text parsing, a cost every
+ * `validate` would pay): the calling code, the exact country of a shared one (its leading digits, else
  * its national pattern, as the parser chooses), then libphonenumber's own validity rule
  * (PhoneNumber.isValid). Where that says invalid, the parser decides after all (it may strip a
  * national prefix written inside an international number), so the verdict is always the parser's.

@@ -5,7 +5,7 @@
 import { defineScript } from '@redis/client';
 import type { CommandParser } from '@redis/client/dist/lib/client/parser.js';
 
-/** The window the service counts in (SPEC §8: per minute). */
+/** The window the service counts in (docs/service.md, Limits: per minute). */
 export const BUDGET_WINDOW_MS = 60_000;
 
 /**

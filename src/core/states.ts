@@ -1,5 +1,6 @@
 /**
- * Envelope states. SPEC §3 shows none; these are the sandbox's (docs/assumptions.md).
+ * Envelope states. The published interface shows none (docs/service.md, States); these are
+ * the sandbox's (docs/assumptions.md).
  * Apart from client.ts so that commands can name them without loading undici.
  */
 export const ENVELOPE_STATUSES = ['sent', 'completed', 'declined', 'failed', 'expired', 'voided'] as const;

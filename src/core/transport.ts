@@ -28,7 +28,17 @@ import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError }
 import { maskKey, redactSecrets } from './keys.js';
 import { describeNetworkError } from './network-errors.js';
 import type { RatePacer } from './pacing.js';
-import { NOT_CONNECTED_CODES, decodeBody, errorCode, flattenHeaders, withQuery } from './wire.js';
+import {
+  NOT_CONNECTED_CODES,
+  decodeBody,
+  errorCode,
+  flattenHeaders,
+  withQuery,
+  type ApiResponse,
+  type RequestOptions,
+} from './wire.js';
+
+export type { ApiResponse, RequestOptions };
 import { decideRetry, type DelaySource, type RetryPolicy } from './retry.js';
 
 export type TraceEvent =
@@ -52,45 +62,6 @@ export type TraceEvent =
       waitedMs: number;
       timeoutMs: number;
     };
-
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Record<string, string | undefined>;
-  data: T;
-  attempts: number;
-  /**
-   * Whether an earlier attempt of this call may have acted on the service: it
-   * went out and no answer says it did nothing (a lost answer, a 5xx). A
-   * replay after such an attempt may be of this call's own work.
-   */
-  earlierAttemptMayHaveActed: boolean;
-}
-
-export interface RequestOptions {
-  params?: Record<string, string>;
-  /** Query string parameters; an array repeats the name, undefined leaves it out. */
-  query?: Record<string, string | readonly string[] | undefined>;
-  body?: unknown;
-  idempotencyKey?: string;
-  /** Aborts everything, the request on the wire included. */
-  signal?: AbortSignal | undefined;
-  /**
-   * Stops sending: no new attempt starts once it aborts (a wait for a pacer
-   * slot or a retry ends at once), but an attempt already on the wire is
-   * awaited, so its outcome is known. Ctrl-C during a create.
-   */
-  stop?: AbortSignal | undefined;
-  /** Called just before each attempt goes on the wire (the create journal records "sending" here). */
-  beforeAttempt?: (attempt: number) => void;
-  /** Read the body as bytes rather than JSON/text. */
-  binary?: boolean;
-  /**
-   * Stream a 2xx body into this file (bounded, MAX_FILE_BYTES) instead of
-   * memory; the answer's data is then a FileAnswer. Each attempt rewrites it.
-   */
-  toFile?: string;
-  accept?: string;
-}
 
 /** Ctrl-C (or a caller's abort) during a request: says whether anything had gone on the wire. */
 function interrupted(sent: boolean): InterruptedError {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** Inlined by the CLI bundle (scripts/build.mjs); absent in the library, which reads package.json. */
+/** Inlined by the CLI bundle (scripts/build/build.mjs); absent in the library, which reads package.json. */
 declare const __SIGN_CLI_VERSION__: string | undefined;
 
 /** The package version, read once; the same relative path works from src/ and dist/. */

@@ -8,7 +8,7 @@ import type * as Pkijs from 'pkijs';
 
 /**
  * Node's Web Crypto. A function, not a constant read at load: reading `globalThis.crypto`
- * loads Node's crypto internals (about 3 ms), and `verify` imports pemToDer at start-up.
+ * loads Node's crypto internals, and `verify` imports pemToDer at start-up.
  */
 export function webcrypto(): WebCrypto.Crypto {
   return (globalThis as unknown as { crypto: WebCrypto.Crypto }).crypto;

@@ -1,6 +1,7 @@
 /**
- * Webhook signatures. SPEC §6 says only "signed with HMAC", so three schemes
- * are supported and `standard` is the default:
+ * Webhook signatures. The published interface says only "signed with HMAC"
+ * (docs/service.md, Events (webhooks)), so three schemes are supported and
+ * `standard` is the default:
  *
  * standard  Standard Webhooks (https://www.standardwebhooks.com), as Svix:
  *           content = `${webhook-id}.${webhook-timestamp}.${raw body}`,

@@ -1,5 +1,43 @@
 /** What goes on and comes off the wire for the transport: URLs, headers, bodies, error codes. */
-import type { RequestOptions } from './transport.js';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | undefined>;
+  data: T;
+  attempts: number;
+  /**
+   * Whether an earlier attempt of this call may have acted on the service: it
+   * went out and no answer says it did nothing (a lost answer, a 5xx). A
+   * replay after such an attempt may be of this call's own work.
+   */
+  earlierAttemptMayHaveActed: boolean;
+}
+
+export interface RequestOptions {
+  params?: Record<string, string>;
+  /** Query string parameters; an array repeats the name, undefined leaves it out. */
+  query?: Record<string, string | readonly string[] | undefined>;
+  body?: unknown;
+  idempotencyKey?: string;
+  /** Aborts everything, the request on the wire included. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Stops sending: no new attempt starts once it aborts (a wait for a pacer
+   * slot or a retry ends at once), but an attempt already on the wire is
+   * awaited, so its outcome is known. Ctrl-C during a create.
+   */
+  stop?: AbortSignal | undefined;
+  /** Called just before each attempt goes on the wire (the create journal records "sending" here). */
+  beforeAttempt?: (attempt: number) => void;
+  /** Read the body as bytes rather than JSON/text. */
+  binary?: boolean;
+  /**
+   * Stream a 2xx body into this file (bounded, MAX_FILE_BYTES) instead of
+   * memory; the answer's data is then a FileAnswer. Each attempt rewrites it.
+   */
+  toFile?: string;
+  accept?: string;
+}
 
 /** Failures before a connection exists: the request cannot have reached the service. */
 export const NOT_CONNECTED_CODES = new Set([

@@ -8,6 +8,7 @@
  */
 import { mkdirSync, openSync, closeSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface ReceivedDelivery {
   method: string;
@@ -27,7 +28,11 @@ const safeName = (text: string): string => text.replace(/[^\w.-]/g, '_').slice(0
 export class DeliveryCapture {
   private count = 0;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    /** Names the files by when they were received. */
+    private readonly clock: Pick<Clock, 'now'> = systemClock,
+  ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
@@ -47,7 +52,7 @@ export class DeliveryCapture {
     }
     if (chunked) lines.push(`Content-Length: ${delivery.body.length}`);
     const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-    const stamp = new Date()
+    const stamp = new Date(this.clock.now())
       .toISOString()
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');

@@ -1,8 +1,8 @@
 /**
- * The ids of deliveries already seen, so a redelivery (SPEC §6: up to 8
- * retries) is shown as a duplicate rather than a new event. Bounded: the
- * oldest ids are forgotten first, so memory stays flat however long the
- * listener runs. Optionally kept in a file across restarts.
+ * The ids of deliveries already seen, so a redelivery (docs/service.md, Events
+ * (webhooks): up to 8 retries) is shown as a duplicate rather than a new event.
+ * Bounded: the oldest ids are forgotten first, so memory stays flat however
+ * long the listener runs. Optionally kept in a file across restarts.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
@@ -15,7 +15,7 @@ export class SeenIds {
   /**
    * Ids in arrival order, as a ring: the slot at `next` holds the oldest once
    * full. Eviction is O(1); asking a Map for its first key after many
-   * deletions is not (V8 skips the holes one by one: ~20 µs per call at 50k).
+   * deletions is not (V8 skips the holes one by one).
    */
   private readonly ring: (string | undefined)[];
   private next = 0;

@@ -7,6 +7,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
+import { systemClock } from '../core/clock.js';
 import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhooks.js';
 import { ANSWER_DUPLICATE, ANSWER_NEW, AnswerBatch, clientErrorRefusal, sent } from './answers.js';
 import type { ForwardTarget } from './routes.js';
@@ -60,7 +61,8 @@ function field(payload: unknown, ...path: string[]): unknown {
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
   const { verifier, seen } = options;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const stats: ListenerStats = { received: 0, verified: 0, rejected: 0, duplicates: 0, filtered: 0 };
   const targets = options.forwardTo ?? [];
   const headersTimeoutMs = options.headersTimeoutMs ?? 5_000;

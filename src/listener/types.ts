@@ -1,4 +1,5 @@
 /** What the listener takes, reports and returns (server.ts runs it). */
+import type { Clock } from '../core/clock.js';
 import type { SchemeSuggestion, WebhookVerifier } from '../core/webhooks.js';
 import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
@@ -61,7 +62,8 @@ export interface ListenerOptions {
   /** How long a client may take to send its headers, and its whole request (default 5 s and 10 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  now?: () => number;
+  /** What signatures' timestamps are judged against and forwards are timed by (default the system clock). */
+  clock?: Pick<Clock, 'now'>;
   /** Every delivery read whole, verified or not, as it was received (`--save-dir`); returns where it was kept. */
   onReceived?(delivery: ReceivedDelivery, verified: boolean): string | undefined;
   onEvent(event: ListenedEvent): void;

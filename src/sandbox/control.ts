@@ -107,7 +107,7 @@ export async function handleControl(
       sendJson(res, 200, faults.settings());
     }
   } else if (path === '/_sandbox/keys' && req.method === 'POST') {
-    const created = mintKey(store, input);
+    const created = mintKey(store, input, services.realClock.now());
     if (typeof created === 'string') sendError(res, 400, 'invalid_key', created);
     else sendJson(res, 201, created);
   } else {
@@ -160,12 +160,16 @@ async function answerTsa(
 }
 
 /** A key for tests: checked like any input; the secret is in the answer only (the store keeps its hash). */
-function mintKey(store: SandboxStore, input: Record<string, unknown>): Record<string, unknown> | string {
+function mintKey(
+  store: SandboxStore,
+  input: Record<string, unknown>,
+  now: number,
+): Record<string, unknown> | string {
   const scopes = input.scopes ?? [...SCOPES];
   if (!Array.isArray(scopes) || !scopes.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
     return `scopes must be a list of: ${SCOPES.join(', ')}`;
   }
-  const expires = input.expires ?? isoDate(Date.now() + 90 * DAY_MS);
+  const expires = input.expires ?? isoDate(now + 90 * DAY_MS);
   // A real calendar date: 9999-99-99 or 2026-02-30 would not survive Date's round trip.
   if (
     typeof expires !== 'string' ||
@@ -203,7 +207,7 @@ function mintKey(store: SandboxStore, input: Record<string, unknown>): Record<st
     account: input.account ?? SANDBOX_ACCOUNT,
     scopes: scopes as string[],
     expires,
-    created_at: new Date().toISOString(),
+    created_at: new Date(now).toISOString(),
     last_used: null,
   };
   store.saveKey(key);

@@ -1,9 +1,9 @@
 /**
- * Webhook delivery (SPEC §6): every event is POSTed to the envelope's
- * webhook_url, signed in the Standard Webhooks form. A failed attempt
- * (connection error, timeout, non-2xx) is retried up to 8 times on the
- * schedule below, on the sandbox clock, with the same webhook-id; then the
- * delivery is marked failed. Events of one envelope go out in order: a
+ * Webhook delivery (docs/service.md, Events (webhooks)): every event is
+ * POSTed to the envelope's webhook_url, signed in the Standard Webhooks form.
+ * A failed attempt (connection error, timeout, non-2xx) is retried up to 8
+ * times on the schedule below, on the sandbox clock, with the same webhook-id;
+ * then the delivery is marked failed. Events of one envelope go out in order: a
  * delivery waits until the one before it has succeeded or failed for good.
  * A resend (`POST /api/v1/events/{id}/resend`) is a new delivery of the same
  * event with its own queue: it starts at once, whatever the envelope's queue
@@ -11,16 +11,19 @@
  * delivery (time, status, duration, error), in the same fsync'd log line as
  * its outcome. Deliveries run beside the API and never hold up a request.
  */
-import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { VERSION } from '../core/version.js';
 import { StorageError } from '../core/errors.js';
 import { STORAGE_RETRY_REAL_MS } from './journey.js';
+import type { Clock } from '../core/clock.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import { type SandboxStore } from './store.js';
 import { deliveryEventId, type DeliveryRecord } from './records.js';
 
-/** Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside SPEC's 24 hours. */
+/**
+ * Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside the published 24 hours
+ * (docs/service.md, Events (webhooks)).
+ */
 export const RETRY_SCHEDULE_MS = [
   5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000,
 ] as const;
@@ -41,6 +44,8 @@ export class Deliverer {
   constructor(
     private readonly store: SandboxStore,
     private readonly clock: SandboxClock,
+    /** Real time: webhook-timestamp and how long an attempt took. */
+    private readonly realClock: Pick<Clock, 'now'>,
     private readonly scheduler: Scheduler,
     /** The signature headers of one attempt (Standard Webhooks: HMAC `v1`, or Ed25519 `v1a`). */
     private readonly sign: (id: string, timestampSeconds: number, body: string) => Record<string, string>,
@@ -80,7 +85,7 @@ export class Deliverer {
     if (this.closed) return;
     const stored = structuredClone(delivery);
     const startedAt = new Date(this.clock.now()).toISOString();
-    const started = performance.now();
+    const started = this.realClock.now();
     const outcome = await this.post(delivery);
     if (this.closed) return;
     delivery.attempts++;
@@ -90,7 +95,7 @@ export class Deliverer {
       attempt: delivery.attempts,
       started_at: startedAt,
       status: outcome.status ?? null,
-      duration_ms: Math.round(performance.now() - started),
+      duration_ms: Math.round(this.realClock.now() - started),
       error: outcome.error ?? null,
     });
     const now = this.clock.now();
@@ -129,7 +134,7 @@ export class Deliverer {
 
   private async post(delivery: DeliveryRecord): Promise<{ ok: boolean; status?: number; error?: string }> {
     // webhook-timestamp is real time: receivers compare it with their own clock.
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.realClock.now() / 1000);
     try {
       const response = await request(delivery.url, {
         method: 'POST',

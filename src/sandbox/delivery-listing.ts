@@ -1,7 +1,8 @@
 /**
  * `GET /api/v1/webhook-deliveries` in the sandbox: every delivery with its
  * attempts, newest first, filtered by envelope and state, one page at a time
- * with an opaque cursor (docs/assumptions.md; SPEC.md shows no such listing).
+ * with an opaque cursor (docs/assumptions.md; the published interface shows no
+ * such listing: docs/service.md, Endpoints).
  * The cursor names the last delivery of a page, so deliveries made while a
  * client pages through never shift or repeat what it sees.
  */

@@ -1,6 +1,6 @@
 /**
  * The DejaVu fonts of the signed copy, wherever sign-cli runs: in a single
- * executable they are assets of the executable (scripts/build-exe.mjs); in
+ * executable they are assets of the executable (scripts/build/build-exe.mjs); in
  * the built CLI they are files beside the bundle (dist/fonts, copied there by
  * the build, so an installed package needs no font package); from source
  * (tests) they come from the `dejavu-fonts-ttf` dev dependency.

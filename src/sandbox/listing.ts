@@ -1,9 +1,10 @@
 /**
  * `GET /api/v1/envelopes` in the sandbox: filters, newest first, and an opaque
- * cursor (docs/assumptions.md; SPEC.md shows no listing). The store keeps
- * envelopes in creation order, so newest first is that order reversed, and a
- * cursor names the last envelope of a page: envelopes created while a client
- * pages through never shift or repeat what it sees.
+ * cursor (docs/assumptions.md; the published interface shows no listing:
+ * docs/service.md, Endpoints). The store keeps envelopes in creation order, so
+ * newest first is that order reversed, and a cursor names the last envelope of
+ * a page: envelopes created while a client pages through never shift or repeat
+ * what it sees.
  */
 import { ENVELOPE_STATUSES } from '../core/states.js';
 import type { EnvelopeRecord } from './records.js';

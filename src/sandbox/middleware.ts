@@ -23,14 +23,17 @@ import {
   type StoredResponse,
 } from './records.js';
 
-/** How long an Idempotency-Key is remembered (SPEC §4.1 does not say; Stripe keeps 24 h). */
+/**
+ * How long an Idempotency-Key is remembered (the published interface does not say: docs/service.md,
+ * Envelope; Stripe keeps 24 h).
+ */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A key's last_used is written to disk at most this often; in memory it is always exact. */
 const LAST_USED_PERSIST_MS = 60_000;
 
 /** The request's key, if it is known, unexpired and has the scope; else the 401/403 is sent. */
 export function authenticate(
-  { store, storageTrouble }: SandboxServices,
+  { store, storageTrouble, realClock }: SandboxServices,
   req: IncomingMessage,
   res: ServerResponse,
   scope: Scope | undefined,
@@ -59,7 +62,7 @@ export function authenticate(
     );
     return undefined;
   }
-  const at = Date.now();
+  const at = realClock.now();
   if (isoDate(at) > key.expires) {
     sendError(
       res,
@@ -92,11 +95,11 @@ export function authenticate(
 
 /** Takes one request from the key's budget; false (and the 429 sent) when it is spent. */
 export function rateLimit(
-  { limiter, counters }: SandboxServices,
+  { limiter, counters, realClock }: SandboxServices,
   key: StoredKey,
   res: ServerResponse,
 ): boolean {
-  const decision = limiter.take(key.id, Date.now());
+  const decision = limiter.take(key.id, realClock.now());
   res.setHeader('ratelimit-policy', `"default";q=${decision.limit};w=60`);
   res.setHeader('ratelimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`);
   if (decision.allowed) return true;
@@ -148,7 +151,7 @@ export function deliveryVisible(
  * record and the change stand or fall together); undefined when nothing changed.
  */
 export async function keyed(
-  { store, counters, inFlight }: SandboxServices,
+  { store, counters, inFlight, realClock }: SandboxServices,
   { req, res, key }: RequestContext,
   what: string,
   fingerprintOf: (body: unknown) => unknown,
@@ -196,7 +199,7 @@ export async function keyed(
     return;
   }
   const previous = store.idempotency.get(recordId);
-  if (previous && Date.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
+  if (previous && realClock.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
     if (previous.fingerprint !== fingerprint) {
       sendError(
         res,
@@ -219,7 +222,7 @@ export async function keyed(
       scope: realm,
       key: idempotencyKey,
       fingerprint,
-      created_at: Date.now(),
+      created_at: realClock.now(),
       response,
     }));
   } finally {

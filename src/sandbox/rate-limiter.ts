@@ -1,7 +1,8 @@
 /**
  * A sliding-window limit per API key: at most `limit` accepted requests in any
  * `windowMs`. Exact (a log of timestamps) because the sandbox exists to tell a
- * client whether it really stays under the spec's 600 per minute.
+ * client whether it really stays under the published 600 per minute
+ * (docs/service.md, Limits).
  */
 export interface RateDecision {
   allowed: boolean;

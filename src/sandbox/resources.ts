@@ -49,7 +49,10 @@ export function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown
   return { ...rest, signers: envelope.signers.map(({ next_at: _next, ...signer }) => signer) };
 }
 
-/** A key as SPEC §2.3 lists it: masked, with its environment, scopes, last use and expiry. */
+/**
+ * A key as the published interface lists it (docs/service.md, Authentication and keys): masked,
+ * with its environment, scopes, last use and expiry.
+ */
 export function listedKey(key: StoredKey): Record<string, unknown> {
   return {
     name: key.name,

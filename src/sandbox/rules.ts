@@ -1,13 +1,16 @@
 /**
- * What this sandbox accepts where SPEC.md leaves the service open: the
- * values of the open fields and the upper bounds of a request
- * (docs/assumptions.md). The request rules themselves come from the shared
- * core, so the CLI and the sandbox agree.
+ * What this sandbox accepts where the published interface leaves the service
+ * open (docs/service.md): the values of the open fields and the upper bounds
+ * of a request (docs/assumptions.md). The request rules themselves come from
+ * the shared core, so the CLI and the sandbox agree.
  */
 import type { ValueLists } from '../core/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
 
-/** The values this sandbox accepts for the fields SPEC.md leaves open (docs/assumptions.md). */
+/**
+ * The values this sandbox accepts for the fields the published interface leaves open
+ * (docs/service.md, Envelope; docs/assumptions.md).
+ */
 export const SANDBOX_VALUES: ValueLists = {
   signature_level: ['simple', 'advanced', 'qualified'],
   channel: ['email', 'whatsapp'],
@@ -15,7 +18,10 @@ export const SANDBOX_VALUES: ValueLists = {
   locale: ['ar', 'en', 'fr', 'de', 'es', 'tr', 'ur', 'hi'],
 };
 
-/** Limits SPEC §8 leaves open; the sandbox's choice (docs/assumptions.md), enforced as the server. */
+/**
+ * Limits the published interface leaves open (docs/service.md, Limits); the sandbox's choice
+ * (docs/assumptions.md), enforced as the server.
+ */
 export const SANDBOX_LIMITS = { expires_in_days: 3650, signers: 100, title: 500 } as const;
 
 /** The most characters of a void reason. */

@@ -1,14 +1,16 @@
 /**
- * The local sandbox of the service: the paths and headers of SPEC.md, API
- * keys with environment, scopes and expiry, the 600/min limit, idempotency as
- * in the IETF Idempotency-Key draft, the signing journey with signed webhooks,
- * the signed copy and the audit trail, and fault injection for tests.
+ * The local sandbox of the service: the paths and headers of the published
+ * interface (docs/service.md), API keys with environment, scopes and
+ * expiry, the 600/min limit, idempotency as in the IETF Idempotency-Key draft,
+ * the signing journey with signed webhooks, the signed copy and the audit
+ * trail, and fault injection for tests.
  * Here: the services are built, the router (router.ts) is served, and the
  * state is closed cleanly.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ValueLists } from '../core/envelope.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { StorageError } from '../core/errors.js';
 import { ed25519PublicKeyOf, signStandard } from '../core/webhooks.js';
 import { Scheduler, createSandboxClock } from './clock.js';
@@ -36,12 +38,17 @@ export interface SandboxOptions {
   dataDir: string;
   /** How deliveries are signed: HMAC `v1` with the whsec_ secret (default), or Ed25519 `v1a`. */
   signing?: 'hmac' | 'ed25519';
-  /** Values to accept beyond SANDBOX_VALUES for the fields SPEC.md leaves open (`sandbox --accept`). */
+  /**
+   * Values to accept beyond SANDBOX_VALUES for the fields the published interface leaves open
+   * (docs/service.md, Envelope; `sandbox --accept`).
+   */
   accept?: ValueLists;
   host?: string;
   port?: number;
   /** Sandbox clock speed relative to real time (journey steps, expiry, webhook retries). */
   speed?: number;
+  /** Real time, which the sandbox clock runs from at `speed` (default the system's). */
+  clock?: Pick<Clock, 'now'>;
   /** Fault injection and limits at start-up; `faults.rate_limit` defaults to 600/min. */
   faults?: FaultSettings;
   /** Told when the state cannot be written (a full disk): at most once a minute, and when writing works again. */
@@ -70,8 +77,9 @@ function buildServices(
 ): SandboxServices & { scheduler: Scheduler } {
   const store = new SandboxStore(options.dataDir);
   notices.push(...store.problems);
-  const clock = createSandboxClock(options.speed ?? 1, store.latestTime);
-  const secrets = sandboxCredentials(store, options.dataDir, Date.now(), notices);
+  const realClock = options.clock ?? systemClock;
+  const clock = createSandboxClock(options.speed ?? 1, store.latestTime, () => realClock.now());
+  const secrets = sandboxCredentials(store, options.dataDir, realClock.now(), notices);
   if (options.signing === 'ed25519')
     secrets.signingKey = ed25519SigningKey(options.dataDir, store.isNew, notices);
   const scheduler = new Scheduler(clock);
@@ -90,8 +98,8 @@ function buildServices(
   let lastStorageWarning = 0;
   const storageTrouble = (error: StorageError): void => {
     counters.storage_failures++;
-    if (Date.now() - lastStorageWarning < 60_000) return;
-    lastStorageWarning = Date.now();
+    if (realClock.now() - lastStorageWarning < 60_000) return;
+    lastStorageWarning = realClock.now();
     options.onWarning?.(
       `${error.message}; answering 503 and trying again until it can write (${error.hint ?? ''})`,
     );
@@ -99,7 +107,7 @@ function buildServices(
   const sign = (id: string, timestamp: number, body: string) => ({
     ...signStandard(secrets.signingKey ?? secrets.webhookSecret, id, timestamp, body),
   });
-  const deliverer = new Deliverer(store, clock, scheduler, sign, storageTrouble);
+  const deliverer = new Deliverer(store, clock, realClock, scheduler, sign, storageTrouble);
   const journey = new JourneyEngine(
     store,
     clock,
@@ -110,6 +118,7 @@ function buildServices(
   return {
     store,
     clock,
+    realClock,
     scheduler,
     allowed: acceptedValues(options.accept),
     faults: new FaultPlan(options.faults),

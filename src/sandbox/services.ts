@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../core/endpoints.js';
 import type { ValueLists } from '../core/envelope.js';
 import type { StorageError } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
 import type { SandboxClock } from './clock.js';
 import type { Credentials } from './credentials-file.js';
 import type { Deliverer } from './deliveries.js';
@@ -31,6 +32,11 @@ import type { SigningIdentity } from './signing-identity.js';
 export interface SandboxServices {
   store: SandboxStore;
   clock: SandboxClock;
+  /**
+   * Real time, which the sandbox clock runs from: what is measured against the world's clocks
+   * (webhook-timestamp, key expiry and use), the per-minute rate limit and idempotency retention.
+   */
+  realClock: Pick<Clock, 'now'>;
   /** The values of the open fields this sandbox accepts (rules.ts, widened by --accept). */
   allowed: ValueLists;
   faults: FaultPlan;

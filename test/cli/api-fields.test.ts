@@ -1,6 +1,6 @@
 /** The fields of `sign-cli api`: typed values, nested keys, appends, conflicts. */
 import { describe, expect, it } from 'vitest';
-import { buildBody, queryOf, rawField, typedField } from '../../src/cli/api-fields.js';
+import { buildBody, queryOf, rawField, typedField } from '../../src/cli/commands/api/fields.js';
 
 const typed = (text: string) => typedField(text, async (path) => `contents of ${path}`);
 

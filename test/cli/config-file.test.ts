@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigFile } from '../../src/cli/config.js';
+import { ConfigFile } from '../../src/cli/config/config-file.js';
 import { UsageError } from '../../src/core/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { withConfig } from '../helpers/profiles.js';

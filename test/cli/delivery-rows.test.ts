@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../src/core/deliveries.js';
 import { UsageError } from '../../src/core/errors.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import {
   DELIVERY_COLUMNS,
   deliveryRow,
@@ -9,7 +10,7 @@ import {
   parseResendTarget,
   resendLine,
   stateCell,
-} from '../../src/cli/delivery-rows.js';
+} from '../../src/cli/render/delivery-rows.js';
 
 const failed: WebhookDelivery = {
   id: 'dlv_1',
@@ -113,7 +114,7 @@ describe('resend', () => {
         return undefined;
       })();
       expect(error, bad).toBeInstanceOf(UsageError);
-      expect((error as UsageError).exitCode).toBe(2);
+      expect(exitCodeOf(error)).toBe(2);
       expect((error as Error).message).toMatch(/^--to must /);
     }
   });

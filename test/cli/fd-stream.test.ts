@@ -1,13 +1,13 @@
 /**
  * stdout and stderr written straight to their descriptor while they are a pipe or a file
- * (src/cli/fd-stream.ts): real files and real pipes, and the built CLI whose reader went away
+ * (src/cli/launch/fd-stream.ts): real files and real pipes, and the built CLI whose reader went away
  * or whose output meets a full device.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fdStream } from '../../src/cli/fd-stream.js';
+import { fdStream } from '../../src/cli/launch/fd-stream.js';
 import { BIN, cleanEnv, tempDir } from '../helpers/cli.js';
 
 /** A stand-in for process.stdout that records whether it was asked for. */

@@ -1,6 +1,6 @@
 /** Habits from gh get a pointer to sign-cli's own way, on the usage error's line (exit 2, nothing sent). */
 import { describe, expect, it } from 'vitest';
-import { habitHint } from '../../src/cli/gh-habits.js';
+import { habitHint } from '../../src/cli/help/gh-habits.js';
 import { runCommand } from '../helpers/in-process.js';
 
 const KEY = 'sk_test_ghhabitskey000000000000000000abcd';

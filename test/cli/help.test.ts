@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { describeWithDefault } from '../../src/cli/help.js';
+import { describeWithDefault } from '../../src/cli/help/help.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { runCommand, testIo } from '../helpers/in-process.js';
 

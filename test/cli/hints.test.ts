@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hintOf } from '../../src/cli/hints.js';
+import { hintOf } from '../../src/cli/help/hints.js';
 import { ApiError, SignError, UsageError } from '../../src/core/errors.js';
 
 // The core's hints are neutral (any caller); the CLI words them with its own flags and commands.

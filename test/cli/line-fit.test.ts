@@ -1,7 +1,7 @@
 /** The one way a streamed line fits the terminal (line-fit.ts), without spawning. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fitLine, free, optional, whole } from '../../src/cli/line-fit.js';
-import { prepareWidths } from '../../src/cli/table.js';
+import { fitLine, free, optional, whole } from '../../src/cli/render/line-fit.js';
+import { prepareWidths } from '../../src/cli/render/table.js';
 
 beforeAll(() => prepareWidths(['契約']));
 

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { expiresCell } from '../../src/cli/commands/keys/list.js';
-import type { KeyRow } from '../../src/cli/key-rows.js';
-import { Output } from '../../src/cli/output.js';
-import { Progress } from '../../src/cli/progress.js';
+import type { KeyRow } from '../../src/cli/commands/keys/key-rows.js';
+import { Output } from '../../src/cli/render/output.js';
+import { Progress } from '../../src/cli/render/progress.js';
 import { escapeControl, oneLine, untrusted } from '../../src/core/text.js';
 
 /** A writable that records what is written, and claims to be (or not be) a terminal. */

@@ -7,9 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { docOf } from '../../src/cli/command-doc.js';
-import { allCommands } from '../../src/cli/help.js';
-import { testIo } from '../../src/cli/io.js';
+import { docOf } from '../../src/cli/help/command-doc.js';
+import { allCommands } from '../../src/cli/help/help.js';
+import { testIo } from '../../src/cli/process/io.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { DOCS_DIR, MAN_DIR, manList, renderReference } from '../../src/cli/reference/generate.js';
 import { roffText } from '../../src/cli/reference/man.js';

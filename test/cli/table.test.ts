@@ -8,8 +8,8 @@ import {
   recordLines,
   tableLines,
   type Column,
-} from '../../src/cli/table.js';
-import { formatInstant, formatTime } from '../../src/cli/time.js';
+} from '../../src/cli/render/table.js';
+import { formatInstant, formatTime } from '../../src/cli/render/time.js';
 
 const columns: Column[] = [
   { head: 'ID' },
@@ -33,7 +33,7 @@ beforeAll(() => prepareWidths(['契約']));
 describe('widths', () => {
   it('plain ASCII is measured without the Unicode measure; other text only once it is loaded', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/cli/table.js');
+    const fresh = await import('../../src/cli/render/table.js');
     expect(fresh.displayWidth('env_1  \u001b[1mcompleted\u001b[22m')).toBe(16);
     expect(fresh.cutTo('a plain ASCII title', 8)).toBe('a plain…');
     expect(fresh.displayWidth(fresh.cutTo('a plain ASCII title', 8))).toBe(8);

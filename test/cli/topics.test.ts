@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT } from '../../src/cli/topics.js';
+import { ENVIRONMENT } from '../../src/cli/help/topics.js';
 import { runCommand } from '../helpers/in-process.js';
 import { ROOT } from '../helpers/paths.js';
 

@@ -120,7 +120,6 @@ describe('SignClient.createEnvelope', () => {
       .createEnvelope(ENVELOPE, { idempotencyKey: 'k-array' })
       .catch((e: unknown) => e)) as UnexpectedResponseError;
     expect(array).toBeInstanceOf(UnexpectedResponseError);
-    expect(array.exitCode).toBe(1);
     expect(array.message).toBe(
       'create envelope: HTTP 202 (application/json) with a JSON array, not an envelope (a JSON object with an id, or a Location header)',
     );
@@ -267,8 +266,8 @@ describe('SignClient.createEnvelope', () => {
     const error = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as ApiError;
     await c.close();
     expect(seen).toHaveLength(3);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error.message).toMatch(/HTTP 500 boom after 3 attempts/);
-    expect(error.exitCode).toBe(1);
   });
 
   it('does not stall when the server asks for a wait longer than allowed', async () => {
@@ -279,7 +278,7 @@ describe('SignClient.createEnvelope', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('maps 401 and 403 to AuthError (exit 3) with the key masked', async () => {
+  it('maps 401 and 403 to AuthError with the key masked', async () => {
     const { baseUrl } = await scripted([
       json(401, { code: 'invalid_api_key', message: 'unknown key' }),
       json(403, { code: 'insufficient_scope', message: 'no' }),
@@ -289,7 +288,7 @@ describe('SignClient.createEnvelope', () => {
     const forbidden = (await c.createEnvelope(ENVELOPE).catch((e: unknown) => e)) as AuthError;
     await c.close();
     expect(unauthorized).toBeInstanceOf(AuthError);
-    expect(unauthorized.exitCode).toBe(3);
+    expect(unauthorized.reason).toBe('key_refused');
     expect(unauthorized.message).toContain('HTTP 401 invalid_api_key: unknown key');
     expect(unauthorized.message).toContain('sk_test_****');
     expect(unauthorized.message).not.toContain(KEY);
@@ -477,7 +476,6 @@ describe('SignClient webhook deliveries', () => {
     expect((unexpected as Error).message).toMatch(/^resend event: HTTP 202 .*not the new delivery/);
     const missing = (await c.resendEvent('evt_x').catch((e: unknown) => e)) as ApiError;
     expect(missing).toBeInstanceOf(ApiError);
-    expect(missing.exitCode).toBe(1);
     expect(missing.hint).toContain('only events sent to a webhook_url can be resent');
     expect(missing.reason).toBe('event_not_found');
     await c.close();

@@ -8,7 +8,7 @@ import {
   resolveEndpoint,
 } from '../../src/core/endpoints.js';
 
-describe('joinUrl (SPEC §4.1: the path is appended to the base URL)', () => {
+describe('joinUrl (docs/service.md, Endpoints: the path is appended to the base URL)', () => {
   it.each([
     ['https://api.example.com', 'https://api.example.com/api/v1/envelopes'],
     ['https://api.example.com/', 'https://api.example.com/api/v1/envelopes'],

@@ -139,7 +139,7 @@ describe('validateEnvelope', () => {
     expect(missing.message).toMatch(/^is required/);
   });
 
-  describe('values whose full list SPEC.md does not show', () => {
+  describe('values whose full list the published interface does not show', () => {
     it.each([
       ['signature_level', mutate((e) => (e.signature_level = 'qualified')), 'signature_level'],
       ['locale', mutate((e) => (e.locale = 'en')), 'locale'],

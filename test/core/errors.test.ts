@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  AuthError,
-  ExitCode,
-  InterruptedError,
-  UsageError,
-  ValidationError,
-  exitCodeOf,
-  parseErrorBody,
-} from '../../src/core/errors.js';
+import { parseErrorBody } from '../../src/core/errors.js';
 
 describe('parseErrorBody reads any error body shape', () => {
   it.each([
@@ -41,16 +32,5 @@ describe('parseErrorBody reads any error body shape', () => {
     ['', 'application/json', {}],
   ])('%s', (body, type, expected) => {
     expect(parseErrorBody(body, type)).toEqual(expected);
-  });
-});
-
-describe('exit codes (docs/commands/exit-codes.md)', () => {
-  it('maps each error class to its code', () => {
-    expect(exitCodeOf(new UsageError('x'))).toBe(ExitCode.usage);
-    expect(exitCodeOf(new ValidationError('f.json', [{ path: 'title', message: 'is required' }]))).toBe(2);
-    expect(exitCodeOf(new AuthError('x', 401))).toBe(3);
-    expect(exitCodeOf(new ApiError('x', 500, undefined, undefined))).toBe(1);
-    expect(exitCodeOf(new InterruptedError())).toBe(130);
-    expect(exitCodeOf(new Error('plain'))).toBe(1);
   });
 });

@@ -9,7 +9,7 @@ import {
   relativeTime,
 } from '../../src/core/keys.js';
 
-describe('maskKey (SPEC §2.3: leading part and last four characters)', () => {
+describe('maskKey (docs/service.md, Authentication and keys: leading part and last four characters)', () => {
   it.each([
     ['sk_live_51HqLyjWDarjtT1zdp7dcXYZ9', 'sk_live_****XYZ9'],
     ['sk_test_abcdefghijklmnopqrstuvwxyz', 'sk_test_****wxyz'],

@@ -75,10 +75,11 @@ describe('docs/library.md', () => {
   it.each([
     [1, /^env_\w+ sent true true$/m],
     [2, /^true completed verified \d+ entries$/m],
-    [3, /^refused key 401 3$/m],
+    [3, /^refused key 401 key_refused$/m],
     [4, /^verified msg_1\nrefused forgery: signature_mismatch$/m],
     [5, /^true true$/m],
     [7, /^1 true voided voided 0$/m],
+    [8, /^\S+ valid\nvalid false$/m],
   ])(
     'example %i runs against the sandbox and prints what it says',
     (n, expected) => {

@@ -10,19 +10,14 @@ ensureFreshBuild();
 
 describe('sign-cli as a library', () => {
   it("is importable by its package name, from the built dist (the package's exports)", () => {
-    const script = `import('esign-envelopes-cli').then((m) => console.log(JSON.stringify([typeof m.SignClient, typeof m.validateEnvelope, typeof m.WebhookVerifier, typeof m.runBulk, m.maskKey('sk_live_0123456789abcdefghij')])))`;
+    // runBulk is the CLI's, internal: the package does not offer it.
+    const script = `import('esign-envelopes-cli').then((m) => console.log(JSON.stringify([typeof m.SignClient, typeof m.validateEnvelope, typeof m.WebhookVerifier, typeof m.verifyPdf, typeof m.runBulk])))`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: ROOT,
       encoding: 'utf8',
     });
     expect(result.stderr).toBe('');
-    expect(JSON.parse(result.stdout)).toEqual([
-      'function',
-      'function',
-      'function',
-      'function',
-      'sk_live_****ghij',
-    ]);
+    expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function', 'function', 'undefined']);
   });
 });
 
@@ -41,7 +36,7 @@ describe('docs/library.md', () => {
         if (bare) exported.add(bare);
       }
     }
-    expect(exported.size).toBeGreaterThan(80);
+    expect(exported.size).toBeGreaterThan(20);
     const doc = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## The public API, name by name'));
     const documented = new Set([...section.matchAll(/`([A-Za-z_][\w]*)`/g)].map((m) => m[1]!));
@@ -49,17 +44,19 @@ describe('docs/library.md', () => {
     // Anything else in code there is an option, a field or a value of an export, or the other entry point.
     const others = [...documented].filter((name) => !exported.has(name)).sort();
     expect(others).toEqual([
-      'exitCode',
-      'live',
+      'createEnvelope',
+      'hint',
+      'issues',
       'nothingSent',
       'onTrace',
       'openRedisBudget',
+      'pacer',
       'paths',
       'proxy',
       'reason',
       'reasonData',
+      'scheme',
       'sent',
-      'test',
     ]);
   });
 });

@@ -26,7 +26,7 @@ describe('docs/service.md', () => {
     for (const state of ENVELOPE_STATUSES) expect(page).toContain(`\`${state}\``);
   });
 
-  it("the library's messages name no flag of the CLI: its advice is the CLI's to word (src/cli/hints.ts)", () => {
+  it("the library's messages name no flag of the CLI: its advice is the CLI's to word (src/cli/help/hints.ts)", () => {
     const core = execSources().filter(({ file }) => file.includes(`${join('src', 'core')}`));
     // Comments out, then any `--flag` left is in code: a message (an apostrophe in a message cannot hide it).
     const code = (text: string) =>
@@ -54,7 +54,7 @@ function execSources(): { file: string; text: string }[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      // Comments may cite the specification for the developers; strings are what users see.
+      // Comments are for the developers; strings are what users see.
       else if (path.endsWith('.ts'))
         out.push({ file: path, text: readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '') });
     }

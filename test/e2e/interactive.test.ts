@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { sourcedEnv } from '../helpers/terminal-env.js';
 
@@ -317,7 +317,7 @@ async function inTerminal(
   }
 }
 
-describe('envelopes watch and void at a terminal', () => {
+describe('envelopes watch at a terminal', () => {
   const envOf = () => ({
     SIGN_CONFIG_DIR: tempDir(),
     SIGN_STATE_DIR: tempDir(),
@@ -360,119 +360,4 @@ describe('envelopes watch and void at a terminal', () => {
     expect(shown).toMatch(/status completed, 2 of 2 signed/);
     expect(shown).toMatch(/✓ 1\. Layla Haddad\s+email\s+signed \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   }, 30_000);
-
-  it('void asks first: "n" leaves the envelope alone, "y" voids it', async () => {
-    const env = envOf();
-    const example = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    const id = create(env, {
-      ...example,
-      contract_id: 'TTY-VOID',
-      signers: [{ name: 'Nadia', email: 'nadia+noview@example.com', channel: 'email', order: 1 }],
-    });
-    const run = (name: string, key: string) => {
-      let answered = false;
-      return inTerminal(
-        name,
-        `${shellEnv(env)} ${process.execPath} ${BIN} envelopes void ${id} --reason "sent by mistake"`,
-        {
-          onScreen: (screen) => {
-            if (!answered && screen.includes(`Void ${id}?`)) {
-              answered = true;
-              tmux('send-keys', '-t', `${SESSION}-${name}`, '-l', key);
-              tmux('send-keys', '-t', `${SESSION}-${name}`, 'Enter');
-            }
-          },
-        },
-      );
-    };
-    const no = await run('void-no', 'n');
-    expect(no).toContain('EXIT=0');
-    expect(no).toContain(`${id} was not voided`);
-    const status = () =>
-      JSON.parse(
-        execFileSync(process.execPath, [BIN, 'envelopes', 'get', id, '--json'], {
-          env: { ...process.env, ...env },
-          encoding: 'utf8',
-        }),
-      ).status;
-    expect(status()).toBe('sent');
-    const yes = await run('void-yes', 'y');
-    expect(yes).toContain('EXIT=0');
-    expect(yes).toContain(`✓ voided ${id}: sent by mistake`);
-    expect(status()).toBe('voided');
-  }, 40_000);
-});
-
-describe('a live run at a terminal', () => {
-  it('says how many envelopes, in live, and asks once: "n" sends nothing; --yes does not ask; a pipe is never asked', async () => {
-    const live = (await sandbox.control<{ key: string }>('/_sandbox/keys', { environment: 'live' })).key;
-    const dir = tempDir();
-    const sample = JSON.parse(readFileSync(`${ROOT}/examples/envelope.json`, 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    for (const n of [1, 2])
-      writeFileSync(
-        `${dir}/${n}.json`,
-        JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }),
-      );
-    const env = {
-      SIGN_CONFIG_DIR: tempDir(),
-      SIGN_STATE_DIR: tempDir(),
-      SIGN_BASE_URL: sandbox.baseUrl,
-      SIGN_API_KEY: live,
-      NO_COLOR: '1',
-    };
-    const vars = sourcedEnv(env, { unsetCi: true });
-    const count = async () =>
-      (await sandbox.control<{ data: { contract_id: string }[] }>('/_sandbox/envelopes')).data.filter((e) =>
-        e.contract_id?.startsWith(`LIVE-ASK-${process.pid}`),
-      ).length;
-    let answered = false;
-    const declined = await inTerminal(
-      'live-no',
-      `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir}`,
-      {
-        onScreen: (screen) => {
-          if (
-            !answered &&
-            /Create 2 envelopes in live with sk_live_\*{4}\w{4}\? Their signers will be notified\./.test(
-              screen,
-            )
-          ) {
-            answered = true;
-            tmux('send-keys', '-t', `${SESSION}-live-no`, '-l', 'n');
-            tmux('send-keys', '-t', `${SESSION}-live-no`, 'Enter');
-          }
-        },
-      },
-    );
-    expect(answered).toBe(true);
-    expect(declined).toContain('EXIT=0');
-    expect(declined).toContain('nothing was sent (2 envelopes not created in live)');
-    expect(await count()).toBe(0);
-    const yes = await inTerminal(
-      'live-yes',
-      `${vars} ${process.execPath} ${BIN} envelopes create -f ${dir} --yes`,
-    );
-    expect(yes).toContain('EXIT=0');
-    expect(yes).not.toContain('Their signers will be notified');
-    expect(yes).toContain('created 2 in live, already created 0, failed 0');
-    expect(await count()).toBe(2);
-    // In a pipe nobody can answer: not asked, and sent.
-    for (const n of [3, 4])
-      writeFileSync(
-        `${dir}/${n}.json`,
-        JSON.stringify({ ...sample, contract_id: `LIVE-ASK-${process.pid}-${n}` }),
-      );
-    const piped = await runCli(['envelopes', 'create', '-f', `${dir}/3.json`, '-f', `${dir}/4.json`], {
-      env,
-    });
-    expect(piped.code).toBe(0);
-    expect(piped.stderr).not.toContain('Their signers will be notified');
-    expect(await count()).toBe(4);
-  }, 40_000);
 });

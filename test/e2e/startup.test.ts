@@ -102,7 +102,7 @@ describe('the launcher', () => {
   });
 
   it('keeps every chunk to Latin-1: one other character and V8 holds the whole chunk at two bytes a character', () => {
-    // scripts/cli-bundle.mjs (assertCharset) fails the build on one; this checks what was built.
+    // scripts/build/cli-bundle.mjs (assertCharset) fails the build on one; this checks what was built.
     const dir = join(ROOT, 'dist', 'cli');
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.cjs'))) {
       expect(readFileSync(join(dir, file), 'utf8').search(/[^\x00-\xff]/), file).toBe(-1);

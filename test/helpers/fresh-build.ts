@@ -28,8 +28,7 @@ const built = () => {
   return Math.min(...outputs.map((p) => statSync(p).mtimeMs));
 };
 const stale = () =>
-  newest(['src', 'bin', 'scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) >
-  built();
+  newest(['src', 'bin', 'scripts/build', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) > built();
 
 export function ensureFreshBuild(): void {
   if (!stale()) return;
@@ -51,7 +50,7 @@ export function ensureFreshBuild(): void {
   try {
     if (stale()) {
       process.stderr.write('src/ is newer than dist/: building first (npm run build)\n');
-      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], {
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build', 'build.mjs')], {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'inherit'],
       });

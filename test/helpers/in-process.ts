@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testIo as makeTestIo, type TestIo, type TestIoOptions } from '../../src/cli/io.js';
+import { testIo as makeTestIo, type TestIo, type TestIoOptions } from '../../src/cli/process/io.js';
 import { main } from '../../src/cli/main.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { BIN, type CliResult } from './paths.js';
@@ -33,7 +33,7 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
-/** In-memory IO (src/cli/io.ts) with an environment of the test's own (testEnv) and the built CLI to relaunch. */
+/** In-memory IO (src/cli/process/io.ts) with an environment of the test's own (testEnv) and the built CLI to relaunch. */
 export function testIo(options: TestIoOptions & { env?: Record<string, string | undefined> } = {}): TestIo {
   return makeTestIo({
     ...options,

@@ -226,7 +226,7 @@ describe('signing journey and webhooks (speed 40)', () => {
     expect(table.stdout).toContain('signer.verified');
   });
 
-  it('lists API keys masked as SPEC §2.3 shows them', async () => {
+  it('lists API keys masked as the published interface shows them', async () => {
     const response = await fetch(`${sandbox.baseUrl}/api/v1/api-keys`, {
       headers: { authorization: `Bearer ${sandbox.apiKey}` },
     });

@@ -259,7 +259,7 @@ describe('sandbox', () => {
     }
   });
 
-  it('applies its own bounds where SPEC leaves them open, and refuses malformed paths', async () => {
+  it('applies its own bounds where the published interface leaves them open, and refuses malformed paths', async () => {
     const response = await create({ ...ENVELOPE, expires_in_days: 1_000_000_000 });
     expect(response.status).toBe(422);
     expect((await errorBody(response)).message).toContain('expires_in_days');

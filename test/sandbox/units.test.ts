@@ -5,7 +5,7 @@ import { magicBehaviour } from '../../src/sandbox/magic.js';
 import { SlidingWindowLimiter } from '../../src/sandbox/rate-limiter.js';
 
 describe('sandbox pieces', () => {
-  it('retries a delivery up to 8 times within 24 hours (SPEC §6)', () => {
+  it('retries a delivery up to 8 times within 24 hours (docs/service.md, Events)', () => {
     expect(RETRY_SCHEDULE_MS).toHaveLength(8);
     expect(RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0)).toBeLessThan(24 * 3_600_000);
     expect([...RETRY_SCHEDULE_MS].sort((a, b) => a - b)).toEqual([...RETRY_SCHEDULE_MS]);

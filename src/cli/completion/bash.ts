@@ -1,6 +1,6 @@
 /** The bash completion script (bash-completion's conventions; `complete -o default` for files). */
 import type { Command } from 'commander';
-import type { Completion } from '../completion-hints.js';
+import type { Completion } from './hints.js';
 import { HELP_OPTION, argumentCases, flagsOf, quote, tree, valueOptions } from './tree.js';
 
 function bashReply(completion: Completion): string {

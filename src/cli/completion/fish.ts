@@ -1,6 +1,6 @@
 /** The fish completion script (`complete -c sign-cli`, conditions per command path). */
 import type { Command } from 'commander';
-import type { Completion } from '../completion-hints.js';
+import type { Completion } from './hints.js';
 import { oneLine, quote, tree, type Opt } from './tree.js';
 
 function fishValue(completion: Completion): string {

@@ -4,9 +4,9 @@ import { bash } from './bash.js';
 import { fish } from './fish.js';
 import { zsh } from './zsh.js';
 
-import type { SHELLS } from '../commands/completion/completion.js';
+import type { Shell } from './shells.js';
 
-export type Shell = (typeof SHELLS)[number];
+export type { Shell };
 
 export function completionScript(program: Command, shell: Shell): string {
   return shell === 'bash' ? bash(program) : shell === 'zsh' ? zsh(program) : fish(program);

@@ -4,8 +4,8 @@
  * bash.ts, zsh.ts and fish.ts write a script from it.
  */
 import type { Command } from 'commander';
-import { completionOf, type Candidate, type Completion } from '../completion-hints.js';
-import { optionDescription } from '../help.js';
+import { completionOf, type Candidate, type Completion } from './hints.js';
+import { optionDescription } from '../help/help.js';
 
 export interface Node {
   /** Words of the command path after the program name, e.g. ['envelopes', 'create']. */

@@ -1,6 +1,6 @@
 /** The zsh completion script (`#compdef`, _arguments-style candidates with descriptions). */
 import type { Command } from 'commander';
-import type { Candidate, Completion } from '../completion-hints.js';
+import type { Candidate, Completion } from './hints.js';
 import { HELP_OPTION, argumentCases, flagsOf, oneLine, quote, tree, valueOptions, type Opt } from './tree.js';
 
 /** `name:description` for zsh's _describe (colons in the name escaped). */

@@ -10,7 +10,7 @@
  */
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { readBoundedFile, type InputBound } from '../stdin.js';
+import { readBoundedFile, type InputBound } from './stdin.js';
 
 export interface EncodingDecision {
   /** The WHATWG label the file is decoded with. */

@@ -4,32 +4,18 @@
  * rules as it is typed, signers in a loop with the contact field the channel
  * needs, then a summary to confirm and an offer to save the JSON.
  *
- * The questions take a PromptApi so tests can drive them without a terminal.
+ * The questions take a PromptApi (the command's prompter, or a test's) so
+ * tests can drive them without a terminal.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope.js';
 import { normalizePhone, phoneProblem } from '../../core/phone.js';
 import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
+import type { Prompter } from '../process/prompter.js';
 
-export interface PromptApi {
-  input(
-    config: {
-      message: string;
-      default?: string;
-      validate?: (value: string) => boolean | string | Promise<boolean | string>;
-    },
-    context?: { signal?: AbortSignal },
-  ): Promise<string>;
-  select<T extends string>(
-    config: { message: string; choices: { name: string; value: T; description?: string }[]; default?: T },
-    context?: { signal?: AbortSignal },
-  ): Promise<T>;
-  confirm(
-    config: { message: string; default?: boolean },
-    context?: { signal?: AbortSignal },
-  ): Promise<boolean>;
-}
+/** The questions the envelope is built from (ctx.prompter's). */
+export type PromptApi = Pick<Prompter, 'input' | 'select' | 'confirm'>;
 
 type Check = (value: string) => true | string;
 
@@ -194,11 +180,10 @@ export async function askEnvelope(
  */
 export async function promptForEnvelope(
   ctx: CommandContext,
-  prompts?: PromptApi,
+  prompts: PromptApi = ctx.prompter,
 ): Promise<Record<string, unknown> | undefined> {
-  const api = prompts ?? (await import('@inquirer/prompts'));
   try {
-    return await flow(ctx, api);
+    return await flow(ctx, prompts);
   } catch (error) {
     throw promptExit(error);
   }

@@ -4,8 +4,7 @@
  * Node's own compile cache (module.enableCompileCache) saves what V8 holds of a file right
  * after compiling it, before it runs. V8 compiles a function the first time it is called, so
  * that cache has little more than the top level of each chunk: every run compiled commander,
- * zod and the command again, about 5 ms of `envelopes validate` on Node 24 (bench/startup.mjs,
- * docs/assumptions.md "Start-up on Node 24"). A cache made when the command has finished
+ * zod and the command again (what this saves: README.md here). A cache made when the command has finished
  * holds every function it ran.
  *
  * One cache file per chunk, in a directory of the build and the runtime, so a cache is never
@@ -54,7 +53,7 @@ export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
  * The platform's cache directory with `sign-cli` in it: `$XDG_CACHE_HOME` or `~/.cache`
  * (Linux and the rest), `~/Library/Caches` (macOS), `%LOCALAPPDATA%` (Windows). Undefined
  * without a home. The single executable keeps the keychain's addon there too
- * (scripts/exe/keyring-from-asset.cjs).
+ * (scripts/build/exe/keyring-from-asset.cjs).
  */
 export function platformCacheDir(
   env: NodeJS.ProcessEnv,
@@ -135,6 +134,7 @@ export class CodeCache {
     try {
       const made = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
       if (!isPrivateDirectory(dir) || !isPrivateDirectory(join(options.root, 'code'))) return undefined;
+      // The launcher runs before the CLI's Io (and its clock) exists: the process's time is the default.
       if (made) pruneStale(join(options.root, 'code'), options.key, options.now ?? Date.now());
     } catch {
       return undefined;

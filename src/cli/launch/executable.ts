@@ -6,7 +6,7 @@ import { openCodeCache } from './open-cache.js';
 
 /**
  * main.cjs of the single executable, whose chunks are its assets `cli/<name>`
- * (scripts/build-exe.mjs), named as files under the executable's path (no file is there:
+ * (scripts/build/build-exe.mjs), named as files under the executable's path (no file is there:
  * the names are for stacks and require.cache).
  */
 export function loadExecutableCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliMain {

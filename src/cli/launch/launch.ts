@@ -4,7 +4,7 @@
  * written when the process exits. Without a cache directory (no home, not private, or
  * NODE_DISABLE_COMPILE_CACHE set), and under --verbose, the chunks are required as before,
  * with Node's compile cache where Node has one. Built on its own into dist/cli/launch.cjs
- * (scripts/build.mjs), with the build's hash as SIGN_BUILD_ID.
+ * (scripts/build/build.mjs), with the build's hash as SIGN_BUILD_ID.
  */
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';

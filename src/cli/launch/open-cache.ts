@@ -2,7 +2,7 @@
 import { homedir } from 'node:os';
 import { cacheRoot, CodeCache, commandKey } from './code-cache.js';
 
-/** The hash of the bundle's chunks, given by the build (scripts/build.mjs, scripts/build-exe.mjs). */
+/** The hash of the bundle's chunks, given by the build (scripts/build/build.mjs, scripts/build/build-exe.mjs). */
 declare const SIGN_BUILD_ID: string;
 
 /** The code caches of this build and runtime, written when the process exits; undefined when there can be none. */

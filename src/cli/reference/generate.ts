@@ -6,20 +6,20 @@
  */
 import { Command } from 'commander';
 import { VERSION } from '../../core/version.js';
-import { testIo } from '../io.js';
+import { testIo } from '../process/io.js';
 import { buildProgram } from '../program.js';
-import { TOPICS } from '../topics.js';
+import { TOPICS } from '../help/topics.js';
 import { manPage } from './man.js';
 import { markdownPage, markdownTopic } from './markdown.js';
 import { referencePages, type Item } from './tree.js';
-import { optionDescription } from '../help.js';
+import { optionDescription } from '../help/help.js';
 
 export const DOCS_DIR = 'docs/commands';
 export const MAN_DIR = 'man';
 /** The top-level commands as the program's help lists them (src/cli/program.ts's programFor reads it). */
-export const COMMAND_INDEX_FILE = 'src/cli/command-index.ts';
+export const COMMAND_INDEX_FILE = 'src/cli/help/command-index.ts';
 
-/** src/cli/command-index.ts: each top-level command's name, help term and summary, in help's order. */
+/** src/cli/help/command-index.ts: each top-level command's name, help term and summary, in help's order. */
 function commandIndex(program: Command): string {
   const help = program.createHelp();
   const entries = program.commands

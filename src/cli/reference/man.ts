@@ -3,8 +3,8 @@
  * man(7) macros every man reader knows. No date in the header, so the pages
  * change only when the commands do.
  */
-import { blocks } from '../command-doc.js';
-import { TOPICS } from '../topics.js';
+import { blocks } from '../help/command-doc.js';
+import { TOPICS } from '../help/topics.js';
 import type { Item, Page } from './tree.js';
 
 /** Text safe in roff: backslashes escaped, a leading dot or quote defused, hyphens kept as hyphens. */

@@ -1,6 +1,6 @@
 /** A reference page in Markdown (docs/commands/<noun>-<verb>.md), from the command's own source. */
-import { blocks } from '../command-doc.js';
-import { TOPICS, type Topic } from '../topics.js';
+import { blocks } from '../help/command-doc.js';
+import { TOPICS, type Topic } from '../help/topics.js';
 import type { Item, Page } from './tree.js';
 
 export const GENERATED_NOTE =

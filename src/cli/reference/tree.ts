@@ -4,8 +4,8 @@
  * only lay out what this gives them, so the two agree.
  */
 import type { Command, Help, Option } from 'commander';
-import { docOf, type CommandDoc } from '../command-doc.js';
-import { allCommands, optionDescription } from '../help.js';
+import { docOf, type CommandDoc } from '../help/command-doc.js';
+import { allCommands, optionDescription } from '../help/help.js';
 
 export interface Item {
   term: string;

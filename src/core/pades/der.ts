@@ -2,8 +2,8 @@
  * A small reader of DER (and the BER that CMS writers emit: NSS writes
  * indefinite lengths, some write OCTET STRINGs in chunks),
  * enough for certificates, CMS SignedData and RFC 3161 tokens. Written here
- * rather than loaded from asn1js and pkijs: those two cost about 80 ms to load,
- * more than all of `verify` may take (its budget is 2.5 times a bare Node).
+ * rather than loaded from asn1js and pkijs: loading those two takes longer than
+ * all of `verify` may take (bench/verify.mjs holds it to its start-up target).
  * Every read is bounded by its parent; a malformed input throws DerError,
  * which the verifier turns into "the CMS is not readable".
  */

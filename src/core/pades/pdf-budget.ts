@@ -53,9 +53,9 @@ export const DEFAULT_LIMITS: PdfLimits = {
   contentsBytes: 2 * MB,
   streamBytes: 64 * MB,
   objectBytes: 16 * MB,
-  // About 2.5 s, and 40 ns a byte of the file (a unit is about a nanosecond, COST): whatever its
-  // structure, a 64 MB file is read or refused in about 5 s, a 256 MB one in about 13 s; a
-  // signed document of a few MB needs a few million units (milliseconds).
+  // A fixed allowance and an allowance per byte of the file (a unit is meant as about a
+  // nanosecond of work, COST): whatever its structure, the work on a file is linear in its size,
+  // and a signed document of a few MB needs a small part of it.
   workBase: 2_500_000_000,
   workPerByte: 40,
 };

@@ -3,8 +3,8 @@
  * arrays, dictionaries, references and streams, and the indirect objects that
  * hold them. Written here rather than taken from pdf-lib: the verifier must
  * read every revision of a file, each through its own cross-reference, which
- * pdf-lib (one revision, the latest) does not do, and pdf-lib costs about
- * 120 ms to load. Streams are decoded only where the verifier needs their
+ * pdf-lib (one revision, the latest) does not do, and pdf-lib alone takes longer
+ * to load than `verify`'s start-up target allows. Streams are decoded only where the verifier needs their
  * content (object and cross-reference streams: FlateDecode with PNG predictors).
  */
 import { inflateSync } from 'node:zlib';

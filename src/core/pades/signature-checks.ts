@@ -20,7 +20,13 @@ import { imprintHash, signatureTimestampToken, verifyTimestampToken } from './ti
 import { COST, type Meter, type Steps } from './pdf-budget.js';
 import { OID, displayName, type Certificate } from './x509.js';
 import { pdfDate, type PdfSignature } from './pdf-signatures.js';
-import type { CheckName, CheckResult, SignatureVerdict, TimestampVerdict, VerifyContext } from './verify.js';
+import type {
+  CheckName,
+  CheckResult,
+  SignatureVerdict,
+  TimestampVerdict,
+  VerifyContext,
+} from './verdicts.js';
 
 type Base = Omit<SignatureVerdict, 'type' | 'revision' | 'docmdp' | 'changes_after' | 'valid'>;
 

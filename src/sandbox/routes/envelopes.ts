@@ -1,6 +1,6 @@
 /**
  * The envelope resource: create, get, list, void, the signed copy and the
- * audit trail (SPEC §2.1, §2.2 and docs/assumptions.md for the rest).
+ * audit trail (docs/service.md, Envelope, and docs/assumptions.md for the rest).
  */
 import { ENDPOINTS } from '../../core/endpoints.js';
 import { isRecord, validateEnvelope } from '../../core/envelope.js';
@@ -26,7 +26,8 @@ function createEnvelope(services: SandboxServices, ctx: RequestContext): Promise
     (body) => body,
     async (body, remember) => {
       await faults.delay();
-      // Fields the spec does not name are ignored, not refused (SPEC.md is silent; docs/assumptions.md).
+      // Fields the published interface does not name are ignored, not refused: it is silent on them
+      // (docs/service.md, Envelope; docs/assumptions.md).
       const { errors } = validateEnvelope(body, {
         allowedValues: allowed,
         widenHint,

@@ -1,4 +1,7 @@
-/** The API keys resource (SPEC §2.3): the account's keys of every environment, masked. */
+/**
+ * The API keys resource (docs/service.md, Authentication and keys): the account's keys of every
+ * environment, masked.
+ */
 import { sendJson } from '../http.js';
 import { accountOf } from '../realm.js';
 import { listedKey } from '../resources.js';

@@ -6,17 +6,18 @@
  */
 import { Argument, Option, type Command } from 'commander';
 import { ENDPOINTS, MAX_BODY_BYTES } from '../../../core/endpoints.js';
-import { ExitCode, UnexpectedResponseError, UsageError } from '../../../core/errors.js';
+import { UnexpectedResponseError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { MAX_PAGE_SIZE } from '../../../core/pages.js';
 import { contentHash, derivedIdempotencyKey } from '../../../core/idempotency.js';
 import { escapeControl, untrusted } from '../../../core/text.js';
 import type { Action } from '../../action.js';
-import { buildBody, queryOf, rawField, typedField, type Field } from '../../api-fields.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes, valuesOf } from '../../completion-hints.js';
+import { buildBody, queryOf, rawField, typedField, type Field } from './fields.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes, valuesOf } from '../../completion/hints.js';
 import type { CommandContext } from '../../context.js';
-import { collect } from '../../flags.js';
-import { readFlagFile, readStdin, tooLarge } from '../../stdin.js';
+import { collect } from '../../flags/values.js';
+import { readFlagFile, readStdin, tooLarge } from '../../input/stdin.js';
 
 interface ApiFlags {
   method?: string;

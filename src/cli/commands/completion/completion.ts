@@ -1,7 +1,7 @@
 /**
  * `sign-cli completion bash|zsh|fish`: shell completion generated from the
  * command tree itself (commands, options, arguments, and the hints of
- * completion-hints.ts), so it never drifts from the commands. The same scripts
+ * completion/hints.ts), so it never drifts from the commands. The same scripts
  * are committed under completions/ (`npm run completions` rewrites them).
  *
  * Values that live in the user's config (profile names) are not written into
@@ -10,13 +10,13 @@
  */
 import { existsSync } from 'node:fs';
 import { Argument, type Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
-import { DYNAMIC_SOURCES, type DynamicSource } from '../../completion-hints.js';
+import { ExitCode } from '../../exit-codes.js';
+import { DYNAMIC_SOURCES, type DynamicSource } from '../../completion/hints.js';
+import { SHELLS } from '../../completion/shells.js';
 
 /** The shells a script is written for (completion/scripts.ts writes them). */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import type { CommandContext } from '../../context.js';
 
 /** What `sign-cli __complete <source>` prints: names only, nothing on any error. */
@@ -28,8 +28,8 @@ async function dynamicCandidates(source: string, env: NodeJS.ProcessEnv): Promis
       const dir = env.SIGN_CONFIG_DIR;
       if (dir && !existsSync(dir)) return [];
       const [{ ConfigFile }, { PROFILE_NAME_RE }] = await Promise.all([
-        import('../../config.js'),
-        import('../../profiles.js'),
+        import('../../config/config-file.js'),
+        import('../../config/profiles.js'),
       ]);
       const profiles = ConfigFile.open(env).store.profiles ?? {};
       return Object.keys(profiles)

@@ -1,7 +1,7 @@
 /** `sign-cli config`: settings in config.json (mode 0600); secrets always masked. */
 import type { Command } from 'commander';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { registerGet } from './get.js';
 import { registerList } from './list.js';
 import { registerPath } from './path.js';

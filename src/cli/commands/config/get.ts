@@ -1,12 +1,12 @@
 /** `sign-cli config get <name>`: one setting, or the value that applies when it is not set. */
 import { Argument, type Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes } from '../../completion/hints.js';
 import { settingCandidates } from './setting-candidates.js';
 import type { CommandContext } from '../../context.js';
-import { SETTINGS, settingSpec } from '../../settings.js';
+import { SETTINGS, settingSpec } from '../../config/settings.js';
 import { show, shown } from './values.js';
 
 export const doc: CommandDoc = {

@@ -1,9 +1,9 @@
 /** `sign-cli config list`: every setting as a run would use it now, and where it comes from. */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
-import type { Column } from '../../cell.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import type { Column } from '../../render/cell.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import type { CommandContext } from '../../context.js';
 import { masked, show } from './values.js';
 
@@ -37,7 +37,7 @@ export function registerList(config: Command, action: Action): void {
 export async function listCommand(ctx: CommandContext): Promise<number> {
   const store = await ctx.loadConfig();
   const view = masked(store.store);
-  const { effectiveSettings } = await import('../../effective-settings.js');
+  const { effectiveSettings } = await import('./effective-settings.js');
   const effective = await effectiveSettings(ctx);
   if (ctx.output.json) {
     // The stored file as before (keys masked), plus what applies now and why.
@@ -46,7 +46,7 @@ export async function listCommand(ctx: CommandContext): Promise<number> {
   }
   const { out } = ctx.output;
   // The table code (and its width measuring) loads only when a table is drawn.
-  const { printTable } = await import('../../table.js');
+  const { printTable } = await import('../../render/table.js');
   await printTable(
     ctx.output,
     SETTING_COLUMNS,

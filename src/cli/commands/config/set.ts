@@ -1,12 +1,13 @@
 /** `sign-cli config set <name> <value>`: one setting, checked before it is stored. */
 import { Argument, type Command } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes } from '../../completion/hints.js';
 import { settingCandidates } from './setting-candidates.js';
 import type { CommandContext } from '../../context.js';
-import { settingSpec } from '../../settings.js';
+import { settingSpec } from '../../config/settings.js';
 import { show } from './values.js';
 
 export const doc: CommandDoc = {

@@ -1,12 +1,12 @@
 /** `sign-cli config unset <name>`: one setting back to its default. */
 import { Argument, type Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes } from '../../completion/hints.js';
 import { settingCandidates } from './setting-candidates.js';
 import type { CommandContext } from '../../context.js';
-import { settingSpec } from '../../settings.js';
+import { settingSpec } from '../../config/settings.js';
 
 export const doc: CommandDoc = {
   summary: 'remove one setting, back to its default',

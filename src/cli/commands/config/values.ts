@@ -1,6 +1,6 @@
 /** How `sign-cli config` shows what it stores: secrets masked (a key, a password in a URL). */
 import { maskKey } from '../../../core/keys.js';
-import { SETTINGS, type SettingSpec } from '../../settings.js';
+import { SETTINGS, type SettingSpec } from '../../config/settings.js';
 
 /** A value as text for a person. */
 export function show(value: unknown, spec?: SettingSpec): string {

@@ -5,7 +5,8 @@ import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../
 import { describeNetworkError } from '../../../core/network-errors.js';
 import { proxyFor, proxySettingsFrom, proxyVariable, showProxyUrl } from '../../../core/proxy.js';
 import type { Dispatcher } from 'undici';
-import { ExitCode, SignError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
+import { SignError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
@@ -13,7 +14,7 @@ import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import { untrusted } from '../../../core/text.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 type Mark = 'ok' | 'warn' | 'fail';
 
@@ -149,7 +150,7 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
 
   // One unauthenticated request: reachable? TLS valid? what time does the server say it is?
   let answeredIn: number | undefined;
-  const started = Date.now();
+  const started = ctx.io.clock.now();
   try {
     const response = await request(baseUrl, {
       method: 'GET',
@@ -159,7 +160,7 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
       dispatcher,
     });
     await response.body.dump();
-    const elapsed = Date.now() - started;
+    const elapsed = ctx.io.clock.now() - started;
     // Any web server answers something: whether this is the signing service is the next check's
     // verdict (what a made-up key gets), not the status of `GET /`.
     answeredIn = elapsed;
@@ -230,7 +231,7 @@ async function rateStoreCheck(
   const where = `${showRateStoreUrl(store.url)} (from ${store.source})`;
   const { RedisRateBudget } = await import('../../../core/shared-budget.js');
   const budget = new RedisRateBudget({ url: store.url, baseUrl, apiKey: apiKey ?? '' });
-  const started = Date.now();
+  const started = ctx.io.clock.now();
   try {
     if (!(await budget.connect())) {
       return {
@@ -240,7 +241,7 @@ async function rateStoreCheck(
       };
     }
     const peek = await budget.peek();
-    const ms = Date.now() - started;
+    const ms = ctx.io.clock.now() - started;
     const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'} sharing it now`;
     const slots = `${peek.slotsInWindow} request${peek.slotsInWindow === 1 ? '' : 's'}`;
     const paused = peek.pausedMs > 0 ? `; paused ${Math.ceil(peek.pausedMs / 1000)} s more after a 429` : '';
@@ -405,7 +406,7 @@ async function keyChecks(ctx: CommandContext): Promise<Check[]> {
     });
     return checks;
   }
-  const { status, daysLeft } = expiryStatus(expires, new Date());
+  const { status, daysLeft } = expiryStatus(expires, new Date(ctx.io.clock.now()));
   checks.push({
     check: 'expiry',
     status: status === 'expired' ? 'fail' : status === 'expiring' ? 'warn' : 'ok',

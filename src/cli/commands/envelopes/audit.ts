@@ -1,12 +1,12 @@
 /** `sign-cli envelopes audit <id> [--verify]`: the audit trail, and a check of its hash chain. */
 import type { Command } from 'commander';
 import { verifyAuditChain } from '../../../core/audit.js';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { cellText, type Column } from '../../cell.js';
-import { formatTime } from '../../time.js';
+import { cellText, type Column } from '../../render/cell.js';
+import { formatTime } from '../../render/time.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 /** Sequence, time, event and actor are read by; the detail gives way on a narrow terminal. */
 export const AUDIT_COLUMNS: readonly Column[] = [
@@ -69,7 +69,7 @@ export async function auditCommand(
     };
     output.jsonDocument(options.verify ? { ...trail, verification } : trail);
   } else {
-    const { printTable } = await import('../../table.js');
+    const { printTable } = await import('../../render/table.js');
     await printTable(
       output,
       AUDIT_COLUMNS,

@@ -5,8 +5,8 @@
  */
 import type { Command } from 'commander';
 import { InputParseError, UsageError, type FieldIssue } from '../../../core/errors.js';
-import type { ValidationResult } from '../../../core/envelope.js';
-import { openInputs, type InputSet, type ReadInput } from '../../input.js';
+import { validateEnvelope, type ValidationResult } from '../../../core/envelope.js';
+import { openInputs, type InputSet, type ReadInput } from '../../input/envelope-inputs.js';
 import type { CommandContext } from '../../context.js';
 
 export interface CheckedInput {
@@ -18,9 +18,8 @@ export interface CheckedInput {
 
 export type Validator = (value: unknown) => ValidationResult;
 
-/** zod is loaded only by commands that validate, so `--help` stays fast. */
+/** The envelope rules with the CLI's words for an unknown field. */
 export async function loadValidator(options: { allowUnknownFields: boolean }): Promise<Validator> {
-  const { validateEnvelope } = await import('../../../core/envelope.js');
   return (value) => {
     const result = validateEnvelope(value, { allowUnknownFields: options.allowUnknownFields });
     // The core says what is wrong; the command says how to send such a field deliberately.
@@ -164,7 +163,7 @@ export async function openCommandInputs(
     throw new UsageError(
       `--csv takes the place of ${paths.length > 0 ? pathFlag : '--ndjson'}: give one or the other`,
     );
-  const { openCsvInputs } = await import('../../csv-input.js');
+  const { openCsvInputs } = await import('../../input/csv-input.js');
   const inputs = await openCsvInputs(
     {
       csv: flags.csv,

@@ -8,9 +8,9 @@
 import { contentHash } from '../../../core/idempotency.js';
 import { createdContracts, type JournalEntry } from '../../../core/journal.js';
 import { isRecord } from '../../../core/records.js';
-import type { Output } from '../../output.js';
-import type { InputSet } from '../../input.js';
-import { formatTime } from '../../time.js';
+import type { Output } from '../../render/output.js';
+import type { InputSet } from '../../input/envelope-inputs.js';
+import { formatTime } from '../../render/time.js';
 
 /** The warning for `ref`, about to make a second envelope for `contractId`. */
 export function warnSecondForContract(

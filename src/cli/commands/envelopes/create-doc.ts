@@ -1,5 +1,5 @@
 /** The words of `sign-cli envelopes create` (command-doc.ts): its help, reference page and man page. */
-import type { CommandDoc } from '../../command-doc.js';
+import type { CommandDoc } from '../../help/command-doc.js';
 
 export const doc: CommandDoc = {
   summary:

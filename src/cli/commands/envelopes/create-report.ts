@@ -5,14 +5,14 @@
 import { SignError, ValidationError } from '../../../core/errors.js';
 import type { BulkOutcome } from '../../../core/bulk.js';
 import type { CommandContext } from '../../context.js';
-import { cellText } from '../../cell.js';
-import { hintOf } from '../../hints.js';
-import { fitLine, free, optional, whole, type LinePart } from '../../line-fit.js';
+import { cellText } from '../../render/cell.js';
+import { hintOf } from '../../help/hints.js';
+import { fitLine, free, optional, whole, type LinePart } from '../../render/line-fit.js';
 
 /** Loads what fitting the lines to a terminal needs, before the first envelope is reported. */
 export async function prepareReport(ctx: CommandContext): Promise<void> {
   if (!ctx.output.json && ctx.output.columns !== undefined)
-    await (await import('../../table.js')).loadUnicodeWidth();
+    await (await import('../../render/table.js')).loadUnicodeWidth();
 }
 
 /** One line of `--json` output per envelope (docs/commands/envelopes-create.md). */

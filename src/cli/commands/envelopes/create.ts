@@ -5,8 +5,9 @@
  * crash, a timeout, Ctrl-C, or success) never creates anything twice.
  */
 import { Option, type Command } from 'commander';
-import { completes } from '../../completion-hints.js';
-import { ApiError, ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
+import { completes } from '../../completion/hints.js';
+import { ApiError, UsageError, ValidationError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { SignClient } from '../../../core/client.js';
 import type { JournalEntry } from '../../../core/journal.js';
 import { keyFingerprint } from '../../../core/service-identity.js';
@@ -14,15 +15,15 @@ import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
 import type { CommandContext } from '../../context.js';
-import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags.js';
-import { defineCommand } from '../../command-doc.js';
+import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags/values.js';
+import { defineCommand } from '../../help/command-doc.js';
 import { doc } from './create-doc.js';
 import { prepareReport, report, type CreateReport } from './create-report.js';
-import type { InputSet } from '../../input.js';
-import { formatIssue } from '../../output.js';
-import { Progress } from '../../progress.js';
+import type { InputSet } from '../../input/envelope-inputs.js';
+import { formatIssue } from '../../render/output.js';
+import { Progress } from '../../render/progress.js';
 import type { Action } from '../../action.js';
-import { hintOf } from '../../hints.js';
+import { hintOf } from '../../help/hints.js';
 import { prepareJournalPaths, mayHaveJournals } from './journal-paths.js';
 import {
   allowUnknownFields,
@@ -45,7 +46,7 @@ interface CreateOptions extends InputFlags {
   yes?: boolean;
 }
 
-/** Requests in flight at once. Measured (bench/bulk.mjs): 32 reaches 6,000/min against a 200 ms service. */
+/** Requests in flight at once: enough to reach the rate limit against a slow service (bench/bulk.mjs measures it). */
 export const DEFAULT_CONCURRENCY = 32;
 /** Inputs named one by one (warnings, errors, and a dry run's valid inputs); beyond this many, counted. */
 const MAX_NAMED = 50;
@@ -346,7 +347,7 @@ async function send(
   if (journal && journal.unfinished > 0)
     output.info(`resuming an earlier run of this command (journal ${journal.path})`);
   await prepareReport(ctx);
-  const progress = new Progress(output, total);
+  const progress = new Progress(output, total, ctx.io.clock);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
   const stop = ctx.signal;
   let failedKey: string | undefined;
@@ -412,18 +413,10 @@ async function confirmLive(ctx: CommandContext, options: CreateOptions, total: n
   if (options.yes || total < 2 || !ctx.canPrompt) return true;
   const connection = await ctx.resolveConnection();
   if (ctx.environmentOf(connection) !== 'live') return true;
-  const [{ confirm }, { promptExit }] = await Promise.all([
-    import('@inquirer/prompts'),
-    import('../../interactive/prompt-exit.js'),
-  ]);
-  const go = await confirm(
-    {
-      message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`,
-      default: false,
-    },
-    ctx.promptContext(),
-  ).catch((error: unknown) => {
-    throw promptExit(error);
+  const { confirmFirst } = await import('../../interactive/ask.js');
+  const go = await confirmFirst(ctx, {
+    message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`,
+    unattended: 'proceed',
   });
   if (!go) ctx.output.info(`nothing was sent (${total} envelopes not created in live)`);
   return go;

@@ -3,11 +3,12 @@ import { createReadStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import { SignError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { collect, parsePositiveNumberOption } from '../../flags.js';
+import { collect, parsePositiveNumberOption } from '../../flags/values.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface DownloadOptions {
   output?: string;

@@ -1,11 +1,11 @@
 /** `sign-cli envelopes get <id>`: one envelope, as a table or as JSON. */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { cellText as text, type Column } from '../../cell.js';
-import { formatTime } from '../../time.js';
+import { cellText as text, type Column } from '../../render/cell.js';
+import { formatTime } from '../../render/time.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 /** The contact (an address) gives way on a narrow terminal; the rest is read by. */
 export const SIGNER_COLUMNS: readonly Column[] = [
@@ -66,7 +66,7 @@ export async function getCommand(ctx: CommandContext, _options: unknown, [id]: s
       ['created_at', formatTime(envelope.created_at)],
       ['expires_at', formatTime(envelope.expires_at)],
     ];
-    const { printRecord, printTable } = await import('../../table.js');
+    const { printRecord, printTable } = await import('../../render/table.js');
     await printRecord(
       output,
       fields

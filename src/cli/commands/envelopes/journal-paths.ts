@@ -52,7 +52,7 @@ export function prepareJournalPaths(
   const dir = join(root, 'journals');
   // Before anything in it is pruned, read or written: another user must not be able to choose where journals go.
   checkStateSubdirectory(root, 'journals');
-  pruneJournals(dir, Date.now());
+  pruneJournals(dir, ctx.io.clock.now());
   return {
     path: join(
       dir,

@@ -1,16 +1,16 @@
 /** `sign-cli envelopes list`: envelopes newest first, filtered; `--all` follows the cursor and streams. */
 import { Option, type Command } from 'commander';
 import type { EnvelopeFilter } from '../../../core/client.js';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { ENVELOPE_STATUSES } from '../../../core/states.js';
 import type { CommandContext } from '../../context.js';
-import { LIST_COLUMNS, envelopeRow } from '../../envelope-rows.js';
-import { checkChoices } from '../../choices.js';
-import { askFor, listLimit, moreLine, upTo } from '../../listing.js';
+import { LIST_COLUMNS, envelopeRow } from '../../render/envelope-rows.js';
+import { checkChoices } from '../../flags/choices.js';
+import { askFor, listLimit, moreLine, upTo } from '../../flags/listing.js';
 import type { Action } from '../../action.js';
-import { parseSince } from '../../since.js';
-import { completes, valuesOf } from '../../completion-hints.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { parseSince } from '../../flags/since.js';
+import { completes, valuesOf } from '../../completion/hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface ListOptions {
   status: string[];
@@ -77,7 +77,7 @@ export async function listCommand(ctx: CommandContext, options: ListOptions): Pr
   const filter: EnvelopeFilter = {
     ...(options.status.length > 0 ? { status: options.status } : {}),
     ...(options.contractId !== undefined ? { contractId: options.contractId } : {}),
-    ...(options.since !== undefined ? { createdAfter: parseSince(options.since, Date.now()) } : {}),
+    ...(options.since !== undefined ? { createdAfter: parseSince(options.since, ctx.io.clock.now()) } : {}),
   };
   // Checked here: a misspelt state would otherwise be a 400 from the service (or an empty listing).
   checkChoices('--status', options.status, ENVELOPE_STATUSES);
@@ -91,7 +91,7 @@ export async function listCommand(ctx: CommandContext, options: ListOptions): Pr
     }
     let count = 0;
     // The layout comes from the first rows (a page's worth), then stays: every later row prints as it arrives.
-    const { StreamedTable } = await import('../../table.js');
+    const { StreamedTable } = await import('../../render/table.js');
     const table = new StreamedTable(output, LIST_COLUMNS);
     const head: string[][] = [];
     for await (const envelope of envelopes) {

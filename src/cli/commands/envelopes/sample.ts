@@ -5,11 +5,12 @@
  * prints n distinct envelopes as NDJSON, for trying a bulk create.
  */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { parseIntegerOption } from '../../flags.js';
+import { parseIntegerOption } from '../../flags/values.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { SAMPLE_CSV, SAMPLE_TEMPLATE } from './sample-csv.js';
 
 /**

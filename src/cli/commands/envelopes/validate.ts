@@ -1,7 +1,8 @@
 /** `sign-cli envelopes validate <path>...`: the request rules, offline. Exit 0 valid, 2 invalid. */
 import { Option, type Command } from 'commander';
-import { completes } from '../../completion-hints.js';
-import { ExitCode, UsageError, ValidationError } from '../../../core/errors.js';
+import { completes } from '../../completion/hints.js';
+import { UsageError, ValidationError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import {
@@ -12,7 +13,7 @@ import {
   readingOptions,
   type InputFlags,
 } from './check-inputs.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 export const doc: CommandDoc = {
   summary: 'check envelope files against the request rules without sending anything',

@@ -10,14 +10,15 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ExitCode, InterruptedError, UsageError } from '../../../core/errors.js';
+import { InterruptedError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { cellText, type Column } from '../../cell.js';
+import { cellText, type Column } from '../../render/cell.js';
 import type { Action } from '../../action.js';
-import { collect } from '../../flags.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { readFlagFile } from '../../stdin.js';
-import { formatTime } from '../../time.js';
+import { collect } from '../../flags/values.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { readFlagFile } from '../../input/stdin.js';
+import { formatTime } from '../../render/time.js';
 import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
 
 /** Larger files are refused before they are read, unless --max-size raises it: a signed contract is kilobytes or a few megabytes. */
@@ -262,7 +263,7 @@ export async function reportVerification(
   { file, verdict, audit, valid }: FileVerification,
 ): Promise<number> {
   const { output } = ctx;
-  const { printTable } = await import('../../table.js');
+  const { printTable } = await import('../../render/table.js');
   const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
   if (verdict.signatures.length > 0) {
     await printTable(

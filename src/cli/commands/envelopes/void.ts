@@ -4,10 +4,11 @@
  * go ahead unasked elsewhere (without --yes), as `gh repo delete` does.
  */
 import type { Command } from 'commander';
-import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import { SignError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface VoidOptions {
   reason?: string;
@@ -53,20 +54,12 @@ export async function voidCommand(
     });
   if (reason.length > 500) throw new UsageError(`--reason is ${reason.length} characters; at most 500`);
   if (!options.yes) {
-    if (!ctx.canPrompt) {
-      throw new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, {
+    const { confirmFirst } = await import('../../interactive/ask.js');
+    const go = await confirmFirst(ctx, {
+      message: `Void ${id}? Its signers will no longer be able to sign.`,
+      unattended: new UsageError(`voiding ${id} needs confirmation, and there is no terminal to ask on`, {
         hint: 'pass --yes to void it without asking',
-      });
-    }
-    const [{ confirm }, { promptExit }] = await Promise.all([
-      import('@inquirer/prompts'),
-      import('../../interactive/prompt-exit.js'),
-    ]);
-    const go = await confirm(
-      { message: `Void ${id}? Its signers will no longer be able to sign.`, default: false },
-      ctx.promptContext(),
-    ).catch((error: unknown) => {
-      throw promptExit(error);
+      }),
     });
     if (!go) {
       output.info(`${id} was not voided`);

@@ -6,12 +6,13 @@
 import type { Command } from 'commander';
 import { FINAL_STATUSES } from '../../../core/states.js';
 import type { Envelope } from '../../../core/envelope.js';
-import { ExitCode, SignError } from '../../../core/errors.js';
+import { SignError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { parsePositiveNumberOption } from '../../flags.js';
-import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../envelope-view.js';
+import { parsePositiveNumberOption } from '../../flags/values.js';
+import { changeJson, changeLines, liveBlock, pollDelay, stateKey } from '../../render/envelope-view.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 export const doc: CommandDoc = {
   summary: 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)',
@@ -44,7 +45,7 @@ export async function watchCommand(
   const intervalS = parsePositiveNumberOption('--interval', options.interval);
   const live = !output.json && output.columns !== undefined;
   // The live block is fitted to the terminal at every poll (its icons are not ASCII): the width measure, once.
-  if (live) await (await import('../../table.js')).loadUnicodeWidth();
+  if (live) await (await import('../../render/table.js')).loadUnicodeWidth();
   const client = await ctx.client({}, ['getEnvelope']);
   let envelope: Envelope;
   try {

@@ -1,17 +1,18 @@
 /** `sign-cli keys add <name> [--stdin]`: store a key in a profile; never from a flag value. */
 import { Command, Option } from 'commander';
-import { AuthError, ExitCode, UsageError } from '../../../core/errors.js';
+import { AuthError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { parseBaseUrl } from '../../../core/endpoints.js';
 import { maskKey, maskedKeyMatches, type ListedKey } from '../../../core/keys.js';
-import type { Profile } from '../../config.js';
+import type { Profile } from '../../config/config-file.js';
 import type { CommandContext } from '../../context.js';
-import { collect } from '../../flags.js';
-import { checkProfileName } from '../../profiles.js';
-import { parseScopes } from '../../settings.js';
+import { collect } from '../../flags/values.js';
+import { checkProfileName } from '../../config/profiles.js';
+import { parseScopes } from '../../config/settings.js';
 import type { Action } from '../../action.js';
-import { readStdinLine } from '../../stdin.js';
-import { deleteProfileKey, storeProfileKey } from '../../profile-key.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { readStdinLine } from '../../input/stdin.js';
+import { deleteProfileKey, storeProfileKey } from '../../config/profile-key.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface AddFlags {
   stdin?: boolean;
@@ -77,15 +78,10 @@ async function readKey(ctx: CommandContext, flags: AddFlags, name: string): Prom
       hint: `printenv MY_KEY | sign-cli keys add ${name} --stdin`,
     });
   }
-  const [{ password }, { promptExit }] = await Promise.all([
-    import('@inquirer/prompts'),
-    import('../../interactive/prompt-exit.js'),
-  ]);
-  try {
-    return await password({ message: `API key for profile ${name}:`, mask: '*' }, ctx.promptContext());
-  } catch (error) {
-    throw promptExit(error);
-  }
+  const { ask } = await import('../../interactive/ask.js');
+  return ask(ctx, (prompter, context) =>
+    prompter.password({ message: `API key for profile ${name}:`, mask: '*' }, context),
+  );
 }
 
 export async function addCommand(ctx: CommandContext, flags: AddFlags, [rawName]: string[]): Promise<number> {

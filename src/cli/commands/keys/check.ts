@@ -1,11 +1,11 @@
 /** `sign-cli keys check`: exit 1 when a key is expired, expiring, or lacks a required scope. Made for CI. */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { parseIntegerOption } from '../../flags.js';
-import { loadKeyRows, type KeyRow } from '../../key-rows.js';
+import { parseIntegerOption } from '../../flags/values.js';
+import { loadKeyRows, type KeyRow } from './key-rows.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface CheckFlags {
   expiringWithin: string;
@@ -69,7 +69,7 @@ export async function checkCommand(ctx: CommandContext, flags: CheckFlags): Prom
   const soonDays = parseIntegerOption('--expiring-within', flags.expiringWithin, 0, 3650);
   const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, {
     local: flags.local === true,
-    now: new Date(),
+    now: new Date(ctx.io.clock.now()),
     soonDays,
   });
   // A key the service refuses is the problem a scheduled check is for: exit 3, not a verdict on dates.

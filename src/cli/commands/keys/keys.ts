@@ -1,7 +1,7 @@
 /** `sign-cli keys`: the group, its words, and its commands in the order help lists them. */
 import type { Command } from 'commander';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { registerAdd } from './add.js';
 import { registerCheck } from './check.js';
 import { registerList } from './list.js';

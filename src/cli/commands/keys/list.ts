@@ -1,13 +1,13 @@
 /** `sign-cli keys list`: every key, masked, with environment, scopes, last use and expiry. */
 import type { Command } from 'commander';
-import { ExitCode, exitCodeOf } from '../../../core/errors.js';
+import { ExitCode, exitCodeOf } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { loadKeyRows, type KeyRow } from '../../key-rows.js';
-import type { Output } from '../../output.js';
-import { cellText, type Column } from '../../cell.js';
-import { formatTime } from '../../time.js';
+import { loadKeyRows, type KeyRow } from './key-rows.js';
+import type { Output } from '../../render/output.js';
+import { cellText, type Column } from '../../render/cell.js';
+import { formatTime } from '../../render/time.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 export const doc: CommandDoc = {
   summary: "list API keys: the service's listing merged with local profiles, keys masked",
@@ -53,7 +53,7 @@ export function expiresCell(output: Output, row: KeyRow): string {
 
 export async function listCommand(ctx: CommandContext, flags: { local?: boolean }): Promise<number> {
   const { output } = ctx;
-  const now = new Date();
+  const now = new Date(ctx.io.clock.now());
   const { rows, remoteProblem, remoteError } = await loadKeyRows(ctx, { local: flags.local === true, now });
   if (remoteProblem)
     output.warn(`could not read the service's key listing (${remoteProblem}); showing local profiles only`);
@@ -91,7 +91,7 @@ export async function listCommand(ctx: CommandContext, flags: { local?: boolean 
       );
     return done();
   }
-  const { printTable } = await import('../../table.js');
+  const { printTable } = await import('../../render/table.js');
   await printTable(
     output,
     KEY_COLUMNS,

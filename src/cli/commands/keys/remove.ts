@@ -1,12 +1,12 @@
 /** `sign-cli keys remove <name>`: deletes a stored profile and its key. */
 import { Argument, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { ExitCode } from '../../../core/errors.js';
-import { existingProfile } from '../../profiles.js';
-import { deleteProfileKey } from '../../profile-key.js';
+import { ExitCode } from '../../exit-codes.js';
+import { existingProfile } from '../../config/profiles.js';
+import { deleteProfileKey } from '../../config/profile-key.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes, PROFILES } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes, PROFILES } from '../../completion/hints.js';
 
 export const doc: CommandDoc = {
   summary: 'delete a stored profile and its key',

@@ -1,11 +1,11 @@
 /** `sign-cli keys use <name>`: makes a profile the active one. */
 import { Argument, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { ExitCode } from '../../../core/errors.js';
-import { existingProfile } from '../../profiles.js';
+import { ExitCode } from '../../exit-codes.js';
+import { existingProfile } from '../../config/profiles.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes, PROFILES } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes, PROFILES } from '../../completion/hints.js';
 
 export const doc: CommandDoc = {
   summary: 'make a profile the active one (the default for every command)',

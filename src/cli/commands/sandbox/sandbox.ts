@@ -1,19 +1,20 @@
 /** `sign-cli sandbox`: the local emulator of the service, until Ctrl-C. */
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import { SignError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
-import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags.js';
+import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags/values.js';
 import type { Action } from '../../action.js';
-import { isOpenField, parseValueList } from '../../settings.js';
-import { formatInstant } from '../../time.js';
+import { isOpenField, parseValueList } from '../../config/settings.js';
+import { formatInstant } from '../../render/time.js';
 import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached } from './detach.js';
 import { defaultSandboxDir } from './data-dir.js';
 import { registerStop } from './stop.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes } from '../../completion/hints.js';
 
 interface SandboxFlags {
   port: string;
@@ -30,7 +31,7 @@ interface SandboxFlags {
 /**
  * `--accept verification=national_id,bank_id` (repeatable) and the config's
  * `sandbox.accept.<field>`, merged: the values the sandbox takes beyond its
- * own lists for the fields SPEC.md leaves open.
+ * own lists for the fields the published interface leaves open (docs/service.md, Envelope).
  */
 export function acceptOptions(
   flags: readonly string[],
@@ -145,6 +146,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       accept,
       signing: flags.signing,
       faults: { rate_limit: rateLimit, latency_ms: latency },
+      clock: ctx.io.clock,
       onWarning: (message) => output.warn(message),
     });
   } catch (error) {
@@ -175,7 +177,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
     output.info(
-      `${formatInstant(new Date())} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`,
+      `${formatInstant(new Date(ctx.io.clock.now()))} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`,
     );
   } else if (output.json) {
     // The command's contract (docs/commands/sandbox.md): scripts and tests read the sandbox's own test key from here.
@@ -207,7 +209,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   if (!output.json)
     output.info(
       ctx.env[DETACHED_ENV] === '1'
-        ? `${formatInstant(new Date())} sandbox (pid ${process.pid}) stopped`
+        ? `${formatInstant(new Date(ctx.io.clock.now()))} sandbox (pid ${process.pid}) stopped`
         : 'sandbox stopped',
     );
   return ExitCode.ok;

@@ -1,8 +1,8 @@
 /** `sign-cli sandbox stop`: ends the sandbox running on a data dir (started with --detach or not). */
 import type { Command } from 'commander';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import type { CommandContext } from '../../context.js';
 import { defaultSandboxDir } from './data-dir.js';
 import { stopSandbox } from './detach.js';

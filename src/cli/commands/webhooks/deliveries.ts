@@ -6,12 +6,12 @@
  */
 import type { Command } from 'commander';
 import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
-import { ExitCode } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { DELIVERY_COLUMNS, deliveryRow } from '../../delivery-rows.js';
-import { askFor, listLimit, moreLine, upTo } from '../../listing.js';
+import { DELIVERY_COLUMNS, deliveryRow } from '../../render/delivery-rows.js';
+import { askFor, listLimit, moreLine, upTo } from '../../flags/listing.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface DeliveriesOptions {
   envelope?: string;
@@ -78,7 +78,7 @@ export async function deliveriesCommand(ctx: CommandContext, options: Deliveries
       return ExitCode.ok;
     }
     const { out } = output;
-    const { printTable } = await import('../../table.js');
+    const { printTable } = await import('../../render/table.js');
     await printTable(
       output,
       DELIVERY_COLUMNS,

@@ -1,19 +1,21 @@
 /** `sign-cli webhooks listen`: a local receiver that verifies, de-duplicates, prints and forwards. */
 import type { ChalkInstance } from 'chalk';
 import { Option, type Command } from 'commander';
-import { ExitCode, SignError, UsageError } from '../../../core/errors.js';
+import { SignError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
-import { collect, parseIntegerOption } from '../../flags.js';
-import type { Output } from '../../output.js';
+import { collect, parseIntegerOption } from '../../flags/values.js';
+import type { Output } from '../../render/output.js';
 import type { Action } from '../../action.js';
-import { formatInstant } from '../../time.js';
-import { cellText } from '../../cell.js';
+import type { Clock } from '../../../core/clock.js';
+import { formatInstant } from '../../render/time.js';
+import { cellText } from '../../render/cell.js';
 import { isEventType } from '../../../core/events.js';
-import { fitLine, free, optional, whole, type LinePart } from '../../line-fit.js';
+import { fitLine, free, optional, whole, type LinePart } from '../../render/line-fit.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface ListenFlags extends SchemeFlags {
   port: string;
@@ -101,8 +103,8 @@ export function registerListen(webhooks: Command, action: Action): void {
 }
 
 /** When the delivery arrived, in the one time format (UTC, marked): the same text on every machine. */
-function clock(): string {
-  return formatInstant(new Date());
+function stamp(clock: Pick<Clock, 'now'>): string {
+  return formatInstant(new Date(clock.now()));
 }
 
 /**
@@ -126,11 +128,7 @@ function jsonEventLine(event: ListenedEvent): string {
  * time, the ids and a known type are shown whole; the state is left out
  * before the name is cut short when it only repeats the type.
  */
-export function eventLine(
-  output: Pick<Output, 'out' | 'columns'>,
-  event: ListenedEvent,
-  at: string = clock(),
-): string {
+export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: ListenedEvent, at: string): string {
   const { out } = output;
   const payload = event.payload as { data?: unknown } | null;
   const data = (
@@ -271,7 +269,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
   if (flags.saveDir !== undefined) {
     const { DeliveryCapture } = await import('../../../listener/capture.js');
     try {
-      capture = new DeliveryCapture(flags.saveDir);
+      capture = new DeliveryCapture(flags.saveDir, ctx.io.clock);
     } catch (error) {
       throw new UsageError(
         `--save-dir ${flags.saveDir}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : (error as Error).message}`,
@@ -281,7 +279,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
   let saveFailures = 0;
   // Lines are fitted to the terminal as events come, synchronously: the Unicode width measure is loaded now.
   if (output.columns !== undefined || output.errColumns !== undefined)
-    await (await import('../../table.js')).loadUnicodeWidth();
+    await (await import('../../render/table.js')).loadUnicodeWidth();
   output.batchStdout();
   let listener;
   try {
@@ -294,6 +292,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
       forwardTo: targets,
       forwardHeaders,
       forwardInsecure: flags.forwardInsecure === true,
+      clock: ctx.io.clock,
       ...(events ? { events } : {}),
       ...(capture
         ? {
@@ -313,7 +312,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
         : {}),
       onEvent: (event) => {
         if (!output.json) {
-          output.line(eventLine(output, event));
+          output.line(eventLine(output, event, stamp(ctx.io.clock)));
         } else {
           try {
             output.jsonLineText(jsonEventLine(event));

@@ -14,8 +14,8 @@ import {
   type WebhookScheme,
 } from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
-import { parseIntegerOption } from '../../flags.js';
-import { readFlagFile } from '../../stdin.js';
+import { parseIntegerOption } from '../../flags/values.js';
+import { readFlagFile } from '../../input/stdin.js';
 
 export interface SchemeFlags {
   secretFile?: string;

@@ -5,11 +5,12 @@
  * URL or another. Deliberately repeatable: each run is a new resend.
  */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { parseResendTarget, resendLine } from '../../delivery-rows.js';
+import { parseResendTarget, resendLine } from '../../render/delivery-rows.js';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 interface ResendOptions {
   to?: string;

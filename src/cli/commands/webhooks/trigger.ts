@@ -1,15 +1,16 @@
 /** `sign-cli webhooks trigger <type> --to <url>`: send a signed sample event to your own handler. */
 import { Argument, Option, type Command } from 'commander';
-import { ExitCode, NetworkError, UsageError } from '../../../core/errors.js';
+import { NetworkError, UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import type { CommandContext } from '../../context.js';
-import { collect } from '../../flags.js';
+import { collect } from '../../flags/values.js';
 import type { Action } from '../../action.js';
 import { addSchemeOptions, loadSecrets, resolveScheme, type SchemeFlags } from './options.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { completes, valuesOf } from '../../completion-hints.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { completes, valuesOf } from '../../completion/hints.js';
 
 interface TriggerFlags extends SchemeFlags {
   to: string;
@@ -107,7 +108,7 @@ export async function triggerCommand(
     });
   }
   const body = JSON.stringify(event);
-  const timestamp = Math.floor(Date.now() / 1000);
+  const timestamp = Math.floor(ctx.io.clock.now() / 1000);
   let signature: Record<string, string>;
   try {
     signature =
@@ -120,7 +121,7 @@ export async function triggerCommand(
     throw new UsageError((error as Error).message);
   }
   const { request } = await import('undici');
-  const started = Date.now();
+  const started = ctx.io.clock.now();
   let status: number;
   try {
     const response = await request(flags.to, {
@@ -146,7 +147,7 @@ export async function triggerCommand(
       },
     );
   }
-  const ms = Date.now() - started;
+  const ms = ctx.io.clock.now() - started;
   const ok = status >= 200 && status < 300;
   if (output.json) output.jsonLine({ id, type, url: flags.to, status, duration_ms: ms });
   else

@@ -1,15 +1,16 @@
 /** `sign-cli webhooks verify`: check one captured delivery offline. Exit 0 valid, 1 invalid. */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { HeaderBag } from '../../../core/webhooks.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
-import { cellText } from '../../cell.js';
+import { cellText } from '../../render/cell.js';
 import { untrusted } from '../../../core/text.js';
-import { readFlagFile, readStdin } from '../../stdin.js';
+import { readFlagFile, readStdin } from '../../input/stdin.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
-import { collect } from '../../flags.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import { collect } from '../../flags/values.js';
 
 interface VerifyFlags extends SchemeFlags {
   bodyFile?: string;
@@ -101,7 +102,9 @@ export async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Pr
           stderr: ctx.io.stderr,
         });
   }
-  const result = verifier.verify(headers, body);
+  // One reading: the tolerance is judged, and the age shown, against the same moment.
+  const now = ctx.io.clock.now();
+  const result = verifier.verify(headers, body, now);
   if (output.json) {
     output.jsonLine(
       result.ok
@@ -125,7 +128,7 @@ export async function verifyCommand(ctx: CommandContext, flags: VerifyFlags): Pr
     const when =
       result.timestampSeconds === undefined
         ? ''
-        : `, signed ${Math.round(Date.now() / 1000 - result.timestampSeconds)} s ago`;
+        : `, signed ${Math.round(now / 1000 - result.timestampSeconds)} s ago`;
     if (!output.json)
       output.line(
         `${output.out.green('✓')} valid ${verifier.scheme} signature${result.id ? ` for ${cellText(result.id)}` : ''}${when}, by secret #${result.secretIndex + 1}`,

@@ -1,7 +1,7 @@
 /** `sign-cli webhooks`: the group, its words, and its commands in the order help lists them. */
 import type { Command } from 'commander';
 import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../command-doc.js';
+import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { registerDeliveries } from './deliveries.js';
 import { registerListen } from './listen.js';
 import { registerResend } from './resend.js';

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { CTRL_C, fakePrompter } from '../../../helpers/prompter.js';
 
 /** An envelope whose only signer never opens it: it stays `sent` until voided (magic value, sandbox/magic.ts). */
 const stuck = (contractId: string) => ({
@@ -105,5 +106,107 @@ describe('envelopes void', () => {
     expect(declined.stdout + declined.stderr).toMatch(/Void/);
     // Only the look at the state itself.
     expect(await requests()).toBe(before + 1);
+  });
+
+  it('on a terminal, inquirer itself takes a typed "y" and it is voided', async () => {
+    const id = await createOne(stuck('VOID-TTY-YES'));
+    const confirmed = await runCommand(['envelopes', 'void', id, '--reason', 'oops'], {
+      env,
+      tty: true,
+      input: 'y\n',
+    });
+    expect(confirmed.code).toBe(0);
+    const shown = confirmed.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(shown).toContain(`Void ${id}? Its signers will no longer be able to sign.`);
+    // Inquirer ends the in-memory stdout when its prompt is done (it pipes into it), so what the
+    // command prints after is not kept here: the sandbox says what happened.
+    const envelope = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
+    expect(((await envelope.json()) as { status: string }).status).toBe('voided');
+  });
+});
+
+describe('envelopes void, asked through the injected prompter', () => {
+  const question = (id: string) => ({
+    kind: 'confirm',
+    message: `Void ${id}? Its signers will no longer be able to sign.`,
+    default: false,
+  });
+
+  it('asks once, "no" by default; a yes voids the envelope', async () => {
+    const id = await createOne(stuck('VOID-PROMPT-YES'));
+    const prompter = fakePrompter([true]);
+    const result = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake'], {
+      env,
+      tty: true,
+      prompter,
+    });
+    expect(result.code).toBe(0);
+    expect(prompter.asked).toEqual([question(id)]);
+    expect(result.stdout).toContain(`✓ voided ${id}: sent by mistake`);
+    const envelope = await fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
+    expect(((await envelope.json()) as { status: string }).status).toBe('voided');
+  });
+
+  it('a no leaves it alone: exit 0, said on stderr, nothing sent', async () => {
+    const id = await createOne(stuck('VOID-PROMPT-NO'));
+    const before = await requests();
+    const prompter = fakePrompter([false]);
+    const result = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake'], {
+      env,
+      tty: true,
+      prompter,
+    });
+    expect(result.code).toBe(0);
+    expect(prompter.asked).toEqual([question(id)]);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${id} was not voided`);
+    // Only the look at the state itself.
+    expect(await requests()).toBe(before + 1);
+  });
+
+  it('Ctrl-C at the question is exit 130, nothing sent', async () => {
+    const id = await createOne(stuck('VOID-PROMPT-CTRL-C'));
+    const before = await requests();
+    const result = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake'], {
+      env,
+      tty: true,
+      prompter: fakePrompter([CTRL_C]),
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted; nothing was saved or sent');
+    expect(await requests()).toBe(before + 1);
+  });
+
+  it('is not asked with --yes, nor where nobody can answer (a pipe, --no-input, CI)', async () => {
+    const id = await createOne(stuck('VOID-PROMPT-UNASKED'));
+    const prompter = fakePrompter();
+    const unanswerable: [string[], { tty?: boolean; env?: Record<string, string> }][] = [
+      [[], {}],
+      [['--no-input'], { tty: true }],
+      [[], { tty: true, env: { CI: 'true' } }],
+    ];
+    for (const [args, options] of unanswerable) {
+      const refused = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake', ...args], {
+        ...options,
+        env: { ...env, ...options.env },
+        prompter,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `error: voiding ${id} needs confirmation, and there is no terminal to ask on`,
+      );
+      expect(refused.stderr).toContain('pass --yes to void it without asking');
+    }
+    const yes = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake', '--yes'], {
+      env,
+      tty: true,
+      prompter,
+    });
+    expect(yes.code).toBe(0);
+    expect(prompter.asked).toEqual([]);
   });
 });

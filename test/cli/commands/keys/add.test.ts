@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { withConfig, expectNoKey } from '../../../helpers/profiles.js';
+import { CTRL_C, fakePrompter } from '../../../helpers/prompter.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -169,5 +170,39 @@ describe('keys add', () => {
         })
       ).code,
     ).toBe(0);
+  });
+});
+
+describe('keys add, the hidden prompt through the injected prompter', () => {
+  it('asks for the key masked, checks it with the service and stores it', async () => {
+    const { env, file } = withConfig();
+    const prompter = fakePrompter([sandbox.apiKey]);
+    const add = await runCommand(['keys', 'add', 'typed', '--base-url', sandbox.baseUrl], {
+      env,
+      tty: true,
+      prompter,
+    });
+    expect(add.code).toBe(0);
+    expect(prompter.asked).toEqual([{ kind: 'password', message: 'API key for profile typed:', mask: '*' }]);
+    expect(add.stderr).toContain('checked with the service: test');
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.typed.api_key).toBe(sandbox.apiKey);
+    expectNoKey([add], sandbox.apiKey);
+  });
+
+  it('Ctrl-C at the prompt is exit 130 and stores nothing; off a terminal it is not asked', async () => {
+    const { env, file } = withConfig();
+    const interrupted = await runCommand(['keys', 'add', 'typed', '--offline'], {
+      env,
+      tty: true,
+      prompter: fakePrompter([CTRL_C]),
+    });
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toContain('interrupted; nothing was saved or sent');
+    expect(existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).profiles?.typed).toBeFalsy();
+    const prompter = fakePrompter();
+    const piped = await runCommand(['keys', 'add', 'typed', '--offline'], { env, prompter });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('no key given: pipe it in with --stdin');
+    expect(prompter.asked).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, type TestListener } from '../../../helpers/in-process.js';
 import { env, event, signed } from '../../../helpers/webhook-events.js';
+import { FakeClock } from '../../../helpers/fake-clock.js';
 
 let listener: TestListener | undefined;
 afterEach(async () => {
@@ -61,5 +62,24 @@ describe('webhooks verify', () => {
     const result = await runCommand(args, { env, input: body.replace('signed', 'declined') });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('signature mismatch');
+  });
+});
+
+describe("webhooks verify, on the command's clock", () => {
+  it('judges the timestamp, and says its age, against io.clock: a capture of yesterday is fresh at yesterday', async () => {
+    const { id, body } = event('evt_clocked');
+    const at = new Date('2026-01-05T10:00:00Z');
+    const headers = signed(id, body, at);
+    const args = [
+      'webhooks',
+      'verify',
+      ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
+    ];
+    const fresh = await runCommand(args, { env, input: body, clock: new FakeClock(at.getTime() + 42_000) });
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toContain('valid standard signature for evt_clocked, signed 42 s ago');
+    const late = await runCommand(args, { env, input: body, clock: new FakeClock(at.getTime() + 3_600_000) });
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(/invalid: timestamp is 3600 s old/);
   });
 });

@@ -1,0 +1,293 @@
+/**
+ * The one face of every table (as gh and kubectl draw theirs): no borders,
+ * UPPER CASE heads, two spaces between columns, one line per row so a row
+ * stays greppable. On a terminal a table fits its width: the columns of free
+ * text (titles, URLs, details; `cut: true`) give way first, cut with …; the
+ * columns a person reads by (ids, names, times, types, states, errors) are
+ * never cut. When even those do not fit, each row is shown stacked, one
+ * `label: value` line per column, rows apart by a blank line, each value but
+ * an id or a time (`whole`) cut to its line: a value never wraps, so none can
+ * start a line of its own. Piped output is never cut and never stacked.
+ */
+import type { Column } from './cell.js';
+
+export { cellText, type Column } from './cell.js';
+
+export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
+
+/** Columns between two cells. */
+export const GAP = '  ';
+const DEFAULT_MIN = 8;
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+/**
+ * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗) and its own colour
+ * codes: one column a character once the codes are out. Written as escapes: the bundle holds no
+ * character beyond Latin-1 (scripts/build/build.mjs).
+ */
+const PLAIN = /^(?:[\x20-\x7e\u2026\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
+
+/**
+ * string-width, once some text needs it. Setting it up (its grapheme segmenter and
+ * Unicode-property patterns) costs more than the rest of a command's start-up, which a table of ids, dates and
+ * Latin names never needs, so every printer first awaits `prepareWidths` with its text.
+ */
+let unicodeWidth: ((text: string) => number) | undefined;
+
+/** Loads the Unicode width measure, for a printer that measures text as it comes (a listener's events, a bulk run's lines). */
+export async function loadUnicodeWidth(): Promise<void> {
+  unicodeWidth ??= (await import('string-width')).default;
+}
+
+/** Loads the Unicode width measure if any of `texts` is not plain ASCII; sync measuring of that text needs it done. */
+export async function prepareWidths(texts: Iterable<string>): Promise<void> {
+  if (unicodeWidth) return;
+  for (const text of texts) {
+    if (!PLAIN.test(text)) {
+      unicodeWidth = (await import('string-width')).default;
+      return;
+    }
+  }
+}
+
+/** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
+export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.replace(ANSI, '').length;
+  if (!unicodeWidth)
+    throw new Error('displayWidth: a text that is not plain ASCII was measured before prepareWidths');
+  return unicodeWidth(text);
+}
+
+/** Every cell and head of a table, for prepareWidths. */
+function* tableTexts(columns: readonly Column[], rows: readonly (readonly string[])[]): Iterable<string> {
+  for (const column of columns) yield column.head;
+  for (const row of rows) yield* row;
+}
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` cut to at most `width` columns, ending in … when cut (colour is dropped from a cut cell). */
+export function cutTo(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  // Plain ASCII: a character is a column (no segmenter to set up).
+  if (PLAIN.test(text)) return `${text.replace(ANSI, '').slice(0, width - 1)}…`;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  let out = '';
+  let used = 0;
+  for (const { segment } of segmenter.segment(text.replace(ANSI, ''))) {
+    const w = displayWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+const padTo = (text: string, width: number): string =>
+  text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+
+/**
+ * How rows are laid out in `width` columns (undefined: a pipe, nothing cut).
+ * The widest cut column loses a column at a time until the table fits; when
+ * every cut column is at its narrowest and it still does not, stacked.
+ */
+export function planLayout(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+): Layout {
+  const widths = columns.map((c, i) =>
+    Math.max(displayWidth(c.head), ...rows.map((r) => displayWidth(r[i] ?? ''))),
+  );
+  if (width === undefined) return { kind: 'table', widths };
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
+  while (total() > width) {
+    let widest = -1;
+    columns.forEach((column, i) => {
+      // A cut column keeps at least `min` columns (its head is cut with it).
+      if (
+        column.cut &&
+        widths[i]! > (column.min ?? DEFAULT_MIN) &&
+        (widest < 0 || widths[i]! > widths[widest]!)
+      )
+        widest = i;
+    });
+    if (widest < 0) return { kind: 'stacked' };
+    widths[widest]!--;
+  }
+  return { kind: 'table', widths };
+}
+
+export interface Style {
+  /** How heads and labels are drawn (bold on a terminal with colour). */
+  head(text: string): string;
+}
+
+const plainStyle: Style = { head: (text) => text };
+
+/** One table line: cells padded to the widths, cut columns cut; the last column is not padded. */
+export function tableLine(
+  columns: readonly Column[],
+  cells: readonly string[],
+  widths: readonly number[],
+): string {
+  return columns
+    .map((column, i) => {
+      const cell = cells[i] ?? '';
+      const fitted = column.cut && displayWidth(cell) > widths[i]! ? cutTo(cell, widths[i]!) : cell;
+      return i === columns.length - 1 ? fitted : padTo(fitted, widths[i]!);
+    })
+    .join(GAP)
+    .trimEnd();
+}
+
+/** The head line of a table. */
+export function headLine(
+  columns: readonly Column[],
+  widths: readonly number[],
+  style: Style = plainStyle,
+): string {
+  return columns
+    .map((column, i) => {
+      const head = displayWidth(column.head) > widths[i]! ? cutTo(column.head, widths[i]!) : column.head;
+      return style.head(i === columns.length - 1 ? head : padTo(head, widths[i]!));
+    })
+    .join(GAP)
+    .trimEnd();
+}
+
+/** A field of a record: an id or a time is `whole`, never cut. */
+export interface RecordField {
+  label: string;
+  value: string;
+  whole?: boolean;
+}
+
+/**
+ * One record as `label: value` lines, labels aligned (the stacked layout, and
+ * `envelopes get`). On a terminal every value but a `whole` one is cut to what
+ * is left of the width, so that no value wraps: a title padded to the width
+ * cannot put a `status: completed` of its own at the start of the next line.
+ */
+export function recordLines(
+  fields: readonly RecordField[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
+  const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
+  return fields.map(({ label, value, whole }) => {
+    const room = width === undefined ? undefined : width - labelWidth - GAP.length;
+    const shown =
+      !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
+    return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
+  });
+}
+
+/** A row in the stacked layout: the column heads, in lower case, as labels. */
+export function stackedLines(
+  columns: readonly Column[],
+  cells: readonly string[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
+  return recordLines(
+    columns.map((column, i) => ({
+      label: column.head.toLowerCase(),
+      value: cells[i] ?? '',
+      ...(column.whole ? { whole: true } : {}),
+    })),
+    width,
+    style,
+  );
+}
+
+/** The lines of a whole table (head and rows) or of its stacked rows, for a terminal of `width` columns or a pipe. */
+export function tableLines(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  style: Style = plainStyle,
+): string[] {
+  return linesFor(planLayout(columns, rows, width), columns, rows, width, style, true);
+}
+
+/**
+ * Lines for rows under a layout already chosen: a listing streamed page by
+ * page keeps its first page's layout. `first`: these rows start the output
+ * (a table's head goes first; a stacked record needs no blank line before it).
+ */
+export function linesFor(
+  layout: Layout,
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  style: Style,
+  first: boolean,
+): string[] {
+  if (layout.kind === 'stacked') {
+    return rows.flatMap((row, i) => [
+      ...(i === 0 && first ? [] : ['']),
+      ...stackedLines(columns, row, width, style),
+    ]);
+  }
+  return [
+    ...(first ? [headLine(columns, layout.widths, style)] : []),
+    ...rows.map((row) => tableLine(columns, row, layout.widths)),
+  ];
+}
+
+/** What the printers need of Output (a type only: no cycle at run time). */
+interface TableOutput {
+  readonly columns: number | undefined;
+  readonly out: { bold(text: string): string };
+  line(text: string): void;
+}
+
+const styleOf = (output: TableOutput): Style => ({ head: (text) => output.out.bold(text) });
+
+/** A whole table on stdout, fitted to the terminal (or stacked), whole in a pipe. */
+export async function printTable(
+  output: TableOutput,
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+): Promise<void> {
+  await prepareWidths(tableTexts(columns, rows));
+  for (const line of tableLines(columns, rows, output.columns, styleOf(output))) output.line(line);
+}
+
+/** One record as `label: value` lines on stdout. */
+export async function printRecord(output: TableOutput, fields: readonly RecordField[]): Promise<void> {
+  await prepareWidths(fields.flatMap((f) => [f.label, f.value]));
+  for (const line of recordLines(fields, output.columns, styleOf(output))) output.line(line);
+}
+
+/** Rows of a listing as its pages arrive: the layout is chosen on the first page and kept. */
+export class StreamedTable {
+  private layout: Layout | undefined;
+
+  constructor(
+    private readonly output: TableOutput,
+    private readonly columns: readonly Column[],
+  ) {}
+
+  async write(rows: readonly (readonly string[])[]): Promise<void> {
+    if (rows.length === 0) return;
+    await prepareWidths(tableTexts(this.columns, rows));
+    const first = this.layout === undefined;
+    this.layout ??= planLayout(this.columns, rows, this.output.columns);
+    for (const line of linesFor(
+      this.layout,
+      this.columns,
+      rows,
+      this.output.columns,
+      styleOf(this.output),
+      first,
+    ))
+      this.output.line(line);
+  }
+
+  /** Whether any row was written. */
+  get started(): boolean {
+    return this.layout !== undefined;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What verify.ts answers and what it hands the checks of each signature (signature-checks.ts):
+ * the verdicts and options as types, apart from both so neither imports the other.
+ */
+import type { PdfFile } from './pdf-file.js';
+import type { TrustAnchors } from './chain.js';
+import type { JudgedChange } from './revision-analysis.js';
+import type { Change } from './pdf-changes.js';
+import type { PdfLimits } from './pdf-budget.js';
+
+export type CheckName =
+  | 'byte range'
+  | 'digest'
+  | 'signature'
+  | 'certificate chain'
+  | 'certificate purpose'
+  | 'signing certificate'
+  | 'timestamp'
+  | 'changes after';
+
+export interface CheckResult {
+  check: CheckName;
+  ok: boolean;
+  detail: string;
+}
+
+export interface TimestampVerdict {
+  /** The time the token proves (ISO 8601), when it could be read. */
+  time: string | null;
+  tsa: string | null;
+  valid: boolean;
+  detail: string;
+}
+
+export interface SignatureVerdict {
+  field: string;
+  /** The certificate's common name (else its whole subject), when the CMS could be read. */
+  signer: string | null;
+  /** /M of the signature dictionary (claimed by the signer, not proved), or a document timestamp's time. */
+  signing_time: string | null;
+  sub_filter: string | null;
+  type: 'approval' | 'certification' | 'document timestamp';
+  /** The revision this signature signed (1 = the first), or null when its bytes end inside one. */
+  revision: number | null;
+  /** The DocMDP permission in force after this signature (1, 2, 3), or null when none is set. */
+  docmdp: number | null;
+  timestamp: TimestampVerdict | null;
+  /** The time the certificate chain was validated at, and where it came from. */
+  validated_at: string;
+  validation_time: 'now' | 'timestamp' | 'claimed' | 'given';
+  changes_after: JudgedChange[];
+  checks: CheckResult[];
+  valid: boolean;
+}
+
+export interface RevisionSummary {
+  revision: number;
+  /** Bytes [0, end) are this revision. */
+  end: number;
+  /** The signature fields whose signatures signed exactly this revision. */
+  signed_by: string[];
+  /** What this revision changed in the one before it (none for the first). */
+  changes: Omit<Change, 'need' | 'revision'>[];
+}
+
+export interface PdfVerdict {
+  bytes: number;
+  sha256: string;
+  revisions: RevisionSummary[];
+  signatures: SignatureVerdict[];
+  /** Bytes or revisions follow the last signature. */
+  modified_after_signing: boolean;
+  valid: boolean;
+}
+
+export interface VerifyOptions {
+  /** Extra trusted roots, DER (`--trust`). */
+  trusted?: Uint8Array[];
+  /** Node's roots too (default true). */
+  systemRoots?: boolean;
+  /** Validate at another time: the signer's claimed /M, or a given instant. */
+  at?: 'claimed' | Date;
+  /** The current time (a clock, for tests). */
+  now?: Date;
+  /** Stops the verification (InterruptedError) once aborted: Ctrl-C, SIGTERM. */
+  signal?: AbortSignal;
+  /** Bounds other than the defaults (DEFAULT_LIMITS): tests make them small. */
+  limits?: Partial<PdfLimits>;
+  /** Told the work the reading took, when it is done (tests check that it is linear in the file's size). */
+  onWork?: (work: { units: number; allowed: number; inflated: number }) => void;
+}
+
+/** Everything a signature's checks need to know about the file. */
+export interface VerifyContext {
+  pdf: Uint8Array;
+  file: PdfFile;
+  anchors: TrustAnchors;
+  now: Date;
+  at: VerifyOptions['at'];
+}
