@@ -3,24 +3,32 @@
  * Resource methods (create, get, list, void, keys, deliveries, the signed
  * copy, the audit trail) over one transport (transport.ts) that adds auth and
  * idempotency headers, paces requests under the rate limit and retries what
- * is safe to retry. Answers that are not what was asked for become errors
- * (answer-errors.ts). No terminal I/O: callers observe it through `onTrace`.
+ * is safe to retry (set up by client-transport.ts). Requests are checked and
+ * spelled by client-requests.ts, answers read by client-answers.ts; those not
+ * what was asked for become errors (answer-errors.ts). No terminal I/O:
+ * callers observe it through `onTrace`.
  */
 import { rmSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { proxyFor, proxyVariable, showProxyUrl } from './proxy.js';
-import { createDispatcher } from './proxy-dispatcher.js';
 import type { FileAnswer } from './answer-body.js';
 import { unexpectedAnswer } from './answer-errors.js';
-import type { AuditEntry } from './audit.js';
+import { auditTrail, createdEnvelope, deliveryPage, envelopePage, signedCopy } from './client-answers.js';
+import {
+  checkEnvelopeId,
+  checkEventId,
+  checkResendTarget,
+  checkVoidReason,
+  deliveryQuery,
+  envelopeQuery,
+} from './client-requests.js';
+import { clientTransport } from './client-transport.js';
 import {
   isWebhookDelivery,
-  webhookUrlProblem,
   type DeliveryFilter,
   type DeliveryPage,
   type WebhookDelivery,
 } from './deliveries.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import type { Operation } from './endpoints.js';
 import {
   isRecord,
@@ -29,16 +37,13 @@ import {
   type EnvelopeInput,
   type ValidateOptions,
 } from './envelope.js';
-import { UnexpectedResponseError, UsageError, ValidationError } from './errors.js';
+import { UnexpectedResponseError, ValidationError } from './errors.js';
 import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { maskKey, normalizeListedKeys, type ListedKey } from './keys.js';
+import { normalizeListedKeys, type ListedKey } from './keys.js';
 import { normalizeEnvelope } from './normalize.js';
-import { RatePacer } from './pacing.js';
 import { follow } from './pages.js';
-import { DEFAULT_RETRY_POLICY } from './retry.js';
 import { FINAL_STATUSES } from './states.js';
-import { Transport, type ApiResponse, type RawRequest, type RequestOptions } from './transport.js';
-import { USER_AGENT } from './version.js';
+import type { Transport, ApiResponse, RawRequest, RequestOptions } from './transport.js';
 
 export type { ApiResponse, RawRequest, RequestOptions, TraceEvent } from './transport.js';
 export type {
@@ -68,43 +73,12 @@ export class SignClient {
 
   constructor(options: SignClientOptions) {
     this.baseUrl = options.baseUrl;
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    this.clock = options.clock ?? systemClock;
     this.validation = options.validation ?? {};
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      createDispatcher(options.proxy ?? {}, {
-        connectMs: timeoutMs,
-        headersMs: timeoutMs,
-        bodyMs: timeoutMs,
-      });
-    this.transport = new Transport({
-      baseUrl: options.baseUrl,
-      apiKey: options.apiKey,
-      keyLabel: options.keyLabel ?? (options.apiKey ? maskKey(options.apiKey) : '(none)'),
-      timeoutMs,
-      policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-      pacer:
-        options.pacer ??
-        new RatePacer({
-          ratePerMinute: options.ratePerMinute,
-          clock: this.clock,
-          shared: options.sharedBudget,
-        }),
-      clock: this.clock,
-      random: options.random ?? Math.random,
-      paths: options.paths ?? {},
-      userAgent: options.userAgent ?? USER_AGENT,
-      dispatcher: this.dispatcher,
-      onTrace: options.onTrace ?? (() => {}),
-    });
-    const proxy = options.dispatcher ? undefined : proxyFor(options.baseUrl, options.proxy ?? {});
-    if (proxy)
-      options.onTrace?.({
-        type: 'note',
-        message: `requests go through the proxy ${showProxyUrl(proxy)} (${proxyVariable(options.baseUrl)})`,
-      });
+    const setup = clientTransport(options);
+    this.transport = setup.transport;
+    this.dispatcher = setup.dispatcher;
+    this.ownsDispatcher = setup.ownsDispatcher;
+    this.clock = setup.clock;
   }
 
   /** Sends one operation with pacing and retries; returns the parsed 2xx response or throws (transport.ts). */
@@ -173,38 +147,11 @@ export class SignClient {
       stop: options.stop,
       ...(options.beforeAttempt ? { beforeAttempt: options.beforeAttempt } : {}),
     });
-    // The published interface does not show the response (docs/service.md, Envelope). A created
-    // envelope is a JSON object with an id, or a Location header naming one; any other 2xx (an
-    // HTML page, an empty body) is not a success.
-    const data = response.data as unknown;
-    const location = response.headers.location?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
-    const body = isRecord(data) ? data : undefined;
-    const id =
-      body && (typeof body.id === 'string' || typeof body.id === 'number') && String(body.id) !== ''
-        ? body.id
-        : undefined;
-    if (id === undefined && !location) {
-      throw this.unexpected(
-        'createEnvelope',
-        response,
-        'an envelope (a JSON object with an id, or a Location header)',
-        idempotencyKey,
-      );
-    }
-    const created = body ? (id === undefined ? { ...body, id: location } : body) : { id: location };
-    const replayed = response.headers['idempotent-replayed'] === 'true';
-    return {
-      envelope: created as T,
-      status: response.status,
-      idempotencyKey,
-      replayed,
-      existed: replayed && !response.earlierAttemptMayHaveActed,
-      attempts: response.attempts,
-    };
+    return createdEnvelope<T>(this.transport.answers, response, idempotencyKey);
   }
 
   async getEnvelope<T extends Envelope = Envelope>(id: string, signal?: AbortSignal): Promise<T> {
-    this.checkId(id);
+    checkEnvelopeId(id);
     const response = await this.send<unknown>('getEnvelope', { params: { id }, signal });
     if (!isRecord(response.data) || response.data.id === undefined || response.data.id === null) {
       throw this.unexpected('getEnvelope', response, 'an envelope (a JSON object with an id)');
@@ -241,28 +188,10 @@ export class SignClient {
     options: { limit?: number; cursor?: string | undefined; signal?: AbortSignal | undefined } = {},
   ): Promise<EnvelopePage<T>> {
     const response = await this.send<unknown>('listEnvelopes', {
-      query: {
-        status: filter.status,
-        contract_id: filter.contractId,
-        created_after: filter.createdAfter,
-        limit: options.limit === undefined ? undefined : String(options.limit),
-        cursor: options.cursor,
-      },
+      query: envelopeQuery(filter, options),
       signal: options.signal,
     });
-    const data = response.data;
-    // The sandbox's shape ({object: "list", data, has_more, next_cursor}), or a bare array (one page, nothing more).
-    if (Array.isArray(data) && data.every(isRecord))
-      return { envelopes: data as T[], hasMore: false, nextCursor: null };
-    if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isRecord)) {
-      throw this.unexpected('listEnvelopes', response, 'a list of envelopes (a JSON object with data)');
-    }
-    const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
-    const hasMore = data.has_more === true;
-    // More pages with no way to ask for them would be an endless loop or a silent cut: neither.
-    if (hasMore && cursor === null)
-      throw this.unexpected('listEnvelopes', response, 'a next_cursor with has_more');
-    return { envelopes: data.data as T[], hasMore, nextCursor: cursor };
+    return envelopePage<T>(this.transport.answers, response);
   }
 
   /**
@@ -290,29 +219,10 @@ export class SignClient {
     options: { limit?: number; cursor?: string | undefined; signal?: AbortSignal | undefined } = {},
   ): Promise<DeliveryPage> {
     const response = await this.send<unknown>('listDeliveries', {
-      query: {
-        envelope_id: filter.envelopeId,
-        status: filter.status && filter.status.length > 0 ? filter.status.join(',') : undefined,
-        limit: options.limit === undefined ? undefined : String(options.limit),
-        cursor: options.cursor,
-      },
+      query: deliveryQuery(filter, options),
       signal: options.signal,
     });
-    const data = response.data;
-    if (Array.isArray(data) && data.every(isWebhookDelivery))
-      return { deliveries: data, hasMore: false, nextCursor: null };
-    if (!isRecord(data) || !Array.isArray(data.data) || !data.data.every(isWebhookDelivery)) {
-      throw this.unexpected(
-        'listDeliveries',
-        response,
-        'a list of webhook deliveries (a JSON object with data, each with an id and an event_id)',
-      );
-    }
-    const cursor = typeof data.next_cursor === 'string' && data.next_cursor !== '' ? data.next_cursor : null;
-    const hasMore = data.has_more === true;
-    if (hasMore && cursor === null)
-      throw this.unexpected('listDeliveries', response, 'a next_cursor with has_more');
-    return { deliveries: data.data, hasMore, nextCursor: cursor };
+    return deliveryPage(this.transport.answers, response);
   }
 
   /** Every delivery matching `filter`, newest first, page by page (constant memory); at most `limit`. */
@@ -337,14 +247,8 @@ export class SignClient {
     eventId: string,
     options: { to?: string | undefined; idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<WebhookDelivery> {
-    if (eventId.trim() === '')
-      throw new UsageError('event id must not be empty', {
-        hint: 'give an event id (evt_…) from the deliveries listing',
-        reason: 'empty_event_id',
-      });
-    const problem = options.to === undefined ? undefined : webhookUrlProblem(options.to);
-    if (problem)
-      throw new UsageError(`to ${problem}`, { reason: 'bad_resend_target', reasonData: { problem } });
+    checkEventId(eventId);
+    checkResendTarget(options.to);
     const idempotencyKey = options.idempotencyKey
       ? checkIdempotencyKey(options.idempotencyKey)
       : newIdempotencyKey();
@@ -373,12 +277,8 @@ export class SignClient {
     reason: string,
     options: { idempotencyKey?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
-    this.checkId(id);
-    if (reason.trim() === '')
-      throw new UsageError('a reason is required to void an envelope', {
-        hint: 'say why it is voided',
-        reason: 'reason_required',
-      });
+    checkEnvelopeId(id);
+    checkVoidReason(reason);
     const idempotencyKey = options.idempotencyKey
       ? checkIdempotencyKey(options.idempotencyKey)
       : derivedIdempotencyKey(contentHash({ void: id, reason }));
@@ -409,24 +309,14 @@ export class SignClient {
 
   /** The signed copy (a PDF) of a completed envelope. */
   async downloadSignedCopy(id: string, signal?: AbortSignal): Promise<Buffer> {
-    this.checkId(id);
+    checkEnvelopeId(id);
     const response = await this.send<Buffer>('downloadSignedCopy', {
       params: { id },
       signal,
       binary: true,
       accept: 'application/pdf',
     });
-    // A PDF starts with its header (ISO 32000: "%PDF-" within the first 1024 bytes) and ends with %%EOF.
-    const pdf = response.data;
-    const header = pdf.subarray(0, 1024).indexOf('%PDF-');
-    if (header < 0 || !pdf.subarray(-1024).includes('%%EOF')) {
-      throw this.unexpected(
-        'downloadSignedCopy',
-        { ...response, data: pdf.subarray(0, 200).toString('utf8') },
-        'a PDF',
-      );
-    }
-    return pdf;
+    return signedCopy(this.transport.answers, response);
   }
 
   /**
@@ -435,7 +325,7 @@ export class SignClient {
    * removed. The caller renames it into place.
    */
   async downloadSignedCopyTo(id: string, path: string, signal?: AbortSignal): Promise<FileAnswer> {
-    this.checkId(id);
+    checkEnvelopeId(id);
     const response = await this.send<FileAnswer>('downloadSignedCopy', {
       params: { id },
       signal,
@@ -457,28 +347,8 @@ export class SignClient {
 
   /** The audit trail of an envelope; check it with verifyAuditChain(). */
   async getAuditTrail(id: string, signal?: AbortSignal): Promise<AuditTrail> {
-    this.checkId(id);
+    checkEnvelopeId(id);
     const response = await this.send<unknown>('getAuditTrail', { params: { id }, signal });
-    const data = response.data;
-    // Accept a bare list of entries as well as the sandbox's wrapped form; anything else is not a trail.
-    // A bare list carries no head hash of its own: its last entry's would vouch for itself.
-    if (Array.isArray(data)) return { envelope_id: id, head_hash: null, entries: data as AuditEntry[] };
-    if (!isRecord(data) || !Array.isArray(data.entries))
-      throw this.unexpected('getAuditTrail', response, 'an audit trail (a JSON object with entries)');
-    // Fields the service adds (hash_algorithm, …) are kept: `audit --json` shows the trail as served.
-    const body = data as Partial<AuditTrail> & Record<string, unknown>;
-    return {
-      ...body,
-      envelope_id: body.envelope_id ?? id,
-      head_hash: typeof body.head_hash === 'string' ? body.head_hash : null,
-      entries: body.entries!,
-    };
-  }
-
-  private checkId(id: string): void {
-    if (id.trim() === '')
-      throw new UsageError('envelope id must not be empty', {
-        hint: 'give the id the service returned when the envelope was created',
-      });
+    return auditTrail(this.transport.answers, id, response);
   }
 }

@@ -19,24 +19,30 @@
  * Verification always runs over the raw bytes received and compares in
  * constant time.
  */
-import { createHash, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import {
   ED25519_PUBLIC_PREFIX,
   ED25519_SECRET_PREFIX,
-  ED25519_SIGNATURE_BYTES,
   ed25519PrivateKey,
   ed25519PublicKey,
   ed25519Verify,
 } from './ed25519.js';
 import { PreparedHmac } from './hmac.js';
 import {
+  bodyVariants,
+  header,
+  otherScheme,
+  standardSignatures,
+  stripeSignatureParts,
+  type HeaderBag,
+  type SchemeSuggestion,
+} from './webhook-parsing.js';
+import {
   DEFAULT_HMAC_HEADER,
   DEFAULT_TOLERANCE_SECONDS,
-  SHA256_BYTES,
   safeEqual,
   standardSecretKey,
   standardSignedPrefix,
-  strictBase64,
   stripeSignedPrefix,
   type HmacAlgorithm,
   type WebhookScheme,
@@ -83,20 +89,6 @@ export type VerifyResult =
       /** With `other_scheme`: the scheme (and signature header) the delivery verifies with. */
       suggestion?: SchemeSuggestion;
     };
-
-/** The scheme a delivery signed another way verifies with. */
-export interface SchemeSuggestion {
-  scheme: WebhookScheme;
-  signatureHeader?: string;
-}
-
-export type HeaderBag = Record<string, string | string[] | undefined>;
-
-/** A header by its name or an alias (the listener calls this per delivery: no allocations). */
-function header(headers: HeaderBag, name: string, alias?: string): string | undefined {
-  const value = headers[name] ?? (alias === undefined ? undefined : headers[alias]);
-  return Array.isArray(value) ? value.join(' ') : value;
-}
 
 /** Verifies deliveries for one scheme and set of secrets; keys are prepared once. */
 export class WebhookVerifier {
@@ -237,24 +229,8 @@ export class WebhookVerifier {
     if (!signatures) return this.fail(401, 'missing_header', 'missing header webhook-signature', id);
     const timestamp = this.checkTimestamp(timestampText, 'webhook-timestamp', nowMs, id);
     if (typeof timestamp !== 'number') return timestamp;
-    // Each "v1,<base64>" (HMAC) and "v1a,<base64>" (Ed25519) is decoded once. Only canonical base64
-    // of the right length counts (as the standardwebhooks package): Buffer.from() would skip junk
-    // characters and accept missing padding, so decoding alone is not proof of the signed text.
-    const hmacs: Buffer[] = [];
-    const edSignatures: Buffer[] = [];
-    let malformed = 0;
-    const versions = new Set<string>();
-    for (const entry of signatures.split(' ')) {
-      if (entry.startsWith('v1,')) {
-        const decoded = strictBase64(entry.slice(3), SHA256_BYTES);
-        if (decoded) hmacs.push(decoded);
-        else malformed++;
-      } else if (entry.startsWith('v1a,')) {
-        const decoded = strictBase64(entry.slice(4), ED25519_SIGNATURE_BYTES);
-        if (decoded) edSignatures.push(decoded);
-        else malformed++;
-      } else if (entry.includes(',')) versions.add(entry.slice(0, entry.indexOf(',')));
-    }
+    // Each "v1,<base64>" (HMAC) and "v1a,<base64>" (Ed25519), decoded once (strictly: webhook-parsing.ts).
+    const { hmacs, edSignatures, malformed, versions } = standardSignatures(signatures);
     if (hmacs.length === 0 && edSignatures.length === 0) {
       // A malformed one is a signature that does not match (as the standardwebhooks package says too).
       if (malformed > 0) return this.mismatch(malformed, id);
@@ -348,15 +324,7 @@ export class WebhookVerifier {
         ? this.otherScheme(other)
         : this.fail(401, 'missing_header', 'missing header stripe-signature');
     }
-    let timestampText: string | undefined;
-    const v1: string[] = [];
-    for (const part of value.split(',')) {
-      const at = part.indexOf('=');
-      const key = part.slice(0, at).trim();
-      const item = part.slice(at + 1).trim();
-      if (key === 't') timestampText = item;
-      else if (key === 'v1') v1.push(item);
-    }
+    const { timestampText, v1 } = stripeSignatureParts(value);
     if (timestampText === undefined)
       return this.fail(400, 'malformed_header', 'stripe-signature has no t= timestamp');
     const timestamp = this.checkTimestamp(timestampText, 'stripe-signature t=', nowMs);
@@ -392,64 +360,4 @@ export class WebhookVerifier {
     }
     return this.mismatch(1);
   }
-}
-
-/** When a delivery carries another scheme's signature headers: what it is, and the scheme that verifies it. */
-function otherScheme(
-  headers: HeaderBag,
-  current: WebhookScheme,
-): { reason: string; suggestion: SchemeSuggestion } | undefined {
-  if (
-    current !== 'standard' &&
-    (headers['webhook-signature'] !== undefined || headers['svix-signature'] !== undefined)
-  ) {
-    return {
-      reason: `signed the Standard Webhooks way (webhook-signature), not ${current}`,
-      suggestion: { scheme: 'standard' },
-    };
-  }
-  if (current !== 'stripe' && headers['stripe-signature'] !== undefined)
-    return {
-      reason: `signed the Stripe way (stripe-signature), not ${current}`,
-      suggestion: { scheme: 'stripe' },
-    };
-  if (current === 'standard') {
-    const named = ['x-hub-signature-256', 'x-signature', 'x-docusign-signature-1'].find(
-      (name) => headers[name] !== undefined,
-    );
-    if (named)
-      return {
-        reason: `signed with a plain HMAC in ${named}, not the Standard Webhooks way`,
-        suggestion: { scheme: 'hmac', signatureHeader: named },
-      };
-  }
-  return undefined;
-}
-
-/** The ways a body is commonly changed between sender and receiver, each as the body before the change. */
-function* bodyVariants(body: Buffer): Generator<[string, Buffer]> {
-  const text = body.toString('utf8');
-  if (text.startsWith('\ufeff')) yield ['a byte-order mark added', Buffer.from(text.slice(1))];
-  if (/\r?\n$/.test(text)) yield ['a trailing newline added', Buffer.from(text.replace(/\r?\n$/, ''))];
-  else yield ['a trailing newline removed', Buffer.from(`${text}\n`)];
-  if (text.includes('\r\n')) yield ['line ends converted to CRLF', Buffer.from(text.replace(/\r\n/g, '\n'))];
-  else if (text.includes('\n')) yield ['line ends converted to LF', Buffer.from(text.replace(/\n/g, '\r\n'))];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return;
-  }
-  const compact = JSON.stringify(parsed);
-  if (compact !== text) yield ['the JSON re-serialised', Buffer.from(compact)];
-  const pretty = JSON.stringify(parsed, null, 2);
-  if (pretty !== text) yield ['the JSON re-serialised', Buffer.from(pretty)];
-}
-
-/** An id for de-duplication when the scheme carries none: the payload's `id`, else a hash of the body. */
-export function deliveryId(verifiedId: string | undefined, payload: unknown, body: Buffer): string {
-  if (verifiedId) return verifiedId;
-  const id = payload && typeof payload === 'object' ? (payload as { id?: unknown }).id : undefined;
-  if (typeof id === 'string' && id !== '') return id;
-  return `sha256:${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
 }

@@ -10,9 +10,9 @@ import {
   signStripe,
   standardSignature,
   WebhookVerifier,
-  deliveryId,
   strictBase64,
 } from '../../src/core/webhooks.js';
+import { deliveryId } from '../../src/core/webhook-parsing.js';
 import { SeenIds } from '../../src/listener/seen-ids.js';
 
 // The published test vectors of the Standard Webhooks project (libraries/javascript/src/webhook.test.ts).

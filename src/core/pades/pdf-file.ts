@@ -9,7 +9,8 @@
  * scanning for `n g obj`, as readers repair files; such a file says so
  * (`repaired`), since its revisions cannot be told apart.
  */
-import { PdfLexer, isDict, isName, isRef, isStream, type PdfDict, type PdfValue } from './pdf-objects.js';
+import { isDict, isName, isRef, isStream, type PdfDict, type PdfValue } from './pdf-objects.js';
+import { PdfLexer } from './pdf-lexer.js';
 import { Reader, rethrowLimit, type Entry, type Section } from './pdf-xref.js';
 import { COST, Meter, NotAPdfError, runSteps, type PdfLimits, type Steps } from './pdf-budget.js';
 

@@ -6,18 +6,9 @@
  * object), or from object streams, decoded once. All of it counted on the
  * file's meter (pdf-budget.ts).
  */
-import {
-  PdfLexer,
-  PdfSyntaxError,
-  decodeStream,
-  isDict,
-  isName,
-  isStream,
-  objectHeader,
-  type LexerOptions,
-  type PdfDict,
-  type PdfValue,
-} from './pdf-objects.js';
+import { PdfSyntaxError, isDict, isName, isStream, type PdfDict, type PdfValue } from './pdf-objects.js';
+import { PdfLexer, objectHeader, type LexerOptions } from './pdf-lexer.js';
+import { decodeStream } from './pdf-stream-decode.js';
 import { COST, Meter, PdfLimitError, type Steps } from './pdf-budget.js';
 
 export type Entry =

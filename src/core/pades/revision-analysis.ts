@@ -4,7 +4,8 @@
  * pause between (pdf-budget.ts).
  */
 import type { PdfFile } from './pdf-file.js';
-import { changeSteps, type Change } from './pdf-changes.js';
+import { changeSteps } from './pdf-changes.js';
+import type { Change } from './pdf-change-record.js';
 import { structureSteps } from './pdf-structure.js';
 import type { Steps } from './pdf-budget.js';
 

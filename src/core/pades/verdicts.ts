@@ -5,7 +5,7 @@
 import type { PdfFile } from './pdf-file.js';
 import type { TrustAnchors } from './chain.js';
 import type { JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-changes.js';
+import type { Change } from './pdf-change-record.js';
 import type { PdfLimits } from './pdf-budget.js';
 
 export type CheckName =

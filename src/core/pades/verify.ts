@@ -22,7 +22,7 @@ import { trustAnchors } from './chain.js';
 import { parseCertificate } from './x509.js';
 import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
 import { revisionChangeSteps, type JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-changes.js';
+import type { Change } from './pdf-change-record.js';
 import { COST, Meter, Pace, type Steps } from './pdf-budget.js';
 
 import type { CheckResult, PdfVerdict, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';

@@ -2,26 +2,23 @@
  * `sign-cli envelopes create`: read and validate every input first, then send
  * them, several at a time under the rate pacer, each with an Idempotency-Key
  * derived from its body and recorded in a journal, so that a re-run (after a
- * crash, a timeout, Ctrl-C, or success) never creates anything twice.
+ * crash, a timeout, Ctrl-C, or success) never creates anything twice. This
+ * file is the flow up to a dry run; the sending pass is create-send.ts.
  */
 import { Option, type Command } from 'commander';
 import { completes } from '../../completion/hints.js';
-import { ApiError, UsageError, ValidationError } from '../../../core/errors.js';
+import { UsageError, ValidationError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import type { SignClient } from '../../../core/client.js';
-import type { JournalEntry } from '../../../core/journal.js';
 import { keyFingerprint } from '../../../core/service-identity.js';
 import { joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
-import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
-import type { EnvelopeInput } from '../../../core/envelope.js';
 import type { CommandContext } from '../../context.js';
 import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags/values.js';
 import { defineCommand } from '../../help/command-doc.js';
 import { doc } from './create-doc.js';
-import { prepareReport, report, type CreateReport } from './create-report.js';
+import type { CreateReport } from './create-report.js';
+import { confirmLive, send } from './create-send.js';
 import type { InputSet } from '../../input/envelope-inputs.js';
 import { formatIssue } from '../../render/output.js';
-import { Progress } from '../../render/progress.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../help/hints.js';
 import { prepareJournalPaths, mayHaveJournals } from './journal-paths.js';
@@ -266,186 +263,6 @@ async function dryRun(
     `dry run: ${total} envelope${total === 1 ? '' : 's'} valid, nothing sent${total > MAX_NAMED && !output.json ? ` (would POST to ${url})` : ''}`,
   );
   return ExitCode.ok;
-}
-
-/**
- * Whether an envelope an earlier run created under another key is this key's
- * to see (bulk.ts asks once per key): a rotated key of the same account and
- * environment sees it; another account's or environment's key gets 404.
- */
-function confirmWith(
-  client: SignClient,
-  signal: AbortSignal,
-): (entry: JournalEntry) => Promise<'mine' | 'other'> {
-  return async (entry) => {
-    try {
-      await client.getEnvelope(entry.envelope_id!, signal);
-      return 'mine';
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return 'other';
-      throw error;
-    }
-  };
-}
-
-type Source = { inputs: InputSet; total: number } | { prompted: unknown };
-
-/** The sending pass, for an input set or one prompted envelope. */
-async function send(
-  ctx: CommandContext,
-  options: CreateOptions,
-  { rate, concurrency }: { rate: number; concurrency: number },
-  source: Source,
-): Promise<number> {
-  const { output } = ctx;
-  const total = 'inputs' in source ? source.total : 1;
-  const client = await ctx.client(
-    { ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } },
-    ['createEnvelope'],
-  );
-  const connection = await ctx.resolveConnection();
-  const environment = ctx.environmentOf(connection);
-  // Loaded by the sending pass only: a dry run or a validation error never needs them.
-  const [
-    { runBulk },
-    { CreateJournal, pruneJournals },
-    { LockedError },
-    { warnSecondForContract: warnSecond },
-  ] = await Promise.all([
-    import('../../../core/bulk.js'),
-    import('../../../core/journal.js'),
-    import('../../../core/pid-lock.js'),
-    import('./contract-warnings.js'),
-  ]);
-  // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
-  let journal: InstanceType<typeof CreateJournal> | undefined;
-  try {
-    if ('inputs' in source) {
-      const paths = prepareJournalPaths(
-        ctx,
-        options,
-        source.inputs.identity,
-        client.baseUrl,
-        environment,
-        pruneJournals,
-      );
-      journal = new CreateJournal(
-        paths.path,
-        keyFingerprint(connection.apiKey ?? ''),
-        paths.legacy,
-        'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR',
-      );
-    }
-  } catch (error) {
-    await client.close();
-    if (error instanceof LockedError)
-      throw new UsageError(error.message, {
-        hint: 'wait for it to finish, or stop it; then run this again to finish what is left',
-      });
-    throw error;
-  }
-  if (journal && journal.unfinished > 0)
-    output.info(`resuming an earlier run of this command (journal ${journal.path})`);
-  await prepareReport(ctx);
-  const progress = new Progress(output, total, ctx.io.clock);
-  // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
-  const stop = ctx.signal;
-  let failedKey: string | undefined;
-  const onOutcome = (outcome: BulkOutcome) => {
-    progress.count(outcome.status === 'created' && outcome.result.existed ? 'skipped' : outcome.status);
-    if (outcome.status === 'failed') failedKey = outcome.key;
-    report(ctx, outcome, total > 1, environment);
-  };
-  let summary: BulkSummary;
-  try {
-    summary = await runBulk({
-      inputs: 'inputs' in source ? adapt(source.inputs.read()) : single(source.prompted),
-      // Inputs come from files; the client checks every rule again before sending.
-      create: (value, opts) => client.createEnvelope(value as EnvelopeInput, opts),
-      concurrency,
-      journal,
-      fixedKey: options.idempotencyKey,
-      fresh: options.new === true,
-      stop,
-      confirm: confirmWith(client, ctx.signal),
-      onOutcome,
-      onSecondForContract: (ref, contractId, earlier) => warnSecond(output, ref, contractId, earlier),
-      now: () => ctx.io.clock.now(),
-    });
-  } catch (error) {
-    journal?.close();
-    throw error;
-  } finally {
-    progress.done();
-    await client.close();
-  }
-  // Kept either way: a re-run after success reports "already created" instead of sending again.
-  journal?.close();
-  const complete = summary.failed === 0 && !summary.notAttempted;
-  if (total > 1 || summary.alreadyCreated > 0 || !complete) {
-    output.info(
-      `created ${summary.created}${environment ? ` in ${environment}` : ''}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
-        (summary.notAttempted ? ', the rest not sent' : '') +
-        (!complete ? `; ${finishHint(options, journal !== undefined, failedKey)}` : '') +
-        // Found in the journal, nothing went out; replayed by the service, a request went out but created nothing.
-        (summary.alreadyCreated > 0 && summary.created === 0 && complete
-          ? `; ${summary.skipped === summary.alreadyCreated ? 'nothing was sent' : 'nothing new was created'} (--new creates them again)`
-          : ''),
-    );
-  }
-  if (summary.stoppedBy === 'storage' && summary.storageError) {
-    // Every envelope the service acknowledged was reported above; the rest was not sent.
-    output.error(summary.storageError);
-    return ExitCode.failed;
-  }
-  if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
-  if (summary.stoppedBy === 'auth') return ExitCode.auth;
-  return summary.failed > 0 ? ExitCode.failed : ExitCode.ok;
-}
-
-/**
- * Real people are notified in live: on a terminal, a live run of more than
- * one envelope says how many and asks once (as `stripe` asks before live
- * changes). `--yes` skips it; where nobody can answer (a pipe, CI,
- * --no-input) it is not asked.
- */
-async function confirmLive(ctx: CommandContext, options: CreateOptions, total: number): Promise<boolean> {
-  if (options.yes || total < 2 || !ctx.canPrompt) return true;
-  const connection = await ctx.resolveConnection();
-  if (ctx.environmentOf(connection) !== 'live') return true;
-  const { confirmFirst } = await import('../../interactive/ask.js');
-  const go = await confirmFirst(ctx, {
-    message: `Create ${total} envelopes in live with ${ctx.keyLabel(connection)}? Their signers will be notified.`,
-    unattended: 'proceed',
-  });
-  if (!go) ctx.output.info(`nothing was sent (${total} envelopes not created in live)`);
-  return go;
-}
-
-/**
- * What finishes an incomplete run without a duplicate. With a journal, a re-run
- * sends what is in doubt again under the key it went out with; but --new would
- * draw fresh keys, so the re-run must leave it out. A prompted envelope has no
- * journal: its own key, given back, is what finishes it.
- */
-function finishHint(options: CreateOptions, journaled: boolean, failedKey: string | undefined): string {
-  if (journaled)
-    return options.new
-      ? 're-run the same command without --new to finish without duplicates'
-      : 're-run the same command to finish without duplicates';
-  if (options.new || options.idempotencyKey !== undefined)
-    return failedKey
-      ? `run it again with --idempotency-key ${failedKey} to finish without a duplicate`
-      : 'nothing was sent';
-  return 'run it again with the same answers to finish without a duplicate (the key derives from the envelope)';
-}
-
-async function* adapt(reads: AsyncIterable<{ source: string; value?: unknown }>) {
-  for await (const read of reads) yield { ref: read.source, value: read.value };
-}
-
-async function* single(value: unknown) {
-  yield { ref: 'prompt', value };
 }
 
 export type { CreateReport };

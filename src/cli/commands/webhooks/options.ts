@@ -10,9 +10,9 @@ import {
   WEBHOOK_SCHEMES,
   WebhookVerifier,
   type HmacAlgorithm,
-  type SchemeSuggestion,
   type WebhookScheme,
 } from '../../../core/webhooks.js';
+import type { SchemeSuggestion } from '../../../core/webhook-parsing.js';
 import type { CommandContext } from '../../context.js';
 import { parseIntegerOption } from '../../flags/values.js';
 import { readFlagFile } from '../../input/stdin.js';

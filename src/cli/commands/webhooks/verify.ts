@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import type { HeaderBag } from '../../../core/webhooks.js';
+import type { HeaderBag } from '../../../core/webhook-parsing.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import { cellText } from '../../render/cell.js';
