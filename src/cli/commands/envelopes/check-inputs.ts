@@ -3,7 +3,8 @@
  * `envelopes validate`: a parse error or a broken rule of any input is found
  * before a single request could be sent.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { completes } from '../../completion/hints.js';
 import { InputParseError, UsageError, type FieldIssue } from '../../../core/errors.js';
 import { validateEnvelope, type ValidationResult } from '../../../core/envelope.js';
 import { openInputs, type InputSet, type ReadInput } from '../../input/envelope-inputs.js';
@@ -110,6 +111,25 @@ export function readingOptions(command: Command): Command {
       '--allow-question-marks',
       'with --csv: cells of "??" are what the sheet holds, not letters an export replaced',
     );
+}
+
+/** --template, beside --csv in create and validate (a new Option each: commander keeps it). */
+export function templateOption(): Option {
+  return completes(
+    new Option(
+      '--template <envelope.json>',
+      'with --csv: an envelope whose strings may hold {{column}} placeholders',
+    ),
+    { kind: 'files' },
+  );
+}
+
+/** --delimiter, beside --csv in create and validate. */
+export function delimiterOption(): Option {
+  return new Option(
+    '--delimiter <c>',
+    'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)',
+  );
 }
 
 /** --default-country as libphonenumber takes it: two letters, upper case, a country it knows. */

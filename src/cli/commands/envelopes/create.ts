@@ -5,8 +5,7 @@
  * crash, a timeout, Ctrl-C, or success) never creates anything twice. This
  * file is the flow up to a dry run; the sending pass is create-send.ts.
  */
-import { Option, type Command } from 'commander';
-import { completes } from '../../completion/hints.js';
+import type { Command } from 'commander';
 import { UsageError, ValidationError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { keyFingerprint } from '../../../core/service-identity.js';
@@ -28,6 +27,8 @@ import {
   loadValidator,
   openCommandInputs,
   readingOptions,
+  templateOption,
+  delimiterOption,
   type InputFlags,
 } from './check-inputs.js';
 
@@ -60,19 +61,8 @@ export function registerCreate(envelopes: Command, action: Action): void {
       '--csv <file|->',
       "one envelope per row of this CSV (a spreadsheet's export), filled into --template; streamed",
     )
-    .addOption(
-      completes(
-        new Option(
-          '--template <envelope.json>',
-          'with --csv: an envelope whose strings may hold {{column}} placeholders',
-        ),
-        { kind: 'files' },
-      ),
-    )
-    .option(
-      '--delimiter <c>',
-      'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)',
-    )
+    .addOption(templateOption())
+    .addOption(delimiterOption())
     .option(
       '--idempotency-key <key>',
       'Idempotency-Key to send (one input only); default: derived from the envelope, so a re-run never duplicates',

@@ -1,6 +1,5 @@
 /** `sign-cli envelopes validate <path>...`: the request rules, offline. Exit 0 valid, 2 invalid. */
-import { Option, type Command } from 'commander';
-import { completes } from '../../completion/hints.js';
+import type { Command } from 'commander';
 import { UsageError, ValidationError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
@@ -11,6 +10,8 @@ import {
   loadValidator,
   openCommandInputs,
   readingOptions,
+  templateOption,
+  delimiterOption,
   type InputFlags,
 } from './check-inputs.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
@@ -39,19 +40,8 @@ export function registerValidate(envelopes: Command, action: Action): void {
     .argument('[path...]', 'envelope JSON files, directories of *.json, or - for stdin')
     .option('--ndjson', 'the files hold one envelope per line')
     .option('--csv <file|->', 'one envelope per row of this CSV, filled into --template')
-    .addOption(
-      completes(
-        new Option(
-          '--template <envelope.json>',
-          'with --csv: an envelope whose strings may hold {{column}} placeholders',
-        ),
-        { kind: 'files' },
-      ),
-    )
-    .option(
-      '--delimiter <c>',
-      'with --csv: the field delimiter (default: detected from the header row: , ; tab or |)',
-    )
+    .addOption(templateOption())
+    .addOption(delimiterOption())
     .option(
       '--allow-unknown-fields',
       'fields sign-cli does not know are warnings, not errors (also config allow_unknown_fields)',
