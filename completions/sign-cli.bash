@@ -35,6 +35,7 @@ _sign_cli() {
     --rate) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --concurrency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --journal) COMPREPLY=(); return ;;
+    --journal-store) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --count) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --output) COMPREPLY=(); return ;;
     -o) COMPREPLY=(); return ;;
@@ -76,6 +77,7 @@ _sign_cli() {
     --speed) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --latency) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --idempotency-retention) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --signing) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'hmac ed25519' -- "$cur")); return ;;
     --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
     --method) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -90,7 +92,7 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -103,7 +105,7 @@ _sign_cli() {
     case "$cmd" in
       '') words='--version -V --base-url --api-key-file --profile --json --query --raw --no-raw --verbose -v --no-color --no-input --retries --timeout --rate-store --help -h' ;;
       'envelopes') words=''" $globals" ;;
-      'envelopes create') words='--encoding --default-country --allow-question-marks --file -f --ndjson --csv --template --delimiter --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --yes -y'" $globals" ;;
+      'envelopes create') words='--encoding --default-country --allow-question-marks --file -f --ndjson --csv --template --delimiter --idempotency-key --new --dry-run --allow-unknown-fields --rate --concurrency --journal --journal-store --yes -y'" $globals" ;;
       'envelopes validate') words='--encoding --default-country --allow-question-marks --ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
       'envelopes sample') words='--count --csv --template'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
@@ -132,7 +134,7 @@ _sign_cli() {
       'config list') words=''" $globals" ;;
       'config path') words=''" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --signing --accept --detach'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --detach'" $globals" ;;
       'sandbox stop') words=''" $globals" ;;
       'api') words='--method -X --raw-field -f --field -F --input --header -H --paginate --include -i --silent'" $globals" ;;
       'completion') words=''" $globals" ;;
@@ -241,18 +243,18 @@ _sign_cli() {
     'config') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'get set unset list path' -- "$cur")) ;;
     'config get')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store journal_store journal_retention allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config set')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store journal_store journal_retention allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         1) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config unset')
       case "$npos" in
-        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
+        0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'base_url default_profile rate timeout retries webhook_scheme rate_store journal_store journal_retention allow_unknown_fields required_scopes paths.createEnvelope paths.getEnvelope paths.downloadSignedCopy paths.getAuditTrail paths.listEnvelopes paths.voidEnvelope paths.listApiKeys paths.listDeliveries paths.resendEvent sandbox.accept.signature_level sandbox.accept.locale sandbox.accept.channel sandbox.accept.verification' -- "$cur")) ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config list')

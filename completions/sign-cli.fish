@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
@@ -96,6 +96,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l allow-unknown-fiel
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l rate -x -d 'maximum requests per minute (default: config rate, else 600)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l concurrency -x -d 'requests in flight at once (default: 32)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal -r -F -d 'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)'
+complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l journal-store -x -d 'keep the journal in Redis, shared by every runner: each input sent once across machines and parallel runs (env SIGN_JOURNAL_STORE)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l yes -s y -d 'do not ask before creating more than one envelope in live (it is asked only on a terminal)'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l encoding -x -d 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves'
 complete -c sign-cli -n '__sign_cli_at "envelopes validate"' -l default-country -x -d 'read national phone numbers (0501234567) as this country'\''s (ISO code such as AE or SA) and send them in international form'
@@ -209,6 +210,8 @@ complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'timeout' -d 'per-requ
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'journal_store' -d 'Redis URL of the create journal shared by every runner (see "Many runners, one journal"); without it, local files'
+complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'journal_retention' -d 'how long create journals are kept after their last write (a duration: 30d, 12h; default: 30d)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config get" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
@@ -231,6 +234,8 @@ complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'timeout' -d 'per-requ
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'journal_store' -d 'Redis URL of the create journal shared by every runner (see "Many runners, one journal"); without it, local files'
+complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'journal_retention' -d 'how long create journals are kept after their last write (a duration: 30d, 12h; default: 30d)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config set" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
@@ -253,6 +258,8 @@ complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'timeout' -d 'per-re
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'retries' -d 'retries per request (default: 5)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'webhook_scheme' -d 'default webhook signature scheme (standard, stripe, hmac; default: standard)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'rate_store' -d 'Redis URL of a rate budget shared by every run using the same key (see "Many runners, one key")'
+complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'journal_store' -d 'Redis URL of the create journal shared by every runner (see "Many runners, one journal"); without it, local files'
+complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'journal_retention' -d 'how long create journals are kept after their last write (a duration: 30d, 12h; default: 30d)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'allow_unknown_fields' -d 'send envelope fields sign-cli does not know instead of refusing them (true or false; default: false)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'required_scopes' -d 'scopes every key must have, checked by `keys check` and `doctor` (comma-separated)'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'paths.createEnvelope' -d 'path of createEnvelope (default: /api/v1/envelopes)'
@@ -274,6 +281,7 @@ complete -c sign-cli -n '__sign_cli_at "sandbox"' -l data-dir -r -F -d 'where st
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l speed -x -d 'sandbox clock speed relative to real time (default: 1)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l rate-limit -x -d 'requests per minute per key before 429 (default: 600)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l latency -x -d 'added latency per API request, to emulate a distant service (default: 0)'
+complete -c sign-cli -n '__sign_cli_at "sandbox"' -l idempotency-retention -x -d 'how long an Idempotency-Key is remembered, in real time (90s, 10m, 24h, 7d); after it the same key makes a new envelope (default: 24h)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l signing -x -a 'hmac ed25519' -d 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify; default: hmac)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l accept -x -a 'signature_level= locale= channel= verification=' -d 'also accept these values of a field the service does not list in full (signature_level, locale, channel, verification); repeatable; also config sandbox.accept.<field>'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l detach -d 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it'

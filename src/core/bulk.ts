@@ -9,9 +9,17 @@
  * "already created" without sending at all.
  */
 import type { CreateEnvelopeResult } from './client.js';
-import { ApiError, AuthError, InterruptedError, NetworkError, StorageError, UsageError } from './errors.js';
+import {
+  ApiError,
+  AuthError,
+  InterruptedError,
+  NetworkError,
+  SignError,
+  StorageError,
+  UsageError,
+} from './errors.js';
 import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { inDoubt, type CreateJournal, type JournalEntry, type JournalState } from './journal.js';
+import { inDoubt, type Journal, type JournalEntry, type JournalState, type JournalTake } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
 import { isRecord } from './records.js';
 import { isRetryableStatus } from './retry.js';
@@ -25,9 +33,10 @@ export interface BulkInput {
 
 export type BulkOutcome =
   | { ref: string; status: 'created'; key: string; result: CreateEnvelopeResult }
-  /** The journal says an earlier run created it: nothing was sent. */
-  | { ref: string; status: 'skipped'; key: string; envelopeId: string | undefined }
-  | { ref: string; status: 'failed'; key: string; error: unknown };
+  /** The journal says an earlier run created it: nothing was sent. `elsewhere`: the journal is shared by runners. */
+  | { ref: string; status: 'skipped'; key: string; envelopeId: string | undefined; elsewhere?: boolean }
+  /** `elsewhere`: another runner's attempt, which this one waited for and did not repeat. */
+  | { ref: string; status: 'failed'; key: string; error: unknown; elsewhere?: boolean };
 
 export interface BulkSummary {
   /** New envelopes. */
@@ -37,6 +46,12 @@ export interface BulkSummary {
   /** Of those, the ones the journal knew: not sent at all. */
   skipped: number;
   failed: number;
+  /** Inputs this run put on the wire (its share, when runners share a journal). */
+  sent: number;
+  /** Failed in another runner that held the input while this one waited: not sent again here. */
+  failedElsewhere: number;
+  /** Outcomes the service gave that the journal could not take (the store was lost): reported, not recorded. */
+  unrecorded: number;
   /** Inputs never sent because the run stopped early. */
   notAttempted: boolean;
   /**
@@ -54,15 +69,15 @@ export interface CreateCall {
   source: string;
   /** Aborts waiting (pacer, retries); a request on the wire is awaited. */
   stop?: AbortSignal | undefined;
-  /** Called just before each attempt goes on the wire. */
-  beforeAttempt(attempt: number): void;
+  /** Called just before each attempt goes on the wire; the attempt waits for it (the journal's `sending`). */
+  beforeAttempt(attempt: number): void | Promise<void>;
 }
 
 export interface BulkOptions {
   inputs: AsyncIterable<BulkInput>;
   create(value: unknown, options: CreateCall): Promise<CreateEnvelopeResult>;
   concurrency: number;
-  journal?: CreateJournal | undefined;
+  journal?: Journal | undefined;
   /** The caller's own key, for a single input: always the key sent, or the run refuses. */
   fixedKey?: string | undefined;
   /** `--new`: fresh random keys, and what the journal says was created is created again. */
@@ -88,6 +103,19 @@ export interface BulkOptions {
   onSecondForContract?(ref: string, contractId: string, earlier: JournalEntry): void;
   /** The clock of the journal's times. */
   now?: () => number;
+}
+
+/** Another runner's attempt at an input failed (or its outcome is in doubt): what it recorded. */
+export class SharedOutcomeError extends SignError {
+  constructor(readonly entry: JournalEntry) {
+    super(
+      `another runner sent it with Idempotency-Key ${entry.key} and recorded it ${entry.state === 'failed' ? 'failed' : 'in doubt'}${entry.error ? `: ${entry.error}` : ''}`,
+      {
+        hint: 'run the same command again to finish it: an input in doubt is sent again with its key',
+        reason: 'failed_elsewhere',
+      },
+    );
+  }
 }
 
 /**
@@ -141,12 +169,23 @@ function chooseKey(
   return derivedIdempotencyKey(hash, copy);
 }
 
+/** An input keyed as it will be sent, with its place among identical inputs. */
+interface Keyed {
+  input: BulkInput;
+  hash: string;
+  copy: number;
+  id: string;
+}
+
 export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const summary: BulkSummary = {
     created: 0,
     alreadyCreated: 0,
     skipped: 0,
     failed: 0,
+    sent: 0,
+    failedElsewhere: 0,
+    unrecorded: 0,
     notAttempted: false,
     stoppedBy: undefined,
   };
@@ -156,6 +195,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
 
   /** Inputs of each content seen so far: the n-th copy of a content is its own envelope. */
   const copies = new Map<string, number>();
+  /** Inputs another runner held when this one came to them: taken up again once the stream is read. */
+  const deferred: Keyed[] = [];
 
   /**
    * A journal that cannot be written stops the run: what is on the wire is
@@ -165,13 +206,15 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     summary.storageError ??= error;
     summary.stoppedBy ??= 'storage';
   }
-  /** Records, or stops the run when the journal cannot be written; the outcome is reported either way. */
-  const tryRecord = (write: () => void): void => {
+  /** Records, or stops the run when the journal cannot be written; false when it could not. */
+  const tryRecord = async (write: () => void | Promise<void>): Promise<boolean> => {
     try {
-      write();
+      await write();
+      return true;
     } catch (error) {
       if (error instanceof StorageError) storageFailed(error);
       else throw error;
+      return false;
     }
   };
 
@@ -195,15 +238,61 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     return undefined;
   }
 
-  async function handle(raw: BulkInput): Promise<void> {
+  function keyed(raw: BulkInput): Keyed {
     // Keyed as it will be sent: the key must be derived from the body the client sends, whoever
     // read the input (why each step normalises: normalize.ts).
     const input = { ...raw, value: normalizeEnvelope(raw.value) };
     const hash = contentHash(input.value);
     const copy = (copies.get(hash) ?? 0) + 1;
     copies.set(hash, copy);
-    const id = `${hash}#${copy}`;
-    const { own, others } = journal?.lookup(id) ?? { own: undefined, others: [] };
+    return { input, hash, copy, id: `${hash}#${copy}` };
+  }
+
+  /** Takes the input from the journal and handles it; an input another runner holds is deferred (or waited for). */
+  async function take(item: Keyed, wait: boolean): Promise<void> {
+    let taken: JournalTake;
+    try {
+      taken = journal
+        ? await journal.take(item.id, { wait, signal: options.stop })
+        : { own: undefined, others: [] };
+    } catch (error) {
+      if (error instanceof StorageError) {
+        storageFailed(error);
+        summary.notAttempted = true;
+        return;
+      }
+      if (error instanceof InterruptedError) {
+        summary.notAttempted = true;
+        return;
+      }
+      throw error;
+    }
+    if (taken.busy) {
+      deferred.push(item);
+      return;
+    }
+    try {
+      await handle(item, taken);
+    } finally {
+      await journal?.release(item.id);
+    }
+  }
+
+  async function handle({ input, hash, copy, id }: Keyed, taken: JournalTake): Promise<void> {
+    const { own, others } = taken;
+    // Another runner had it while this one waited: its outcome stands for this run too.
+    if (taken.waited && own && own.state !== 'created' && !(own.state === 'sending' && !options.fresh)) {
+      summary.failed++;
+      summary.failedElsewhere++;
+      options.onOutcome({
+        ref: input.ref,
+        status: 'failed',
+        key: own.key,
+        elsewhere: true,
+        error: new SharedOutcomeError(own),
+      });
+      return;
+    }
     // Created by an earlier run under another key: it counts only if the service shows it to this key.
     let mine: JournalEntry | undefined;
     if (!options.fresh && own?.state !== 'created' && !inDoubt(own)) {
@@ -222,7 +311,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     if (known?.state === 'created' && !options.fresh) {
       // Under this key from now on: the next run needs no question.
       if (known !== own)
-        tryRecord(() =>
+        await tryRecord(() =>
           journal?.record({
             id,
             ref: input.ref,
@@ -233,7 +322,13 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         );
       summary.alreadyCreated++;
       summary.skipped++;
-      options.onOutcome({ ref: input.ref, status: 'skipped', key: known.key, envelopeId: known.envelope_id });
+      options.onOutcome({
+        ref: input.ref,
+        status: 'skipped',
+        key: known.key,
+        envelopeId: known.envelope_id,
+        ...(journal?.shared ? { elsewhere: true } : {}),
+      });
       return;
     }
     const contractId =
@@ -241,7 +336,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         ? input.value.contract_id
         : undefined;
     if (contractId !== undefined && !known && !options.fresh) {
-      const earlier = journal?.createdFor(contractId);
+      const earlier = await journal?.createdFor(contractId);
       if (earlier && earlier.id !== id) options.onSecondForContract?.(input.ref, contractId, earlier);
     }
     const record = (
@@ -254,8 +349,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         idempotencyKey: key,
         source: input.ref,
         stop: options.stop,
-        beforeAttempt: () => {
-          if (!onWire) record('sending');
+        beforeAttempt: async () => {
+          if (!onWire) await record('sending');
+          if (!onWire) summary.sent++;
           onWire = true;
         },
       });
@@ -265,7 +361,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         ...(contractId !== undefined ? { contract_id: contractId } : {}),
         at: new Date((options.now ?? Date.now)()).toISOString(),
       };
-      tryRecord(() =>
+      const recorded = await tryRecord(() =>
         record(
           'created',
           envelopeId === undefined || envelopeId === null
@@ -273,6 +369,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
             : { envelope_id: String(envelopeId), ...about },
         ),
       );
+      if (!recorded) summary.unrecorded++;
       // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
       if (result.existed) summary.alreadyCreated++;
       else summary.created++;
@@ -287,16 +384,18 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       if (error instanceof InterruptedError && !error.sent) {
         // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
         if (onWire && !inDoubt(known))
-          tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
+          await tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
         summary.notAttempted = true;
         return;
       }
-      if (onWire)
-        tryRecord(() =>
+      if (onWire) {
+        const recorded = await tryRecord(() =>
           record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', {
             error: (error as Error).message,
           }),
         );
+        if (!recorded) summary.unrecorded++;
+      }
       summary.failed++;
       if (error instanceof AuthError) summary.stoppedBy ??= 'auth';
       options.onOutcome({ ref: input.ref, status: 'failed', key, error });
@@ -306,19 +405,27 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   async function worker(): Promise<void> {
     while (!stopping()) {
       const next = await iterator.next();
-      if (next.done) return;
+      if (next.done) break;
       if (stopping()) {
         summary.notAttempted = true;
         return;
       }
-      await handle(next.value);
+      await take(keyed(next.value), false);
+    }
+    // The stream is read: what other runners held is waited for, one at a time per worker.
+    for (let item = deferred.shift(); item; item = deferred.shift()) {
+      if (stopping()) {
+        summary.notAttempted = true;
+        return;
+      }
+      await take(item, true);
     }
   }
 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   if (options.stop?.aborted) summary.stoppedBy ??= 'interrupt';
   if (summary.stoppedBy) {
-    summary.notAttempted ||= !(await iterator.next()).done;
+    summary.notAttempted ||= deferred.length > 0 || !(await iterator.next()).done;
     await iterator.return?.();
   }
   return summary;

@@ -128,7 +128,7 @@ export class SignClient {
       idempotencyKey?: string;
       signal?: AbortSignal | undefined;
       stop?: AbortSignal | undefined;
-      beforeAttempt?: (attempt: number) => void;
+      beforeAttempt?: (attempt: number) => void | Promise<void>;
       source?: string;
     } = {},
   ): Promise<CreateEnvelopeResult<T>> {

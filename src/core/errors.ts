@@ -49,7 +49,8 @@ export type ErrorReason =
   | 'key_conflict_created'
   | 'key_conflict_in_doubt'
   | 'not_found'
-  | 'event_not_found';
+  | 'event_not_found'
+  | 'failed_elsewhere';
 
 export interface SignErrorOptions {
   hint?: string;

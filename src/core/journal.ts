@@ -111,7 +111,41 @@ export interface JournalLookup {
   others: JournalEntry[];
 }
 
-export class CreateJournal {
+/** What taking an input says: what the journal knows of it, and whether this run may send it. */
+export interface JournalTake extends JournalLookup {
+  /** Another runner holds the input now (a shared journal): it is not this run's to send yet. */
+  busy?: boolean;
+  /** Another runner held it while this one waited: the entry, if any, is that runner's outcome. */
+  waited?: boolean;
+}
+
+/**
+ * What a bulk run needs of a journal: this file's (one machine, under a
+ * lock) or a shared one in Redis (redis-journal.ts), so both mean the same.
+ * A method may answer at once or with a promise.
+ */
+export interface Journal {
+  /** True for a journal runners share: what it records as created was created elsewhere. */
+  readonly shared: boolean;
+  /**
+   * Takes an input for this run and says what is known of it. A shared journal
+   * claims it (a lease, renewed until release); `wait` waits for another
+   * runner's claim to end instead of answering `busy`.
+   */
+  take(
+    id: string,
+    options?: { wait?: boolean; signal?: AbortSignal | undefined },
+  ): JournalTake | Promise<JournalTake>;
+  /** Records an entry under this run's key; throws a StorageError when it cannot. */
+  record(entry: JournalEntry): void | Promise<void>;
+  /** Gives a taken input back (its outcome recorded, or nothing sent). */
+  release(id: string): void | Promise<void>;
+  /** The envelope an earlier input created for `contractId` under this run's key, if any. */
+  createdFor(contractId: string): JournalEntry | undefined | Promise<JournalEntry | undefined>;
+}
+
+export class CreateJournal implements Journal {
+  readonly shared = false;
   /** Entries written under this run's key. */
   private readonly entries = new Map<string, JournalEntry>();
   /** Entries written under other keys (a rotated key, another account's, a key from before fingerprints), by input, then by key. */
@@ -205,6 +239,13 @@ export class CreateJournal {
     return { own: this.entries.get(id), others: [...(this.foreign.get(id)?.values() ?? [])] };
   }
 
+  /** The file is this run's alone (its lock): every input is this run's to send. */
+  take(id: string): JournalTake {
+    return this.lookup(id);
+  }
+
+  release(): void {}
+
   /** Records an entry under this run's key; throws a StorageError (the disk is full…) with nothing half-written. */
   record(entry: JournalEntry): void {
     const line = { ...entry, fp: this.fingerprint };
@@ -220,8 +261,8 @@ export class CreateJournal {
   }
 }
 
-/** Removes journals (and stale locks) untouched for JOURNAL_RETENTION_MS; a journal in use is written to, so never old. */
-export function pruneJournals(dir: string, now: number): void {
+/** Removes journals untouched for `retentionMs` (30 days by default); a journal in use is written to, so never old. */
+export function pruneJournals(dir: string, now: number, retentionMs = JOURNAL_RETENTION_MS): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -232,7 +273,7 @@ export function pruneJournals(dir: string, now: number): void {
     if (!/^create-[0-9a-f]+\.jsonl$/.test(name)) continue;
     const path = join(dir, name);
     try {
-      if (now - statSync(path).mtimeMs > JOURNAL_RETENTION_MS) rmSync(path, { force: true });
+      if (now - statSync(path).mtimeMs > retentionMs) rmSync(path, { force: true });
     } catch {
       // Gone already, or not ours to remove: nothing to prune.
     }

@@ -213,7 +213,7 @@ export class Transport {
         throw stopped() ? interrupted(sent) : error;
       }
       if (stopped()) throw interrupted(sent);
-      options.beforeAttempt?.(attempt);
+      await options.beforeAttempt?.(attempt);
       this.onTrace({ type: 'request', attempt, method: spec.method, url, headers: this.redacted(headers) });
       const started = this.clock.now();
       // --timeout bounds the attempt whole: connect, headers and the body, however slowly it trickles.

@@ -28,7 +28,7 @@ export interface RequestOptions {
    */
   stop?: AbortSignal | undefined;
   /** Called just before each attempt goes on the wire (the create journal records "sending" here). */
-  beforeAttempt?: (attempt: number) => void;
+  beforeAttempt?: (attempt: number) => void | Promise<void>;
   /** Read the body as bytes rather than JSON/text. */
   binary?: boolean;
   /**

@@ -79,6 +79,7 @@ export async function handleControl(
       storage_failures,
       sandbox_time: new Date(clock.now()).toISOString(),
       speed: clock.speed,
+      idempotency_retention_ms: services.idempotencyRetentionMs,
       faults: faults.settings(),
     });
   } else if (path === '/_sandbox/envelopes' && req.method === 'GET') {

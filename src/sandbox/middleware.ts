@@ -24,8 +24,8 @@ import {
 } from './records.js';
 
 /**
- * How long an Idempotency-Key is remembered (the published interface does not say: docs/service.md,
- * Envelope; Stripe keeps 24 h).
+ * How long an Idempotency-Key is remembered unless `sandbox --idempotency-retention` says otherwise
+ * (the published interface does not say: docs/service.md, Envelope; Stripe keeps 24 h).
  */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A key's last_used is written to disk at most this often; in memory it is always exact. */
@@ -151,7 +151,7 @@ export function deliveryVisible(
  * record and the change stand or fall together); undefined when nothing changed.
  */
 export async function keyed(
-  { store, counters, inFlight, realClock }: SandboxServices,
+  { store, counters, inFlight, realClock, idempotencyRetentionMs }: SandboxServices,
   { req, res, key }: RequestContext,
   what: string,
   fingerprintOf: (body: unknown) => unknown,
@@ -199,7 +199,7 @@ export async function keyed(
     return;
   }
   const previous = store.idempotency.get(recordId);
-  if (previous && realClock.now() - previous.created_at < IDEMPOTENCY_RETENTION_MS) {
+  if (previous && realClock.now() - previous.created_at < idempotencyRetentionMs) {
     if (previous.fingerprint !== fingerprint) {
       sendError(
         res,

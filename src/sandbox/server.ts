@@ -22,6 +22,7 @@ import { FaultPlan, type FaultSettings } from './faults.js';
 import { sendError } from './http.js';
 import { newId } from './ids.js';
 import { JourneyEngine } from './journey.js';
+import { IDEMPOTENCY_RETENTION_MS } from './middleware.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { createRouter } from './router.js';
 import { acceptedValues } from './rules.js';
@@ -49,6 +50,11 @@ export interface SandboxOptions {
   speed?: number;
   /** Real time, which the sandbox clock runs from at `speed` (default the system's). */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * How long an Idempotency-Key is remembered, in real time (not sped up by `speed`); default
+   * IDEMPOTENCY_RETENTION_MS (`sandbox --idempotency-retention`).
+   */
+  idempotencyRetentionMs?: number;
   /** Fault injection and limits at start-up; `faults.rate_limit` defaults to 600/min. */
   faults?: FaultSettings;
   /** Told when the state cannot be written (a full disk): at most once a minute, and when writing works again. */
@@ -121,6 +127,7 @@ function buildServices(
     realClock,
     scheduler,
     allowed: acceptedValues(options.accept),
+    idempotencyRetentionMs: options.idempotencyRetentionMs ?? IDEMPOTENCY_RETENTION_MS,
     faults: new FaultPlan(options.faults),
     limiter: new SlidingWindowLimiter(options.faults?.rate_limit ?? DEFAULT_RATE_LIMIT),
     journey,

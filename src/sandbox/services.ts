@@ -39,6 +39,8 @@ export interface SandboxServices {
   realClock: Pick<Clock, 'now'>;
   /** The values of the open fields this sandbox accepts (rules.ts, widened by --accept). */
   allowed: ValueLists;
+  /** How long an Idempotency-Key is remembered, measured with realClock (--idempotency-retention). */
+  idempotencyRetentionMs: number;
   faults: FaultPlan;
   limiter: SlidingWindowLimiter;
   journey: JourneyEngine;

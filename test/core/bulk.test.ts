@@ -84,6 +84,9 @@ describe('runBulk', () => {
       alreadyCreated: 0,
       skipped: 0,
       failed: 0,
+      sent: 50,
+      failedElsewhere: 0,
+      unrecorded: 0,
       notAttempted: false,
       stoppedBy: undefined,
     });

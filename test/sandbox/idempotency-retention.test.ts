@@ -1,8 +1,10 @@
 /**
  * Idempotency-Keys are remembered 24 hours, per account and environment (as
- * Stripe keeps them): within that a re-send is answered with the first
- * response; after it, the same key makes a new envelope. Only Date is faked;
- * the requests are real HTTP to the sandbox in this process.
+ * Stripe keeps them), or as long as the sandbox is told
+ * (`idempotencyRetentionMs`, `sandbox --idempotency-retention`): within that a
+ * re-send is answered with the first response; after it, the same key makes a
+ * new envelope. Only Date is faked; the requests are real HTTP to the sandbox
+ * in this process.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,8 +29,8 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-const create = async (idempotencyKey: string, apiKey = sandbox.apiKey) => {
-  const response = await fetch(`${sandbox.baseUrl}/api/v1/envelopes`, {
+const create = async (idempotencyKey: string, apiKey = sandbox.apiKey, baseUrl = sandbox.baseUrl) => {
+  const response = await fetch(`${baseUrl}/api/v1/envelopes`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${apiKey}`,
@@ -37,7 +39,11 @@ const create = async (idempotencyKey: string, apiKey = sandbox.apiKey) => {
     },
     body: JSON.stringify({ ...ENVELOPE, contract_id: `RET-${idempotencyKey}` }),
   });
-  return { status: response.status, id: ((await response.json()) as { id: string }).id };
+  return {
+    status: response.status,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+    id: ((await response.json()) as { id: string }).id,
+  };
 };
 
 describe('Idempotency-Key retention', () => {
@@ -64,5 +70,39 @@ describe('Idempotency-Key retention', () => {
     const other = await create('retention-2', live);
     expect(other.status).toBe(201);
     expect(other.id).not.toBe(first.id);
+  });
+
+  it('is as long as the sandbox is told: 2 s replays within them and creates anew after them', async () => {
+    const short = await startTestSandbox({ idempotencyRetentionMs: 2000 });
+    try {
+      expect(
+        (await short.control<{ idempotency_retention_ms: number }>('/_sandbox/state'))
+          .idempotency_retention_ms,
+      ).toBe(2000);
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ['Date'], now: start });
+      const first = await create('retention-3', short.apiKey, short.baseUrl);
+      expect([first.status, first.replayed]).toEqual([201, false]);
+
+      vi.setSystemTime(start + 1500);
+      const replay = await create('retention-3', short.apiKey, short.baseUrl);
+      expect([replay.id, replay.replayed]).toEqual([first.id, true]);
+
+      vi.setSystemTime(start + 2500);
+      const later = await create('retention-3', short.apiKey, short.baseUrl);
+      expect([later.status, later.replayed]).toEqual([201, false]);
+      expect(later.id).not.toBe(first.id);
+      expect(await short.envelopeCount()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+      await short.stop();
+    }
+  });
+
+  it('defaults to 24 hours', async () => {
+    expect(
+      (await sandbox.control<{ idempotency_retention_ms: number }>('/_sandbox/state'))
+        .idempotency_retention_ms,
+    ).toBe(IDEMPOTENCY_RETENTION_MS);
   });
 });

@@ -9,6 +9,7 @@ import { isScope } from '../../core/keys.js';
 import { WEBHOOK_SCHEMES } from '../../core/webhook-schemes.js';
 import { parseRateStoreUrl, showRateStoreUrl } from '../../core/rate-store-url.js';
 import { parseIntegerOption, parsePositiveNumberOption } from '../flags/values.js';
+import { parseRetention } from '../flags/since.js';
 
 /** The local sandbox: what the CLI talks to when nothing else is configured (docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -73,6 +74,22 @@ export const SETTINGS: Record<string, SettingSpec> = {
     path: 'settings.rate_store',
     parse: (value) => parseRateStoreUrl(value, 'rate_store'),
     show: (value) => showRateStoreUrl(String(value)),
+  },
+  journal_store: {
+    describe:
+      'Redis URL of the create journal shared by every runner (see "Many runners, one journal"); without it, local files',
+    path: 'settings.journal_store',
+    parse: (value) => parseRateStoreUrl(value, 'journal_store'),
+    show: (value) => showRateStoreUrl(String(value)),
+  },
+  journal_retention: {
+    describe: 'how long create journals are kept after their last write (a duration: 30d, 12h; default: 30d)',
+    path: 'settings.journal_retention',
+    default: '30d',
+    parse: (value) => {
+      parseRetention(value, 'journal_retention');
+      return value.trim();
+    },
   },
   allow_unknown_fields: {
     describe:

@@ -4,6 +4,7 @@
  * came from (`--retries`, `the environment variable SIGN_RETRIES`, `rate`).
  */
 import { UsageError } from '../../core/errors.js';
+import { durationMs } from './since.js';
 
 /** commander's argParser for a repeatable option: each use adds its value to the list. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -31,4 +32,15 @@ export function parsePositiveNumberOption(name: string, value: string): number {
     throw new UsageError(`${name} must be a number greater than 0, got ${JSON.stringify(value)}`);
   }
   return n;
+}
+
+/** A duration greater than 0 (`90s`, `10m`, `24h`, `7d`, `2w`) in milliseconds, named `name` in the error. */
+export function parseDurationOption(name: string, value: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined || ms <= 0) {
+    throw new UsageError(
+      `${name} must be a duration greater than 0 such as 90s, 10m, 24h or 7d, got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
 }

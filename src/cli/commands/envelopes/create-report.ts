@@ -27,6 +27,8 @@ export interface CreateReport {
   already_created?: boolean;
   /** True when the journal said an earlier run created it, so nothing was sent. */
   skipped?: boolean;
+  /** True when that journal is shared by runners (`--journal-store`): another runner, or an earlier run elsewhere, created it. */
+  elsewhere?: boolean;
   /** The key's environment (`live`, `test`; from the profile or the key's prefix), or null when unknown. */
   environment: string | null;
 }
@@ -139,6 +141,7 @@ export function report(
         error: null,
         already_created: true,
         skipped: true,
+        ...(outcome.elsewhere ? { elsewhere: true } : {}),
         environment,
       } satisfies CreateReport);
     } else {
@@ -148,11 +151,11 @@ export function report(
             { text: '=', paint: output.out.dim },
             ' ',
             ref,
-            ': already created',
+            outcome.elsewhere ? ': created elsewhere' : ': already created',
             outcome.envelopeId && ' ',
             outcome.envelopeId && whole(outcome.envelopeId, { paint: output.out.bold }),
             where,
-            ' by an earlier run',
+            outcome.elsewhere ? '' : ' by an earlier run',
             optional('; not sent again (--new creates another)', 0),
           ],
           output.columns,
@@ -175,6 +178,7 @@ export function report(
         code: (error as { code?: string }).code,
         hint: hintOf(error),
       },
+      ...(outcome.elsewhere ? { elsewhere: true } : {}),
       environment,
     } satisfies CreateReport);
   }

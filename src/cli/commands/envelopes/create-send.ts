@@ -8,8 +8,8 @@
 import { ApiError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { SignClient } from '../../../core/client.js';
-import type { JournalEntry } from '../../../core/journal.js';
-import { keyFingerprint } from '../../../core/service-identity.js';
+import type { Journal, JournalEntry } from '../../../core/journal.js';
+import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
 import type { EnvelopeInput } from '../../../core/envelope.js';
 import type { CommandContext } from '../../context.js';
@@ -17,12 +17,14 @@ import { prepareReport, report } from './create-report.js';
 import type { InputSet } from '../../input/envelope-inputs.js';
 import { Progress } from '../../render/progress.js';
 import { prepareJournalPaths } from './journal-paths.js';
+import { journalRetentionMs, journalStore } from '../../config/journal-store.js';
 
 /** What the sending pass reads of the command's options. */
 export interface SendOptions {
   idempotencyKey?: string;
   new?: boolean;
   journal?: string;
+  journalStore?: string;
   allowUnknownFields?: boolean;
   yes?: boolean;
 }
@@ -58,6 +60,13 @@ export async function send(
 ): Promise<number> {
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
+  // Checked before anything is opened or sent: a bad URL is exit 2.
+  const store = 'inputs' in source ? await journalStore(ctx, options.journalStore) : undefined;
+  if (store && options.journal !== undefined)
+    throw new UsageError(`--journal and ${store.source} name two journals`, {
+      hint: 'keep one: a file on this machine (--journal) or the store runners share',
+    });
+  const retentionMs = await journalRetentionMs(ctx);
   const client = await ctx.client(
     { ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } },
     ['createEnvelope'],
@@ -77,23 +86,40 @@ export async function send(
     import('./contract-warnings.js'),
   ]);
   // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
-  let journal: InstanceType<typeof CreateJournal> | undefined;
+  let journal: (Journal & { close(): void | Promise<void> }) | undefined;
+  let unfinished: { count: number; where: string } | undefined;
   try {
-    if ('inputs' in source) {
+    if (store) {
+      const { openRedisJournal } = await import('../../../core/redis-journal.js');
+      // Unreachable: exit 1 before anything is sent, never a local journal instead (it could send twice).
+      const shared = await openRedisJournal({
+        url: store.url,
+        service: serviceIdentity(client.baseUrl),
+        environment,
+        fingerprint: keyFingerprint(connection.apiKey ?? ''),
+        retentionMs,
+        clock: ctx.io.clock,
+        onNote: (message) => output.trace(message),
+      });
+      output.trace(`journal shared through ${store.source} (${shared.namespace})`);
+      journal = shared;
+    } else if ('inputs' in source) {
       const paths = prepareJournalPaths(
         ctx,
         options,
         source.inputs.identity,
         client.baseUrl,
         environment,
-        pruneJournals,
+        (dir, now) => pruneJournals(dir, now, retentionMs),
       );
-      journal = new CreateJournal(
+      const file = new CreateJournal(
         paths.path,
         keyFingerprint(connection.apiKey ?? ''),
         paths.legacy,
         'or keep the journal elsewhere: --journal <file>, or SIGN_STATE_DIR',
       );
+      journal = file;
+      if (file.unfinished > 0) unfinished = { count: file.unfinished, where: file.path };
     }
   } catch (error) {
     await client.close();
@@ -103,8 +129,7 @@ export async function send(
       });
     throw error;
   }
-  if (journal && journal.unfinished > 0)
-    output.info(`resuming an earlier run of this command (journal ${journal.path})`);
+  if (unfinished) output.info(`resuming an earlier run of this command (journal ${unfinished.where})`);
   await prepareReport(ctx);
   const progress = new Progress(output, total, ctx.io.clock);
   // Ctrl-C stops taking inputs; what is in flight finishes and is journaled.
@@ -132,18 +157,18 @@ export async function send(
       now: () => ctx.io.clock.now(),
     });
   } catch (error) {
-    journal?.close();
+    await journal?.close();
     throw error;
   } finally {
     progress.done();
     await client.close();
   }
   // Kept either way: a re-run after success reports "already created" instead of sending again.
-  journal?.close();
+  await journal?.close();
   const complete = summary.failed === 0 && !summary.notAttempted;
   if (total > 1 || summary.alreadyCreated > 0 || !complete) {
     output.info(
-      `created ${summary.created}${environment ? ` in ${environment}` : ''}, already created ${summary.alreadyCreated}, failed ${summary.failed}` +
+      counts(summary, environment, journal?.shared === true) +
         (summary.notAttempted ? ', the rest not sent' : '') +
         (!complete ? `; ${finishHint(options, journal !== undefined, failedKey)}` : '') +
         // Found in the journal, nothing went out; replayed by the service, a request went out but created nothing.
@@ -155,11 +180,33 @@ export async function send(
   if (summary.stoppedBy === 'storage' && summary.storageError) {
     // Every envelope the service acknowledged was reported above; the rest was not sent.
     output.error(summary.storageError);
+    if (summary.unrecorded > 0)
+      output.warn(
+        `${summary.unrecorded} outcome${summary.unrecorded === 1 ? '' : 's'} reported above could not be recorded in the journal: ` +
+          'a re-run sends those inputs again with the same Idempotency-Keys, which the service replays while it remembers them',
+      );
     return ExitCode.failed;
   }
   if (summary.stoppedBy === 'interrupt') return ExitCode.interrupted;
   if (summary.stoppedBy === 'auth') return ExitCode.auth;
   return summary.failed > 0 ? ExitCode.failed : ExitCode.ok;
+}
+
+/**
+ * The summary's counts. With a journal runners share, this runner's part:
+ * what it sent, and what another runner (or an earlier run elsewhere) created.
+ */
+function counts(summary: BulkSummary, environment: string | null, shared: boolean): string {
+  const where = environment ? ` in ${environment}` : '';
+  if (!shared)
+    return `created ${summary.created}${where}, already created ${summary.alreadyCreated}, failed ${summary.failed}`;
+  const replayed = summary.alreadyCreated - summary.skipped;
+  return (
+    `sent ${summary.sent}, created elsewhere ${summary.skipped}: created ${summary.created}${where}` +
+    (replayed > 0 ? `, already created ${replayed}` : '') +
+    `, failed ${summary.failed}` +
+    (summary.failedElsewhere > 0 ? ` (${summary.failedElsewhere} by another runner)` : '')
+  );
 }
 
 /**

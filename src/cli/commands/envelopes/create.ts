@@ -40,6 +40,7 @@ interface CreateOptions extends InputFlags {
   rate?: string;
   concurrency?: string;
   journal?: string;
+  journalStore?: string;
   allowUnknownFields?: boolean;
   yes?: boolean;
 }
@@ -78,6 +79,10 @@ export function registerCreate(envelopes: Command, action: Action): void {
     .option(
       '--journal <file>',
       'where to keep the journal of what was created (default: one per command in ~/.local/state/sign-cli)',
+    )
+    .option(
+      '--journal-store <redis-url>',
+      'keep the journal in Redis, shared by every runner: each input sent once across machines and parallel runs (env SIGN_JOURNAL_STORE)',
     )
     .option(
       '-y, --yes',

@@ -6,7 +6,12 @@ import { ExitCode } from '../../exit-codes.js';
 import { OPEN_FIELDS } from '../../../core/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
-import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../flags/values.js';
+import {
+  collect,
+  parseDurationOption,
+  parseIntegerOption,
+  parsePositiveNumberOption,
+} from '../../flags/values.js';
 import type { Action } from '../../action.js';
 import { isOpenField, parseValueList } from '../../config/settings.js';
 import { formatInstant } from '../../render/time.js';
@@ -23,6 +28,7 @@ interface SandboxFlags {
   speed: string;
   rateLimit: string;
   latency: string;
+  idempotencyRetention: string;
   accept: string[];
   signing: 'hmac' | 'ed25519';
   detach?: boolean;
@@ -71,6 +77,7 @@ export const doc: CommandDoc = {
     'A faithful emulator of the service: API keys with environment, scopes and expiry, 600 requests a minute per key, idempotency, the signing journey with signed webhooks and retries, a signed PDF with a certificate of completion, the audit trail, listings, void and resend; accounts and environments kept apart. Its state survives restarts and `kill -9`. What it serves, its magic contact values and its control endpoints: docs/sandbox.md.',
     'With `--detach`, its output goes to <data-dir>/sandbox.log (never a secret in it). When a sandbox already runs on the data dir (a block pasted twice), it says so, with its pid and URL, and exits 0. `sign-cli sandbox stop` stops it.',
     '`--speed` runs journey steps, expiry and webhook retries that many times faster. `--signing ed25519` signs deliveries with Ed25519 (`v1a`): receivers verify with the `whpk_` public key it prints. `--accept` widens the values it accepts for the fields the service leaves open (also `sign-cli config set sandbox.accept.<field> …`).',
+    '`--idempotency-retention` is how long it remembers an Idempotency-Key (default 24h, in real time whatever `--speed`): a request re-sent within it gets the first response again; after it, the same key is a new request (a create makes a new envelope), as at a service that has forgotten the key.',
   ],
   examples: [
     'sign-cli sandbox --port 0 --detach --data-dir sbx    # returns once it listens and its credentials are written',
@@ -90,6 +97,11 @@ export function registerSandbox(program: Command, action: Action): void {
     .option('--speed <factor>', 'sandbox clock speed relative to real time', '1')
     .option('--rate-limit <per-minute>', 'requests per minute per key before 429', '600')
     .option('--latency <ms>', 'added latency per API request, to emulate a distant service', '0')
+    .option(
+      '--idempotency-retention <duration>',
+      'how long an Idempotency-Key is remembered, in real time (90s, 10m, 24h, 7d); after it the same key makes a new envelope',
+      '24h',
+    )
     .addOption(
       new Option(
         '--signing <kind>',
@@ -129,6 +141,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const speed = parsePositiveNumberOption('--speed', flags.speed);
   const rateLimit = parseIntegerOption('--rate-limit', flags.rateLimit, 1);
   const latency = parseIntegerOption('--latency', flags.latency, 0, 600_000);
+  const idempotencyRetentionMs = parseDurationOption('--idempotency-retention', flags.idempotencyRetention);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const accept = acceptOptions(flags.accept, (await ctx.loadConfig()).get('sandbox')?.accept ?? {});
   if (flags.detach) return detachedStart(ctx, dataDir);
@@ -146,6 +159,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       accept,
       signing: flags.signing,
       faults: { rate_limit: rateLimit, latency_ms: latency },
+      idempotencyRetentionMs,
       clock: ctx.io.clock,
       onWarning: (message) => output.warn(message),
     });

@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startCommand, startTestSandbox } from '../../../helpers/in-process.js';
@@ -175,5 +175,77 @@ describe('sandbox --accept', () => {
     const badFlag = await runCommand(['sandbox', '--port', '0', '--accept', 'verification']);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('<field>=<value,...>');
+  });
+});
+
+describe('sandbox --idempotency-retention', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a create re-sent within it is replayed; after it the same key makes a new envelope', async () => {
+    const run = startCommand([
+      'sandbox',
+      '--port',
+      '0',
+      '--json',
+      '--data-dir',
+      tempDir('sign-cli-sandbox-'),
+      '--idempotency-retention',
+      '2s',
+    ]);
+    try {
+      await run.waitFor('\n');
+      const first = JSON.parse(run.io.stdout.text.split('\n')[0]!) as { base_url: string; api_key: string };
+      const create = async () => {
+        const response = await fetch(`${first.base_url}/api/v1/envelopes`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${first.api_key}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'retention-flag',
+          },
+          body: JSON.stringify(example()),
+        });
+        return {
+          status: response.status,
+          replayed: response.headers.get('idempotent-replayed') === 'true',
+          id: ((await response.json()) as { id: string }).id,
+        };
+      };
+      // Only Date is faked: the sandbox measures retention with the real clock it was given (the system's).
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ['Date'], now: start });
+      const created = await create();
+      expect([created.status, created.replayed]).toEqual([201, false]);
+      vi.setSystemTime(start + 1500);
+      const replay = await create();
+      expect([replay.status, replay.id, replay.replayed]).toEqual([201, created.id, true]);
+      vi.setSystemTime(start + 2500);
+      const anew = await create();
+      expect([anew.status, anew.replayed]).toEqual([201, false]);
+      expect(anew.id).not.toBe(created.id);
+    } finally {
+      vi.useRealTimers();
+      run.interrupt();
+    }
+    expect((await run.done).code).toBe(0);
+  });
+
+  it('refuses a value that is not a duration greater than 0 (exit 2), in one line with an example', async () => {
+    for (const value of ['soon', '24', '0s', '-5m', '']) {
+      const result = await runCommand([
+        'sandbox',
+        '--data-dir',
+        tempDir('sign-cli-sandbox-'),
+        '--idempotency-retention',
+        value,
+      ]);
+      expect([value, result.code]).toEqual([value, 2]);
+      expect(result.stderr).toContain(
+        `--idempotency-retention must be a duration greater than 0 such as 90s, 10m, 24h or 7d, got ${JSON.stringify(value)}`,
+      );
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
   });
 });

@@ -1,0 +1,350 @@
+/**
+ * The create journal in Redis (`--journal-store`): what lets runners on
+ * machines that do not outlive their job (CI), and runners working on the
+ * same inputs at once, create each envelope once.
+ *
+ * It means what the file journal (journal.ts) means: the same entries and
+ * states (sending, created, unknown, failed), each under the fingerprint of
+ * the key it was sent with, for one service and environment. It is not per
+ * command: a CI checkout's paths differ from run to run, and an input is known
+ * by its content, as its derived Idempotency-Key is.
+ *
+ * What the file journal gets from its lock, this one gets from claims: before
+ * an input is sent, its runner claims it (set-if-absent, with a lease renewed
+ * while the request is in flight). Another runner finds it busy and moves on;
+ * it comes back to it later, when the outcome is recorded (created elsewhere)
+ * or the lease ran out (the claimer died: the entry's key is the only one to
+ * send it again with). Claims are per key fingerprint, so another account's
+ * runner is never held up: its own inputs are its own.
+ *
+ * Keys: `<prefix>{<ns>}:entries` (input → its entries by fingerprint, JSON),
+ * `:contracts`, `:meta`, and `:claim:<fingerprint>:<input>`; `<ns>` is a
+ * hash of the service and environment, and the hash tag keeps one journal in
+ * one Cluster slot. Entries, contracts and meta expire `retentionMs` after the
+ * last write, as file journals are pruned.
+ *
+ * The store is never silently replaced: unreachable at the start, the run
+ * fails before sending; lost mid-run, taking an input or recording `sending`
+ * fails (nothing new is sent), while the outcome of a request already sent
+ * waits up to `recoverMs` for the store to come back.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createClient } from '@redis/client';
+import { systemClock, type Clock } from './clock.js';
+import { InterruptedError, StorageError } from './errors.js';
+import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type JournalTake } from './journal.js';
+import { showRateStoreUrl } from './rate-store-url.js';
+import { journalScript } from './redis-journal-script.js';
+
+/** Every key of every journal starts with this, so a Redis shared with other applications is safe. */
+export const JOURNAL_KEY_PREFIX = 'sign-cli:journal:';
+/** How long a claim lasts unless renewed: a killed runner's inputs wait this long for another. */
+const DEFAULT_LEASE_MS = 15_000;
+/** A store slower than this to answer is as good as lost. */
+const DEFAULT_TIMEOUT_MS = 2_000;
+/** How long the outcome of a request already sent waits for a lost store to come back. */
+const DEFAULT_RECOVER_MS = 30_000;
+
+/** The journal's Redis name for a service and environment (hash tag included). */
+export function journalNamespace(service: string, environment: string | null): string {
+  const digest = createHash('sha256')
+    .update(`sign-cli create journal\n${service}\n${environment ?? '?'}`)
+    .digest('hex')
+    .slice(0, 24);
+  return `{${digest}}`;
+}
+
+/** The Redis keys of one journal. */
+export function journalKeys(prefix: string, ns: string) {
+  const base = `${prefix}${ns}`;
+  return {
+    entries: `${base}:entries`,
+    contracts: `${base}:contracts`,
+    meta: `${base}:meta`,
+    claims: `${base}:claim:`,
+  };
+}
+
+export interface RedisJournalOptions {
+  /** A redis:// or rediss:// URL (rate-store-url.ts checks it). */
+  url: string;
+  /** serviceIdentity() of the base URL. */
+  service: string;
+  environment: string | null;
+  /** keyFingerprint() of the key this run sends with. */
+  fingerprint: string;
+  retentionMs?: number;
+  leaseMs?: number;
+  timeoutMs?: number;
+  recoverMs?: number;
+  prefix?: string;
+  clock?: Clock;
+  /** Lost and back again, for --verbose. */
+  onNote?: (message: string) => void;
+}
+
+type JournalClient = ReturnType<typeof createJournalClient>;
+
+function createJournalClient(url: string, timeoutMs: number, opened: () => boolean) {
+  return createClient({
+    url,
+    socket: {
+      connectTimeout: timeoutMs,
+      // Once open, it reconnects in the background, so an outcome can be recorded when the store
+      // returns; before, a refused connection is the answer (the run fails before sending).
+      reconnectStrategy: (retries: number, cause: Error) =>
+        opened() ? Math.min(100 * retries, 1_000) : cause,
+    },
+    // A command never waits in a queue for a lost store: it fails, and the run says so.
+    disableOfflineQueue: true,
+    scripts: { journal: journalScript },
+  });
+}
+
+/** Why the store failed, in a few words (never the URL's password). */
+export function storeFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message)
+    .replace(/\s+/g, ' ')
+    .slice(0, 160);
+}
+
+export class RedisJournal implements Journal {
+  readonly shared = true;
+  readonly shownUrl: string;
+  readonly namespace: string;
+  private readonly keys: ReturnType<typeof journalKeys>;
+  private readonly client: JournalClient;
+  private readonly clock: Clock;
+  private readonly retentionMs: number;
+  private readonly leaseMs: number;
+  private readonly timeoutMs: number;
+  private readonly recoverMs: number;
+  /** Who this process is in the claims. */
+  readonly runner = randomBytes(8).toString('hex');
+  /** Renewal timers of the claims this runner holds. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+  private opened = false;
+  /** Set once the store failed mid-run: nothing new is taken after it. */
+  lost: string | undefined;
+
+  constructor(private readonly options: RedisJournalOptions) {
+    this.shownUrl = showRateStoreUrl(options.url);
+    this.namespace = journalNamespace(options.service, options.environment);
+    this.keys = journalKeys(options.prefix ?? JOURNAL_KEY_PREFIX, this.namespace);
+    this.clock = options.clock ?? systemClock;
+    this.retentionMs = options.retentionMs ?? JOURNAL_RETENTION_MS;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.recoverMs = options.recoverMs ?? DEFAULT_RECOVER_MS;
+    this.client = createJournalClient(options.url, this.timeoutMs, () => this.opened);
+    // node-redis emits 'error' on a lost socket; unhandled, it would end the process.
+    this.client.on('error', (error: unknown) => {
+      if (!this.closed && this.lost === undefined) {
+        this.lost = storeFailure(error);
+        this.options.onNote?.(`journal store ${this.shownUrl} lost (${this.lost})`);
+      }
+    });
+    this.client.on('ready', () => {
+      if (this.lost !== undefined) this.options.onNote?.(`journal store ${this.shownUrl} back`);
+    });
+  }
+
+  /** Connects and names the journal; throws a StorageError (nothing sent yet) when the store cannot be used. */
+  async open(): Promise<this> {
+    try {
+      await this.bounded(this.client.connect());
+      await this.run('', [
+        'open',
+        this.options.service,
+        this.options.environment ?? '?',
+        String(this.retentionMs),
+      ]);
+      this.opened = true;
+    } catch (error) {
+      await this.close();
+      throw this.failure(error, 'is unreachable', 'nothing was sent');
+    }
+    return this;
+  }
+
+  private failure(error: unknown, what: string, consequence: string): StorageError {
+    return new StorageError(
+      this.shownUrl,
+      (error as { code?: string }).code,
+      `journal store ${this.shownUrl} ${what} (${storeFailure(error)}); ${consequence}`,
+      {
+        hint: 'check that Redis is up and the URL is right; the journal is never kept elsewhere instead, since another runner could not see it',
+        cause: error,
+      },
+    );
+  }
+
+  private claimKey(id: string): string {
+    return `${this.keys.claims}${this.options.fingerprint}:${id}`;
+  }
+
+  private run(id: string, args: string[]): Promise<unknown> {
+    const { entries, contracts, meta } = this.keys;
+    return this.bounded(this.client.journal([entries, contracts, meta, this.claimKey(id)], args));
+  }
+
+  /** One call, bounded in time: a store that stops answering (SIGSTOP, a partition) must not hold the run. */
+  private async bounded<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    work.catch(() => {});
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private split(json: string): Pick<JournalTake, 'own' | 'others'> {
+    if (!json) return { own: undefined, others: [] };
+    const byKey = JSON.parse(json) as Record<string, JournalEntry>;
+    const own = byKey[this.options.fingerprint];
+    const others = Object.entries(byKey)
+      .filter(([fp]) => fp !== this.options.fingerprint)
+      .map(([fp, entry]) => ({ ...entry, fp }));
+    return { own: own ? { ...own, fp: this.options.fingerprint } : undefined, others };
+  }
+
+  async take(
+    id: string,
+    options: { wait?: boolean; signal?: AbortSignal | undefined } = {},
+  ): Promise<JournalTake> {
+    let waited = false;
+    for (;;) {
+      let reply: [string, string, number];
+      try {
+        reply = (await this.run(id, ['take', id, this.runner, String(this.leaseMs)])) as [
+          string,
+          string,
+          number,
+        ];
+      } catch (error) {
+        this.lost ??= storeFailure(error);
+        throw this.failure(error, 'lost', 'nothing more is sent');
+      }
+      const [state, json, leftMs] = reply;
+      if (state === 'mine') {
+        this.startRenewing(id);
+        return { ...this.split(json), ...(waited ? { waited } : {}) };
+      }
+      if (!options.wait) return { ...this.split(json), busy: true };
+      waited = true;
+      // The other runner's outcome comes when it records it; a dead runner's when its lease ends.
+      await this.clock.sleep(Math.max(50, Math.min(Number(leftMs), 500)), options.signal).catch(() => {
+        throw new InterruptedError();
+      });
+    }
+  }
+
+  private startRenewing(id: string): void {
+    if (this.renewals.has(id)) return;
+    const timer = setInterval(
+      () => {
+        this.run(id, ['renew', this.runner, String(this.leaseMs)]).then(
+          (kept) => {
+            // Lost to the lease (a stalled runner): the journaled key still protects the resend.
+            if (Number(kept) === 0) this.options.onNote?.(`the claim of ${id} expired and was taken over`);
+          },
+          () => {},
+        );
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
+    timer.unref();
+    this.renewals.set(id, timer);
+  }
+
+  private stopRenewing(id: string): void {
+    clearInterval(this.renewals.get(id));
+    this.renewals.delete(id);
+  }
+
+  /**
+   * `sending` is written once (it is the promise made before the request goes
+   * out: a store that cannot take it stops the run before sending); an
+   * outcome waits for a lost store to come back, up to recoverMs.
+   */
+  async record(entry: JournalEntry): Promise<void> {
+    const line = JSON.stringify({ ...entry, fp: undefined });
+    const contract =
+      entry.state === 'created' && entry.contract_id !== undefined
+        ? `${this.options.fingerprint}|${entry.contract_id}`
+        : '';
+    const finished = entry.state !== 'sending';
+    const args = [
+      'record',
+      entry.id,
+      this.options.fingerprint,
+      line,
+      String(this.retentionMs),
+      contract,
+      finished ? '1' : '0',
+      this.runner,
+    ];
+    const deadline = this.clock.now() + (finished ? this.recoverMs : 0);
+    for (;;) {
+      try {
+        await this.run(entry.id, args);
+        if (finished) this.stopRenewing(entry.id);
+        return;
+      } catch (error) {
+        this.lost ??= storeFailure(error);
+        if (this.closed || this.clock.now() >= deadline)
+          throw this.failure(
+            error,
+            'lost',
+            finished ? `the outcome of ${entry.ref} could not be recorded` : 'nothing more is sent',
+          );
+        await this.clock.sleep(250);
+      }
+    }
+  }
+
+  async release(id: string): Promise<void> {
+    this.stopRenewing(id);
+    // Best effort: a claim not given back ends with its lease.
+    await this.run(id, ['release', this.runner]).catch(() => {});
+  }
+
+  async createdFor(contractId: string): Promise<JournalEntry | undefined> {
+    try {
+      const json = await this.bounded(
+        this.client.hGet(this.keys.contracts, `${this.options.fingerprint}|${contractId}`),
+      );
+      return typeof json === 'string' ? (JSON.parse(json) as JournalEntry) : undefined;
+    } catch {
+      // A warning that cannot be looked up is not a reason to stop: the input is sent either way.
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const id of [...this.renewals.keys()]) this.stopRenewing(id);
+    try {
+      if (this.client.isOpen) await this.bounded(this.client.close());
+    } catch {
+      try {
+        this.client.destroy();
+      } catch {
+        // already closing
+      }
+    }
+  }
+}
+
+/** Opens the shared journal; throws a StorageError when the store cannot be used (nothing sent). */
+export function openRedisJournal(options: RedisJournalOptions): Promise<RedisJournal> {
+  return new RedisJournal(options).open();
+}
