@@ -21,6 +21,7 @@ const NOUNS: Record<string, () => Promise<Register>> = {
   webhooks: async () => (await import('./commands/webhooks/webhooks.js')).registerWebhooks,
   keys: async () => (await import('./commands/keys/keys.js')).registerKeys,
   config: async () => (await import('./commands/config/config.js')).registerConfig,
+  journal: async () => (await import('./commands/journal/journal.js')).registerJournal,
   doctor: async () => (await import('./commands/doctor/doctor.js')).registerDoctor,
   sandbox: async () => (await import('./commands/sandbox/sandbox.js')).registerSandbox,
   api: async () => (await import('./commands/api/api.js')).registerApi,

@@ -48,6 +48,17 @@ export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: strin
       'a Redis URL: every run with the same key shares one 60-second rate budget there (also the `rate_store` setting).',
   },
   {
+    name: 'SIGN_JOURNAL_STORE',
+    flag: '--journal-store',
+    meaning:
+      'a Redis URL: `envelopes create` keeps its journal there, shared by every runner, so CI runners and parallel runs send each input once; unreachable, a create fails before sending (also the `journal_store` setting).',
+  },
+  {
+    name: 'SIGN_JOURNAL_RETENTION',
+    meaning:
+      'how long create journals are kept after their last write, files and store alike (a duration: `30d`, `12h`; default 30 days; also the `journal_retention` setting).',
+  },
+  {
     name: 'HTTPS_PROXY, HTTP_PROXY',
     meaning:
       'the proxy for requests to an https:// (HTTPS_PROXY, else HTTP_PROXY) or http:// service, as curl and gh read them (lower case too; http:// assumed without a scheme; user:password@ for a proxy that asks). Loopback (localhost, 127.0.0.1, ::1) is never proxied, so the local sandbox works behind one. `doctor` says which proxy is used, its password masked.',

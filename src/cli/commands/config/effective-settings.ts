@@ -92,6 +92,22 @@ export async function effectiveSettings(ctx: CommandContext): Promise<EffectiveS
       : fromConfig('rate_store'),
   );
 
+  for (const [name, envName] of [
+    ['journal_store', 'SIGN_JOURNAL_STORE'],
+    ['journal_retention', 'SIGN_JOURNAL_RETENTION'],
+  ] as const) {
+    const fromEnv = ctx.env[envName];
+    rows.push(
+      fromEnv
+        ? {
+            name,
+            value: name === 'journal_store' ? showRateStoreUrl(fromEnv) : fromEnv,
+            source: `env ${envName}`,
+          }
+        : fromConfig(name),
+    );
+  }
+
   rows.push(fromConfig('webhook_scheme'));
   const secrets = (ctx.env.SIGN_WEBHOOK_SECRET ?? '')
     .split(/[\n,]/)

@@ -5,24 +5,17 @@ import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../
 import { describeNetworkError } from '../../../core/network-errors.js';
 import { proxyFor, proxySettingsFrom, proxyVariable, showProxyUrl } from '../../../core/proxy.js';
 import type { Dispatcher } from 'undici';
-import { SignError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
+import { UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
-import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import { untrusted } from '../../../core/text.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
-type Mark = 'ok' | 'warn' | 'fail';
-
-export interface Check {
-  check: string;
-  status: Mark;
-  detail: string;
-}
+import { describe, type Check, type Mark } from './check.js';
 
 const MIN_NODE = [20, 19] as const;
 /** Clock skew beyond this is worth a warning; beyond the webhook tolerance it breaks verification. */
@@ -32,7 +25,7 @@ const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO|HOST
 
 export const doc: CommandDoc = {
   summary:
-    'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong',
+    'check Node, config, base URL, TLS, clock, the active key and the Redis stores; explain anything wrong',
   details: [
     'One line per check (`✓`, `!` warning, `✗` failure); exit 1 when any check fails (a broken config file or an unknown profile is a `✗` line too, never a usage error). `--json` prints an array of `{check, status, detail}`.',
   ],
@@ -47,7 +40,7 @@ export const doc: CommandDoc = {
       '  ! expiry     expires 2026-12-01 (10 days left)',
       "  ✓ rate store rediss://:****@redis.example.com:6380 (from SIGN_RATE_STORE): Redis 7.0.15, 4 ms; this key's budget: 212 requests in the last minute, 3 runs sharing it now",
     ].join('\n'),
-    "Whether the service is there is judged by what it answers, not by any HTTP status: the service check sends a made-up key to the key listing; the signing service answers 401 (or 403) with a JSON error, while any other web server at a wrong base URL answers something else (`✗ service  http://… answers, but not like the signing service: … HTTP 404 (text/html)`); a host that does not answer at all is `✗ reachable`. The key is accepted only if the service returns a real key list. The clock check compares with the server's Date header: webhook signatures older than the 300 s tolerance are rejected, so a skewed clock breaks verification. The rate store line appears only when one is configured; one that cannot be reached is a `✗` (each run would then pace alone).",
+    "Whether the service is there is judged by what it answers, not by any HTTP status: the service check sends a made-up key to the key listing; the signing service answers 401 (or 403) with a JSON error, while any other web server at a wrong base URL answers something else (`✗ service  http://… answers, but not like the signing service: … HTTP 404 (text/html)`); a host that does not answer at all is `✗ reachable`. The key is accepted only if the service returns a real key list. The clock check compares with the server's Date header: webhook signatures older than the 300 s tolerance are rejected, so a skewed clock breaks verification. The rate store line appears only when one is configured; one that cannot be reached is a `✗` (each run would then pace alone). So does the journal store line (`--journal-store`): `✗` when it cannot be reached (a create would stop before sending), `!` when it does not persist (`appendonly no`: a restart loses entries, and runs after it could send those inputs again).",
   ],
   examples: ['sign-cli doctor', 'sign-cli doctor --json'],
 };
@@ -210,60 +203,12 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
   }
   await dispatcher.close();
   checks.push(...(await keyChecks(ctx)));
+  const { rateStoreCheck, journalStoreCheck } = await import('./store-checks.js');
   const store = await rateStoreCheck(ctx, baseUrl, connection.apiKey);
   if (store) checks.push(store);
+  const journal = await journalStoreCheck(ctx);
+  if (journal) checks.push(journal);
   return render(ctx, checks);
-}
-
-/** When a rate store is configured: does it answer, and who shares the budget of this key? */
-async function rateStoreCheck(
-  ctx: CommandContext,
-  baseUrl: string,
-  apiKey: string | undefined,
-): Promise<Check | undefined> {
-  let store;
-  try {
-    store = await ctx.rateStore();
-  } catch (error) {
-    return { check: 'rate store', status: 'fail', detail: describe(error) };
-  }
-  if (!store) return undefined;
-  const where = `${showRateStoreUrl(store.url)} (from ${store.source})`;
-  const { RedisRateBudget } = await import('../../../core/shared-budget.js');
-  const budget = new RedisRateBudget({ url: store.url, baseUrl, apiKey: apiKey ?? '' });
-  const started = ctx.io.clock.now();
-  try {
-    if (!(await budget.connect())) {
-      return {
-        check: 'rate store',
-        status: 'fail',
-        detail: `cannot reach ${where}: ${budget.failure}; runs would each pace alone at the full rate, so several at once would get 429s`,
-      };
-    }
-    const peek = await budget.peek();
-    const ms = ctx.io.clock.now() - started;
-    const runners = `${peek.runners} run${peek.runners === 1 ? '' : 's'} sharing it now`;
-    const slots = `${peek.slotsInWindow} request${peek.slotsInWindow === 1 ? '' : 's'}`;
-    const paused = peek.pausedMs > 0 ? `; paused ${Math.ceil(peek.pausedMs / 1000)} s more after a 429` : '';
-    return {
-      check: 'rate store',
-      status: 'ok',
-      detail: `${where}: Redis ${peek.version ?? '(version unknown)'}, ${ms} ms; this key's budget: ${slots} in the last minute, ${runners}${paused}`,
-    };
-  } catch (error) {
-    return {
-      check: 'rate store',
-      status: 'fail',
-      detail: `${where} answered, but the budget script failed: ${(error as Error).message}`,
-    };
-  } finally {
-    await budget.close();
-  }
-}
-
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return error instanceof SignError && error.hint ? `${message} (${error.hint})` : message;
 }
 
 /** One line per check (or JSON); exit 1 when any failed. */
@@ -276,9 +221,11 @@ function render(ctx: CommandContext, checks: Check[]): number {
       warn: output.out.yellow('!'),
       fail: output.out.red('✗'),
     };
+    // Details line up under the longest name (the store lines' are the longest).
+    const width = Math.max(10, ...checks.map((c) => c.check.length));
     // A detail may quote the service (its error message): escaped before the mark is coloured.
     for (const check of checks)
-      output.line(`${marks[check.status]} ${check.check.padEnd(10)} ${untrusted(check.detail)}`);
+      output.line(`${marks[check.status]} ${check.check.padEnd(width)} ${untrusted(check.detail)}`);
   }
   return checks.some((c) => c.status === 'fail') ? ExitCode.failed : ExitCode.ok;
 }

@@ -1,0 +1,52 @@
+/**
+ * Which journals `sign-cli journal` looks at: the shared store's when one is configured
+ * (`--journal-store`, SIGN_JOURNAL_STORE, the `journal_store` setting), else this machine's
+ * files. One place, so list, show and forget always agree.
+ */
+import { join } from 'node:path';
+import type { JournalEntry } from '../../../core/journal.js';
+import type { JournalInfo } from '../../../core/journal-admin.js';
+import { showRateStoreUrl } from '../../../core/rate-store-url.js';
+import type { CommandContext } from '../../context.js';
+import { journalRetentionMs, journalStore } from '../../config/journal-store.js';
+import { stateDir } from '../envelopes/journal-paths.js';
+
+export interface StoreFlags {
+  journalStore?: string;
+}
+
+export interface JournalSource {
+  /** Where, for messages: the store's URL (password masked) or the journals directory. */
+  where: string;
+  list(): Promise<JournalInfo[]>;
+  entries(journal: JournalInfo): Promise<JournalEntry[]>;
+  forget(journal: JournalInfo): Promise<void>;
+}
+
+export async function journalSource(ctx: CommandContext, flags: StoreFlags): Promise<JournalSource> {
+  const store = await journalStore(ctx, flags.journalStore);
+  if (store) {
+    const admin = await import('../../../core/redis-journal-admin.js');
+    return {
+      where: showRateStoreUrl(store.url),
+      list: () => admin.listRedisJournals(store.url),
+      entries: (journal) => admin.readRedisJournal(store.url, journal.id),
+      forget: (journal) => admin.forgetRedisJournal(store.url, journal.id),
+    };
+  }
+  const admin = await import('../../../core/journal-admin.js');
+  const dir = join(stateDir(ctx.env), 'journals');
+  const retentionMs = await journalRetentionMs(ctx);
+  return {
+    where: dir,
+    list: () => Promise.resolve(admin.listFileJournals(dir, retentionMs)),
+    entries: (journal) => Promise.resolve(admin.readFileJournal(journal.location)),
+    forget: (journal) => Promise.resolve(admin.forgetFileJournal(journal)),
+  };
+}
+
+/** The option every journal command takes. */
+export const STORE_OPTION = [
+  '--journal-store <redis-url>',
+  'the journals of this Redis store instead of this machine (env SIGN_JOURNAL_STORE)',
+] as const;

@@ -1,0 +1,192 @@
+/**
+ * `journal list|show|forget`, in process against an in-process sandbox: the
+ * file journals of a state directory, and (with a real redis-server) the
+ * journals of a store, where nothing outside the journals' prefix is touched.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../../helpers/paths.js';
+import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { NO_REDIS, startRedis, type RedisProcess } from '../../../helpers/redis.js';
+
+let sandbox: TestSandbox;
+let sample: Record<string, unknown>;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  sample = JSON.parse((await runCommand(['envelopes', 'sample'])).stdout) as Record<string, unknown>;
+});
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+/** An NDJSON file of `n` envelopes whose titles start with `tag`. */
+function ndjson(tag: string, n: number): string {
+  const path = join(tempDir(), `${tag}.ndjson`);
+  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ ...sample, title: `${tag} ${i + 1}` }));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+interface Listed {
+  id: string;
+  service: string | null;
+  environment: string | null;
+  example: string | null;
+  inputs: number;
+  states: Record<string, number>;
+  in_use: boolean;
+}
+
+describe('journal, over the files of the state directory', () => {
+  it('lists, shows and forgets what a create recorded; forgetting asks for --yes where nobody can answer', async () => {
+    const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir('sign-cli-state-') };
+    const file = ndjson('files', 3);
+    expect((await runCommand(['envelopes', 'create', '--ndjson', '-f', file], { env })).code).toBe(0);
+
+    const list = await runCommand(['journal', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    const [journal, ...more] = JSON.parse(list.stdout) as Listed[];
+    expect(more).toHaveLength(0);
+    expect(journal).toMatchObject({ inputs: 3, states: { created: 3, sending: 0, unknown: 0, failed: 0 } });
+    expect(journal!.example).toBe(`${file}:3`);
+    expect(journal!.in_use).toBe(false);
+    const table = await runCommand(['journal', 'list'], { env });
+    expect(table.stdout).toMatch(/^ID\s+FOR\s+INPUTS\s+CREATED\s+IN DOUBT\s+FAILED\s+UPDATED\s+EXPIRES/);
+    expect(table.stdout).toContain(journal!.id);
+
+    // A unique prefix names it; each input with its envelope and key.
+    const show = await runCommand(['journal', 'show', journal!.id.slice(0, 8), '--json'], { env });
+    expect(show.code).toBe(0);
+    const entries = JSON.parse(show.stdout) as {
+      ref: string;
+      state: string;
+      envelope_id: string;
+      key: string;
+    }[];
+    expect(entries.map((e) => e.ref)).toEqual([1, 2, 3].map((n) => `${file}:${n}`));
+    expect(entries.every((e) => e.state === 'created' && e.envelope_id.startsWith('env_'))).toBe(true);
+    expect(entries.every((e) => e.key.startsWith('sc1-'))).toBe(true);
+    const shown = await runCommand(['journal', 'show', journal!.id], { env });
+    expect(shown.stdout).toContain(entries[0]!.envelope_id);
+
+    for (const bad of [
+      ['journal', 'show', 'nope'],
+      ['journal', 'forget'],
+      ['journal', 'forget', '--older-than', 'soon'],
+    ]) {
+      const refused = await runCommand(bad, { env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // Nobody to ask: --yes is needed, and nothing is forgotten without it.
+    const unasked = await runCommand(['journal', 'forget', journal!.id], { env });
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain('--yes');
+    expect(JSON.parse((await runCommand(['journal', 'list', '--json'], { env })).stdout)).toHaveLength(1);
+    // Nothing older than a day.
+    const young = await runCommand(['journal', 'forget', '--older-than', '1d', '--yes'], { env });
+    expect(young.stderr).toContain('nothing to forget');
+
+    const forgot = await runCommand(['journal', 'forget', journal!.id, '--yes'], { env });
+    expect(forgot.code).toBe(0);
+    expect(forgot.stderr).toContain('forgot 1 journal (3 inputs)');
+    expect(JSON.parse((await runCommand(['journal', 'list', '--json'], { env })).stdout)).toEqual([]);
+    // Forgotten, the inputs go out again: the service still knows their derived keys, so none is new.
+    const before = await sandbox.envelopeCount();
+    const again = await runCommand(['envelopes', 'create', '--ndjson', '-f', file, '--json'], { env });
+    expect(again.code).toBe(0);
+    const lines = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { skipped?: boolean; already_created: boolean });
+    expect(lines.every((l) => l.already_created && !l.skipped)).toBe(true);
+    expect(await sandbox.envelopeCount()).toBe(before);
+  });
+
+  it('a journal left in doubt shows it, and its retention comes from SIGN_JOURNAL_RETENTION', async () => {
+    const env = { ...sandbox.env, SIGN_STATE_DIR: tempDir('sign-cli-state-'), SIGN_JOURNAL_RETENTION: '2d' };
+    const file = ndjson('retention', 1);
+    expect((await runCommand(['envelopes', 'create', '--ndjson', '-f', file], { env })).code).toBe(0);
+    const [journal] = JSON.parse(
+      (await runCommand(['journal', 'list', '--json'], { env })).stdout,
+    ) as (Listed & {
+      updated: string;
+      expires: string;
+    })[];
+    expect(Date.parse(journal!.expires) - Date.parse(journal!.updated)).toBe(2 * 86_400_000);
+    const bad = await runCommand(['journal', 'list'], { env: { ...env, SIGN_JOURNAL_RETENTION: '5x' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('SIGN_JOURNAL_RETENTION must be a duration');
+  });
+});
+
+describe.skipIf(NO_REDIS)('journal, over a Redis store', () => {
+  let redis: RedisProcess;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("lists one journal per service and environment, shows its entries and forgets it, leaving others' keys alone", async () => {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      await client.set('app:settings', 'kept', { PX: 600_000 });
+      await client.hSet('sign-cli-other:thing', 'a', 'b');
+      const live = await sandbox.mintKey({ environment: 'live' });
+      const file = ndjson('store', 2);
+      for (const key of [sandbox.apiKey, live]) {
+        const env = { ...sandbox.env, SIGN_API_KEY: key, SIGN_STATE_DIR: tempDir('sign-cli-state-') };
+        const run = await runCommand(
+          ['envelopes', 'create', '--ndjson', '-f', file, '--journal-store', redis.url, '--yes'],
+          {
+            env,
+          },
+        );
+        expect(run.code).toBe(0);
+      }
+      const env = { ...sandbox.env, SIGN_JOURNAL_STORE: redis.url };
+      const journals = JSON.parse(
+        (await runCommand(['journal', 'list', '--json'], { env })).stdout,
+      ) as Listed[];
+      expect(journals.map((j) => j.environment).sort()).toEqual(['live', 'test']);
+      for (const j of journals) expect(j).toMatchObject({ inputs: 2, states: { created: 2 }, in_use: false });
+      expect(journals[0]!.service).toMatch(/^http:\/\/loopback:\d+$/);
+
+      const test = journals.find((j) => j.environment === 'test')!;
+      const entries = JSON.parse(
+        (await runCommand(['journal', 'show', test.id, '--json'], { env })).stdout,
+      ) as {
+        state: string;
+        envelope_id: string;
+      }[];
+      expect(entries.map((e) => e.state)).toEqual(['created', 'created']);
+
+      expect((await runCommand(['journal', 'forget', test.id, '--yes'], { env })).code).toBe(0);
+      const left = JSON.parse((await runCommand(['journal', 'list', '--json'], { env })).stdout) as Listed[];
+      expect(left.map((j) => j.environment)).toEqual(['live']);
+      expect(await client.get('app:settings')).toBe('kept');
+      expect(await client.pTTL('app:settings')).toBeGreaterThan(0);
+      expect(await client.hGetAll('sign-cli-other:thing')).toEqual({ a: 'b' });
+      for (const key of await client.keys('*'))
+        expect(
+          key.startsWith('sign-cli:journal:') || key === 'app:settings' || key === 'sign-cli-other:thing',
+        ).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an unreachable store is exit 1 naming it, its password masked', async () => {
+    const run = await runCommand(['journal', 'list', '--journal-store', 'redis://:s3cret-pass@127.0.0.1:1'], {
+      env: sandbox.env,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('journal store redis://:****@127.0.0.1:1 is unreachable');
+    expect(run.stderr).not.toContain('s3cret-pass');
+  });
+});
