@@ -175,6 +175,8 @@ interface Keyed {
   hash: string;
   copy: number;
   id: string;
+  /** Deferred: what the journal held while another runner had it. */
+  seen?: string | undefined;
 }
 
 export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
@@ -253,7 +255,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     let taken: JournalTake;
     try {
       taken = journal
-        ? await journal.take(item.id, { wait, signal: options.stop })
+        ? await journal.take(item.id, { wait, signal: options.stop, seen: item.seen })
         : { own: undefined, others: [] };
     } catch (error) {
       if (error instanceof StorageError) {
@@ -268,7 +270,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       throw error;
     }
     if (taken.busy) {
-      deferred.push(item);
+      deferred.push({ ...item, seen: taken.seen });
       return;
     }
     try {

@@ -115,8 +115,10 @@ export interface JournalLookup {
 export interface JournalTake extends JournalLookup {
   /** Another runner holds the input now (a shared journal): it is not this run's to send yet. */
   busy?: boolean;
-  /** Another runner held it while this one waited: the entry, if any, is that runner's outcome. */
+  /** Another runner held it, and the entry changed meanwhile: it is that runner's outcome. */
   waited?: boolean;
+  /** With `busy`: what the journal held then (opaque), to pass back as `seen` when waiting for it. */
+  seen?: string;
 }
 
 /**
@@ -134,7 +136,7 @@ export interface Journal {
    */
   take(
     id: string,
-    options?: { wait?: boolean; signal?: AbortSignal | undefined },
+    options?: { wait?: boolean; signal?: AbortSignal | undefined; seen?: string | undefined },
   ): JournalTake | Promise<JournalTake>;
   /** Records an entry under this run's key; throws a StorageError when it cannot. */
   record(entry: JournalEntry): void | Promise<void>;

@@ -127,8 +127,10 @@ export class RedisJournal implements Journal {
   private readonly renewals = new Map<string, NodeJS.Timeout>();
   private closed = false;
   private opened = false;
-  /** Set once the store failed mid-run: nothing new is taken after it. */
+  /** Why the store failed mid-run, once it has (the run stops taking inputs: bulk.ts). */
   lost: string | undefined;
+  /** Between a lost connection and its return: each loss and each return is noted once. */
+  private down = false;
 
   constructor(private readonly options: RedisJournalOptions) {
     this.shownUrl = showRateStoreUrl(options.url);
@@ -142,13 +144,16 @@ export class RedisJournal implements Journal {
     this.client = createJournalClient(options.url, this.timeoutMs, () => this.opened);
     // node-redis emits 'error' on a lost socket; unhandled, it would end the process.
     this.client.on('error', (error: unknown) => {
-      if (!this.closed && this.lost === undefined) {
-        this.lost = storeFailure(error);
-        this.options.onNote?.(`journal store ${this.shownUrl} lost (${this.lost})`);
-      }
+      // Before the open, a failure is the open's to report (unreachable), not a loss.
+      if (this.closed || !this.opened || this.down) return;
+      this.down = true;
+      this.lost ??= storeFailure(error);
+      this.options.onNote?.(`journal store ${this.shownUrl} lost (${storeFailure(error)})`);
     });
     this.client.on('ready', () => {
-      if (this.lost !== undefined) this.options.onNote?.(`journal store ${this.shownUrl} back`);
+      if (!this.down) return;
+      this.down = false;
+      this.options.onNote?.(`journal store ${this.shownUrl} back`);
     });
   }
 
@@ -217,9 +222,11 @@ export class RedisJournal implements Journal {
 
   async take(
     id: string,
-    options: { wait?: boolean; signal?: AbortSignal | undefined } = {},
+    options: { wait?: boolean; signal?: AbortSignal | undefined; seen?: string | undefined } = {},
   ): Promise<JournalTake> {
-    let waited = false;
+    // What the journal held while another runner had the input: an outcome that differs from it
+    // is that runner's; one that does not is an earlier run's, handled as on one machine.
+    let heldAt = options.seen;
     for (;;) {
       let reply: [string, string, number];
       try {
@@ -235,10 +242,10 @@ export class RedisJournal implements Journal {
       const [state, json, leftMs] = reply;
       if (state === 'mine') {
         this.startRenewing(id);
-        return { ...this.split(json), ...(waited ? { waited } : {}) };
+        return { ...this.split(json), ...(heldAt !== undefined && json !== heldAt ? { waited: true } : {}) };
       }
-      if (!options.wait) return { ...this.split(json), busy: true };
-      waited = true;
+      if (!options.wait) return { ...this.split(json), busy: true, seen: json };
+      heldAt ??= json;
       // The other runner's outcome comes when it records it; a dead runner's when its lease ends.
       await this.clock.sleep(Math.max(50, Math.min(Number(leftMs), 500)), options.signal).catch(() => {
         throw new InterruptedError();

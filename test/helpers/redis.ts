@@ -6,6 +6,9 @@
  * that need it are skipped, and say why.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './ports.js';
 
 function findRedisServer(): string | undefined {
@@ -31,14 +34,39 @@ export interface RedisProcess {
   url: string;
   port: number;
   child: ChildProcess;
-  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** With `appendonly`: where the AOF is (the caller's `dir`, or a private one made here). */
+  dir: string | undefined;
+  /**
+   * Stops the server and waits for its exit. A directory made here is removed
+   * then, unless `keepDir` (to start it again from its AOF: pass the same
+   * `port` and `dir`; that `dir` is then the caller's to remove).
+   */
+  stop(signal?: NodeJS.Signals, options?: { keepDir?: boolean }): Promise<void>;
 }
 
-/** Starts redis-server (with `password`: it requires it) and resolves once it accepts connections. */
-export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
+/**
+ * Starts redis-server (with `password`: it requires it) and resolves once it accepts connections.
+ * `port`: that one (a server started again where a stopped one was), instead of a free one.
+ * `appendonly`: appendonly yes, fsync every second, in `dir` (default a private temporary
+ * directory): a server SIGKILLed and started again on the same port and `dir` has what it had.
+ */
+export async function startRedis(
+  options: { password?: string; port?: number; appendonly?: boolean; dir?: string } = {},
+): Promise<RedisProcess> {
   if (!REDIS_SERVER) throw new Error('redis-server is not installed');
+  const madeDir =
+    options.appendonly && options.dir === undefined
+      ? mkdtempSync(join(tmpdir(), 'sign-cli-redis-'))
+      : undefined;
+  const dir = options.appendonly ? (options.dir ?? madeDir) : undefined;
+  const removeDir = () => {
+    if (madeDir) rmSync(madeDir, { recursive: true, force: true });
+  };
+  const persistence = dir
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir]
+    : ['--appendonly', 'no'];
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const auth = options.password === undefined ? [] : ['--requirepass', options.password];
     const child = spawn(
       REDIS_SERVER,
@@ -49,8 +77,7 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
         '127.0.0.1',
         '--save',
         '',
-        '--appendonly',
-        'no',
+        ...persistence,
         '--loglevel',
         'warning',
         ...auth,
@@ -71,17 +98,23 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
             : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
         port,
         child,
-        stop: (signal = 'SIGTERM') =>
-          new Promise<void>((resolve) => {
+        dir,
+        stop: async (signal = 'SIGTERM', stopOptions = {}) => {
+          await new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
             child.kill(signal);
-          }),
+          });
+          if (!stopOptions.keepDir) removeDir();
+        },
       };
     }
     child.kill('SIGKILL');
     // Another process took the port between the probe and the start: try another.
-    if (attempt >= 3) throw new Error(`redis-server did not start: ${log}`);
+    if (attempt >= 3 || options.port !== undefined) {
+      removeDir();
+      throw new Error(`redis-server did not start: ${log}`);
+    }
   }
 }
 
