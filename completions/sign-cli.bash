@@ -73,6 +73,7 @@ _sign_cli() {
     --scope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --require) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --expiring-within) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --older-than) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --data-dir) COMPREPLY=(); return ;;
     --speed) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --rate-limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -92,10 +93,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -133,6 +134,10 @@ _sign_cli() {
       'config unset') words=''" $globals" ;;
       'config list') words=''" $globals" ;;
       'config path') words=''" $globals" ;;
+      'journal') words=''" $globals" ;;
+      'journal list') words='--journal-store'" $globals" ;;
+      'journal show') words='--journal-store'" $globals" ;;
+      'journal forget') words='--older-than --yes -y --journal-store'" $globals" ;;
       'doctor') words=''" $globals" ;;
       'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --detach'" $globals" ;;
       'sandbox stop') words=''" $globals" ;;
@@ -145,7 +150,7 @@ _sign_cli() {
     return
   fi
   case "$cmd" in
-    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config doctor sandbox api completion' -- "$cur")) ;;
+    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config journal doctor sandbox api completion' -- "$cur")) ;;
     'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
@@ -262,6 +267,20 @@ _sign_cli() {
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'config path')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'journal') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'list show forget' -- "$cur")) ;;
+    'journal list')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'journal show')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'journal forget')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;

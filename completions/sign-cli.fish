@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'sandbox/stop'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -67,7 +67,8 @@ complete -c sign-cli -n '__sign_cli_at "" 0' -a 'envelopes' -d 'create, validate
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'webhooks' -d 'receive, verify and send signed webhook events; see and resend deliveries'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'keys' -d 'API keys: stored profiles and the service'\''s listing, always masked'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'config' -d 'read and change settings (base URL, default profile, rate, timeouts, endpoint paths, webhook scheme)'
-complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock, the active key and the rate store; explain anything wrong'
+complete -c sign-cli -n '__sign_cli_at "" 0' -a 'journal' -d 'see and prune the create journals: what each input became, on this machine or in a shared store'
+complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock, the active key and the Redis stores; explain anything wrong'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'sandbox' -d 'run a local sandbox of the service (no account needed)'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'api' -d 'call any endpoint of the service, with your key, pacing and retries'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'completion' -d 'print a shell completion script'
@@ -275,6 +276,14 @@ complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'sandbox.accept.sign
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'sandbox.accept.locale' -d 'values of locale the local sandbox accepts beyond its own list'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'sandbox.accept.channel' -d 'values of channel the local sandbox accepts beyond its own list'
 complete -c sign-cli -n '__sign_cli_at "config unset" 0' -a 'sandbox.accept.verification' -d 'values of verification the local sandbox accepts beyond its own list'
+complete -c sign-cli -n '__sign_cli_at "journal" 0' -a 'list' -d 'list the create journals: inputs created, in doubt and failed, last write and expiry'
+complete -c sign-cli -n '__sign_cli_at "journal" 0' -a 'show' -d 'show one journal'\''s inputs: state, Idempotency-Key, envelope id, when, and the error'
+complete -c sign-cli -n '__sign_cli_at "journal" 0' -a 'forget' -d 'delete journals by id, or those not written for a while (--older-than)'
+complete -c sign-cli -n '__sign_cli_at "journal list"' -l journal-store -x -d 'the journals of this Redis store instead of this machine (env SIGN_JOURNAL_STORE)'
+complete -c sign-cli -n '__sign_cli_at "journal show"' -l journal-store -x -d 'the journals of this Redis store instead of this machine (env SIGN_JOURNAL_STORE)'
+complete -c sign-cli -n '__sign_cli_at "journal forget"' -l older-than -x -d 'every journal not written for this long (90m, 12h, 7d, 2w)'
+complete -c sign-cli -n '__sign_cli_at "journal forget"' -l yes -s y -d 'do not ask first'
+complete -c sign-cli -n '__sign_cli_at "journal forget"' -l journal-store -x -d 'the journals of this Redis store instead of this machine (env SIGN_JOURNAL_STORE)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l port -x -d 'port to listen on; 0 picks a free one (default: 4010)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l host -x -d 'address to bind (default: 127.0.0.1)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l data-dir -r -F -d 'where state lives (default: $SIGN_SANDBOX_DIR or ~/.local/share/sign-cli/sandbox)'

@@ -14,7 +14,7 @@ export const doc: CommandDoc = {
   details: [
     'A forgotten journal no longer stops a re-run from sending: its inputs go out again with their derived Idempotency-Keys, which the service replays only while it remembers them (24 hours on the sandbox). So it asks first on a terminal; elsewhere (CI, a pipe, `--no-input`) it needs `--yes`. A journal a running create holds is refused.',
   ],
-  examples: ['sign-cli journal forget 3f9c2a --yes', 'sign-cli journal forget --older-than 7d --yes'],
+  examples: ['sign-cli journal forget --older-than 30d --yes'],
 };
 
 interface ForgetFlags extends StoreFlags {

@@ -13,8 +13,8 @@ export const doc: CommandDoc = {
   ],
   examples: [
     'sign-cli journal list',
-    'sign-cli journal show 3f9c2a --json',
-    'sign-cli journal forget --older-than 7d --yes',
+    'sign-cli journal show "$(sign-cli journal list --query \'[0].id\')"',
+    'sign-cli journal forget --older-than 30d --yes',
   ],
 };
 

@@ -16,7 +16,7 @@ export const doc: CommandDoc = {
   ],
   examples: [
     'sign-cli journal list',
-    'SIGN_JOURNAL_STORE=redis://127.0.0.1:6379 sign-cli journal list --json',
+    'sign-cli journal list --json --query "[].{id: id, created: states.created, in_doubt: states.unknown}"',
   ],
 };
 

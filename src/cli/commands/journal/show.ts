@@ -15,8 +15,9 @@ export const doc: CommandDoc = {
     'The id is the one `journal list` prints (a unique prefix of 6 digits or more will do). One row per input and API key it was sent with: where it was last read from, its state (`created`, `sending`, `unknown`, `failed`), the envelope id, the Idempotency-Key, and the time or the error. `--json` prints an array of the entries as the journal holds them: `{id, ref, key, state, envelope_id, error, contract_id, at, fp}` (`fp` is a digest of the API key, never the key).',
   ],
   examples: [
-    'sign-cli journal show 3f9c2a',
-    'sign-cli journal show 3f9c2a --json --query "[?state==\'unknown\'].ref"',
+    'journal=$(sign-cli journal list --query "[0].id")',
+    'sign-cli journal show "$journal"',
+    'sign-cli journal show "$journal" --json --query "[?state==\'unknown\'].ref"',
   ],
 };
 
