@@ -30,6 +30,7 @@ export const SECTION_ORDER = [
   'sandbox-hostile',
   'corpus',
   'shared-budget',
+  'journal-store',
   'hostile',
   'secrets',
   'suite',
