@@ -40,8 +40,11 @@ import { journalScript } from './redis-journal-script.js';
 export const JOURNAL_KEY_PREFIX = 'sign-cli:journal:';
 /** How long a claim lasts unless renewed: a killed runner's inputs wait this long for another. */
 const DEFAULT_LEASE_MS = 15_000;
-/** A store slower than this to answer is as good as lost. */
-const DEFAULT_TIMEOUT_MS = 2_000;
+/**
+ * A store slower than this to answer is as good as lost. Longer than the rate store's 2 s: losing
+ * the journal stops the run, where losing the budget only paces locally.
+ */
+const DEFAULT_TIMEOUT_MS = 5_000;
 /** How long the outcome of a request already sent waits for a lost store to come back. */
 const DEFAULT_RECOVER_MS = 30_000;
 
@@ -200,7 +203,11 @@ export class RedisJournal implements Journal {
   private async bounded<T>(work: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => {
+        // After a stalled event loop the answer may be waiting unread: timers run before I/O,
+        // so it gets one turn of the loop to arrive before the store counts as lost.
+        setImmediate(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)));
+      }, this.timeoutMs);
     });
     work.catch(() => {});
     try {
