@@ -3,74 +3,17 @@
 // (--rate-store) their combined throughput, as a ratio of the limit, and the 429s; the
 // baseline of the same run is the same three without the store (each paces alone).
 // Needs redis-server (a Debian package): installed here when missing and possible.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { redisServer, startRedis } from './redis.mjs';
 import { BIN, ROOT, envelopesFile, spawnServer, stop } from './util.mjs';
 
 // Issue 15's figures: 150 requests against a limit of 120, so the runs outlast one window.
 const LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 120);
 const EACH = Number(process.env.BENCH_RATE_EACH ?? 50);
 const RUNS = 3;
-
-function redisServer() {
-  const find = () => {
-    try {
-      return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const found = find();
-  if (found) return found;
-  try {
-    const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-    execFileSync(
-      'sh',
-      [
-        '-c',
-        `${sudo.join(' ')} apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo.join(' ')} apt-get install -y -qq redis-server`,
-      ],
-      { stdio: 'ignore' },
-    );
-  } catch {
-    // not root, or no package source: reported as skipped
-  }
-  return find();
-}
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function startRedis(binary) {
-  const port = await freePort();
-  const child = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100; i++) {
-    try {
-      execFileSync(binary.replace(/redis-server$/, 'redis-cli'), ['-p', String(port), 'ping'], {
-        stdio: 'ignore',
-      });
-      return { child, url: `redis://127.0.0.1:${port}` };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not start');
-}
 
 /** Three runs at once; resolves with wall time, envelopes created and the sandbox's counters. */
 async function threeRuns(dir, name, store) {

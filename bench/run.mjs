@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { figureTable, measuredOn, updateFigures } from '../scripts/figures-file.mjs';
 import { benchBulk } from './bulk.mjs';
 import { benchCsv } from './csv.mjs';
+import { benchJournal } from './journal.mjs';
 import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
 import { benchRateStore } from './rate-store.mjs';
@@ -24,6 +25,7 @@ const benches = {
   recovery: benchRecovery,
   list: benchList,
   'rate-store': benchRateStore,
+  journal: benchJournal,
   verify: benchVerify,
 };
 if (only && !(only in benches)) {
