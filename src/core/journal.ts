@@ -29,6 +29,7 @@ import { StorageError } from './errors.js';
 import { storageError } from './fs-errors.js';
 import { checkPrivateDirectory, checkPrivateFile } from './ownership.js';
 import { LockedError, takePidLock } from './pid-lock.js';
+import { JOURNAL_RETENTION_MS } from './journal-retention.js';
 
 /**
  * `sending`: on the wire, outcome unknown (a crash left it); `unknown`: the
@@ -38,8 +39,8 @@ import { LockedError, takePidLock } from './pid-lock.js';
  */
 export type JournalState = 'sending' | 'unknown' | 'created' | 'failed';
 
-/** Finished journals are kept this long after their last write, then pruned. */
-export const JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+// Apart, so the CLI can name the default without loading the journal (start-up).
+export { JOURNAL_RETENTION_MS };
 
 /** Whether the input may exist under the entry's key: only that key may be used to send it again. */
 export function inDoubt(entry: JournalEntry | undefined): boolean {

@@ -3,7 +3,7 @@
  * SIGN_JOURNAL_STORE, then the `journal_store` setting (a Redis URL: the journal runners share),
  * else this machine's files; `SIGN_JOURNAL_RETENTION`, then `journal_retention` (default 30 days).
  */
-import { JOURNAL_RETENTION_MS } from '../../core/journal.js';
+import { JOURNAL_RETENTION_MS } from '../../core/journal-retention.js';
 import { parseRateStoreUrl, rateStorePassword } from '../../core/rate-store-url.js';
 import type { ConfigFile } from './config-file.js';
 import type { Output } from '../render/output.js';
