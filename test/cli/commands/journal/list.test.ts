@@ -133,6 +133,37 @@ describe.skipIf(NO_REDIS)('journal, over a Redis store', () => {
     }
   });
 
+  it('takes the store from the journal_store setting, checked when set and its password masked', async () => {
+    const env = { ...sandbox.env, SIGN_CONFIG_DIR: tempDir('sign-cli-config-') };
+    const bad = await runCommand(['config', 'set', 'journal_store', 'localhost:6379'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('journal_store must be a redis:// or rediss:// URL');
+    const password = 'journal-store-pw';
+    const url = redis.url.replace('redis://', `redis://:${password}@`);
+    expect((await runCommand(['config', 'set', 'journal_store', url], { env })).code).toBe(0);
+    const get = await runCommand(['config', 'get', 'journal_store'], { env });
+    expect(get.stdout.trim()).toBe(url.replace(password, '****'));
+    // Used by `journal list` (this Redis asks for no password: a given one is refused by AUTH).
+    const listed = await runCommand(['journal', 'list'], { env });
+    expect(listed.stdout + listed.stderr).not.toContain(password);
+    expect((await runCommand(['config', 'set', 'journal_store', redis.url], { env })).code).toBe(0);
+    const list = await runCommand(['journal', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(Array.isArray(JSON.parse(list.stdout))).toBe(true);
+    const effective = await runCommand(['config', 'list', '--json'], {
+      env: { ...env, SIGN_JOURNAL_RETENTION: '45d' },
+    });
+    const rows = (
+      JSON.parse(effective.stdout) as { effective: { name: string; value: string; source: string }[] }
+    ).effective;
+    expect(rows.find((r) => r.name === 'journal_retention')).toEqual({
+      name: 'journal_retention',
+      value: '45d',
+      source: 'env SIGN_JOURNAL_RETENTION',
+    });
+    expect(rows.find((r) => r.name === 'journal_store')?.value).toContain('127.0.0.1');
+  });
+
   it('an unreachable store is exit 1 naming it, its password masked', async () => {
     const run = await runCommand(['journal', 'list', '--journal-store', 'redis://:s3cret-pass@127.0.0.1:1'], {
       env: sandbox.env,
