@@ -16,7 +16,9 @@ import type { CommandParser } from '@redis/client/dist/lib/client/parser.js';
  *   the other runner's claim}
  * - record (id, fingerprint, entry JSON, retention ms, contract field or '',
  *   '1' to release the claim, runner): writes the entry under its key's
- *   fingerprint, keeps the journal for the retention from now; returns 'ok'
+ *   fingerprint, keeps the journal at least the retention from now; returns
+ *   'ok', 'kept' (a `created` entry is never replaced by another state), or
+ *   'not_claimed' (`sending` from a runner that no longer holds the claim)
  * - renew (runner, lease ms): extends this runner's claim; 1, or 0 when it is
  *   no longer this runner's (it expired and another runner took it)
  * - release (runner): gives the claim back if it is still this runner's
@@ -28,6 +30,11 @@ local entries, contracts, meta, claim = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op = ARGV[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Only ever later: one runner's shorter retention never cuts the others' journal short.
+local function keep(key, ms)
+  local left = redis.call('PTTL', key)
+  if left == -1 or (left >= 0 and left < tonumber(ms)) then redis.call('PEXPIRE', key, ms) end
+end
 if op == 'take' then
   local holder = redis.call('GET', claim)
   local current = redis.call('HGET', entries, ARGV[2]) or ''
@@ -37,18 +44,29 @@ if op == 'take' then
   redis.call('SET', claim, ARGV[3], 'PX', ARGV[4])
   return {'mine', current, 0}
 elseif op == 'record' then
+  local entry = cjson.decode(ARGV[4])
+  -- The promise before sending is made only by the claim's holder: a runner whose claim ran out
+  -- (it stalled) must not send, since another runner has the input now.
+  if entry.state == 'sending' and redis.call('GET', claim) ~= ARGV[8] then return 'not_claimed' end
   local current = redis.call('HGET', entries, ARGV[2])
   local byKey = {}
   if current then byKey = cjson.decode(current) end
-  byKey[ARGV[3]] = cjson.decode(ARGV[4])
-  redis.call('HSET', entries, ARGV[2], cjson.encode(byKey))
-  if ARGV[6] ~= '' then redis.call('HSET', contracts, ARGV[6], ARGV[4]) end
+  local previous = byKey[ARGV[3]]
+  local result = 'ok'
+  if previous and previous.state == 'created' and entry.state ~= 'created' then
+    -- Created stays created: a late write of a stalled runner never makes it look unsent.
+    result = 'kept'
+  else
+    byKey[ARGV[3]] = entry
+    redis.call('HSET', entries, ARGV[2], cjson.encode(byKey))
+    if ARGV[6] ~= '' then redis.call('HSET', contracts, ARGV[6], ARGV[4]) end
+  end
   redis.call('HSET', meta, 'updated', now)
-  redis.call('PEXPIRE', entries, ARGV[5])
-  redis.call('PEXPIRE', meta, ARGV[5])
-  if redis.call('EXISTS', contracts) == 1 then redis.call('PEXPIRE', contracts, ARGV[5]) end
+  keep(entries, ARGV[5])
+  keep(meta, ARGV[5])
+  if redis.call('EXISTS', contracts) == 1 then keep(contracts, ARGV[5]) end
   if ARGV[7] == '1' and redis.call('GET', claim) == ARGV[8] then redis.call('DEL', claim) end
-  return 'ok'
+  return result
 elseif op == 'renew' then
   if redis.call('GET', claim) == ARGV[2] then
     redis.call('PEXPIRE', claim, ARGV[3])
@@ -62,9 +80,9 @@ elseif op == 'open' then
   redis.call('HSET', meta, 'service', ARGV[2], 'environment', ARGV[3])
   redis.call('HSETNX', meta, 'created', now)
   if redis.call('HEXISTS', meta, 'updated') == 0 then redis.call('HSET', meta, 'updated', now) end
-  redis.call('PEXPIRE', meta, ARGV[4])
-  if redis.call('EXISTS', entries) == 1 then redis.call('PEXPIRE', entries, ARGV[4]) end
-  if redis.call('EXISTS', contracts) == 1 then redis.call('PEXPIRE', contracts, ARGV[4]) end
+  keep(meta, ARGV[4])
+  if redis.call('EXISTS', entries) == 1 then keep(entries, ARGV[4]) end
+  if redis.call('EXISTS', contracts) == 1 then keep(contracts, ARGV[4]) end
   return 'ok'
 end
 return redis.error_reply('unknown operation ' .. tostring(op))

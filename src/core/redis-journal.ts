@@ -217,14 +217,29 @@ export class RedisJournal implements Journal {
     }
   }
 
-  private split(json: string): Pick<JournalTake, 'own' | 'others'> {
-    if (!json) return { own: undefined, others: [] };
-    const byKey = JSON.parse(json) as Record<string, JournalEntry>;
+  /** An input's entries, this key's apart; `ownText` tells whether this key's entry changed. */
+  private split(id: string, json: string): Pick<JournalTake, 'own' | 'others'> & { ownText: string } {
+    if (!json) return { own: undefined, others: [], ownText: '' };
+    let byKey: Record<string, JournalEntry>;
+    try {
+      byKey = JSON.parse(json) as Record<string, JournalEntry>;
+    } catch (error) {
+      throw new StorageError(
+        this.shownUrl,
+        undefined,
+        `journal store ${this.shownUrl} holds an entry for ${id} that is not JSON; nothing more is sent`,
+        { hint: 'see it with `journal show`; `journal forget` removes the journal', cause: error },
+      );
+    }
     const own = byKey[this.options.fingerprint];
     const others = Object.entries(byKey)
       .filter(([fp]) => fp !== this.options.fingerprint)
       .map(([fp, entry]) => ({ ...entry, fp }));
-    return { own: own ? { ...own, fp: this.options.fingerprint } : undefined, others };
+    return {
+      own: own ? { ...own, fp: this.options.fingerprint } : undefined,
+      others,
+      ownText: own ? JSON.stringify(own) : '',
+    };
   }
 
   async take(
@@ -234,6 +249,8 @@ export class RedisJournal implements Journal {
     // What the journal held while another runner had the input: an outcome that differs from it
     // is that runner's; one that does not is an earlier run's, handled as on one machine.
     let heldAt = options.seen;
+    // Lost once, the run stops taking inputs, even if the store is back: it may have come back empty.
+    if (this.lost !== undefined) throw this.failure(new Error(this.lost), 'lost', 'nothing more is sent');
     for (;;) {
       let reply: [string, string, number];
       try {
@@ -247,12 +264,14 @@ export class RedisJournal implements Journal {
         throw this.failure(error, 'lost', 'nothing more is sent');
       }
       const [state, json, leftMs] = reply;
+      const { ownText, ...view } = this.split(id, json);
       if (state === 'mine') {
         this.startRenewing(id);
-        return { ...this.split(json), ...(heldAt !== undefined && json !== heldAt ? { waited: true } : {}) };
+        // Only this key's entry: another account's runner writing its own does not count.
+        return { ...view, ...(heldAt !== undefined && ownText !== heldAt ? { waited: true } : {}) };
       }
-      if (!options.wait) return { ...this.split(json), busy: true, seen: json };
-      heldAt ??= json;
+      if (!options.wait) return { ...view, busy: true, seen: ownText };
+      heldAt ??= ownText;
       // The other runner's outcome comes when it records it; a dead runner's when its lease ends.
       await this.clock.sleep(Math.max(50, Math.min(Number(leftMs), 500)), options.signal).catch(() => {
         throw new InterruptedError();
@@ -307,10 +326,9 @@ export class RedisJournal implements Journal {
     ];
     const deadline = this.clock.now() + (finished ? this.recoverMs : 0);
     for (;;) {
+      let reply: unknown;
       try {
-        await this.run(entry.id, args);
-        if (finished) this.stopRenewing(entry.id);
-        return;
+        reply = await this.run(entry.id, args);
       } catch (error) {
         this.lost ??= storeFailure(error);
         if (this.closed || this.clock.now() >= deadline)
@@ -320,7 +338,19 @@ export class RedisJournal implements Journal {
             finished ? `the outcome of ${entry.ref} could not be recorded` : 'nothing more is sent',
           );
         await this.clock.sleep(250);
+        continue;
       }
+      if (reply === 'not_claimed') {
+        this.stopRenewing(entry.id);
+        throw new StorageError(
+          this.shownUrl,
+          undefined,
+          `the claim of ${entry.ref} ran out before it was sent (this run stalled longer than the lease); another runner has it now, so it is not sent here, and nothing more is sent`,
+          { hint: 'run the same command again to finish' },
+        );
+      }
+      if (finished) this.stopRenewing(entry.id);
+      return;
     }
   }
 

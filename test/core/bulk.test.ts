@@ -304,6 +304,8 @@ for (const kind of [fileJournals(), redisJournals()])
       // A crash right after sending: the journal says "sending" for input 31 whose request did reach the service.
       const crashed = await kind.open();
       const key = 'key-in-doubt';
+      // As a run does: the input taken (claimed, in a shared journal), then "sending" recorded.
+      await crashed.take(`${contentHash({ title: 'T31' })}#1`);
       await crashed.record({
         id: `${contentHash({ title: 'T31' })}#1`,
         ref: 'batch.ndjson:31',

@@ -264,6 +264,54 @@ describe.skipIf(NO_REDIS)('the shared create journal (real redis-server)', () =>
     expect(await raw.exists(`${keys.claims}fp-a:${other}`)).toBe(0);
   });
 
+  it("one runner's shorter retention never cuts the journal short for the others", async () => {
+    const long = await runner({ retentionMs: 120_000 });
+    const short = await runner({ retentionMs: 60_000 });
+    await long.take(idOf('T1'));
+    await long.record({ id: idOf('T1'), ref: 'r:1', key: 'k1', state: 'created', envelope_id: 'env_1' });
+    await short.take(idOf('T2'));
+    await short.record({ id: idOf('T2'), ref: 'r:2', key: 'k2', state: 'created', envelope_id: 'env_2' });
+    const keys = journalKeys(JOURNAL_KEY_PREFIX, journalNamespace(service, 'test'));
+    for (const key of [keys.entries, keys.meta]) expect(await raw.pTTL(key), key).toBeGreaterThan(100_000);
+  });
+
+  it('a runner whose claim ran out may not promise to send, and created is never undone by a late write', async () => {
+    const stalled = await runner({ leaseMs: 300 });
+    const other = await runner();
+    const id = idOf('T1');
+    await stalled.take(id);
+    // Its renewals stop (a stalled event loop, say) and the lease runs out: another runner takes the input.
+    (stalled as unknown as { stopRenewing(id: string): void }).stopRenewing(id);
+    await sleep(400);
+    const taken = await other.take(id);
+    expect(taken.busy).toBeUndefined();
+    const refused = await stalled.record({ id, ref: 'r:1', key: 'k-stalled', state: 'sending' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StorageError);
+    expect((refused as Error).message).toContain('ran out before it was sent');
+    await other.record({ id, ref: 'r:1', key: 'k-other', state: 'sending' });
+    await other.record({ id, ref: 'r:1', key: 'k-other', state: 'created', envelope_id: 'env_1' });
+    // The stalled runner's late failure does not make it look unsent.
+    await stalled.record({ id, ref: 'r:1', key: 'k-stalled', state: 'unknown', error: 'timeout' });
+    const view = await other.take(id);
+    await other.release(id);
+    expect(view.own).toMatchObject({ state: 'created', envelope_id: 'env_1', key: 'k-other' });
+  });
+
+  it('an entry that is not JSON stops the run with a storage error, not a crash', async () => {
+    const journal = await runner();
+    const keys = journalKeys(JOURNAL_KEY_PREFIX, journalNamespace(service, 'test'));
+    await raw.hSet(keys.entries, idOf('T1'), '{not json');
+    const error = await journal.take(idOf('T1')).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as Error).message).toContain('is not JSON');
+  });
+
   it('an unreachable store fails the open at once, naming the URL', async () => {
     const started = Date.now();
     const notes: string[] = [];
@@ -316,8 +364,11 @@ describe.skipIf(NO_REDIS)('the shared create journal (real redis-server)', () =>
     const back = await startRedis({ port: own.port });
     servers.push(back);
     await recorded;
-    const after = await journal.take(id);
-    await journal.release(id);
+    // Lost once, this run takes nothing more, even with the store back (it may have come back empty).
+    await expect(journal.take(idOf('T3'))).rejects.toThrow(StorageError);
+    const reader = await runner({ url: back.url });
+    const after = await reader.take(id);
+    await reader.release(id);
     expect(after.own).toMatchObject({ state: 'created', key: 'k-1', envelope_id: 'env_1' });
     // Said once each, however many reconnections failed in between.
     expect(notes).toEqual([

@@ -106,7 +106,7 @@ describe('--journal-store: the URL, and a store that cannot be reached', () => {
     expect(after.envelopes).toBe(before.envelopes);
   });
 
-  it('--journal with --journal-store (or SIGN_JOURNAL_STORE) is exit 2: two journals', async () => {
+  it('--journal or --new with --journal-store (or SIGN_JOURNAL_STORE) is exit 2', async () => {
     const file = writeNdjson(work, 'two-journals', 3);
     const before = await state();
     const both = await create(file, { store: NOWHERE, extra: ['--journal', join(work, 'j.journal')] });
@@ -126,6 +126,11 @@ describe('--journal-store: the URL, and a store that cannot be reached', () => {
     );
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain('--journal and SIGN_JOURNAL_STORE name two journals');
+    // --new with a shared journal would create every input once per runner: refused.
+    const fresh = await create(file, { store: NOWHERE, extra: ['--new'] });
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fresh.stderr).toContain('--new creates every input again under fresh keys');
     const after = await state();
     expect(after.requests).toBe(before.requests + 1);
     expect(after.envelopes).toBe(before.envelopes);

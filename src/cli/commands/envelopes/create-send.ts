@@ -60,12 +60,8 @@ export async function send(
 ): Promise<number> {
   const { output } = ctx;
   const total = 'inputs' in source ? source.total : 1;
-  // Checked before anything is opened or sent: a bad URL is exit 2.
+  // create.ts checked it (and what it may not be combined with) before the inputs were read.
   const store = 'inputs' in source ? await journalStore(ctx, options.journalStore) : undefined;
-  if (store && options.journal !== undefined)
-    throw new UsageError(`--journal and ${store.source} name two journals`, {
-      hint: 'keep one: a file on this machine (--journal) or the store runners share',
-    });
   const retentionMs = await journalRetentionMs(ctx);
   const client = await ctx.client(
     { ratePerMinute: rate, validation: { allowUnknownFields: options.allowUnknownFields === true } },

@@ -21,6 +21,7 @@ import { formatIssue } from '../../render/output.js';
 import type { Action } from '../../action.js';
 import { hintOf } from '../../help/hints.js';
 import { prepareJournalPaths, mayHaveJournals } from './journal-paths.js';
+import { journalStore } from '../../config/journal-store.js';
 import {
   allowUnknownFields,
   checkInput,
@@ -132,6 +133,17 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
     if (prompted === undefined) return ExitCode.ok;
     return send(ctx, options, pacing, { prompted });
   }
+  // The journal's store, checked before anything is read, asked or sent (a bad URL is exit 2).
+  const store = await journalStore(ctx, options.journalStore);
+  if (store && options.journal !== undefined)
+    throw new UsageError(`--journal and ${store.source} name two journals`, {
+      hint: 'keep one: a file on this machine (--journal) or the store runners share',
+    });
+  if (store && options.new)
+    throw new UsageError(
+      `--new creates every input again under fresh keys, and each runner sharing the journal of ${store.source} would do it`,
+      { hint: `for a deliberate second set, run it once without ${store.source}` },
+    );
   if (options.idempotencyKey !== undefined) {
     try {
       (await import('../../../core/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
