@@ -8,23 +8,16 @@
  * (journal.ts) remembers what was created, so a re-run on this machine says
  * "already created" without sending at all.
  */
+import { chooseKey, mayHaveCreated, SharedOutcomeError } from './bulk-keys.js';
 import type { CreateEnvelopeResult } from './client.js';
-import {
-  ApiError,
-  AuthError,
-  InterruptedError,
-  NetworkError,
-  SignError,
-  StorageError,
-  UsageError,
-} from './errors.js';
-import { contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
+import { AuthError, InterruptedError, StorageError } from './errors.js';
+import { contentHash } from './idempotency.js';
 import { inDoubt, type Journal, type JournalEntry, type JournalState, type JournalTake } from './journal.js';
 import { normalizeEnvelope } from './normalize.js';
 import { isRecord } from './records.js';
-import { isRetryableStatus } from './retry.js';
 
 export { contentHash } from './idempotency.js';
+export { mayHaveCreated, SharedOutcomeError } from './bulk-keys.js';
 
 export interface BulkInput {
   ref: string;
@@ -103,70 +96,6 @@ export interface BulkOptions {
   onSecondForContract?(ref: string, contractId: string, earlier: JournalEntry): void;
   /** The clock of the journal's times. */
   now?: () => number;
-}
-
-/** Another runner's attempt at an input failed (or its outcome is in doubt): what it recorded. */
-export class SharedOutcomeError extends SignError {
-  constructor(readonly entry: JournalEntry) {
-    super(
-      `another runner sent it with Idempotency-Key ${entry.key} and recorded it ${entry.state === 'failed' ? 'failed' : 'in doubt'}${entry.error ? `: ${entry.error}` : ''}`,
-      {
-        hint: 'run the same command again to finish it: an input in doubt is sent again with its key',
-        reason: 'failed_elsewhere',
-      },
-    );
-  }
-}
-
-/**
- * Whether a failed create may still have made an envelope: anything but a
- * clear refusal (4xx other than the retryable ones, auth, invalid input) or a
- * request that never reached the service.
- */
-export function mayHaveCreated(error: unknown): boolean {
-  if (error instanceof InterruptedError) return error.sent;
-  if (error instanceof NetworkError) return !error.nothingSent;
-  if (error instanceof UsageError || error instanceof AuthError) return false;
-  if (error instanceof ApiError)
-    return !(error.status >= 400 && error.status < 500 && !isRetryableStatus(error.status, true));
-  return true;
-}
-
-/** Which key to send an input with, given what the journal knows; throws when the caller's key would risk a duplicate. */
-function chooseKey(
-  options: BulkOptions,
-  known: JournalEntry | undefined,
-  hash: string,
-  copy: number,
-): string {
-  const { fixedKey } = options;
-  if (fixedKey !== undefined && known && fixedKey !== known.key && !options.fresh) {
-    if (known.state === 'created') {
-      throw new UsageError(
-        `${known.ref} was already created${known.envelope_id ? ` as ${known.envelope_id}` : ''} with Idempotency-Key ${known.key}; the key given, ${fixedKey}, would create it again`,
-        {
-          hint: `leave the key out to have it reported as already created, or create another envelope deliberately (fresh keys)`,
-          reason: 'key_conflict_created',
-          reasonData: { given: fixedKey, known: known.key },
-        },
-      );
-    }
-    if (inDoubt(known)) {
-      throw new UsageError(
-        `${known.ref} was sent by an earlier run with Idempotency-Key ${known.key} and may exist; sending it with ${fixedKey} could create it twice`,
-        {
-          hint: `send it with ${known.key} (or leave the key out) to finish it safely`,
-          reason: 'key_conflict_in_doubt',
-          reasonData: { given: fixedKey, known: known.key },
-        },
-      );
-    }
-  }
-  if (fixedKey !== undefined) return fixedKey;
-  if (options.fresh) return newIdempotencyKey();
-  // A key in doubt from an earlier run is the only one under which the envelope may exist.
-  if (known && inDoubt(known)) return known.key;
-  return derivedIdempotencyKey(hash, copy);
 }
 
 /** An input keyed as it will be sent, with its place among identical inputs. */

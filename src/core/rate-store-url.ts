@@ -1,7 +1,8 @@
 /**
- * The address of a shared rate store (`--rate-store`, SIGN_RATE_STORE, the
- * `rate_store` setting): checked and shown without loading a Redis client,
- * so start-up and `config set` stay light.
+ * The address of a Redis store (the rate store: `--rate-store`, SIGN_RATE_STORE,
+ * `rate_store`; the journal store: `--journal-store`, SIGN_JOURNAL_STORE,
+ * `journal_store`): checked and shown, and its failures said, without loading a
+ * Redis client, so start-up and `config set` stay light.
  */
 import { UsageError } from './errors.js';
 
@@ -61,4 +62,13 @@ export function rateStorePassword(text: string): string | undefined {
   // Unencoded, a "/" or "@" in the password confuses URL parsing: everything between the
   // user's ":" and the last "@" is masked too.
   return /\/\/[^:/@]*:(.+)@/.exec(text)?.[1];
+}
+
+/** Why the store failed, in a few words (never the URL's password). */
+export function storeFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message)
+    .replace(/\s+/g, ' ')
+    .slice(0, 160);
 }

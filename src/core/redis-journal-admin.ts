@@ -7,8 +7,8 @@ import { createClient } from '@redis/client';
 import { StorageError } from './errors.js';
 import { countStates, type JournalInfo } from './journal-admin.js';
 import type { JournalEntry } from './journal.js';
-import { showRateStoreUrl } from './rate-store-url.js';
-import { JOURNAL_KEY_PREFIX, journalKeys, storeFailure } from './redis-journal.js';
+import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
+import { JOURNAL_KEY_PREFIX, journalKeys } from './redis-journal-keys.js';
 
 const TIMEOUT_MS = 2_000;
 

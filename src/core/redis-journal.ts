@@ -28,16 +28,22 @@
  * fails (nothing new is sent), while the outcome of a request already sent
  * waits up to `recoverMs` for the store to come back.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createClient } from '@redis/client';
+import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from './clock.js';
 import { InterruptedError, StorageError } from './errors.js';
 import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type JournalTake } from './journal.js';
-import { showRateStoreUrl } from './rate-store-url.js';
-import { journalScript } from './redis-journal-script.js';
+import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
+import {
+  createJournalClient,
+  JOURNAL_KEY_PREFIX,
+  journalKeys,
+  journalNamespace,
+  type JournalClient,
+} from './redis-journal-keys.js';
 
-/** Every key of every journal starts with this, so a Redis shared with other applications is safe. */
-export const JOURNAL_KEY_PREFIX = 'sign-cli:journal:';
+// Where a journal's keys are, for journal-admin and tests.
+export { JOURNAL_KEY_PREFIX, journalKeys, journalNamespace, storeFailure };
+
 /** How long a claim lasts unless renewed: a killed runner's inputs wait this long for another. */
 const DEFAULT_LEASE_MS = 15_000;
 /**
@@ -47,26 +53,6 @@ const DEFAULT_LEASE_MS = 15_000;
 const DEFAULT_TIMEOUT_MS = 5_000;
 /** How long the outcome of a request already sent waits for a lost store to come back. */
 const DEFAULT_RECOVER_MS = 30_000;
-
-/** The journal's Redis name for a service and environment (hash tag included). */
-export function journalNamespace(service: string, environment: string | null): string {
-  const digest = createHash('sha256')
-    .update(`sign-cli create journal\n${service}\n${environment ?? '?'}`)
-    .digest('hex')
-    .slice(0, 24);
-  return `{${digest}}`;
-}
-
-/** The Redis keys of one journal. */
-export function journalKeys(prefix: string, ns: string) {
-  const base = `${prefix}${ns}`;
-  return {
-    entries: `${base}:entries`,
-    contracts: `${base}:contracts`,
-    meta: `${base}:meta`,
-    claims: `${base}:claim:`,
-  };
-}
 
 export interface RedisJournalOptions {
   /** A redis:// or rediss:// URL (rate-store-url.ts checks it). */
@@ -84,33 +70,6 @@ export interface RedisJournalOptions {
   clock?: Clock;
   /** Lost and back again, for --verbose. */
   onNote?: (message: string) => void;
-}
-
-type JournalClient = ReturnType<typeof createJournalClient>;
-
-function createJournalClient(url: string, timeoutMs: number, opened: () => boolean) {
-  return createClient({
-    url,
-    socket: {
-      connectTimeout: timeoutMs,
-      // Once open, it reconnects in the background, so an outcome can be recorded when the store
-      // returns; before, a refused connection is the answer (the run fails before sending).
-      reconnectStrategy: (retries: number, cause: Error) =>
-        opened() ? Math.min(100 * retries, 1_000) : cause,
-    },
-    // A command never waits in a queue for a lost store: it fails, and the run says so.
-    disableOfflineQueue: true,
-    scripts: { journal: journalScript },
-  });
-}
-
-/** Why the store failed, in a few words (never the URL's password). */
-export function storeFailure(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message)
-    .replace(/\s+/g, ' ')
-    .slice(0, 160);
 }
 
 export class RedisJournal implements Journal {

@@ -33,7 +33,7 @@ import { BUDGET_WINDOW_MS, budgetScript } from './shared-budget-script.js';
 import { systemClock, type Clock } from './clock.js';
 import { InterruptedError } from './errors.js';
 import type { SharedBudget, SlotRequest } from './pacing.js';
-import { showRateStoreUrl } from './rate-store-url.js';
+import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
 
 // The window the service counts in lives with the script that counts it.
 export { BUDGET_WINDOW_MS };
@@ -95,15 +95,6 @@ function createBudgetClient(url: string, timeoutMs: number) {
     commandOptions: { timeout: timeoutMs },
     scripts: { budget: budgetScript },
   });
-}
-
-/** Why the store failed, in a few words (never the URL's password). */
-function reason(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message)
-    .replace(/\s+/g, ' ')
-    .slice(0, 160);
 }
 
 export class RedisRateBudget implements SharedBudget {
@@ -180,7 +171,7 @@ export class RedisRateBudget implements SharedBudget {
     if (this.down || this.closed) return;
     const how = this.connected ? 'lost' : 'unreachable';
     this.down = true;
-    this.failure = reason(error);
+    this.failure = storeFailure(error);
     const share =
       this.runners > 1
         ? `1/${this.runners} of the rate, as ${this.runners} runners were sharing it`
