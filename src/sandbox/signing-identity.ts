@@ -62,7 +62,7 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')
-      .replace(/^[89a-f]/, '1'),
+      .replace(/^[089a-f]/, '1'),
     name: 'CN=sign-cli sandbox CA, O=sign-cli sandbox',
     notBefore,
     notAfter: new Date(now.getTime() + 20 * YEAR_MS),
@@ -78,7 +78,7 @@ export async function signingIdentity(dataDir: string, now: Date): Promise<Signi
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')
-      .replace(/^[89a-f]/, '1'),
+      .replace(/^[089a-f]/, '1'),
     subject: 'CN=sign-cli sandbox signing service, O=sign-cli sandbox',
     issuer: ca.subject,
     notBefore,

@@ -62,7 +62,7 @@ export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaI
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
       .toString('hex')
-      .replace(/^[89a-f]/, '1'),
+      .replace(/^[089a-f]/, '1'),
     subject: 'CN=sign-cli sandbox timestamp authority, O=sign-cli sandbox',
     issuer: caCert.subject,
     notBefore: caCert.notBefore,
@@ -102,6 +102,15 @@ export interface TokenRequest {
   serial?: Uint8Array;
 }
 
+/**
+ * The bytes of a serial as a positive INTEGER in DER's one encoding: the high bit of the first
+ * byte clear, and that byte never 0 (a leading zero the next byte does not need is "illegal
+ * padding" to OpenSSL, which then refuses the whole token; random serials met it once in 256).
+ */
+export function positiveSerial(serial: Uint8Array): Uint8Array {
+  return Uint8Array.from([Math.max(1, serial[0]! & 0x7f), ...serial.subarray(1)]);
+}
+
 /** An RFC 3161 timestamp token (a ContentInfo with SignedData over a TSTInfo). */
 export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): Promise<pkijs.ContentInfo> {
   const serial =
@@ -118,10 +127,7 @@ export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): P
       hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: request.hashOid }),
       hashedMessage: new asn1js.OctetString({ valueHex: request.hashed }),
     }),
-    // A positive INTEGER: the high bit of the first byte clear.
-    serialNumber: new asn1js.Integer({
-      valueHex: Uint8Array.from([serial[0]! & 0x7f, ...serial.subarray(1)]),
-    }),
+    serialNumber: new asn1js.Integer({ valueHex: positiveSerial(serial) }),
     genTime: request.genTime,
     accuracy: new pkijs.Accuracy({ seconds: 1 }),
     ...(request.nonce ? { nonce: request.nonce } : {}),
