@@ -33,6 +33,7 @@ import { systemClock, type Clock } from './clock.js';
 import { InterruptedError, StorageError } from './errors.js';
 import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type JournalTake } from './journal.js';
 import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
+import { within } from './within.js';
 import {
   createJournalClient,
   JOURNAL_KEY_PREFIX,
@@ -159,21 +160,8 @@ export class RedisJournal implements Journal {
   }
 
   /** One call, bounded in time: a store that stops answering (SIGSTOP, a partition) must not hold the run. */
-  private async bounded<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // After a stalled event loop the answer may be waiting unread: timers run before I/O,
-        // so it gets one turn of the loop to arrive before the store counts as lost.
-        setImmediate(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)));
-      }, this.timeoutMs);
-    });
-    work.catch(() => {});
-    try {
-      return await Promise.race([work, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    return within(work, this.timeoutMs);
   }
 
   /** An input's entries, this key's apart; `ownText` tells whether this key's entry changed. */

@@ -34,6 +34,7 @@ import { systemClock, type Clock } from './clock.js';
 import { InterruptedError } from './errors.js';
 import type { SharedBudget, SlotRequest } from './pacing.js';
 import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
+import { within } from './within.js';
 
 // The window the service counts in lives with the script that counts it.
 export { BUDGET_WINDOW_MS };
@@ -228,20 +229,8 @@ export class RedisRateBudget implements SharedBudget {
     return this.withinTimeout(this.client.budget(this.keys(), args));
   }
 
-  private async withinTimeout<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // After a stalled event loop the answer may be waiting unread: timers run before
-        // I/O, so it gets one turn of the loop to arrive before the store counts as lost.
-        setImmediate(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)));
-      }, this.timeoutMs);
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  private withinTimeout<T>(work: Promise<T>): Promise<T> {
+    return within(work, this.timeoutMs);
   }
 
   /**

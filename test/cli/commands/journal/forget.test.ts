@@ -3,11 +3,10 @@
  * nobody can be asked, and what forgetting means (the inputs go out again; the service's
  * memory of their keys is then all that stands in the way).
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { ndjsonOf, type ListedJournal } from '../../../helpers/journal-commands.js';
 
 let sandbox: TestSandbox;
 let sample: Record<string, unknown>;
@@ -19,23 +18,7 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-/** An NDJSON file of `n` envelopes whose titles start with `tag`. */
-function ndjson(tag: string, n: number): string {
-  const path = join(tempDir(), `${tag}.ndjson`);
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ ...sample, title: `${tag} ${i + 1}` }));
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
-
-interface Listed {
-  id: string;
-  service: string | null;
-  environment: string | null;
-  example: string | null;
-  inputs: number;
-  states: Record<string, number>;
-  in_use: boolean;
-}
+const ndjson = (tag: string, n: number) => ndjsonOf(sample, tag, n);
 
 describe('journal forget', () => {
   it('forgets by id or age, asking for --yes where nobody can answer; forgotten, the inputs go out again', async () => {
@@ -45,7 +28,7 @@ describe('journal forget', () => {
 
     const [journal] = JSON.parse(
       (await runCommand(['journal', 'list', '--json'], { env })).stdout,
-    ) as Listed[];
+    ) as ListedJournal[];
     for (const bad of [
       ['journal', 'forget'],
       ['journal', 'forget', '--older-than', 'soon'],

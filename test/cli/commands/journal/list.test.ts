@@ -3,12 +3,11 @@
  * file journals of a state directory, and (with a real redis-server) the
  * journals of a store, where nothing outside the journals' prefix is touched.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { ndjsonOf, type ListedJournal } from '../../../helpers/journal-commands.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../../../helpers/redis.js';
 
 let sandbox: TestSandbox;
@@ -21,23 +20,7 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-/** An NDJSON file of `n` envelopes whose titles start with `tag`. */
-function ndjson(tag: string, n: number): string {
-  const path = join(tempDir(), `${tag}.ndjson`);
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ ...sample, title: `${tag} ${i + 1}` }));
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
-
-interface Listed {
-  id: string;
-  service: string | null;
-  environment: string | null;
-  example: string | null;
-  inputs: number;
-  states: Record<string, number>;
-  in_use: boolean;
-}
+const ndjson = (tag: string, n: number) => ndjsonOf(sample, tag, n);
 
 describe('journal list, over the files of the state directory', () => {
   it('lists what a create recorded: inputs by state, where they came from, the id show and forget take', async () => {
@@ -47,7 +30,7 @@ describe('journal list, over the files of the state directory', () => {
 
     const list = await runCommand(['journal', 'list', '--json'], { env });
     expect(list.code).toBe(0);
-    const [journal, ...more] = JSON.parse(list.stdout) as Listed[];
+    const [journal, ...more] = JSON.parse(list.stdout) as ListedJournal[];
     expect(more).toHaveLength(0);
     expect(journal).toMatchObject({ inputs: 3, states: { created: 3, sending: 0, unknown: 0, failed: 0 } });
     expect(journal!.example).toBe(`${file}:3`);
@@ -63,10 +46,7 @@ describe('journal list, over the files of the state directory', () => {
     expect((await runCommand(['envelopes', 'create', '--ndjson', '-f', file], { env })).code).toBe(0);
     const [journal] = JSON.parse(
       (await runCommand(['journal', 'list', '--json'], { env })).stdout,
-    ) as (Listed & {
-      updated: string;
-      expires: string;
-    })[];
+    ) as ListedJournal[];
     expect(Date.parse(journal!.expires) - Date.parse(journal!.updated)).toBe(2 * 86_400_000);
     const bad = await runCommand(['journal', 'list'], { env: { ...env, SIGN_JOURNAL_RETENTION: '5x' } });
     expect(bad.code).toBe(2);
@@ -104,7 +84,7 @@ describe.skipIf(NO_REDIS)('journal, over a Redis store', () => {
       const env = { ...sandbox.env, SIGN_JOURNAL_STORE: redis.url };
       const journals = JSON.parse(
         (await runCommand(['journal', 'list', '--json'], { env })).stdout,
-      ) as Listed[];
+      ) as ListedJournal[];
       expect(journals.map((j) => j.environment).sort()).toEqual(['live', 'test']);
       for (const j of journals) expect(j).toMatchObject({ inputs: 2, states: { created: 2 }, in_use: false });
       expect(journals[0]!.service).toMatch(/^http:\/\/loopback:\d+$/);
@@ -119,7 +99,9 @@ describe.skipIf(NO_REDIS)('journal, over a Redis store', () => {
       expect(entries.map((e) => e.state)).toEqual(['created', 'created']);
 
       expect((await runCommand(['journal', 'forget', test.id, '--yes'], { env })).code).toBe(0);
-      const left = JSON.parse((await runCommand(['journal', 'list', '--json'], { env })).stdout) as Listed[];
+      const left = JSON.parse(
+        (await runCommand(['journal', 'list', '--json'], { env })).stdout,
+      ) as ListedJournal[];
       expect(left.map((j) => j.environment)).toEqual(['live']);
       expect(await client.get('app:settings')).toBe('kept');
       expect(await client.pTTL('app:settings')).toBeGreaterThan(0);

@@ -2,11 +2,10 @@
  * `journal show`, in process against an in-process sandbox: a file journal's inputs, named by
  * the journal's id or a unique prefix of it.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { ndjsonOf, type ListedJournal } from '../../../helpers/journal-commands.js';
 
 let sandbox: TestSandbox;
 let sample: Record<string, unknown>;
@@ -18,23 +17,7 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-/** An NDJSON file of `n` envelopes whose titles start with `tag`. */
-function ndjson(tag: string, n: number): string {
-  const path = join(tempDir(), `${tag}.ndjson`);
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ ...sample, title: `${tag} ${i + 1}` }));
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
-
-interface Listed {
-  id: string;
-  service: string | null;
-  environment: string | null;
-  example: string | null;
-  inputs: number;
-  states: Record<string, number>;
-  in_use: boolean;
-}
+const ndjson = (tag: string, n: number) => ndjsonOf(sample, tag, n);
 
 describe('journal show', () => {
   it('shows each input of a journal named by its id or a unique prefix; an unknown id is exit 2', async () => {
@@ -44,7 +27,7 @@ describe('journal show', () => {
 
     const [journal] = JSON.parse(
       (await runCommand(['journal', 'list', '--json'], { env })).stdout,
-    ) as Listed[];
+    ) as ListedJournal[];
     // A unique prefix names it; each input with its envelope and key.
     const show = await runCommand(['journal', 'show', journal!.id.slice(0, 8), '--json'], { env });
     expect(show.code).toBe(0);
