@@ -9,13 +9,13 @@
 // The journals are TypeScript: esbuild bundles them into a temporary directory for this run.
 // Needs redis-server (a Debian package): installed here when missing and possible.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { redisServer, startRedis } from './redis.mjs';
+import { withRedisBench } from './redis.mjs';
 import { BIN, ROOT, envelopesFile, spawnServer, stop } from './util.mjs';
 
 const LINES = Number(process.env.BENCH_JOURNAL_LINES ?? 900);
@@ -276,19 +276,10 @@ const describeMachine = (run) =>
 
 export async function benchJournal() {
   const name = `shared create journal (--journal-store): per-envelope cost, and ${RUNNERS} runners x ${LINES} lines at --rate ${RATE}/min each`;
-  const binary = redisServer();
-  if (!binary)
-    return {
-      name,
-      rows: [['skipped', 'redis-server is not installed and could not be (apt-get install redis-server)']],
-      ok: true,
-    };
-  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-journal-'));
-  const redis = await startRedis(binary);
-  const rows = [];
-  let ok;
-  try {
-    const cost = await overhead(dir, redis.url);
+  return withRedisBench(name, 'sign-cli-bench-journal-', async ({ dir, url }) => {
+    const rows = [];
+    let ok;
+    const cost = await overhead(dir, url);
     const extra = cost.redis.p50 - cost.file.p50;
     rows.push([
       `file journal (baseline), ${OVERHEAD_N} envelopes: p50 / p95`,
@@ -311,8 +302,8 @@ export async function benchJournal() {
       `file ${ms(cost.lookup.file)}, Redis ${ms(cost.lookup.redis)}: one more call for a new input with a contract_id`,
     ]);
 
-    const one = await runners(dir, 'one', 1, redis.url);
-    const three = await runners(dir, 'three', RUNNERS, redis.url);
+    const one = await runners(dir, 'one', 1, url);
+    const three = await runners(dir, 'three', RUNNERS, url);
     rows.push([
       'one runner (baseline)',
       `${describeRunner(one.results[0])}; ${one.envelopes} envelopes in the sandbox; ${describeMachine(one)}`,
@@ -344,9 +335,6 @@ export async function benchJournal() {
       three.envelopes === LINES &&
       one.envelopes === LINES &&
       [...one.results, ...three.results].every((r) => r.code === 0);
-  } finally {
-    redis.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return { name, rows, ok };
+    return { rows, ok };
+  });
 }

@@ -4,10 +4,8 @@
 // baseline of the same run is the same three without the store (each paces alone).
 // Needs redis-server (a Debian package): installed here when missing and possible.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redisServer, startRedis } from './redis.mjs';
+import { withRedisBench } from './redis.mjs';
 import { BIN, ROOT, envelopesFile, spawnServer, stop } from './util.mjs';
 
 // Issue 15's figures: 150 requests against a limit of 120, so the runs outlast one window.
@@ -88,20 +86,11 @@ async function threeRuns(dir, name, store) {
 
 export async function benchRateStore() {
   const name = `many runners, one key (${RUNS} runs x ${EACH} envelopes, --rate ${LIMIT} against sandbox --rate-limit ${LIMIT})`;
-  const binary = redisServer();
-  if (!binary)
-    return {
-      name,
-      rows: [['skipped', 'redis-server is not installed and could not be (apt-get install redis-server)']],
-      ok: true,
-    };
-  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-rate-'));
-  const redis = await startRedis(binary);
-  const rows = [];
-  let ok;
-  try {
+  return withRedisBench(name, 'sign-cli-bench-rate-', async ({ dir, url }) => {
+    const rows = [];
+    let ok;
     const alone = await threeRuns(dir, 'alone', undefined);
-    const shared = await threeRuns(dir, 'shared', redis.url);
+    const shared = await threeRuns(dir, 'shared', url);
     const ratio = (run) => run.created / (run.seconds / 60) / LIMIT;
     const line = (run) =>
       `${run.created} created in ${run.seconds.toFixed(1)} s, exits ${run.codes.join('/')}; 429s ${run.rateLimited}; most requests in a 60 s window ${run.peak}; throughput / limit ${ratio(run).toFixed(2)}`;
@@ -122,9 +111,6 @@ export async function benchRateStore() {
       shared.rateLimited === 0 &&
       shared.peak <= LIMIT &&
       ratio(shared) >= 0.95;
-  } finally {
-    redis.child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return { name, rows, ok };
+    return { rows, ok };
+  });
 }

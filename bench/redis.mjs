@@ -2,7 +2,10 @@
 // found on the PATH, or installed from the Debian package when missing and possible; started on
 // a free port of 127.0.0.1 with no persistence.
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** The path of redis-server, installing it with apt-get when missing (as root or with sudo -n); undefined when it cannot be had. */
 export function redisServer() {
@@ -61,4 +64,27 @@ export async function startRedis(binary) {
   }
   child.kill('SIGKILL');
   throw new Error('redis-server did not start');
+}
+
+/**
+ * A benchmark that needs Redis: `measure({ dir, url })` with a redis-server and a scratch
+ * directory of its own, both gone afterwards; skipped, and said so, where redis-server cannot be had.
+ */
+export async function withRedisBench(name, dirPrefix, measure) {
+  const binary = redisServer();
+  if (!binary)
+    return {
+      name,
+      rows: [['skipped', 'redis-server is not installed and could not be (apt-get install redis-server)']],
+      ok: true,
+    };
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const redis = await startRedis(binary);
+  try {
+    const { rows, ok } = await measure({ dir, url: redis.url });
+    return { name, rows, ok };
+  } finally {
+    redis.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
