@@ -38,7 +38,7 @@ export default tseslint.config(
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['vitest.reliability.config.ts'] },
+        projectService: { allowDefaultProject: ['vitest.reliability.config.ts', 'vitest.browser.config.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

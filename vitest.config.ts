@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The reliability suite runs on its own: `npm run test:reliability` (vitest.reliability.config.ts).
-    exclude: [...configDefaults.exclude, 'test/reliability/**'],
+    // The reliability suite runs on its own: `npm run test:reliability` (vitest.reliability.config.ts),
+    // and so do the browser tests: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/reliability/**', 'test/browser/**'],
     // A TMPDIR of the run's own, removed at the end: nothing is left in the machine's.
     globalSetup: ['test/helpers/private-tmpdir.ts'],
     testTimeout: 30_000,

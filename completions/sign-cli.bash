@@ -49,6 +49,7 @@ _sign_cli() {
     --since) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --limit) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --interval) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --signer) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --reason) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --port) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --host) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -81,6 +82,7 @@ _sign_cli() {
     --idempotency-retention) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --signing) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'hmac ed25519' -- "$cur")); return ;;
     --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
+    --journey) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'auto manual' -- "$cur")); return ;;
     --method) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     -X) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --raw-field) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -93,10 +95,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -115,6 +117,7 @@ _sign_cli() {
       'envelopes verify') words='--trust --envelope --at --max-size'" $globals" ;;
       'envelopes list') words='--status --contract-id --since --limit --all'" $globals" ;;
       'envelopes watch') words='--interval'" $globals" ;;
+      'envelopes open') words='--signer --no-browser -n'" $globals" ;;
       'envelopes void') words='--reason --yes -y'" $globals" ;;
       'webhooks') words=''" $globals" ;;
       'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
@@ -139,8 +142,9 @@ _sign_cli() {
       'journal show') words='--journal-store'" $globals" ;;
       'journal forget') words='--older-than --yes -y --journal-store'" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --detach'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --detach'" $globals" ;;
       'sandbox stop') words=''" $globals" ;;
+      'sandbox outbox') words='--envelope --follow'" $globals" ;;
       'api') words='--method -X --raw-field -f --field -F --input --header -H --paginate --include -i --silent'" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
@@ -151,7 +155,7 @@ _sign_cli() {
   fi
   case "$cmd" in
     '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config journal doctor sandbox api completion' -- "$cur")) ;;
-    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch void' -- "$cur")) ;;
+    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch open void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -189,6 +193,11 @@ _sign_cli() {
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'envelopes watch')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'envelopes open')
       case "$npos" in
         0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -288,8 +297,12 @@ _sign_cli() {
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
-    'sandbox') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'stop' -- "$cur")) ;;
+    'sandbox') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'stop outbox' -- "$cur")) ;;
     'sandbox stop')
+      case "$npos" in
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'sandbox outbox')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;

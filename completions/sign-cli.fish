@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -81,6 +81,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'audit' -d 'show the au
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'list' -d 'list envelopes, newest first'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)'
+complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'open' -d 'open a signer'\''s signing page in the sandbox (prints its link; opens a browser where there is one)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'void' -d 'void an envelope still under way: its signers can no longer sign (asks first)'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l encoding -x -d 'read input files in this encoding (a WHATWG label such as windows-1256) instead of UTF-8 or UTF-16, which are recognised by themselves'
 complete -c sign-cli -n '__sign_cli_at "envelopes create"' -l default-country -x -d 'read national phone numbers (0501234567) as this country'\''s (ISO code such as AE or SA) and send them in international form'
@@ -128,6 +129,8 @@ complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l since -x -d 'only en
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l limit -x -d 'how many to show (default: 20)'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l all -d 'every matching envelope, page by page (streams; not with --limit)'
 complete -c sign-cli -n '__sign_cli_at "envelopes watch"' -l interval -x -d 'seconds between checks while things change; slower while nothing does (default: 2)'
+complete -c sign-cli -n '__sign_cli_at "envelopes open"' -l signer -x -d 'whose page: the signer'\''s order, e-mail or phone (default: the signer whose turn it is)'
+complete -c sign-cli -n '__sign_cli_at "envelopes open"' -l no-browser -s n -d 'print the link only; do not open a browser'
 complete -c sign-cli -n '__sign_cli_at "envelopes void"' -l reason -x -d 'why it is voided; kept in the audit trail and sent with the envelope.voided event (required)'
 complete -c sign-cli -n '__sign_cli_at "envelopes void"' -l yes -s y -d 'do not ask for confirmation (needed where there is no terminal to ask on)'
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'listen' -d 'receive webhooks locally: verify each signature, print each event once, forward to your app'
@@ -293,8 +296,12 @@ complete -c sign-cli -n '__sign_cli_at "sandbox"' -l latency -x -d 'added latenc
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l idempotency-retention -x -d 'how long an Idempotency-Key is remembered, in real time (90s, 10m, 24h, 7d); after it the same key makes a new envelope (default: 24h)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l signing -x -a 'hmac ed25519' -d 'how webhook deliveries are signed: HMAC (v1, whsec_) or Ed25519 (v1a, whpk_ to verify; default: hmac)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l accept -x -a 'signature_level= locale= channel= verification=' -d 'also accept these values of a field the service does not list in full (signature_level, locale, channel, verification); repeatable; also config sandbox.accept.<field>'
+complete -c sign-cli -n '__sign_cli_at "sandbox"' -l journey -x -a 'auto manual' -d 'how envelopes proceed: auto (simulated signers act on their own) or manual (they wait for people: signer pages, outbox; default: auto)'
 complete -c sign-cli -n '__sign_cli_at "sandbox"' -l detach -d 'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it'
 complete -c sign-cli -n '__sign_cli_at "sandbox" 0' -a 'stop' -d 'stop the sandbox running on the data dir (--data-dir, else the default); its state is kept'
+complete -c sign-cli -n '__sign_cli_at "sandbox" 0' -a 'outbox' -d 'show the messages the sandbox sent to signers: invitations, reminders, codes, links'
+complete -c sign-cli -n '__sign_cli_at "sandbox outbox"' -l envelope -x -d 'only the messages of this envelope'
+complete -c sign-cli -n '__sign_cli_at "sandbox outbox"' -l follow -d 'keep printing new messages as they arrive, until Ctrl-C'
 complete -c sign-cli -n '__sign_cli_at "api"' -l method -s X -x -d 'the HTTP method (default: GET, or POST with fields or --input)'
 complete -c sign-cli -n '__sign_cli_at "api"' -l raw-field -s f -x -d 'a string field (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "api"' -l field -s F -x -d 'a typed field: true, false, null, numbers, @file, @- (repeatable)'

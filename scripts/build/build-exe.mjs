@@ -14,7 +14,8 @@
 //   decoding a copy. This machine's target gets V8's code cache of it (made at build time; a
 //   code cache is only valid where it was made). The licence notices, some with names that are
 //   not ASCII, are the asset `licenses.txt` and a file beside the executables
-//   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/font-files.ts).
+//   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/font-files.ts), and
+//   so are the sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
 //   an asset too: scripts/build/exe/keyring-from-asset.cjs writes it to the user's cache directory
 //   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).
@@ -36,7 +37,14 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { assertCharset, chunksHash, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import {
+  assertCharset,
+  chunksHash,
+  cliBundleOptions,
+  FONT_FILES,
+  requireFromRoot,
+  WEB_FONT_FILES,
+} from './cli-bundle.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
 import { EXE_NODE_VERSION } from './build-exe-settings.mjs';
 import { HOST_TARGET, NODE_PACKAGES, registryKeyringAddon, registryNode } from './registry-node.mjs';
@@ -159,6 +167,7 @@ try {
         ...Object.fromEntries(
           FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)]),
         ),
+        ...Object.fromEntries(WEB_FONT_FILES.map((f) => [`fonts/${f}`, join(root, 'assets', 'fonts', f)])),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
         'licenses.txt': notices,
         ...Object.fromEntries(chunkFiles.map((f) => [`cli/${f}`, join(chunks, f)])),

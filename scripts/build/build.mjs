@@ -11,8 +11,8 @@
 //   them; Rollup then merges esbuild's many small chunks and writes them as CommonJS, loaded
 //   with require (scripts/build/merge-chunks.mjs): start-up
 //   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
-//   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts are copied to
-//   dist/fonts.
+//   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts and the sandbox
+//   pages' web fonts (assets/fonts) are copied to dist/fonts.
 // - dist/cli/version.cjs: the version alone, so the launcher answers --version without
 //   loading the CLI; dist/cli/launch.cjs: what loads the bundle's chunks with the code caches
 //   of src/cli/launch (made after a command ran: what it ran is not compiled again).
@@ -33,7 +33,14 @@ import {
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { assertCharset, chunksHash, cliBundleOptions, FONT_FILES, requireFromRoot } from './cli-bundle.mjs';
+import {
+  assertCharset,
+  chunksHash,
+  cliBundleOptions,
+  FONT_FILES,
+  requireFromRoot,
+  WEB_FONT_FILES,
+} from './cli-bundle.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,6 +90,7 @@ mkdirSync(`${root}${out}/fonts`);
 for (const file of FONT_FILES)
   copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
 copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);
+for (const file of WEB_FONT_FILES) copyFileSync(`${root}assets/fonts/${file}`, `${root}${out}/fonts/${file}`);
 
 // The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
 await esbuild.build({

@@ -18,6 +18,13 @@ export const requireFromRoot = createRequire(`${root}package.json`);
 export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 /**
+ * The sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts reads them): WOFF2 subsets of the
+ * fonts above, made by scripts/fonts/web-fonts.sh and kept in assets/fonts; copied beside the
+ * bundle and carried by each single executable as the fonts above are.
+ */
+export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'];
+
+/**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
  * (by importing package: another package importing the same name gets the real one).
  *

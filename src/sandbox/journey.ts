@@ -20,6 +20,7 @@ import { newEventId, type EventPayload, type EventType } from '../core/events.js
 import type { SandboxClock, Scheduler } from './clock.js';
 import { newId } from './ids.js';
 import { magicBehaviour } from './magic.js';
+import { expireIdRequest } from './id-requests.js';
 import type { SandboxStore } from './store.js';
 import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord, StoredKey } from './records.js';
 
@@ -33,10 +34,22 @@ export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000
 export const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(FINAL_STATUSES);
 
 /** What one step produced, written to the log as one line. */
-interface Step {
+export interface Step {
   audit: AuditEntry[];
   deliveries: DeliveryRecord[];
 }
+
+/**
+ * `auto`: the sandbox's signers walk the journey by themselves at `--speed`.
+ * `manual`: each signer is notified (a message in the outbox) and then waits
+ * for a person on the signer's page (ceremony.ts); only an identity check
+ * left unanswered moves on by itself (it expires).
+ */
+export type JourneyMode = 'auto' | 'manual';
+
+/** The journey an envelope was created under: kept with it, so a restart in the other mode does not change it. */
+export const journeyOf = (envelope: EnvelopeRecord): JourneyMode =>
+  envelope.journey === 'manual' ? 'manual' : 'auto';
 
 export class JourneyEngine {
   constructor(
@@ -46,12 +59,39 @@ export class JourneyEngine {
     private readonly onDeliveries: (deliveries: DeliveryRecord[]) => void,
     /** A step that could not be stored (it is tried again): for the sandbox's log. */
     private readonly onStorageError: (error: StorageError) => void = () => {},
+    /** The journey of envelopes created from now on. */
+    readonly mode: JourneyMode = 'auto',
   ) {}
+
+  /**
+   * A person's step (ceremony.ts): `change` records events into the step; the
+   * envelope is stored with them as one line and the deliveries go out. When
+   * the line cannot be written the envelope goes back to what is on disk and
+   * the StorageError reaches the caller (the page answers 503): nothing is
+   * delivered that was not stored.
+   */
+  act(envelope: EnvelopeRecord, change: (step: Step, at: number) => void): void {
+    const stored = structuredClone(envelope);
+    const at = this.clock.now();
+    const step: Step = { audit: [], deliveries: [] };
+    try {
+      change(step, at);
+      if (step.audit.length === 0 && JSON.stringify(stored) === JSON.stringify(envelope)) return;
+      envelope.updated_at = iso(at);
+      this.store.saveJourney(envelope, step.audit, step.deliveries);
+    } catch (error) {
+      Object.assign(envelope, stored);
+      throw error;
+    }
+    this.onDeliveries(step.deliveries);
+    this.schedule(envelope.id);
+  }
 
   /** The initial state of a new envelope: created, sent, first signers queued. Not yet persisted. */
   begin(envelope: EnvelopeRecord, key: StoredKey): Step {
     const step: Step = { audit: [], deliveries: [] };
     const at = Date.parse(envelope.created_at);
+    if (this.mode === 'manual') envelope.journey = 'manual';
     this.record(
       envelope,
       step,
@@ -180,13 +220,20 @@ export class JourneyEngine {
   private advance(envelope: EnvelopeRecord, signer: SignerRecord, step: Step): void {
     const at = signer.next_at!;
     const actor = `signer:${signer.id} (${signer.name})`;
-    const magic = magicBehaviour(signer);
+    // People decide in a manual journey: the magic contact values are for the robots of the auto one.
+    const manual = journeyOf(envelope) === 'manual';
+    const magic = manual ? undefined : magicBehaviour(signer);
     const contact = signer.channel === 'whatsapp' ? signer.phone : signer.email;
+    if (manual && signer.status !== 'pending') {
+      // The one timer of a person's step: an identity check left unanswered.
+      expireIdRequest(this, envelope, signer, step, at);
+      return;
+    }
     switch (signer.status) {
       case 'pending':
         signer.status = 'notified';
         signer.notified_at = iso(at);
-        signer.next_at = magic === 'never_view' ? null : at + STEP_DELAYS_MS.view;
+        signer.next_at = magic === 'never_view' || manual ? null : at + STEP_DELAYS_MS.view;
         this.record(
           envelope,
           step,
@@ -252,19 +299,31 @@ export class JourneyEngine {
     }
   }
 
-  private signOrDecline(
+  /** Signs or declines (with a person's reason, in a manual journey); completes or moves the envelope on. */
+  signOrDecline(
     envelope: EnvelopeRecord,
     signer: SignerRecord,
     step: Step,
     at: number,
     decline: boolean,
+    reason?: string,
   ): void {
     const actor = `signer:${signer.id} (${signer.name})`;
     signer.next_at = null;
     if (decline) {
       signer.status = 'declined';
       signer.declined_at = iso(at);
-      this.record(envelope, step, at, 'signer.declined', actor, 'declined to sign', signer);
+      if (reason !== undefined) signer.decline_reason = reason;
+      this.record(
+        envelope,
+        step,
+        at,
+        'signer.declined',
+        actor,
+        reason === undefined ? 'declined to sign' : `declined to sign: ${reason}`,
+        signer,
+        reason,
+      );
       this.finish(
         envelope,
         step,
@@ -317,7 +376,7 @@ export class JourneyEngine {
     next.next_at = at + STEP_DELAYS_MS.notify;
   }
 
-  private finish(
+  finish(
     envelope: EnvelopeRecord,
     step: Step,
     at: number,
@@ -333,7 +392,7 @@ export class JourneyEngine {
   }
 
   /** Appends one audit entry and, when the envelope has a webhook_url, one delivery of the same event. */
-  private record(
+  record(
     envelope: EnvelopeRecord,
     step: Step,
     at: number,

@@ -45,8 +45,12 @@ export function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now
 
 /** The envelope as the API shows it: bookkeeping fields left out. */
 export function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown> {
-  const { owner: _owner, account: _account, ...rest } = envelope;
-  return { ...rest, signers: envelope.signers.map(({ next_at: _next, ...signer }) => signer) };
+  // The journey (auto or manual) and the identity checks with their answers are the sandbox's own bookkeeping.
+  const { owner: _owner, account: _account, journey: _journey, ...rest } = envelope;
+  return {
+    ...rest,
+    signers: envelope.signers.map(({ next_at: _next, id_requests: _requests, ...signer }) => signer),
+  };
 }
 
 /**

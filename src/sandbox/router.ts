@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENDPOINTS } from '../core/endpoints.js';
 import { handleControl } from './control.js';
+import { handlePages } from './pages/routes.js';
 import { sendError } from './http.js';
 import { authenticate, rateLimit } from './middleware.js';
 import { envelopeRoutes } from './routes/envelopes.js';
@@ -37,6 +38,12 @@ export function createRouter(services: SandboxServices): Router {
       counters.by_status[res.statusCode] = (counters.by_status[res.statusCode] ?? 0) + 1;
     });
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    // Pages and the outbox answer before the control endpoints, which need the sandbox's own key.
+    if (
+      (url.pathname.startsWith('/s/') || url.pathname.startsWith('/_sandbox/')) &&
+      (await handlePages(services, req, res, url))
+    )
+      return;
     if (url.pathname.startsWith('/_sandbox/')) return handleControl(services, req, res, url);
 
     const matches = routes

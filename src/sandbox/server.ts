@@ -21,7 +21,8 @@ import { Deliverer } from './deliveries.js';
 import { FaultPlan, type FaultSettings } from './faults.js';
 import { sendError } from './http.js';
 import { newId } from './ids.js';
-import { JourneyEngine } from './journey.js';
+import { JourneyEngine, type JourneyMode } from './journey.js';
+import { SignerLinks } from './signer-links.js';
 import { IDEMPOTENCY_RETENTION_MS } from './middleware.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { createRouter } from './router.js';
@@ -59,6 +60,11 @@ export interface SandboxOptions {
   faults?: FaultSettings;
   /** Told when the state cannot be written (a full disk): at most once a minute, and when writing works again. */
   onWarning?: (message: string) => void;
+  /**
+   * `auto` (default): the sandbox's signers sign by themselves; `manual`: envelopes wait for
+   * people on the signer's pages (`sandbox --journey`). Kept per envelope, as it was created.
+   */
+  journey?: JourneyMode;
 }
 
 export interface RunningSandbox {
@@ -120,6 +126,7 @@ function buildServices(
     scheduler,
     (deliveries) => deliverer.enqueue(deliveries),
     storageTrouble,
+    options.journey ?? 'auto',
   );
   return {
     store,
@@ -138,6 +145,9 @@ function buildServices(
     identity: undefined as unknown as SigningIdentity,
     inFlight: new Set<string>(),
     storageTrouble,
+    links: new SignerLinks(store, secrets.apiKey),
+    // Set by startSandbox once it listens.
+    baseUrl: '',
   };
 }
 
@@ -201,6 +211,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     throw error;
   }
   const baseUrl = urlOf(host, (server.address() as AddressInfo).port);
+  services.baseUrl = baseUrl;
   writeCredentialsFile(options.dataDir, baseUrl, secrets);
   // Work left when the sandbox last stopped carries on where it was.
   journey.resumeAll();

@@ -28,6 +28,7 @@ export interface Counters {
 }
 
 import type { SigningIdentity } from './signing-identity.js';
+import type { SignerLinks } from './signer-links.js';
 
 export interface SandboxServices {
   store: SandboxStore;
@@ -53,6 +54,10 @@ export interface SandboxServices {
   inFlight: Set<string>;
   /** The state could not be written: counted, and said at most once a minute. */
   storageTrouble: (error: StorageError) => void;
+  /** Each signer's page link (`/s/<token>`). */
+  links: SignerLinks;
+  /** Where the sandbox listens (`http://127.0.0.1:4010`): the links of the outbox are absolute. */
+  baseUrl: string;
 }
 
 /** One authenticated API request, with the path's parameters decoded. */

@@ -67,7 +67,11 @@ function timeOf(
   return audit.find((entry) => entry.type === type && entry.actor.startsWith(`signer:${signer.id} `))?.at;
 }
 
-function signedCopyRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
+/**
+ * The envelope as signed: the signed copy's first part, also shown to a signer
+ * before signing (fields not yet known, such as "Completed", show as "-").
+ */
+export function signedCopyRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
   const document = (envelope.document ?? {}) as { template_id?: unknown; version?: unknown };
   const rows: PdfRow[] = [
     heading('Signed copy', 18, 0),

@@ -125,7 +125,18 @@ export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: strin
     name: 'CI',
     flag: '--no-input',
     meaning:
-      'set (and not "false" or "0"): never prompt, and a missing value is a usage error naming its flag.',
+      'set (and not "false" or "0"): never prompt, and a missing value is a usage error naming its flag; `envelopes open` opens no browser.',
+  },
+  {
+    name: 'BROWSER',
+    flag: '--no-browser',
+    meaning:
+      'the program `envelopes open` opens a link with (`%s` stands for the link, else it is appended), instead of `open` (macOS), `start` (Windows) or `xdg-open`.',
+  },
+  {
+    name: 'DISPLAY, WAYLAND_DISPLAY',
+    meaning:
+      'on Linux and other Unixes, `envelopes open` uses `xdg-open` only when one is set (a desktop session).',
   },
 ];
 
@@ -150,7 +161,7 @@ export const TOPICS: readonly Topic[] = [
         '- `1`: the operation failed: an API or network error after retries, an answer that is not what was asked for (a 2xx without an envelope, a non-PDF, an empty audit trail, an answer over its bound), or a file sign-cli keeps that cannot be written (a full or read-only disk).',
         '- `2`: usage error or invalid input, or state or config another user can write: nothing was sent.',
         '- `3`: authentication or authorisation: no key, 401, 403, an expired key, a missing scope.',
-        '- `130`: interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing new was sent after the signal. Servers (`webhooks listen`, `sandbox`) exit 0 when stopped so: it is their normal end.',
+        '- `130`: interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing new was sent after the signal. Servers (`webhooks listen`, `sandbox`) and `sandbox outbox --follow` exit 0 when stopped so: it is their normal end.',
       ].join('\n'),
       "Errors are one line on stderr: what failed, the HTTP status and the server's code and message when there is one, and a hint.",
     ],

@@ -10,6 +10,7 @@ import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
 import { fdStream, type OutStream } from '../launch/fd-stream.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
+import type { BrowserLaunch } from './browser.js';
 
 export type { OutStream };
 
@@ -30,6 +31,11 @@ export interface Io {
    * the runtime and the arguments before the command's.
    */
   relaunch: { command: string; args: string[] };
+  /**
+   * Starts a browser on a link (`envelopes open`); true when it did. The process's starts the
+   * program (browser.ts); a test's starts nothing, or does what the test gives it.
+   */
+  openBrowser(launch: BrowserLaunch): Promise<boolean>;
 }
 
 /** The process's IO, which knows when what was written has been handed to the OS. */
@@ -81,6 +87,7 @@ export function systemIo(
     get relaunch() {
       return relaunchCommand();
     },
+    openBrowser: async (launch) => (await import('./browser-launch.js')).launchBrowser(launch),
     async drained() {
       const used = [stdout, stderr].filter((stream): stream is OutStream => stream !== undefined);
       await Promise.all(used.map((stream) => new Promise<unknown>((resolve) => stream.write('', resolve))));
@@ -131,6 +138,8 @@ export interface TestIoOptions {
   /** Answers of the test's own; default inquirer, on the in-memory streams when they claim to be a terminal. */
   prompter?: Prompter;
   relaunch?: Io['relaunch'];
+  /** What "opening a browser" does; default: nothing, and says it could not. */
+  openBrowser?: Io['openBrowser'];
 }
 
 export type TestIo = Io & { stdout: MemoryStream; stderr: MemoryStream };
@@ -148,5 +157,6 @@ export function testIo(options: TestIoOptions = {}): TestIo {
     clock: options.clock ?? systemClock,
     prompter: options.prompter ?? inquirerPrompter,
     relaunch: options.relaunch ?? { command: process.execPath, args: [] },
+    openBrowser: options.openBrowser ?? (() => Promise.resolve(false)),
   };
 }

@@ -8,6 +8,7 @@ import { registerCreate } from './create.js';
 import { registerDownload } from './download.js';
 import { registerGet } from './get.js';
 import { registerEnvelopesList } from './list.js';
+import { registerOpen } from './open.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerVoid } from './void.js';
@@ -38,5 +39,6 @@ export function registerEnvelopes(program: Command, action: Action): void {
   registerVerify(envelopes, action);
   registerEnvelopesList(envelopes, action);
   registerWatch(envelopes, action);
+  registerOpen(envelopes, action);
   registerVoid(envelopes, action);
 }

@@ -18,6 +18,7 @@ import { formatInstant } from '../../render/time.js';
 import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached } from './detach.js';
 import { defaultSandboxDir } from './data-dir.js';
 import { registerStop } from './stop.js';
+import { registerOutbox } from './outbox.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { completes } from '../../completion/hints.js';
 
@@ -31,8 +32,13 @@ interface SandboxFlags {
   idempotencyRetention: string;
   accept: string[];
   signing: 'hmac' | 'ed25519';
+  journey: Journey;
   detach?: boolean;
 }
+
+/** How envelopes proceed: simulated signers act on their own, or envelopes wait for people. */
+const JOURNEYS = ['auto', 'manual'] as const;
+type Journey = (typeof JOURNEYS)[number];
 
 /**
  * `--accept verification=national_id,bank_id` (repeatable) and the config's
@@ -77,12 +83,14 @@ export const doc: CommandDoc = {
     'A faithful emulator of the service: API keys with environment, scopes and expiry, 600 requests a minute per key, idempotency, the signing journey with signed webhooks and retries, a signed PDF with a certificate of completion, the audit trail, listings, void and resend; accounts and environments kept apart. Its state survives restarts and `kill -9`. What it serves, its magic contact values and its control endpoints: docs/sandbox.md.',
     'With `--detach`, its output goes to <data-dir>/sandbox.log (never a secret in it). When a sandbox already runs on the data dir (a block pasted twice), it says so, with its pid and URL, and exits 0. `sign-cli sandbox stop` stops it.',
     '`--speed` runs journey steps, expiry and webhook retries that many times faster. `--signing ed25519` signs deliveries with Ed25519 (`v1a`): receivers verify with the `whpk_` public key it prints. `--accept` widens the values it accepts for the fields the service leaves open (also `sign-cli config set sandbox.accept.<field> …`).',
+    '`--journey manual` makes envelopes wait for people, as the service does: each signer has a signing page (`sign-cli envelopes open <id>` opens it), what they are sent (invitations, reminders, one-time codes, ID requests) lands in the outbox (`sign-cli sandbox outbox`), and a national-ID check is a mock page of its own. `--journey auto`, the default, has simulated signers act on their own (their magic contact values: docs/sandbox.md).',
     '`--idempotency-retention` is how long it remembers an Idempotency-Key (default 24h, in real time whatever `--speed`): a request re-sent within it gets the first response again; after it, the same key is a new request (a create makes a new envelope), as at a service that has forgotten the key.',
   ],
   examples: [
     'sign-cli sandbox --port 0 --detach --data-dir sbx    # returns once it listens and its credentials are written',
     'sign-cli sandbox stop --data-dir sbx                 # stops it; its state is kept',
     'sign-cli sandbox --port 0 --json --data-dir sbx --speed 20 --accept verification=national_id,bank_id   # in the foreground, until Ctrl-C',
+    'sign-cli sandbox --port 0 --data-dir people --journey manual   # envelopes wait for people: `sandbox outbox`, `envelopes open`',
   ],
 };
 
@@ -127,12 +135,33 @@ export function registerSandbox(program: Command, action: Action): void {
         },
       ),
     )
+    .addOption(
+      completes(
+        new Option(
+          '--journey <kind>',
+          'how envelopes proceed: auto (simulated signers act on their own) or manual (they wait for people: signer pages, outbox)',
+        )
+          .choices(JOURNEYS)
+          .default('auto'),
+        {
+          kind: 'values',
+          values: [
+            { name: 'auto', description: 'simulated signers act on their own' },
+            {
+              name: 'manual',
+              description: 'envelopes wait for people: signer pages, outbox, national-ID mock',
+            },
+          ],
+        },
+      ),
+    )
     .option(
       '--detach',
       'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it',
     )
     .action(action(sandboxCommand));
   registerStop(sandbox, action);
+  registerOutbox(sandbox, action);
 }
 
 export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
@@ -144,7 +173,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const idempotencyRetentionMs = parseDurationOption('--idempotency-retention', flags.idempotencyRetention);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const accept = acceptOptions(flags.accept, (await ctx.loadConfig()).get('sandbox')?.accept ?? {});
-  if (flags.detach) return detachedStart(ctx, dataDir);
+  if (flags.detach) return detachedStart(ctx, dataDir, flags.journey);
   const [{ startSandbox }, { LockedError }] = await Promise.all([
     import('../../../sandbox/server.js'),
     import('../../../core/pid-lock.js'),
@@ -158,6 +187,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       speed,
       accept,
       signing: flags.signing,
+      journey: flags.journey,
       faults: { rate_limit: rateLimit, latency_ms: latency },
       idempotencyRetentionMs,
       clock: ctx.io.clock,
@@ -213,6 +243,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
     output.line(`  signed copies   PAdES, by its own CA: ${sandbox.caFile}`);
     output.line(`  data dir        ${dataDir}`);
+    if (flags.journey === 'manual') output.line(`  journey         ${MANUAL_LINE}`);
     for (const [field, values] of Object.entries(accept))
       output.line(`  also accepts    ${field}: ${values.join(', ')}`);
     output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
@@ -229,8 +260,12 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   return ExitCode.ok;
 }
 
+/** What the start says of a manual journey: where the people's side is. */
+const MANUAL_LINE =
+  'manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli sandbox outbox`)';
+
 /** The same command, minus --detach and --json, in the background; prints what the foreground start prints. */
-async function detachedStart(ctx: CommandContext, dataDir: string): Promise<number> {
+async function detachedStart(ctx: CommandContext, dataDir: string, journey: Journey): Promise<number> {
   const { output } = ctx;
   const running = runningSandboxPid(dataDir);
   if (running !== undefined) {
@@ -269,6 +304,7 @@ async function detachedStart(ctx: CommandContext, dataDir: string): Promise<numb
   output.line(`  API key         ${maskKey(ready.api_key)} (environment test, all scopes)`);
   output.line(`  webhook secret  ${maskKey(ready.webhook_secret)}`);
   output.line(`  data dir        ${dataDir} (log: sandbox.log)`);
+  if (journey === 'manual') output.line(`  journey         ${MANUAL_LINE}`);
   output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
   output.info('`sign-cli sandbox stop` stops it; state is kept for the next start.');
   return ExitCode.ok;

@@ -67,6 +67,40 @@ describe('sandbox', () => {
     expect((await again.done).code).toBe(0);
   });
 
+  it('--journey manual: said at start, and the envelopes it creates wait for people', async () => {
+    const dataDir = tempDir('sign-cli-sandbox-');
+    const run = startCommand(['sandbox', '--port', '0', '--data-dir', dataDir, '--journey', 'manual'], {
+      tty: true,
+      columns: 100,
+    });
+    try {
+      await run.waitFor('use it with');
+      expect(run.io.stdout.text).toContain(
+        'journey         manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli sandbox outbox`)',
+      );
+      const credentials = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
+      const env = {
+        SIGN_BASE_URL: /SIGN_BASE_URL='([^']+)'/.exec(credentials)![1]!,
+        SIGN_API_KEY: /SIGN_API_KEY='([^']+)'/.exec(credentials)![1]!,
+      };
+      const id = (
+        await runCommand(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], {
+          env,
+          input: JSON.stringify(example()),
+        })
+      ).stdout.trim();
+      const opened = await runCommand(['envelopes', 'open', id, '--signer', '1', '--json'], { env });
+      expect(JSON.parse(opened.stdout)).toMatchObject({ envelope_id: id, signer: { order: 1 } });
+      const links = await fetch(`${env.SIGN_BASE_URL}/_sandbox/envelopes/${id}/links`, {
+        headers: { authorization: `Bearer ${env.SIGN_API_KEY}` },
+      });
+      expect(((await links.json()) as { journey: string }).journey).toBe('manual');
+    } finally {
+      run.interrupt();
+    }
+    expect((await run.done).code).toBe(0);
+  });
+
   it('refuses bad flags (exit 2) and says when the port is taken (exit 1)', async () => {
     for (const args of [
       ['--port', 'x'],
@@ -74,6 +108,7 @@ describe('sandbox', () => {
       ['--accept', 'verification'],
       ['--accept', 'colour=red'],
       ['--signing', 'rsa'],
+      ['--journey', 'robots'],
     ]) {
       const result = await runCommand(['sandbox', '--data-dir', tempDir('sign-cli-sandbox-'), ...args]);
       expect([args, result.code]).toEqual([args, 2]);
