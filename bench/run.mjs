@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { figureTable, measuredOn, updateFigures } from '../scripts/figures-file.mjs';
 import { benchBulk } from './bulk.mjs';
+import { benchCeremony } from './ceremony.mjs';
 import { benchCsv } from './csv.mjs';
 import { benchJournal } from './journal.mjs';
 import { benchList } from './list.mjs';
@@ -27,6 +28,7 @@ const benches = {
   'rate-store': benchRateStore,
   journal: benchJournal,
   verify: benchVerify,
+  ceremony: benchCeremony,
 };
 if (only && !(only in benches)) {
   console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);

@@ -110,9 +110,10 @@ describe.runIf(requireBrowser())('the signing ceremony in chromium', () => {
   }
 
   /** Opens the signer's invitation from the outbox page, as a person would. */
-  async function openFromOutbox(tab: TestPage, id: string, to: string): Promise<void> {
+  async function openFromOutbox(tab: TestPage, id: string, to: string, shot?: string): Promise<void> {
     await tab.page.goto(`${sandbox.baseUrl}/_sandbox/outbox?envelope=${id}`);
     await checkPage(tab, 'outbox');
+    if (shot) await screenshot(tab.page, shot);
     const message = tab.page.locator('article', { hasText: to }).filter({ hasText: 'invitation' });
     await message.getByRole('link').click();
     await tab.page.waitForURL(/\/s\/[\w-]{32}/);
@@ -209,7 +210,7 @@ describe.runIf(requireBrowser())('the signing ceremony in chromium', () => {
       await until(async () => (await status(id)).signers[1]!.status === 'notified', 'the second invitation');
       const second = await newPage(browser);
       try {
-        await openFromOutbox(second, id, '+971501234567');
+        await openFromOutbox(second, id, '+971501234567', lang === 'en' ? 'outbox' : undefined);
         await second.page.getByLabel(t.consent).check();
         await second.page.getByRole('button', { name: t.signButton, exact: true }).click();
         expect(await textOf(second.page.getByRole('status').first())).toContain(t.finished.completed!);

@@ -29,7 +29,10 @@ beforeAll(async () => {
   sandbox = await startTestSandbox({ journey: 'manual' });
   // The example: Layla (order 1, e-mail) then Omar (order 2, WhatsApp), in order.
   id = await create(example());
-  links = await sandbox.control(`/_sandbox/envelopes/${id}/links`);
+  // Layla's turn comes once she is notified, half a second of sandbox time after the create.
+  const deadline = Date.now() + 10_000;
+  do links = await sandbox.control(`/_sandbox/envelopes/${id}/links`);
+  while (!links.signers.some((s) => s.turn) && Date.now() < deadline);
 });
 afterAll(async () => {
   await sandbox?.stop();
