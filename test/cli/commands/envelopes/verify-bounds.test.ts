@@ -106,12 +106,19 @@ describe('an interrupted verification', () => {
     expect(result.stderr).toContain('was not verified');
   });
 
-  /** CPU seconds a process has used (Linux: /proc/<pid>/stat, in clock ticks of 1/100 s). */
-  const cpuSeconds = (pid: number): number => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+  /**
+   * CPU seconds a process has used and its state letter (Linux: /proc/<pid>/stat, CPU in clock
+   * ticks of 1/100 s); undefined once it is gone.
+   */
+  const procStat = (pid: number): { cpu: number; state: string } | undefined => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return undefined;
+    }
+    const fields = stat.replace(/^.*\) /, '').split(' ');
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, state: fields[0]! };
   };
 
   it.skipIf(process.platform !== 'linux')(
@@ -135,8 +142,20 @@ describe('an interrupted verification', () => {
         let exited = false;
         void closed.then(() => (exited = true));
         // Signalled once it has been verifying for a while: a second of CPU is well past start-up and the read.
-        while (!exited && cpuSeconds(child.pid!) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+        // Bounded: a child that waits instead of working would otherwise hold the test to its timeout.
+        const deadline = Date.now() + 30_000;
+        let cpu = 0;
+        while (!exited && cpu < 1 && Date.now() < deadline) {
+          cpu = procStat(child.pid!)?.cpu ?? cpu;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         expect(exited, `it ended before the signal: ${stderr}`).toBe(false);
+        const state = procStat(child.pid!)?.state ?? '?';
+        if (cpu < 1) child.kill('SIGKILL');
+        expect(
+          cpu,
+          `after 30 s it had used ${cpu} s of CPU (state ${state}): ${stderr}`,
+        ).toBeGreaterThanOrEqual(1);
         child.kill(signal);
         const result = await closed;
         // Stopped mid-way, not at the end of the work (which is a refusal, exit 2).
