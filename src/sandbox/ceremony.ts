@@ -20,7 +20,9 @@ export type SignerStage =
 
 /** A person's request that the state does not allow; the page says why and changes nothing. */
 export class CeremonyRefusal extends Error {
-  constructor(readonly code: 'not_now' | 'consent_required' | 'reason_required' | 'no_request') {
+  constructor(
+    readonly code: 'not_now' | 'consent_required' | 'reason_required' | 'no_request' | 'bad_answer',
+  ) {
     super(code);
   }
 }
@@ -87,17 +89,25 @@ export function beginVerification(
   return request!;
 }
 
-/** The answer to a check: from the ID app's page (a number) or the signer's page (a code). */
+/**
+ * The answer to a check: a number from the ID app's page (`kind` app) or a code typed on the
+ * signer's page (`kind` code), each only where it belongs, so the app's number cannot be typed
+ * on the signing page. Something that is no answer at all (no number of the three, not six
+ * digits) changes nothing; a wrong answer fails the check.
+ */
 export function answer(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
   signer: SignerRecord,
   requestId: string,
   value: string,
+  kind: IdRequest['kind'],
 ): void {
   mustAct(envelope, signer, 'verify');
   const request = openIdRequest(signer);
-  if (!request || request.id !== requestId) throw new CeremonyRefusal('no_request');
+  if (!request || request.id !== requestId || request.kind !== kind) throw new CeremonyRefusal('no_request');
+  const wellFormed = kind === 'app' ? (request.choices ?? []).includes(value) : /^\d{6}$/.test(value);
+  if (!wellFormed) throw new CeremonyRefusal('bad_answer');
   engine.act(envelope, (step, at) => answerIdRequest(engine, envelope, signer, request, value, step, at));
 }
 
@@ -124,7 +134,8 @@ export function decline(
   if (journeyOf(envelope) !== 'manual') throw new CeremonyRefusal('not_now');
   const stage = stageOf(envelope, signer).stage;
   if (stage !== 'verify' && stage !== 'sign') throw new CeremonyRefusal('not_now');
-  const text = reason.trim().slice(0, DECLINE_REASON_MAX);
+  // By characters, not UTF-16 units: a cut never splits a surrogate pair.
+  const text = Array.from(reason.trim()).slice(0, DECLINE_REASON_MAX).join('');
   if (!text) throw new CeremonyRefusal('reason_required');
   engine.act(envelope, (step, at) => engine.signOrDecline(envelope, signer, step, at, true, text));
 }

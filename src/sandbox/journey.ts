@@ -80,7 +80,7 @@ export class JourneyEngine {
       envelope.updated_at = iso(at);
       this.store.saveJourney(envelope, step.audit, step.deliveries);
     } catch (error) {
-      Object.assign(envelope, stored);
+      restore(envelope, stored);
       throw error;
     }
     this.onDeliveries(step.deliveries);
@@ -176,7 +176,7 @@ export class JourneyEngine {
       this.stepAndStore(envelope);
     } catch (error) {
       if (!(error instanceof StorageError)) throw error;
-      Object.assign(envelope, stored);
+      restore(envelope, stored);
       this.onStorageError(error);
       this.scheduler.at(this.clock.now() + STORAGE_RETRY_REAL_MS * this.clock.speed, () =>
         this.tick(envelopeId),
@@ -451,3 +451,9 @@ export class JourneyEngine {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The envelope as it was stored: fields the failed step added (`finished_at`, …) go too. */
+function restore(envelope: EnvelopeRecord, stored: EnvelopeRecord): void {
+  for (const key of Object.keys(envelope)) if (!(key in stored)) delete envelope[key];
+  Object.assign(envelope, stored);
+}

@@ -197,6 +197,7 @@ export class SandboxStore {
       case 'snapshot':
         this.envelopes.set(entry.envelope.id, entry.envelope);
         this.audits.set(entry.envelope.id, entry.audit);
+        this.latestTime = Math.max(this.latestTime, Date.parse(entry.envelope.updated_at) || 0);
         for (const item of entry.audit) this.latestTime = Math.max(this.latestTime, Date.parse(item.at) || 0);
         break;
       case 'idempotency':
@@ -207,6 +208,8 @@ export class SandboxStore {
 
   private applyJourney(envelope: EnvelopeRecord, audit: AuditEntry[], deliveries: DeliveryRecord[]): void {
     this.envelopes.set(envelope.id, envelope);
+    // A person's step may store no audit entry (an identity check begun): its time is the envelope's.
+    this.latestTime = Math.max(this.latestTime, Date.parse(envelope.updated_at) || 0);
     const trail = this.audits.get(envelope.id) ?? [];
     trail.push(...audit);
     this.audits.set(envelope.id, trail);

@@ -136,7 +136,8 @@ describe.runIf(requireBrowser())('the signing ceremony in chromium', () => {
     } finally {
       await phone.close();
     }
-    await page.getByRole('link', { name: t.checkAgain }).click();
+    // The waiting page reloads itself (its one script) once the app has answered.
+    await page.getByLabel(t.consent).waitFor({ timeout: 10_000 });
     await page.getByLabel(t.consent).check();
     await page.getByRole('button', { name: t.signButton, exact: true }).click();
     expect(await textOf(page.getByRole('status').first())).toContain(t.signed);

@@ -58,9 +58,12 @@ export function examplePages(): ExamplePage[] {
   return pages.filter((page) => page.lines.length > 0);
 }
 
-/** A server in the foreground: stopped with Ctrl-C after a moment. */
+/**
+ * A server in the foreground, or a command that follows until Ctrl-C (`sandbox outbox --follow`):
+ * stopped with Ctrl-C after a moment. `sandbox stop` and `sandbox outbox` alone end by themselves.
+ */
 const SERVER =
-  /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
+  /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!\s+outbox\b(?!.*--follow\b))(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
 
 function script(page: ExamplePage): string {
   const out = ['set -u'];

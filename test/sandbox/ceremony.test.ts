@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../../src/sandbox/pages/html.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
-import { Visitor, eventually, outboxOf } from '../helpers/ceremony.js';
+import { Visitor, eventually, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';
 
 interface EnvelopeJson {
   status: string;
@@ -318,6 +318,97 @@ describe('the manual journey', () => {
     expect(page.html).toContain('This link is not valid');
     const link = (await links(manual, await create(manual, body()))).body.signers[0]!.link;
     expect(pathOf(link)).toMatch(/^\/s\/[\w-]{32}$/);
+  });
+});
+
+describe('what the pages refuse', () => {
+  it('refuses odd requests with a 4xx and changes nothing', async () => {
+    const id = await create(manual, body());
+    const link = pathOf((await invitation(manual, id, 'layla@example.com')).link!);
+    const layla = new Visitor(manual.baseUrl);
+    const page = await layla.get(link);
+    const csrf = Visitor.csrf(page.html);
+    const big = await layla.post(`${link}/decline`, { csrf, reason: 'x'.repeat(20_000) });
+    expect(big.status).toBe(413);
+    const malformed = await fetch(`${manual.baseUrl}/_sandbox/envelopes/%zz/links`, {
+      headers: { authorization: `Bearer ${manual.apiKey}` },
+    });
+    expect(malformed.status).toBe(400);
+    expect((await fetch(`${manual.baseUrl}${link}/signed.pdf`)).status).toBe(409);
+
+    // The app's number typed on the signing page is no answer: the check is the app's.
+    const verifying = await layla.post(`${link}/verify`, { csrf });
+    const shown = /id="id-number">(\d+)</.exec(verifying.html)![1]!;
+    const request = (await outboxOf(manual.baseUrl, manual.apiKey, id)).find((m) => m.kind === 'id_request')!;
+    const requestId = pathOf(request.link!).split('/').pop()!;
+    expect((await layla.post(`${link}/code`, { csrf, request: requestId, code: shown })).status).toBe(409);
+    // No number of the three: no answer either.
+    const app = await layla.get(pathOf(request.link!));
+    expect((await layla.post(pathOf(request.link!), { csrf: Visitor.csrf(app.html) })).status).toBe(400);
+    expect((await envelope(manual, id)).signers[0]!.status).toBe('viewed');
+    expect((await envelope(manual, id)).status).toBe('sent');
+
+    // Voided meanwhile: the app's page says so, not "expired".
+    await fetch(`${manual.baseUrl}/api/v1/envelopes/${id}/void`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${manual.apiKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': crypto.randomUUID(),
+      },
+      body: JSON.stringify({ reason: 'wrong tenant' }),
+    });
+    expect((await layla.get(pathOf(request.link!))).html).toContain('voided by its sender');
+  });
+
+  it('records signer.viewed before a step taken without opening the page first', async () => {
+    const id = await create(
+      manual,
+      body({
+        signers: [
+          { name: 'Sara', email: 'sara@example.com', channel: 'email' },
+          { name: 'Omar', email: 'omar@example.com', channel: 'email' },
+        ],
+        sequential: false,
+      }),
+    );
+    const sara = pathOf((await invitation(manual, id, 'sara@example.com')).link!);
+    const omar = pathOf((await invitation(manual, id, 'omar@example.com')).link!);
+    // One browser: the cookie from Sara's page, the form posted to Omar's.
+    const visitor = new Visitor(manual.baseUrl);
+    const csrf = Visitor.csrf((await visitor.get(sara)).html);
+    expect((await visitor.post(`${omar}/sign`, { csrf, consent: 'yes' })).status).toBe(303);
+    const trail = await fetch(`${manual.baseUrl}/api/v1/envelopes/${id}/audit-trail`, {
+      headers: { authorization: `Bearer ${manual.apiKey}` },
+    }).then((r) => r.json() as Promise<{ entries: { type: string; actor: string }[] }>);
+    expect(trail.entries.filter((e) => e.actor.includes('Omar')).map((e) => e.type)).toEqual([
+      'signer.viewed',
+      'signer.signed',
+    ]);
+  });
+
+  it('keeps the sandbox clock past a check begun before a restart', async () => {
+    const first = await startTestSandbox({ journey: 'manual', speed: 50 });
+    const dataDir = first.dataDir;
+    let request: OutboxMessage | undefined;
+    try {
+      const id = await create(first, body({ webhook_url: undefined }));
+      const link = pathOf((await invitation(first, id, 'layla@example.com')).link!);
+      const layla = new Visitor(first.baseUrl);
+      const page = await layla.get(link);
+      await new Promise((r) => setTimeout(r, 300));
+      await layla.post(`${link}/verify`, { csrf: Visitor.csrf(page.html) });
+      request = (await outboxOf(first.baseUrl, first.apiKey, id)).find((m) => m.kind === 'id_request');
+    } finally {
+      await first.sandbox.close();
+    }
+    const again = await startTestSandbox({ journey: 'manual', speed: 50, dataDir });
+    try {
+      const state = await again.control<{ sandbox_time: string }>('/_sandbox/state');
+      expect(Date.parse(state.sandbox_time)).toBeGreaterThanOrEqual(Date.parse(request!.at));
+    } finally {
+      await again.stop();
+    }
   });
 });
 

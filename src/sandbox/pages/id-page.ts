@@ -4,6 +4,7 @@
  * person to choose, among three numbers, the one the signing page shows.
  */
 import type { IdRequest } from '../id-requests.js';
+import { TERMINAL } from '../journey.js';
 import type { EnvelopeRecord, SignerRecord } from '../records.js';
 import { escapeHtml, escapeLine, page, plain } from './html.js';
 import { hiddenFields } from './forms.js';
@@ -31,8 +32,15 @@ export function idPage(view: IdPageView): string {
       .join('');
     body = `<p id="choose">${escapeHtml(t.idChoose)}</p><form method="post" action="${escapeHtml(path)}">${hiddenFields({ csrf: view.csrf, lang: view.lang })}<fieldset class="choices" aria-describedby="choose"><legend>${escapeHtml(t.idChoices)}</legend>${buttons}</fieldset></form>`;
   } else {
-    const outcome = view.request.outcome ?? 'expired';
-    body = `<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status"><p>${escapeHtml(t.idDone[outcome] ?? outcome)}</p></div>`;
+    // Unanswered, the request ended with its envelope (voided, declined, …) or ran out of time.
+    const outcome = view.request.outcome;
+    const text =
+      outcome !== undefined
+        ? (t.idDone[outcome] ?? outcome)
+        : TERMINAL.has(view.envelope.status)
+          ? (t.finished[view.envelope.status] ?? view.envelope.status)
+          : t.idDone.expired!;
+    body = `<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status"><p>${escapeHtml(text)}</p></div>`;
   }
   return page({
     lang: view.lang,

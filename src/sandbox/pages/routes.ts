@@ -15,7 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../../core/webhooks.js';
 import { CeremonyRefusal, answer, beginVerification, decline, sign, stageOf, viewed } from '../ceremony.js';
-import { sendError, sendJson } from '../http.js';
+import { BodyTooLargeError, sendError, sendJson } from '../http.js';
 import { findIdRequest } from '../id-requests.js';
 import { journeyOf } from '../journey.js';
 import { authenticate } from '../middleware.js';
@@ -61,6 +61,21 @@ export async function handlePages(
   res: ServerResponse,
   url: URL,
 ): Promise<boolean> {
+  try {
+    return await route(services, req, res, url);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    sendError(res, 413, 'body_too_large', 'a form of these pages is a few fields; this one is over 16 KB');
+    return true;
+  }
+}
+
+async function route(
+  services: SandboxServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<boolean> {
   const path = url.pathname;
   const asset = /^\/_sandbox\/assets\/([\w.-]+)$/.exec(path);
   if (asset && req.method === 'GET') {
@@ -83,7 +98,14 @@ export async function handlePages(
   }
   const links = /^\/_sandbox\/envelopes\/([^/]+)\/links$/.exec(path);
   if (links && req.method === 'GET') {
-    linksRoute(services, req, res, decodeURIComponent(links[1]!));
+    let id: string;
+    try {
+      id = decodeURIComponent(links[1]!);
+    } catch {
+      sendError(res, 400, 'invalid_path', `the path ${path} has a malformed %-escape`);
+      return true;
+    }
+    linksRoute(services, req, res, id);
     return true;
   }
   return false;
@@ -102,7 +124,6 @@ function visibleTo(services: SandboxServices, req: IncomingMessage, res: ServerR
 
 function outboxRoute(services: SandboxServices, req: IncomingMessage, res: ServerResponse, url: URL): void {
   const only = url.searchParams.get('envelope');
-  const after = url.searchParams.get('after');
   const links = { baseUrl: services.baseUrl, signerPath: services.links.path.bind(services.links) };
   const pick = (visible: (e: EnvelopeRecord) => boolean) =>
     [...services.store.envelopes.values()].filter((e) => visible(e) && (!only || e.id === only));
@@ -126,12 +147,7 @@ function outboxRoute(services: SandboxServices, req: IncomingMessage, res: Serve
   }
   const visible = visibleTo(services, req, res);
   if (!visible) return;
-  let messages = outbox(pick(visible), links, services.clock.now());
-  if (after) {
-    const at = messages.findIndex((m) => m.id === after);
-    if (at >= 0) messages = messages.slice(at + 1);
-  }
-  sendJson(res, 200, { data: messages });
+  sendJson(res, 200, { data: outbox(pick(visible), links, services.clock.now()) });
 }
 
 function linksRoute(services: SandboxServices, req: IncomingMessage, res: ServerResponse, id: string): void {
@@ -194,6 +210,7 @@ const REFUSAL_STATUS: Record<string, number> = {
   no_request: 409,
   consent_required: 400,
   reason_required: 400,
+  bad_answer: 400,
   csrf: 403,
 };
 
@@ -226,7 +243,14 @@ async function signerRoute(
         { stage: stage.stage, envelope_status: envelope.status, signer_status: signer.status },
         { 'cache-control': 'no-store' },
       );
-    } else if (action === 'signed.pdf' && envelope.status === 'completed') {
+    } else if (action === 'signed.pdf' && envelope.status !== 'completed') {
+      sendError(
+        res,
+        409,
+        'envelope_not_completed',
+        `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`,
+      );
+    } else if (action === 'signed.pdf') {
       await ensureSealed(services, envelope);
       const pdf = await signedCopy(services, envelope);
       res.writeHead(200, {
@@ -249,9 +273,11 @@ async function signerRoute(
     showSigner(services, req, res, found, lang, REFUSAL_STATUS[code] ?? 400, code);
   if (!sameSitePost(req, form)) return refuse('csrf');
   try {
+    // A form comes from the page: a signer who acts has opened it (also in another tab of the same browser).
+    viewed(engine, envelope, signer);
     if (action === 'verify') beginVerification(engine, envelope, signer);
     else if (action === 'code')
-      answer(engine, envelope, signer, form.get('request') ?? '', (form.get('code') ?? '').trim());
+      answer(engine, envelope, signer, form.get('request') ?? '', (form.get('code') ?? '').trim(), 'code');
     else if (action === 'sign') sign(engine, envelope, signer, form.get('consent') === 'yes');
     else decline(engine, envelope, signer, form.get('reason') ?? '');
   } catch (error) {
@@ -313,11 +339,16 @@ async function idRoute(
     show(lang, 403);
     return;
   }
-  if (isOpen()) {
+  if (isOpen() && request.kind === 'app') {
     try {
-      answer(services.journey, envelope, signer, request.id, form.get('choice') ?? '');
+      answer(services.journey, envelope, signer, request.id, form.get('choice') ?? '', 'app');
     } catch (error) {
       if (!(error instanceof CeremonyRefusal)) throw error;
+      // Not one of the three numbers: no answer, nothing changes.
+      if (error.code === 'bad_answer') {
+        show(lang, 400);
+        return;
+      }
     }
   }
   res.writeHead(303, { location: `${url.pathname}?lang=${lang}`, 'cache-control': 'no-store' });

@@ -88,11 +88,10 @@ export async function outboxCommand(ctx: CommandContext, options: OutboxOptions)
   if (follow) ctx.serving = true;
   const client = await ctx.client();
   let shown = 0;
-  let after: string | undefined;
-  // A message the sandbox lists again (an `after` it no longer knows lists them all) is not shown twice.
+  // Each look lists the whole outbox (of the envelope): messages are made from the envelopes' state,
+  // and one can appear with a time earlier than one already shown, so no cursor is safe; ids are.
   const seen = new Set<string>();
   const show = (message: OutboxMessage) => {
-    after = message.id;
     if (seen.has(message.id)) return;
     seen.add(message.id);
     if (output.json) output.jsonLine(message);
@@ -110,7 +109,7 @@ export async function outboxCommand(ctx: CommandContext, options: OutboxOptions)
     for (;;) {
       const body = await getSandboxJson(client, {
         path: '/_sandbox/outbox',
-        query: { envelope: options.envelope, after },
+        query: { envelope: options.envelope },
         label: 'GET /_sandbox/outbox',
         notTheSandbox: `${client.baseUrl} has no outbox: ${NOT_THE_SANDBOX}`,
         signal: ctx.signal,
