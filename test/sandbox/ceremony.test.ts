@@ -418,6 +418,8 @@ describe('escaping', () => {
       'a\\u202eb\\u2066c\\u0007d&#60;&#62;&#38;&#34;&#39;',
     );
     expect(escapeHtml('ليلى\nحداد')).toBe('ليلى\nحداد');
+    // A Persian name's zero-width non-joiner is part of how it is written: kept.
+    expect(escapeHtml('می\u200cخواهم')).toBe('می\u200cخواهم');
   });
 });
 

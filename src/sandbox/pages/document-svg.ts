@@ -17,7 +17,7 @@
  * the page, then every XML special is escaped, so nothing becomes markup.
  */
 import type { AuditEntry } from '../../core/audit.js';
-import { escapeControl } from '../../core/text.js';
+import { visibleControls } from './html.js';
 import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../pdf-layout.js';
 import type { EnvelopeRecord } from '../records.js';
 import { signedCopyRows } from '../signed-copy.js';
@@ -42,15 +42,15 @@ function escapeXml(text: string): string {
 }
 
 /**
- * A cell's text with every control, invisible and bidi control character as a
- * visible escape, except the line breaks and tabs that the layout turns into
+ * A cell's text with every control and bidi control character as a visible
+ * escape (html.ts: joiners and bidi marks stay), except the line breaks and tabs that the layout turns into
  * lines and spaces as in the PDF. Escaped before the layout, so the escapes
  * are measured and wrapped like any other text.
  */
 function visible(text: string): string {
   return text
     .split(/(\r\n|[\n\r\u0085\u2029])/)
-    .map((part, i) => (i % 2 === 1 ? '\n' : escapeControl(part.replace(/\t/g, ' '))))
+    .map((part, i) => (i % 2 === 1 ? '\n' : visibleControls(part.replace(/\t/g, ' '))))
     .join('');
 }
 

@@ -28,13 +28,19 @@ export const CONTENT_SECURITY_POLICY = [
  * attributes.
  */
 export function escapeHtml(value: unknown): string {
-  return plain(value)
-    .replace(
-      /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    )
-    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return visibleControls(plain(value)).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+/**
+ * Control characters and bidi embeddings, overrides and isolates as visible escapes. Unlike a
+ * terminal line (core/text.ts), a page keeps the zero-width joiner and non-joiner and the bidi
+ * marks: names are written with them (Persian, Arabic), and a page renders them as meant.
+ */
+export const visibleControls = (text: string): string =>
+  text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** One line of text: line breaks as spaces (after escaping the rest). */
 export const escapeLine = (value: unknown): string => escapeHtml(plain(value).replace(/[\r\n]+/g, ' '));
