@@ -15,20 +15,18 @@
  */
 import { StorageError } from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/states.js';
-import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
-import { newEventId, type EventPayload, type EventType } from '../core/events.js';
+import type { AuditEntry } from '../core/audit.js';
+import type { EventType } from '../core/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
-import { newId } from './ids.js';
-import { magicBehaviour } from './magic.js';
-import { expireIdRequest } from './id-requests.js';
+import { recordEvent } from './journey-events.js';
+import { STEP_DELAYS_MS, advance, type JourneyMode } from './journey-steps.js';
 import type { SandboxStore } from './store.js';
 import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord, StoredKey } from './records.js';
 
-/** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
+export { STEP_DELAYS_MS, journeyOf, type JourneyMode } from './journey-steps.js';
+
 /** How long (real time) a step that could not be stored waits before it is tried again. */
 export const STORAGE_RETRY_REAL_MS = 2_000;
-
-export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
 
 /** Final states: nothing more happens (core/states.ts). */
 export const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(FINAL_STATUSES);
@@ -38,18 +36,6 @@ export interface Step {
   audit: AuditEntry[];
   deliveries: DeliveryRecord[];
 }
-
-/**
- * `auto`: the sandbox's signers walk the journey by themselves at `--speed`.
- * `manual`: each signer is notified (a message in the outbox) and then waits
- * for a person on the signer's page (ceremony.ts); only an identity check
- * left unanswered moves on by itself (it expires).
- */
-export type JourneyMode = 'auto' | 'manual';
-
-/** The journey an envelope was created under: kept with it, so a restart in the other mode does not change it. */
-export const journeyOf = (envelope: EnvelopeRecord): JourneyMode =>
-  envelope.journey === 'manual' ? 'manual' : 'auto';
 
 export class JourneyEngine {
   constructor(
@@ -206,96 +192,13 @@ export class JourneyEngine {
         break;
       }
       if (!due) break;
-      this.advance(envelope, due, step);
+      advance(this, envelope, due, step);
       if (TERMINAL.has(envelope.status)) break;
     }
     if (step.audit.length > 0) {
       envelope.updated_at = new Date(now).toISOString();
       this.store.saveJourney(envelope, step.audit, step.deliveries);
       this.onDeliveries(step.deliveries);
-    }
-  }
-
-  /** One step of one signer. */
-  private advance(envelope: EnvelopeRecord, signer: SignerRecord, step: Step): void {
-    const at = signer.next_at!;
-    const actor = `signer:${signer.id} (${signer.name})`;
-    // People decide in a manual journey: the magic contact values are for the robots of the auto one.
-    const manual = journeyOf(envelope) === 'manual';
-    const magic = manual ? undefined : magicBehaviour(signer);
-    const contact = signer.channel === 'whatsapp' ? signer.phone : signer.email;
-    if (manual && signer.status !== 'pending') {
-      // The one timer of a person's step: an identity check left unanswered.
-      expireIdRequest(this, envelope, signer, step, at);
-      return;
-    }
-    switch (signer.status) {
-      case 'pending':
-        signer.status = 'notified';
-        signer.notified_at = iso(at);
-        signer.next_at = magic === 'never_view' || manual ? null : at + STEP_DELAYS_MS.view;
-        this.record(
-          envelope,
-          step,
-          at,
-          'signer.notified',
-          'system',
-          `notified by ${signer.channel}${contact ? ` at ${contact}` : ''}`,
-          signer,
-        );
-        return;
-      case 'notified':
-        signer.status = 'viewed';
-        signer.viewed_at = iso(at);
-        signer.next_at = at + (signer.verification ? STEP_DELAYS_MS.verify : STEP_DELAYS_MS.sign);
-        this.record(envelope, step, at, 'signer.viewed', actor, 'opened the envelope', signer);
-        return;
-      case 'viewed':
-        if (signer.verification) {
-          if (magic === 'fail_verification') {
-            signer.status = 'verification_failed';
-            signer.next_at = null;
-            this.record(
-              envelope,
-              step,
-              at,
-              'signer.verification_failed',
-              actor,
-              `identity verification with ${signer.verification} failed`,
-              signer,
-            );
-            this.finish(
-              envelope,
-              step,
-              at,
-              'failed',
-              'envelope.failed',
-              `signer ${signer.name} failed identity verification`,
-              'verification_failed',
-            );
-            return;
-          }
-          signer.status = 'verified';
-          signer.verified_at = iso(at);
-          signer.next_at = at + STEP_DELAYS_MS.sign;
-          this.record(
-            envelope,
-            step,
-            at,
-            'signer.verified',
-            actor,
-            `identity verified with ${signer.verification}`,
-            signer,
-          );
-          return;
-        }
-        this.signOrDecline(envelope, signer, step, at, magic === 'decline');
-        return;
-      case 'verified':
-        this.signOrDecline(envelope, signer, step, at, magic === 'decline');
-        return;
-      default:
-        signer.next_at = null;
     }
   }
 
@@ -402,51 +305,7 @@ export class JourneyEngine {
     signer?: SignerRecord,
     reason?: string,
   ): void {
-    const id = newEventId();
-    const trail = this.store.audits.get(envelope.id) ?? [];
-    const previous = step.audit.at(-1) ?? trail.at(-1);
-    const fields: AuditFields = { at: iso(at), type, actor, detail, event_id: id };
-    step.audit.push(chainAuditEntry(previous, fields));
-    if (typeof envelope.webhook_url !== 'string') return;
-    const payload: EventPayload = {
-      id,
-      type,
-      timestamp: iso(at),
-      data: {
-        envelope_id: envelope.id,
-        contract_id: typeof envelope.contract_id === 'string' ? envelope.contract_id : null,
-        envelope_status: envelope.status,
-        ...(signer
-          ? {
-              signer: {
-                id: signer.id,
-                name: signer.name,
-                channel: signer.channel,
-                order: signer.order ?? null,
-                status: signer.status,
-              },
-            }
-          : {}),
-        ...(reason ? { reason } : {}),
-      },
-    };
-    step.deliveries.push({
-      id: newId('dlv'),
-      event_id: id,
-      seq: this.store.nextDeliverySeq(),
-      envelope_id: envelope.id,
-      event_type: type,
-      url: envelope.webhook_url,
-      body: JSON.stringify(payload),
-      status: 'pending',
-      attempts: 0,
-      attempt_log: [],
-      next_at: at,
-      last_status: null,
-      last_error: null,
-      finished_at: null,
-      created_at: iso(at),
-    });
+    recordEvent(this.store, envelope, step, at, { type, actor, detail, signer, reason });
   }
 }
 
