@@ -13,41 +13,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { randomBase62 } from './ids.js';
-import type { AuditEntry } from '../core/audit.js';
-import type { EventType } from '../core/events.js';
-import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord } from './records.js';
-
-/** What one step of the journey produced (journey.ts's Step). */
-interface Step {
-  audit: AuditEntry[];
-  deliveries: DeliveryRecord[];
-}
-
-/**
- * The journey engine's two ways of writing an event, all a check needs (journey.ts's
- * JourneyEngine, named here by shape so that the engine can import the checks' expiry).
- */
-interface JourneyEngine {
-  record(
-    envelope: EnvelopeRecord,
-    step: Step,
-    at: number,
-    type: EventType,
-    actor: string,
-    detail: string,
-    signer?: SignerRecord,
-    reason?: string,
-  ): void;
-  finish(
-    envelope: EnvelopeRecord,
-    step: Step,
-    at: number,
-    status: EnvelopeStatus,
-    type: EventType,
-    detail: string,
-    reason?: string,
-  ): void;
-}
+import type { EventRecorder as JourneyEngine, Step } from './journey-shape.js';
+import type { EnvelopeRecord, SignerRecord } from './records.js';
 
 /** How long an identity check waits for its answer, in sandbox time. */
 export const ID_REQUEST_MS = 120_000;

@@ -4,10 +4,11 @@
  * has a webhook_url, one delivery of the same event with the envelope, its
  * contract and the signer it concerns.
  */
-import { chainAuditEntry, type AuditEntry, type AuditFields } from '../core/audit.js';
+import { chainAuditEntry, type AuditFields } from '../core/audit.js';
 import { newEventId, type EventPayload, type EventType } from '../core/events.js';
 import { newId } from './ids.js';
-import type { DeliveryRecord, EnvelopeRecord, SignerRecord } from './records.js';
+import type { Step } from './journey-shape.js';
+import type { EnvelopeRecord, SignerRecord } from './records.js';
 import type { SandboxStore } from './store.js';
 
 export interface JourneyEvent {
@@ -25,7 +26,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export function recordEvent(
   store: SandboxStore,
   envelope: EnvelopeRecord,
-  step: { audit: AuditEntry[]; deliveries: DeliveryRecord[] },
+  step: Step,
   at: number,
   { type, actor, detail, signer, reason }: JourneyEvent,
 ): void {

@@ -5,11 +5,10 @@
  * identity check running out of time. journey.ts schedules them and stores
  * what they record.
  */
-import type { AuditEntry } from '../core/audit.js';
-import type { EventType } from '../core/events.js';
 import { expireIdRequest } from './id-requests.js';
 import { magicBehaviour } from './magic.js';
-import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord } from './records.js';
+import type { Step, StepEngine } from './journey-shape.js';
+import type { EnvelopeRecord, SignerRecord } from './records.js';
 
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
 export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;
@@ -25,43 +24,6 @@ export type JourneyMode = 'auto' | 'manual';
 /** The journey an envelope was created under: kept with it, so a restart in the other mode does not change it. */
 export const journeyOf = (envelope: EnvelopeRecord): JourneyMode =>
   envelope.journey === 'manual' ? 'manual' : 'auto';
-
-/** What one step produced (journey.ts's Step). */
-interface Step {
-  audit: AuditEntry[];
-  deliveries: DeliveryRecord[];
-}
-
-/** The journey engine's ways of writing events, named by shape (journey.ts imports this file). */
-interface StepEngine {
-  record(
-    envelope: EnvelopeRecord,
-    step: Step,
-    at: number,
-    type: EventType,
-    actor: string,
-    detail: string,
-    signer?: SignerRecord,
-    reason?: string,
-  ): void;
-  finish(
-    envelope: EnvelopeRecord,
-    step: Step,
-    at: number,
-    status: EnvelopeStatus,
-    type: EventType,
-    detail: string,
-    reason?: string,
-  ): void;
-  signOrDecline(
-    envelope: EnvelopeRecord,
-    signer: SignerRecord,
-    step: Step,
-    at: number,
-    decline: boolean,
-    reason?: string,
-  ): void;
-}
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

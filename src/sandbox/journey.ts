@@ -15,9 +15,9 @@
  */
 import { StorageError } from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/states.js';
-import type { AuditEntry } from '../core/audit.js';
 import type { EventType } from '../core/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
+import type { Step } from './journey-shape.js';
 import { recordEvent } from './journey-events.js';
 import { STEP_DELAYS_MS, advance, type JourneyMode } from './journey-steps.js';
 import type { SandboxStore } from './store.js';
@@ -31,11 +31,7 @@ export const STORAGE_RETRY_REAL_MS = 2_000;
 /** Final states: nothing more happens (core/states.ts). */
 export const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(FINAL_STATUSES);
 
-/** What one step produced, written to the log as one line. */
-export interface Step {
-  audit: AuditEntry[];
-  deliveries: DeliveryRecord[];
-}
+export type { Step } from './journey-shape.js';
 
 export class JourneyEngine {
   constructor(
