@@ -69,15 +69,19 @@ export function startIdRequest(signer: SignerRecord, at: number): IdRequest {
 
 const actorOf = (signer: SignerRecord): string => `signer:${signer.id} (${signer.name})`;
 
-/** The check failed: the signer's event, then the envelope's, as in the auto journey. */
-function failVerification(
+/**
+ * The check failed: the signer's event, then the envelope's. The auto
+ * journey's magic contact fails with no why or reason; a person's check says
+ * which (`wrong_number`, `wrong_code`, `expired`).
+ */
+export function failVerification(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
   signer: SignerRecord,
   step: Step,
   at: number,
-  why: string,
-  reason: string,
+  why?: string,
+  reason?: string,
 ): void {
   signer.status = 'verification_failed';
   signer.next_at = null;
@@ -87,7 +91,7 @@ function failVerification(
     at,
     'signer.verification_failed',
     actorOf(signer),
-    `identity verification with ${String(signer.verification)} failed: ${why}`,
+    `identity verification with ${String(signer.verification)} failed${why ? `: ${why}` : ''}`,
     signer,
     reason,
   );

@@ -5,7 +5,7 @@
  * identity check running out of time. journey.ts schedules them and stores
  * what they record.
  */
-import { expireIdRequest } from './id-requests.js';
+import { expireIdRequest, failVerification } from './id-requests.js';
 import { magicBehaviour } from './magic.js';
 import type { Step, StepEngine } from './journey-shape.js';
 import type { EnvelopeRecord, SignerRecord } from './records.js';
@@ -69,26 +69,7 @@ export function advance(
     case 'viewed':
       if (signer.verification) {
         if (magic === 'fail_verification') {
-          signer.status = 'verification_failed';
-          signer.next_at = null;
-          engine.record(
-            envelope,
-            step,
-            at,
-            'signer.verification_failed',
-            actor,
-            `identity verification with ${signer.verification} failed`,
-            signer,
-          );
-          engine.finish(
-            envelope,
-            step,
-            at,
-            'failed',
-            'envelope.failed',
-            `signer ${signer.name} failed identity verification`,
-            'verification_failed',
-          );
+          failVerification(engine, envelope, signer, step, at);
           return;
         }
         signer.status = 'verified';
