@@ -19,6 +19,8 @@ export type HmacAlgorithm = 'sha256' | 'sha512';
 export const STANDARD_SECRET_PREFIX = 'whsec_';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 export const DEFAULT_HMAC_HEADER = 'x-signature';
+/** How long the service waits for a receiver's answer to one delivery attempt; a slower answer is a failed attempt, retried. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** A type, not an interface, so signed headers can be handed straight to `verify()` (a HeaderBag). */
 export type WebhookHeaders = {

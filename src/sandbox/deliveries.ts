@@ -14,6 +14,7 @@
 import { Agent, request } from 'undici';
 import { VERSION } from '../core/version.js';
 import { StorageError } from '../core/errors.js';
+import { DELIVERY_TIMEOUT_MS } from '../core/webhook-signing.js';
 import { STORAGE_RETRY_REAL_MS } from './journey.js';
 import type { Clock } from '../core/clock.js';
 import type { SandboxClock, Scheduler } from './clock.js';
@@ -28,7 +29,7 @@ export const RETRY_SCHEDULE_MS = [
   5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 14_400_000, 43_200_000,
 ] as const;
 /** Real-time limit of one attempt: a slow receiver is a failed attempt, not a stuck queue. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const ATTEMPT_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
 
 export class Deliverer {
   /** Pending deliveries per queue (an envelope, or one resend), in order; the head is the one being attempted. */

@@ -5,6 +5,7 @@ import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { registerDeliveries } from './deliveries.js';
 import { registerListen } from './listen.js';
 import { registerResend } from './resend.js';
+import { registerTest } from './test.js';
 import { registerTrigger } from './trigger.js';
 import { registerVerify } from './verify.js';
 
@@ -25,6 +26,7 @@ export function registerWebhooks(program: Command, action: Action): void {
   registerListen(webhooks, action);
   registerVerify(webhooks, action);
   registerTrigger(webhooks, action);
+  registerTest(webhooks, action);
   registerDeliveries(webhooks, action);
   registerResend(webhooks, action);
 }
