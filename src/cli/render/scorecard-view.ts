@@ -4,12 +4,12 @@ import { cellText, type Column } from './cell.js';
 import type { Output } from './output.js';
 
 export const SCORECARD_COLUMNS: readonly Column[] = [
-  { head: 'check' },
-  { head: 'sent', cut: true },
-  { head: 'expected' },
-  { head: 'got', cut: true, min: 16 },
-  { head: 'verdict' },
-  { head: 'why it matters', cut: true },
+  { head: 'CHECK' },
+  { head: 'SENT', cut: true },
+  { head: 'EXPECTED' },
+  { head: 'GOT', cut: true, min: 16 },
+  { head: 'VERDICT' },
+  { head: 'WHY IT MATTERS', cut: true },
 ];
 
 function verdictCell(output: Output, check: CheckResult): string {

@@ -100,7 +100,10 @@ function garbled(kit: Kit): string {
 export const staleTimestamp: CheckSpec = {
   id: 'rejects-stale-timestamp',
   name: 'rejects a stale or future timestamp',
-  sent: (kit) => `valid signatures over a timestamp ${kit.toleranceSeconds + 60} s old, and one as far ahead`,
+  sent: (kit) =>
+    kit.signer.scheme === 'stripe'
+      ? `a valid signature over a timestamp ${kit.toleranceSeconds + 60} s old`
+      : `valid signatures over a timestamp ${kit.toleranceSeconds + 60} s old, and one as far ahead`,
   expected: () => REFUSED,
   why: 'without it a captured delivery can be replayed forever',
   skip: (kit) =>
@@ -112,10 +115,10 @@ export const staleTimestamp: CheckSpec = {
   async run(kit) {
     const attempts = [];
     const off = kit.toleranceSeconds + 60;
-    for (const [label, shift] of [
-      [`${off} s old`, -off],
-      [`${off} s ahead`, off],
-    ] as const) {
+    // Stripe's libraries check only a timestamp's age, not one ahead: its receivers are not asked to.
+    const shifts: [string, number][] = [[`${off} s old`, -off]];
+    if (kit.signer.scheme !== 'stripe') shifts.push([`${off} s ahead`, off]);
+    for (const [label, shift] of shifts) {
       const event = sampleDelivery('envelope.completed', newEnvelopeId());
       const headers = kit.signer.headers(event.id, kit.nowSeconds() + shift, event.body);
       attempts.push(await kit.send(label, event.body, headers));

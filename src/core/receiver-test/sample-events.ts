@@ -17,7 +17,7 @@ export const newEnvelopeId = (): string => `env_${randomBytes(12).toString('hex'
  * does not send yet (the unknown-field check), at the top level and in `data`.
  */
 export function sampleDelivery(
-  type: EventType | string,
+  type: string,
   envelopeId: string,
   extra?: { top?: Record<string, unknown>; data?: Record<string, unknown> },
 ): SampleDelivery {

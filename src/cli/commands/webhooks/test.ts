@@ -198,9 +198,9 @@ export async function testCommand(
 /** Before anything is sent: the report's directory exists and the file can be written there. */
 async function checkWritable(file: string): Promise<void> {
   const { access, constants } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
+  const path = await import('node:path');
   try {
-    await access(dirname(file), constants.W_OK);
+    await access(path.dirname(file), constants.W_OK);
   } catch {
     throw new UsageError(`--junit ${file}: its directory does not exist or cannot be written`);
   }

@@ -1,0 +1,327 @@
+/**
+ * `webhooks test`, in process, against real receivers on loopback: reference
+ * receivers built on independent libraries pass every check; receivers
+ * seeded with one usual bug each fail exactly the checks that bug breaks.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterEach, describe, expect, it } from 'vitest';
+import { newEd25519KeyPair } from '../../../../src/core/ed25519.js';
+import { runCommand, startListener, type TestListener } from '../../../helpers/in-process.js';
+import { tempDir } from '../../../helpers/paths.js';
+import {
+  startTestReceiver,
+  type Fault,
+  type ReceiverOptions,
+  type TestReceiver,
+} from '../../../helpers/webhook-receivers.js';
+import { SECRET } from '../../../helpers/webhook-events.js';
+
+const ALL = [
+  'accepts-events',
+  'rejects-altered-body',
+  'rejects-wrong-secret',
+  'rejects-bad-signature',
+  'rejects-stale-timestamp',
+  'tolerates-redelivery',
+  'survives-rotation',
+  'ignores-unknown',
+  'tolerates-order',
+  'answers-burst',
+  'bounded-body',
+];
+
+interface Card {
+  url: string;
+  scheme: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  checks: { id: string; verdict: string; got: string; attempts: { label: string; status?: number }[] }[];
+}
+
+const opened: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((o) => o.close()));
+});
+
+async function receiver(options: Partial<ReceiverOptions> = {}): Promise<TestReceiver> {
+  const started = await startTestReceiver({ secret: SECRET, ...options });
+  opened.push(started);
+  return started;
+}
+
+/** Runs `webhooks test <url> --json` with a 2 s answer timeout (the service's 10 s would only slow the faulty cases). */
+async function grade(
+  url: string,
+  args: string[] = [],
+  env: Record<string, string> = { SIGN_WEBHOOK_SECRET: SECRET },
+) {
+  const result = await runCommand(['webhooks', 'test', url, '--answer-timeout', '2', '--json', ...args], {
+    env,
+  });
+  const card = result.stdout ? (JSON.parse(result.stdout) as Card) : undefined;
+  return { ...result, card };
+}
+
+const failing = (card: Card | undefined) => card!.checks.filter((c) => c.verdict === 'fail').map((c) => c.id);
+
+describe('webhooks test: reference receivers pass every check', () => {
+  it('one built on the standardwebhooks package', async () => {
+    const r = await receiver();
+    const { code, card, stderr } = await grade(r.url);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(card!.checks.map((c) => c.id)).toEqual(ALL);
+    expect(card).toMatchObject({ passed: 11, failed: 0, skipped: 0, scheme: 'standard' });
+    // The receiver really acted on the valid deliveries: 13 types, then the rest.
+    expect(r.handled).toContain('envelope.voided');
+    expect(card!.checks.find((c) => c.id === 'rejects-wrong-secret')!.attempts[0]!.status).toBe(401);
+    expect(card!.checks.find((c) => c.id === 'bounded-body')!.attempts[0]!.status).toBe(413);
+  });
+
+  it("one built on svix's Webhook", async () => {
+    const r = await receiver({ library: 'svix' });
+    const { code, card } = await grade(r.url);
+    expect(code).toBe(0);
+    expect(failing(card)).toEqual([]);
+  });
+
+  it("one built on stripe's constructEvent, with --scheme stripe", async () => {
+    const r = await receiver({ library: 'stripe', secret: 'whsec_stripe_receiver' });
+    const { code, card } = await grade(
+      r.url,
+      ['--scheme', 'stripe', '--secret', 'whsec_stripe_receiver'],
+      {},
+    );
+    expect(code).toBe(0);
+    expect(card).toMatchObject({ scheme: 'stripe', passed: 11, failed: 0 });
+  });
+
+  it('a GitHub-style HMAC receiver, with --scheme hmac: no timestamp, one signature, so two checks are skipped', async () => {
+    const r = await receiver({
+      library: 'hmac',
+      secret: 'plain-secret',
+      signatureHeader: 'X-Hub-Signature-256',
+    });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'secret'), 'plain-secret\n');
+    const { code, card } = await grade(r.url, [
+      '--scheme',
+      'hmac',
+      '--signature-header',
+      'X-Hub-Signature-256',
+      '--secret-file',
+      join(dir, 'secret'),
+    ]);
+    expect(code).toBe(0);
+    expect(card).toMatchObject({ passed: 9, failed: 0, skipped: 2 });
+    expect(card!.checks.filter((c) => c.verdict === 'skip').map((c) => [c.id, c.got])).toEqual([
+      ['rejects-stale-timestamp', 'skipped: the hmac scheme signs no timestamp'],
+      ['survives-rotation', 'skipped: the hmac scheme carries one signature'],
+    ]);
+  });
+
+  it('a receiver behind webhooks listen --forward-to, and listen alone with an Ed25519 public key', async () => {
+    const r = await receiver();
+    const listener: TestListener = await startListener(['--forward-to', r.url], {
+      SIGN_WEBHOOK_SECRET: SECRET,
+    });
+    opened.push({ close: () => listener.stop() });
+    const behind = await grade(listener.url);
+    expect(behind.code).toBe(0);
+    expect(failing(behind.card)).toEqual([]);
+    expect(r.handled.length).toBeGreaterThan(13);
+
+    const { secretKey, publicKey } = newEd25519KeyPair();
+    const ed = await startListener([], { SIGN_WEBHOOK_SECRET: publicKey });
+    opened.push({ close: () => ed.stop() });
+    const graded = await grade(ed.url, [], { SIGN_WEBHOOK_SECRET: secretKey });
+    expect(graded.code).toBe(0);
+    expect(graded.card).toMatchObject({ passed: 11, failed: 0 });
+  });
+});
+
+describe('webhooks test: each seeded bug fails its check and passes the rest', () => {
+  const cases: [Fault, string[]][] = [
+    ['fails-on-voided', ['accepts-events']],
+    ['dedupes-before-verifying', ['rejects-altered-body']],
+    // Not checking the signature lets every forged signature in: a wrong secret and an altered body alike.
+    ['accepts-any-signature', ['rejects-altered-body', 'rejects-wrong-secret']],
+    ['signature-optional', ['rejects-bad-signature']],
+    ['skips-timestamp', ['rejects-stale-timestamp']],
+    ['fails-on-repeat', ['tolerates-redelivery']],
+    ['first-signature-only', ['survives-rotation']],
+    ['fails-on-unknown-type', ['ignores-unknown']],
+    ['fails-after-completed', ['tolerates-order']],
+    ['slow-under-burst', ['answers-burst']],
+    ['hangs-on-large-body', ['bounded-body']],
+  ];
+  for (const [fault, fails] of cases) {
+    it(`${fault} fails ${fails.join(' and ')}`, async () => {
+      const r = await receiver({ fault, slowMs: 2_500 });
+      const { code, card } = await grade(r.url);
+      expect(failing(card)).toEqual(fails);
+      expect(card!.passed).toBe(ALL.length - fails.length);
+      expect(code).toBe(1);
+    });
+  }
+
+  it('every check is failed by one of the seeded receivers', () => {
+    expect(new Set(cases.flatMap(([, fails]) => fails))).toEqual(new Set(ALL));
+  });
+});
+
+describe('webhooks test: the report and the exit codes', () => {
+  it("writes JUnit XML of the schema's shape: counts that match, a failure per failing check, its message saying what came back", async () => {
+    const r = await receiver({ fault: 'accepts-any-signature' });
+    const file = join(tempDir(), 'webhooks-test.xml');
+    const { code } = await grade(r.url, ['--junit', file]);
+    expect(code).toBe(1);
+    const xml = readFileSync(file, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const parsed = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (name) => name === 'testcase',
+    }).parse(xml);
+    const suite = parsed.testsuites.testsuite;
+    expect(parsed.testsuites).toMatchObject({ tests: '11', failures: '2', errors: '0', skipped: '0' });
+    expect(suite).toMatchObject({
+      tests: '11',
+      failures: '2',
+      errors: '0',
+      skipped: '0',
+      package: 'sign-cli',
+    });
+    expect(suite.hostname).toBeTruthy();
+    expect(suite.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    const cases = suite.testcase as {
+      name: string;
+      classname: string;
+      time: string;
+      failure?: { message: string; type: string };
+    }[];
+    expect(cases).toHaveLength(11);
+    expect(cases.every((c) => /^\d+\.\d{3}$/.test(c.time))).toBe(true);
+    const failures = cases.filter((c) => c.failure);
+    expect(failures.map((c) => c.classname)).toEqual([
+      'webhooks-test.rejects-altered-body',
+      'webhooks-test.rejects-wrong-secret',
+    ]);
+    expect(failures[1]!.failure!.message).toBe('expected 4xx, never 2xx; got another secret → 200');
+    expect(failures[1]!.failure!.type).toBe('rejects-wrong-secret');
+  });
+
+  it('prints a scorecard on a terminal, with why each check matters', async () => {
+    const r = await receiver({ fault: 'skips-timestamp' });
+    const result = await runCommand(
+      ['webhooks', 'test', r.url, '--only', 'rejects-stale-timestamp', '--only', 'accepts-events'],
+      {
+        env: { SIGN_WEBHOOK_SECRET: SECRET },
+        tty: true,
+        columns: 250,
+      },
+    );
+    expect(result.code).toBe(1);
+    const lines = result.stdout.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+    expect(lines[0]).toMatch(/^CHECK\s+SENT\s+EXPECTED\s+GOT\s+VERDICT\s+WHY IT MATTERS$/);
+    expect(lines[1]).toMatch(/^accepts each event .* 13 × 200 .* pass/);
+    expect(lines[2]).toMatch(
+      /^rejects a stale or future timestamp .*4xx, never 2xx .* 360 s old → 200; 360 s ahead → 200 .*FAIL .*replayed forever/,
+    );
+    expect(lines.at(-2)).toMatch(
+      /^1 passed, 1 failed in \d+\.\d s: http:\/\/127\.0\.0\.1:\d+\/webhooks \(standard scheme\)$/,
+    );
+  });
+
+  it('exit 3 when nothing answers at the URL, and nothing else is tried', async () => {
+    const port = await closedPort();
+    const result = await runCommand(['webhooks', 'test', `http://127.0.0.1:${port}/hooks`], {
+      env: { SIGN_WEBHOOK_SECRET: SECRET },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /could not reach http:\/\/127\.0\.0\.1:\d+\/hooks: ECONNREFUSED.*is the receiver running/,
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses a public host without --allow-remote (exit 2, nothing sent)', async () => {
+    const result = await runCommand(['webhooks', 'test', 'http://203.0.113.7/hooks'], {
+      env: { SIGN_WEBHOOK_SECRET: SECRET },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /203\.0\.113\.7 \(203\.0\.113\.7\) is not this machine or a private network.*--allow-remote/,
+    );
+  });
+
+  it.each([
+    ['an unknown check', ['--only', 'everything'], /--only "everything" is not a check.*accepts-events/],
+    [
+      'two secrets',
+      ['--secret', SECRET, '--secret-file', '/dev/null'],
+      /--secret or --secret-file, not both/,
+    ],
+    ['no burst', ['--burst', '0'], /--burst must be a whole number from 1 to 1000/],
+    [
+      'only a check the scheme cannot run',
+      ['--scheme', 'hmac', '--only', 'survives-rotation'],
+      /no check to run \(survives-rotation: the hmac scheme carries one signature\)/,
+    ],
+    [
+      'only a check --tolerance 0 turns off',
+      ['--tolerance', '0', '--only', 'rejects-stale-timestamp'],
+      /--tolerance 0: the timestamp is not checked/,
+    ],
+    [
+      'a report nowhere',
+      ['--junit', '/no/such/dir/report.xml'],
+      /--junit \/no\/such\/dir\/report\.xml: its directory does not exist/,
+    ],
+  ])('usage errors exit 2 before anything is sent: %s', async (_name, args, message) => {
+    const r = await receiver();
+    const result = await runCommand(['webhooks', 'test', r.url, ...args], {
+      env: { SIGN_WEBHOOK_SECRET: SECRET },
+    });
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(r.handled).toEqual([]);
+  });
+
+  it('refuses a whpk_ public key (it cannot sign) and a URL that is not http(s)', async () => {
+    const { publicKey } = newEd25519KeyPair();
+    const r = await receiver();
+    const key = await runCommand(['webhooks', 'test', r.url], { env: { SIGN_WEBHOOK_SECRET: publicKey } });
+    expect(key.code).toBe(2);
+    expect(key.stderr).toMatch(/whpk_ public key verifies but cannot sign/);
+    const ftp = await runCommand(['webhooks', 'test', 'ftp://127.0.0.1/x'], {
+      env: { SIGN_WEBHOOK_SECRET: SECRET },
+    });
+    expect(ftp.code).toBe(2);
+    expect(ftp.stderr).toMatch(/must be an http\(s\) URL/);
+  });
+
+  it('never shows the secret given with --secret, even with --verbose', async () => {
+    const r = await receiver();
+    const result = await runCommand(
+      ['webhooks', 'test', r.url, '--secret', SECRET, '--only', 'accepts-events', '--verbose'],
+      { env: {} },
+    );
+    expect(result.code).toBe(0);
+    const secretPart = SECRET.slice('whsec_'.length);
+    expect(result.stdout + result.stderr).not.toContain(secretPart);
+  });
+});
+
+/** A port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
