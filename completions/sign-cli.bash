@@ -69,6 +69,11 @@ _sign_cli() {
     --request-file) COMPREPLY=(); return ;;
     --to) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --set) COMPREPLY=(); return ;;
+    --secret) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --only) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'accepts-events rejects-altered-body rejects-wrong-secret rejects-bad-signature rejects-stale-timestamp tolerates-redelivery survives-rotation ignores-unknown tolerates-order answers-burst bounded-body' -- "$cur")); return ;;
+    --burst) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --answer-timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --junit) COMPREPLY=(); return ;;
     --environment) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --expires) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --scope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -95,10 +100,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -123,6 +128,7 @@ _sign_cli() {
       'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks trigger') words='--to --set --secret-file --scheme --signature-header --algorithm'" $globals" ;;
+      'webhooks test') words='--secret --only --burst --answer-timeout --junit --allow-remote --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks deliveries') words='--envelope --failed --limit --all'" $globals" ;;
       'webhooks resend') words='--to'" $globals" ;;
       'keys') words=''" $globals" ;;
@@ -207,7 +213,7 @@ _sign_cli() {
         0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
-    'webhooks') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'listen verify trigger deliveries resend' -- "$cur")) ;;
+    'webhooks') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'listen verify trigger test deliveries resend' -- "$cur")) ;;
     'webhooks listen')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -219,6 +225,11 @@ _sign_cli() {
     'webhooks trigger')
       case "$npos" in
         0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'envelope.created envelope.sent signer.notified signer.viewed signer.verified signer.verification_failed signer.signed signer.declined envelope.completed envelope.declined envelope.failed envelope.expired envelope.voided' -- "$cur")) ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'webhooks test')
+      case "$npos" in
+        0) compopt +o default 2>/dev/null; COMPREPLY=() ;;
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'webhooks deliveries')

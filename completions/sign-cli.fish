@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -136,6 +136,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes void"' -l yes -s y -d 'do not 
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'listen' -d 'receive webhooks locally: verify each signature, print each event once, forward to your app'
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'verify' -d 'verify the signature of one captured delivery (exit 0 valid, 1 invalid)'
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'trigger' -d 'send a realistic, signed sample event to a URL'
+complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'test' -d 'grade your webhook receiver: forged, replayed, repeated, unknown, out-of-order and burst deliveries'
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'deliveries' -d 'list the webhook deliveries the service recorded, newest first, with every attempt'
 complete -c sign-cli -n '__sign_cli_at "webhooks" 0' -a 'resend' -d 'deliver an event again: same webhook-id, fresh timestamp and signature'
 complete -c sign-cli -n '__sign_cli_at "webhooks listen"' -l port -x -d 'port to listen on; 0 picks a free one (default: 4020)'
@@ -179,6 +180,17 @@ complete -c sign-cli -n '__sign_cli_at "webhooks trigger" 0' -a 'envelope.declin
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger" 0' -a 'envelope.failed'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger" 0' -a 'envelope.expired'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger" 0' -a 'envelope.voided'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l secret -x -d 'the webhook secret your receiver verifies with (prefer --secret-file)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l only -x -a 'accepts-events rejects-altered-body rejects-wrong-secret rejects-bad-signature rejects-stale-timestamp tolerates-redelivery survives-rotation ignores-unknown tolerates-order answers-burst bounded-body' -d 'run only this check (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l burst -x -d 'deliveries sent at once by the burst check (default: 50)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l answer-timeout -x -d 'how long the service waits for an answer (default: 10)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l junit -r -F -d 'also write the scorecard as JUnit XML, for CI dashboards'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l allow-remote -d 'send (forged deliveries, on purpose) to a host that is not local or private'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l secret-file -r -F -d 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l scheme -x -a 'standard stripe hmac' -d 'signature scheme (default: config webhook_scheme, else standard)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l signature-header -x -d 'hmac scheme: header carrying the signature (default: x-signature)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l algorithm -x -a 'sha256 sha512' -d 'hmac scheme: digest (default: sha256)'
+complete -c sign-cli -n '__sign_cli_at "webhooks test"' -l tolerance -x -d 'largest accepted age (or lead) of a signed timestamp; 0 disables the check (default: 300)'
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l envelope -x -d 'only deliveries of this envelope'
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l failed -d 'only deliveries that failed for good or are failing still (state failed or retrying)'
 complete -c sign-cli -n '__sign_cli_at "webhooks deliveries"' -l limit -x -d 'how many to show (default: 20)'

@@ -110,7 +110,7 @@ export const staleTimestamp: CheckSpec = {
     !kit.signer.timestamped
       ? 'the hmac scheme signs no timestamp'
       : kit.toleranceSeconds === 0
-        ? '--tolerance 0: the timestamp is not checked'
+        ? 'with a tolerance of 0 the timestamp is not checked'
         : undefined,
   async run(kit) {
     const attempts = [];

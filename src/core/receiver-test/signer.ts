@@ -36,7 +36,7 @@ export class DeliverySigner {
     const asymmetric = options.secret.startsWith(ED25519_SECRET_PREFIX);
     if (options.scheme === 'standard' && !asymmetric && !options.secret.startsWith(STANDARD_SECRET_PREFIX))
       throw new Error(
-        'a Standard Webhooks secret starts with whsec_ (or whsk_ for Ed25519); other secrets need --scheme stripe or hmac',
+        'a Standard Webhooks secret starts with whsec_ (or whsk_ for Ed25519); other secrets need the stripe or the hmac scheme',
       );
     if (options.scheme !== 'standard' && asymmetric)
       throw new Error('an Ed25519 key (whsk_) signs only in the standard scheme');
