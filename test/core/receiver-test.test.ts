@@ -117,7 +117,7 @@ describe('grading', () => {
       testReceiver({
         url: 'http://127.0.0.1:9/x',
         signer: signer(),
-        send: async () => ({ ms: 0, error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9' }),
+        send: async () => ({ ms: 0, error: 'connect ECONNREFUSED 127.0.0.1:9', code: 'ECONNREFUSED' }),
       }),
     ).rejects.toBeInstanceOf(ReceiverUnreachableError);
     let sent = 0;
@@ -125,11 +125,14 @@ describe('grading', () => {
       url: 'http://127.0.0.1:9/x',
       signer: signer(),
       only: ['accepts-events', 'rejects-wrong-secret'],
-      send: async () => (++sent <= 13 ? { ms: 1, status: 200 } : { ms: 0, error: 'ECONNREFUSED: gone' }),
+      send: async () =>
+        ++sent <= 13
+          ? { ms: 1, status: 200 }
+          : { ms: 0, error: 'connect ECONNREFUSED', code: 'ECONNREFUSED' },
     });
     expect(card.checks.map((c) => [c.id, c.verdict, c.got])).toEqual([
       ['accepts-events', 'pass', '13 × 200'],
-      ['rejects-wrong-secret', 'fail', 'another secret → ECONNREFUSED: gone'],
+      ['rejects-wrong-secret', 'fail', 'another secret → connect ECONNREFUSED'],
     ]);
   });
 });

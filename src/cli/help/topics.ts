@@ -160,7 +160,7 @@ export const TOPICS: readonly Topic[] = [
         '- `0`: success: the thing asked for really happened (an envelope with an id, a real PDF, a verified trail).',
         '- `1`: the operation failed: an API or network error after retries, an answer that is not what was asked for (a 2xx without an envelope, a non-PDF, an empty audit trail, an answer over its bound), or a file sign-cli keeps that cannot be written (a full or read-only disk).',
         '- `2`: usage error or invalid input, or state or config another user can write: nothing was sent.',
-        '- `3`: authentication or authorisation: no key, 401, 403, an expired key, a missing scope.',
+        '- `3`: authentication or authorisation: no key, 401, 403, an expired key, a missing scope; for `webhooks test`, a receiver that does not answer at its URL.',
         '- `130`: interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing new was sent after the signal. Servers (`webhooks listen`, `sandbox`) and `sandbox outbox --follow` exit 0 when stopped so: it is their normal end.',
       ].join('\n'),
       "Errors are one line on stderr: what failed, the HTTP status and the server's code and message when there is one, and a hint.",

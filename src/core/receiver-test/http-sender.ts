@@ -13,6 +13,9 @@ import { VERSION } from '../version.js';
 import { isLocalAddress } from './address.js';
 import type { DeliverySend } from './run.js';
 
+/** undici's own timeouts, set to the same bound as the signal's: whichever fires first, no answer in time. */
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
 export interface HttpSenderOptions {
   url: string;
   timeoutMs: number;
@@ -74,10 +77,17 @@ export function httpSender(options: HttpSenderOptions): { send: DeliverySend; cl
     } catch (error) {
       if (options.signal?.aborted) throw new InterruptedError();
       const ms = Math.round(performance.now() - started);
-      if (timeout.aborted) return { ms, timedOut: true };
-      const code = (error as { code?: string }).code ?? (error as Error).name;
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      return { ms, error: `${cause ?? code}: ${(error as Error).message}` };
+      if (timeout.aborted || TIMEOUTS.has((error as { code?: string }).code ?? ''))
+        return { ms, timedOut: true };
+      // undici wraps the socket's error: its code is on the cause when not on the error itself.
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const code = cause?.code ?? (error as { code?: string }).code;
+      const message = cause?.message ?? (error as Error).message;
+      return {
+        ms,
+        error: code && !message.includes(code) ? `${code}: ${message}` : message,
+        ...(code ? { code } : {}),
+      };
     }
   };
   return { send, close: () => agent.close() };

@@ -80,10 +80,10 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
     async send(label, body, headers) {
       const attempt = { label, ...(await options.send(body, headers)) };
       if (attempt.status !== undefined) answered = true;
-      else if (!answered && UNREACHABLE.has(attempt.error?.split(':')[0] ?? '')) {
+      else if (!answered && UNREACHABLE.has(attempt.code ?? '')) {
         throw new ReceiverUnreachableError(
           `could not reach ${options.url}: ${attempt.error ?? 'no answer'}`,
-          attempt.error?.split(':')[0],
+          attempt.code,
           { hint: 'is the receiver running on that address? Start it first, then run webhooks test' },
         );
       }

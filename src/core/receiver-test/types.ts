@@ -8,8 +8,10 @@ export interface Attempt {
   status?: number;
   /** From the first byte sent to the answer's status line (or to the failure). */
   ms: number;
-  /** No answer: the error's code and message (`ECONNRESET: other side closed`). */
+  /** No answer: what went wrong (`connect ECONNREFUSED 127.0.0.1:3000`, `ECONNRESET: other side closed`). */
   error?: string;
+  /** No answer: the error's code (`ECONNREFUSED`), when it has one. */
+  code?: string;
   /** No answer within the service's delivery timeout. */
   timedOut?: boolean;
 }

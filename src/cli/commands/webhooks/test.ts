@@ -199,6 +199,7 @@ export async function testCommand(
   } catch (error) {
     if (error instanceof ReceiverUnreachableError) {
       output.error(error);
+      // Exit 3 (the code of a refused key elsewhere): here it tells CI "nothing to grade" from "graded and failed".
       return ExitCode.auth;
     }
     throw error;

@@ -282,7 +282,7 @@ describe('webhooks test: the report and the exit codes', () => {
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(
-      /could not reach http:\/\/127\.0\.0\.1:\d+\/hooks: ECONNREFUSED.*is the receiver running/,
+      /could not reach http:\/\/127\.0\.0\.1:\d+\/hooks: connect ECONNREFUSED 127\.0\.0\.1:\d+ .*is the receiver running/,
     );
     expect(result.stdout).toBe('');
   });
