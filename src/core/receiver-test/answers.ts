@@ -38,6 +38,14 @@ export function summarize(
   return [...shownBad, ...grouped].join('; ');
 }
 
+/** Every answer counted, with no names: for many deliveries of one kind (a burst). */
+export function tally(attempts: readonly Attempt[], timeoutMs: number): string {
+  const counts = new Map<string, number>();
+  for (const a of attempts)
+    counts.set(answerText(a, timeoutMs), (counts.get(answerText(a, timeoutMs)) ?? 0) + 1);
+  return [...counts].map(([key, n]) => `${n} × ${key}`).join('; ');
+}
+
 /** The q-quantile (0..1) of the times, nearest rank. */
 export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return 0;

@@ -6,7 +6,7 @@
  * the delivery, and in the end mark it failed.
  */
 import { EVENT_TYPES } from '../events.js';
-import { is2xx, quantile, seconds, summarize } from './answers.js';
+import { is2xx, quantile, seconds, summarize, tally } from './answers.js';
 import { newEnvelopeId, sampleDelivery } from './sample-events.js';
 import type { Attempt, CheckSpec, Kit, Outcome } from './types.js';
 
@@ -144,14 +144,9 @@ export const burst: CheckSpec = {
     );
     const times = attempts.map((a) => (a.timedOut ? kit.timeoutMs : a.ms));
     const p95 = quantile(times, 0.95);
-    const late = attempts.filter((a) => a.timedOut).length;
     const wrong = attempts.filter((a) => !a.timedOut && !is2xx(a));
     const pass = p95 < kit.timeoutMs && wrong.length === 0;
-    const got = [
-      summarize(attempts, is2xx, kit.timeoutMs),
-      `p50 ${Math.round(quantile(times, 0.5))} ms, p95 ${Math.round(p95)} ms`,
-      ...(late > 0 ? [`${late} past ${seconds(kit.timeoutMs)}`] : []),
-    ].join('; ');
+    const got = `${tally(attempts, kit.timeoutMs)}; p50 ${Math.round(quantile(times, 0.5))} ms, p95 ${Math.round(p95)} ms`;
     return { pass, got, attempts };
   },
 };
