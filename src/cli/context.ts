@@ -3,6 +3,7 @@
  * output, the interrupt signal, the config file opened on demand, and the
  * connection and clients built from them (connection.ts, client-factory.ts).
  */
+import { typedSecrets } from './flags/typed-secrets.js';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
@@ -63,6 +64,8 @@ export class CommandContext {
       stderr: io.stderr,
       env: io.env,
     });
+    // A secret typed in the wrong place (where the URL goes) is masked in any message quoting it.
+    for (const secret of typedSecrets(argv)) this.output.protect(secret);
     if (globals.apiKey !== undefined) {
       // Do not echo the value: it is probably a real key.
       throw new UsageError(

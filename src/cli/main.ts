@@ -2,6 +2,7 @@
  * The sign-cli program as a process: the command tree a command line needs,
  * and the mapping of every outcome to an exit code (docs/commands/exit-codes.md).
  */
+import { typedSecrets } from './flags/typed-secrets.js';
 import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { ExitCode, exitCodeOf } from './exit-codes.js';
@@ -46,8 +47,8 @@ export async function main(
     await program.parseAsync(argv);
     return state.exitCode;
   } catch (error) {
-    const newOutput = async () =>
-      new (await import('./render/output.js')).Output({
+    const newOutput = async () => {
+      const output = new (await import('./render/output.js')).Output({
         json: false,
         verbose: argv.includes('--verbose'),
         color: !argv.includes('--no-color'),
@@ -55,6 +56,9 @@ export async function main(
         stderr: io.stderr,
         env: io.env,
       });
+      for (const secret of typedSecrets(state.argv)) output.protect(secret);
+      return output;
+    };
     if (error instanceof CommanderError) {
       if (
         error.code === 'commander.helpDisplayed' ||

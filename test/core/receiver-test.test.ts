@@ -22,9 +22,9 @@ describe('isLocalAddress', () => {
     ['172.16.0.1', true],
     ['172.31.255.255', true],
     ['192.168.1.10', true],
-    ['169.254.169.254', true],
+    ['169.254.169.254', false],
     ['fd12:3456::1', true],
-    ['fe80::1', true],
+    ['fe80::1', false],
     ['0.0.0.0', true],
     ['172.32.0.1', false],
     ['8.8.8.8', false],
@@ -120,6 +120,26 @@ describe('grading', () => {
         send: async () => ({ ms: 0, error: 'connect ECONNREFUSED 127.0.0.1:9', code: 'ECONNREFUSED' }),
       }),
     ).rejects.toBeInstanceOf(ReceiverUnreachableError);
+    // No connection within the time: nothing there either.
+    await expect(
+      testReceiver({
+        url: 'http://10.0.0.9/x',
+        signer: signer(),
+        send: async () => ({ ms: 8000, error: 'Connect Timeout Error', code: 'UND_ERR_CONNECT_TIMEOUT' }),
+      }),
+    ).rejects.toBeInstanceOf(ReceiverUnreachableError);
+    // A reset first: something was there, so a refusal after it is a failed check, not "unreachable".
+    let calls = 0;
+    const crashed = await testReceiver({
+      url: 'http://127.0.0.1:9/x',
+      signer: signer(),
+      only: ['accepts-events'],
+      send: async () =>
+        ++calls === 1
+          ? { ms: 1, error: 'other side closed', code: 'UND_ERR_SOCKET' }
+          : { ms: 0, error: 'connect ECONNREFUSED', code: 'ECONNREFUSED' },
+    });
+    expect(crashed.failed).toBe(1);
     let sent = 0;
     const card = await testReceiver({
       url: 'http://127.0.0.1:9/x',
@@ -132,7 +152,11 @@ describe('grading', () => {
     });
     expect(card.checks.map((c) => [c.id, c.verdict, c.got])).toEqual([
       ['accepts-events', 'pass', '13 × 200'],
-      ['rejects-wrong-secret', 'fail', 'another secret → connect ECONNREFUSED'],
+      [
+        'rejects-wrong-secret',
+        'fail',
+        'the valid delivery → connect ECONNREFUSED too: a refusal proves nothing',
+      ],
     ]);
   });
 });

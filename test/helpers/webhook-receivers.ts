@@ -53,6 +53,8 @@ export interface TestReceiver {
   url: string;
   /** The events each receiver acted on (verified, first time), by type. */
   handled: string[];
+  /** Every request it was sent, forged or not. */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -185,7 +187,9 @@ export async function startTestReceiver(options: ReceiverOptions): Promise<TestR
   const completed = new Set<string>();
   const handled: string[] = [];
   let inFlight = 0;
+  let requests = 0;
   const server: Server = createServer((req, res) => {
+    requests++;
     inFlight++;
     void (async () => {
       try {
@@ -236,6 +240,9 @@ export async function startTestReceiver(options: ReceiverOptions): Promise<TestR
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     handled,
+    get requests() {
+      return requests;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -69,3 +69,21 @@ export function junitXml(card: Scorecard, at: Date, hostname: string): string {
     '',
   ].join('\n');
 }
+
+/** The report of a run that found no receiver: one testcase in error, so CI shows why nothing was graded. */
+export function junitUnreachable(url: string, message: string, at: Date, hostname: string): string {
+  const counts = 'tests="1" failures="0" errors="1" skipped="0" time="0.000"';
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="sign-cli webhooks test" ${counts}>`,
+    `  <testsuite name="webhook receiver ${xmlText(url)}" ${counts} id="0" package="sign-cli" timestamp="${at.toISOString().slice(0, 19)}" hostname="${xmlText(hostname)}">`,
+    '    <testcase name="reaches the receiver" classname="webhooks-test.reach" time="0.000">',
+    `      <error message="${xmlText(message)}" type="unreachable"/>`,
+    '    </testcase>',
+    '    <system-out/>',
+    '    <system-err/>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

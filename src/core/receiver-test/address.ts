@@ -1,7 +1,7 @@
 /**
  * Where `webhooks test` may send without being told: this machine (loopback)
- * or a private network. It sends forged deliveries on purpose, so a public
- * host needs the caller's explicit consent (the CLI's --allow-remote).
+ * or a private network. It sends forged deliveries on purpose, so any other
+ * host needs the caller's explicit consent.
  */
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -13,17 +13,18 @@ for (const [net, prefix] of [
   ['10.0.0.0', 8],
   ['172.16.0.0', 12],
   ['192.168.0.0', 16],
-  ['169.254.0.0', 16], // link-local
 ] as const)
   LOCAL.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::1', 128],
   ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
 ] as const)
   LOCAL.addSubnet(net, prefix, 'ipv6');
 
-/** Loopback, private or link-local: an address of this machine or its network. */
+/**
+ * Loopback or private: an address of this machine or its network. Not
+ * link-local: 169.254.169.254 is a cloud's metadata service, no receiver.
+ */
 export function isLocalAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return LOCAL.check(mapped[1]!, 'ipv4');

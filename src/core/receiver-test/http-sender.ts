@@ -14,7 +14,7 @@ import { isLocalAddress } from './address.js';
 import type { DeliverySend } from './run.js';
 
 /** undici's own timeouts, set to the same bound as the signal's: whichever fires first, no answer in time. */
-const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export interface HttpSenderOptions {
   url: string;
@@ -49,7 +49,12 @@ function localLookup(hostname: string, options: { all?: boolean }, callback: Loo
 
 export function httpSender(options: HttpSenderOptions): { send: DeliverySend; close(): Promise<void> } {
   const agent = new Agent({
-    connect: { timeout: options.timeoutMs, ...(options.localOnly ? { lookup: localLookup } : {}) },
+    // The connection gets most of the time, not all: a connect timeout then comes first, with its own
+    // code, and says "nothing there" (unreachable) rather than "no answer in time".
+    connect: {
+      timeout: Math.max(50, Math.floor(options.timeoutMs * 0.8)),
+      ...(options.localOnly ? { lookup: localLookup } : {}),
+    },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });

@@ -60,7 +60,15 @@ export interface ReceiverTestOptions {
 }
 
 /** Errors of a connection that was never made: nothing listens there, or the name does not resolve. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // No connection in time: an address where nothing answers, not even a refusal.
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** The receiver never answered: the first delivery found nothing at the URL. */
 export class ReceiverUnreachableError extends NetworkError {}
@@ -69,7 +77,8 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  let answered = false;
+  /** Something was reached: an answer, or a connection that failed after it was made. */
+  let reached = false;
   const kit: Kit = {
     signer: options.signer,
     nowSeconds: () => Math.floor(clock.now() / 1000),
@@ -79,8 +88,8 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     async send(label, body, headers) {
       const attempt = { label, ...(await options.send(body, headers)) };
-      if (attempt.status !== undefined) answered = true;
-      else if (!answered && UNREACHABLE.has(attempt.code ?? '')) {
+      if (!UNREACHABLE.has(attempt.code ?? '')) reached = true;
+      else if (!reached) {
         throw new ReceiverUnreachableError(
           `could not reach ${options.url}: ${attempt.error ?? 'no answer'}`,
           attempt.code,

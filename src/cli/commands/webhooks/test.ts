@@ -5,7 +5,7 @@
  */
 import { Argument, Option, type Command } from 'commander';
 import { hostname } from 'node:os';
-import { UsageError } from '../../../core/errors.js';
+import { StorageError, UsageError } from '../../../core/errors.js';
 import { CHECK_IDS, type CheckId } from '../../../core/receiver-test/types.js';
 import { DELIVERY_TIMEOUT_MS } from '../../../core/webhook-signing.js';
 import type { Action } from '../../action.js';
@@ -89,6 +89,14 @@ export function registerTest(webhooks: Command, action: Action): void {
   addSchemeOptions(command).action(action(testCommand));
 }
 
+/** Seconds, 0.1 to 600: below, nothing could answer; above, a run would outlast any CI job. */
+function answerTimeout(text: string): number {
+  const seconds = parsePositiveNumberOption('--answer-timeout', text);
+  if (seconds < 0.1 || seconds > 600)
+    throw new UsageError(`--answer-timeout must be from 0.1 to 600 seconds, got ${JSON.stringify(text)}`);
+  return Math.round(seconds * 1000);
+}
+
 function checkIds(values: readonly string[]): CheckId[] {
   for (const value of values) {
     if (!(CHECK_IDS as readonly string[]).includes(value))
@@ -116,12 +124,13 @@ function receiverUrl(text: string): URL {
   return url;
 }
 
-/** The URL as shown: a password in it masked. */
-function shownUrl(url: URL): string {
-  if (!url.password) return url.href;
+/** The URL as shown: its user, password and query values masked (receiver URLs often carry a token). */
+export function shownUrl(url: URL): string {
   const shown = new URL(url.href);
-  shown.password = '****';
-  return shown.href;
+  if (shown.username) shown.username = '****';
+  if (shown.password) shown.password = '****';
+  for (const name of [...new Set(shown.searchParams.keys())]) shown.searchParams.set(name, '****');
+  return shown.href.replace(/%2A%2A%2A%2A/g, '****');
 }
 
 export async function testCommand(
@@ -130,17 +139,16 @@ export async function testCommand(
   [target]: string[],
 ): Promise<number> {
   const { output } = ctx;
+  // First, so that no message below (a secret typed where the URL goes) can show it.
+  if (flags.secret !== undefined) output.protect(flags.secret.trim());
   const url = receiverUrl(target ?? '');
   const only = checkIds(flags.only);
   const burst = parseIntegerOption('--burst', flags.burst, 1, 1000);
-  const timeoutMs = Math.round(parsePositiveNumberOption('--answer-timeout', flags.answerTimeout) * 1000);
+  const timeoutMs = answerTimeout(flags.answerTimeout);
   const toleranceSeconds = parseIntegerOption('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400);
   if (flags.secret !== undefined && flags.secretFile !== undefined)
     throw new UsageError('give the secret once: --secret or --secret-file, not both');
-  if (flags.secret !== undefined) {
-    if (flags.secret.trim() === '') throw new UsageError('--secret is empty');
-    output.protect(flags.secret.trim());
-  }
+  if (flags.secret !== undefined && flags.secret.trim() === '') throw new UsageError('--secret is empty');
   const secret = flags.secret?.trim() ?? loadSecrets(ctx, flags)[0]!;
   const scheme = await resolveScheme(ctx, flags);
   const { DeliverySigner } = await import('../../../core/receiver-test/signer.js');
@@ -158,6 +166,17 @@ export async function testCommand(
   if (flags.junit !== undefined) await checkWritable(flags.junit);
   const { resolveReceiverHost } = await import('../../../core/receiver-test/address.js');
   const { ReceiverUnreachableError, testReceiver } = await import('../../../core/receiver-test/run.js');
+  const now = () => new Date(ctx.io.clock.now());
+  /** Nothing to grade: said on stderr, and in the report CI keeps, as an error (not a failed check). */
+  const unreachable = async (error: InstanceType<typeof ReceiverUnreachableError>): Promise<number> => {
+    output.error(error);
+    if (flags.junit !== undefined) {
+      const { junitUnreachable } = await import('../../render/junit.js');
+      await writeReport(flags.junit, junitUnreachable(shownUrl(url), error.message, now(), hostname()));
+    }
+    // Exit 3 (a refused key's code elsewhere): here it tells CI "nothing to grade" from "graded and failed".
+    return ExitCode.auth;
+  };
   let local: boolean;
   try {
     const host = await resolveReceiverHost(url);
@@ -169,14 +188,13 @@ export async function testCommand(
       );
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    output.error(
+    return unreachable(
       new ReceiverUnreachableError(
         `could not resolve ${url.hostname}: ${(error as Error).message}`,
         (error as { code?: string }).code,
         { hint: 'check the host name in the URL' },
       ),
     );
-    return ExitCode.auth;
   }
   const { httpSender } = await import('../../../core/receiver-test/http-sender.js');
   const sender = httpSender({ url: url.href, timeoutMs, localOnly: local, signal: ctx.signal });
@@ -197,32 +215,31 @@ export async function testCommand(
       },
     });
   } catch (error) {
-    if (error instanceof ReceiverUnreachableError) {
-      output.error(error);
-      // Exit 3 (the code of a refused key elsewhere): here it tells CI "nothing to grade" from "graded and failed".
-      return ExitCode.auth;
-    }
+    if (error instanceof ReceiverUnreachableError) return unreachable(error);
     throw error;
   } finally {
     if (output.stderrIsTTY) output.status('');
     await sender.close();
   }
-  if (flags.junit !== undefined) {
-    const { junitXml } = await import('../../render/junit.js');
-    await writeReport(flags.junit, junitXml(card, new Date(ctx.io.clock.now()), hostname()));
-  }
+  // The scorecard first: a report that cannot be written still leaves it on screen.
   if (output.json) output.jsonDocument(card);
   else {
     const { printScorecard } = await import('../../render/scorecard-view.js');
     await printScorecard(output, card);
   }
+  if (flags.junit !== undefined) {
+    const { junitXml } = await import('../../render/junit.js');
+    await writeReport(flags.junit, junitXml(card, now(), hostname()));
+  }
   return card.failed === 0 ? ExitCode.ok : ExitCode.failed;
 }
 
-/** Before anything is sent: the report's directory exists and the file can be written there. */
+/** Before anything is sent: the report can be written there (its directory exists, it is not a directory). */
 async function checkWritable(file: string): Promise<void> {
-  const { access, constants } = await import('node:fs/promises');
+  const { access, constants, stat } = await import('node:fs/promises');
   const path = await import('node:path');
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`--junit ${file} is a directory; name a file in it`);
   try {
     await access(path.dirname(file), constants.W_OK);
   } catch {
@@ -230,10 +247,19 @@ async function checkWritable(file: string): Promise<void> {
   }
 }
 
-/** Written whole or not at all: a temporary file beside it, then renamed. */
+/** Written whole or not at all: a temporary file beside it, then renamed; none left behind on failure. */
 async function writeReport(file: string, text: string): Promise<void> {
-  const { rename, writeFile } = await import('node:fs/promises');
+  const { rename, rm, writeFile } = await import('node:fs/promises');
   const part = `${file}.${process.pid}.part`;
-  await writeFile(part, text, { mode: 0o644 });
-  await rename(part, file);
+  try {
+    await writeFile(part, text, { mode: 0o644 });
+    await rename(part, file);
+  } catch (error) {
+    await rm(part, { force: true });
+    throw new StorageError(
+      file,
+      (error as { code?: string }).code,
+      `could not write the JUnit report ${file}: ${(error as Error).message}`,
+    );
+  }
 }

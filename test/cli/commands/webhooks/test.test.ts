@@ -4,6 +4,7 @@
  * seeded with one usual bug each fail exactly the checks that bug breaks.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -17,6 +18,7 @@ import {
   type TestListener,
 } from '../../../helpers/in-process.js';
 import { tempDir } from '../../../helpers/paths.js';
+import { startReceiver } from '../../../helpers/receiver.js';
 import {
   startTestReceiver,
   type Fault,
@@ -84,7 +86,9 @@ describe('webhooks test: reference receivers pass every check', () => {
     expect(card).toMatchObject({ passed: 11, failed: 0, skipped: 0, scheme: 'standard' });
     // The receiver really acted on the valid deliveries: 13 types, then the rest.
     expect(r.handled).toContain('envelope.voided');
-    expect(card!.checks.find((c) => c.id === 'rejects-wrong-secret')!.attempts[0]!.status).toBe(401);
+    expect(card!.checks.find((c) => c.id === 'rejects-wrong-secret')!.attempts.map((a) => a.status)).toEqual([
+      200, 401,
+    ]);
     expect(card!.checks.find((c) => c.id === 'bounded-body')!.attempts[0]!.status).toBe(413);
   });
 
@@ -316,6 +320,17 @@ describe('webhooks test: the report and the exit codes', () => {
       /with a tolerance of 0 the timestamp is not checked/,
     ],
     [
+      'an answer timeout below 0.1 s',
+      ['--answer-timeout', '0.01'],
+      /--answer-timeout must be from 0\.1 to 600 seconds/,
+    ],
+    [
+      'an answer timeout over 600 s',
+      ['--answer-timeout', '3000000'],
+      /--answer-timeout must be from 0\.1 to 600 seconds/,
+    ],
+    ['a report that is a directory', ['--junit', '/tmp'], /--junit \/tmp is a directory/],
+    [
       'a report nowhere',
       ['--junit', '/no/such/dir/report.xml'],
       /--junit \/no\/such\/dir\/report\.xml: its directory does not exist/,
@@ -327,7 +342,79 @@ describe('webhooks test: the report and the exit codes', () => {
     });
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
-    expect(r.handled).toEqual([]);
+    expect(r.requests).toBe(0);
+  });
+
+  it('fails the forgery checks of a receiver that refuses everything: a refusal proves nothing then', async () => {
+    const wrongPath = await startReceiver(() => 404);
+    opened.push(wrongPath);
+    const { code, card } = await grade(wrongPath.url, [
+      '--only',
+      'rejects-altered-body',
+      '--only',
+      'rejects-wrong-secret',
+      '--only',
+      'rejects-bad-signature',
+      '--only',
+      'rejects-stale-timestamp',
+    ]);
+    expect(code).toBe(1);
+    expect(card!.checks.map((c) => [c.verdict, c.got])).toEqual(
+      Array(4).fill(['fail', 'the valid delivery → 404 too: a refusal proves nothing']),
+    );
+  });
+
+  it('grades a receiver that crashes on its first delivery (exit 1 and a scorecard), not "unreachable"', async () => {
+    let server: Server | undefined = undefined;
+    server = createHttpServer((req) => {
+      req.socket.destroy();
+      server!.close();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
+    const { code, card } = await grade(url, ['--only', 'accepts-events']);
+    expect(code).toBe(1);
+    expect(card!.checks[0]!.got).toMatch(/^envelope\.created → .*(socket|closed|reset)/i);
+  });
+
+  it('writes a JUnit report with an error when nothing answers, so CI keeps why', async () => {
+    const port = await closedPort();
+    const file = join(tempDir(), 'unreachable.xml');
+    const result = await runCommand(['webhooks', 'test', `http://127.0.0.1:${port}/hooks`, '--junit', file], {
+      env: { SIGN_WEBHOOK_SECRET: SECRET },
+    });
+    expect(result.code).toBe(3);
+    const xml = readFileSync(file, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const suites = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites;
+    expect(suites).toMatchObject({ tests: '1', failures: '0', errors: '1' });
+    expect(suites.testsuite.testcase.error.message).toMatch(/could not reach .*ECONNREFUSED/);
+  });
+
+  it('masks the user, password and query values of the URL it shows', async () => {
+    const r = await receiver();
+    const url = new URL(r.url);
+    const { card } = await grade(`http://hook:pa55word@127.0.0.1:${url.port}/webhooks?token=t0ken&x=1`, [
+      '--only',
+      'accepts-events',
+    ]);
+    expect(card!.url).toBe(`http://****:****@127.0.0.1:${url.port}/webhooks?token=****&x=****`);
+    expect(r.handled).toHaveLength(13);
+  });
+
+  it('never shows a secret typed where the URL goes, or after a misspelt flag', async () => {
+    const swapped = await runCommand(['webhooks', 'test', '--secret', 'http://127.0.0.1:9/hooks', SECRET], {
+      env: {},
+    });
+    expect(swapped.code).toBe(2);
+    const typo = await runCommand(['webhooks', 'test', 'http://127.0.0.1:9/hooks', `--secrte=${SECRET}`], {
+      env: {},
+    });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown option '--secrte=/);
+    const secretPart = SECRET.slice('whsec_'.length);
+    for (const result of [swapped, typo])
+      expect(result.stdout + result.stderr).not.toContain(secretPart.slice(0, 12));
   });
 
   it('refuses a whpk_ public key (it cannot sign) and a URL that is not http(s)', async () => {
