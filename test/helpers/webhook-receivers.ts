@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
+import { EVENT_TYPES } from '../../src/core/events.js';
 import { Webhook as SvixWebhook } from 'svix';
 
 /** The bugs a faulty receiver can be seeded with; each is named after what it does wrong. */
@@ -59,21 +60,8 @@ export interface TestReceiver {
 }
 
 const MAX_BODY = 1024 * 1024;
-const KNOWN = new Set([
-  'envelope.created',
-  'envelope.sent',
-  'signer.notified',
-  'signer.viewed',
-  'signer.verified',
-  'signer.verification_failed',
-  'signer.signed',
-  'signer.declined',
-  'envelope.completed',
-  'envelope.declined',
-  'envelope.failed',
-  'envelope.expired',
-  'envelope.voided',
-]);
+/** The types its switch handles: the service's, as src/core/events.ts lists them. */
+const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 class Refused extends Error {
   constructor(

@@ -9,6 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { InterruptedError } from '../errors.js';
+import { errorCode } from '../wire.js';
 import { VERSION } from '../version.js';
 import { isLocalAddress } from './address.js';
 import type { DeliverySend } from './run.js';
@@ -82,12 +83,10 @@ export function httpSender(options: HttpSenderOptions): { send: DeliverySend; cl
     } catch (error) {
       if (options.signal?.aborted) throw new InterruptedError();
       const ms = Math.round(performance.now() - started);
-      if (timeout.aborted || TIMEOUTS.has((error as { code?: string }).code ?? ''))
-        return { ms, timedOut: true };
-      // undici wraps the socket's error: its code is on the cause when not on the error itself.
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const code = cause?.code ?? (error as { code?: string }).code;
-      const message = cause?.message ?? (error as Error).message;
+      const code = errorCode(error);
+      if (timeout.aborted || TIMEOUTS.has(code ?? '')) return { ms, timedOut: true };
+      // undici wraps the socket's error: its message says more than the wrapper's.
+      const message = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
       return {
         ms,
         error: code && !message.includes(code) ? `${code}: ${message}` : message,

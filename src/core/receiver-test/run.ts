@@ -8,6 +8,8 @@
 import { systemClock, type Clock } from '../clock.js';
 import { MAX_BODY_BYTES } from '../endpoints.js';
 import { NetworkError, UsageError } from '../errors.js';
+// Failures before a connection exists (refused, no such host, no connection in time): nothing there.
+import { NOT_CONNECTED_CODES } from '../wire.js';
 import { DEFAULT_TOLERANCE_SECONDS, DELIVERY_TIMEOUT_MS } from '../webhook-signing.js';
 import { alteredBody, badSignature, staleTimestamp, wrongSecret } from './forgery-checks.js';
 import type { DeliverySigner, Headers } from './signer.js';
@@ -59,17 +61,6 @@ export interface ReceiverTestOptions {
   onCheck?(result: CheckResult): void;
 }
 
-/** Errors of a connection that was never made: nothing listens there, or the name does not resolve. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  // No connection in time: an address where nothing answers, not even a refusal.
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
 /** The receiver never answered: the first delivery found nothing at the URL. */
 export class ReceiverUnreachableError extends NetworkError {}
 
@@ -88,7 +79,7 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     async send(label, body, headers) {
       const attempt = { label, ...(await options.send(body, headers)) };
-      if (!UNREACHABLE.has(attempt.code ?? '')) reached = true;
+      if (!NOT_CONNECTED_CODES.has(attempt.code ?? '')) reached = true;
       else if (!reached) {
         throw new ReceiverUnreachableError(
           `could not reach ${options.url}: ${attempt.error ?? 'no answer'}`,
