@@ -309,9 +309,13 @@ describe('Ctrl-C stops sending at once', () => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
       const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
       let seen = 0;
-      await new Promise<void>((resolve) =>
-        createInterface({ input: child.stdout }).on('line', () => ++seen === 20 && resolve()),
-      );
+      // A run that ends before its 20th line says why, instead of leaving this test to its timeout.
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on('line', () => ++seen === 20 && resolve());
+        child.on('close', (code) =>
+          reject(new Error(`create exited ${code} after ${seen} lines: ${stderr.slice(-800)}`)),
+        );
+      });
       child.kill('SIGINT');
       // Counted from when the run took the signal (its handler says so, then stops the pacer at
       // once), not from when it was sent: on a loaded machine the signal can wait a pacer tick or
