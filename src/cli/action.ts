@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CommandContext, GlobalOptions } from './context.js';
-import type { Io } from './process/io.js';
+import type { InProcessMain, Io } from './process/io.js';
 
 export interface RunState {
   signal: AbortSignal;
@@ -15,6 +15,8 @@ export interface RunState {
   context?: CommandContext;
   /** commander's error message, kept by root.ts and shown by main.ts with known secrets masked. */
   commanderError?: string;
+  /** The CLI's entry (main.ts), for a command that runs other commands in process (`mcp`). */
+  main?: InProcessMain;
 }
 
 export type CommandFn<O> = (ctx: CommandContext, options: O, args: string[]) => Promise<number>;
@@ -28,7 +30,7 @@ export function makeAction(state: RunState): Action {
       const positional = args.slice(0, -2).flat() as string[];
       // Loaded when a command runs: help and usage errors never need the context's code.
       const { CommandContext } = await import('./context.js');
-      const ctx = new CommandContext(options, () => state.signal, state.io, state.argv);
+      const ctx = new CommandContext(options, () => state.signal, state.io, state.argv, state.main);
       ctx.command = command;
       state.context = ctx;
       try {

@@ -6,6 +6,7 @@
 import { typedSecrets } from './flags/typed-secrets.js';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import type { InProcessMain } from './process/io.js';
 import { UsageError } from '../core/errors.js';
 import type { Operation, PathOverrides } from '../core/endpoints.js';
 import type { SignClient, SignClientOptions } from '../core/client.js';
@@ -52,6 +53,8 @@ export class CommandContext {
     readonly io: Io = systemIo(),
     /** The command line after the program's name. */
     readonly argv: readonly string[] = [],
+    /** The CLI's entry, to run another command line in process (the `mcp` tools). */
+    readonly inProcess?: InProcessMain,
   ) {
     this.stop = signal;
     this.env = io.env;

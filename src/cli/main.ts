@@ -39,6 +39,8 @@ export async function main(
     io,
     argv: argv.slice(2),
     exitCode: ExitCode.ok,
+    // Handed down rather than imported, so that a command that runs others (mcp) makes no import circle.
+    main,
   };
   // Seen by runProcess's signal handler while the command runs: a serving command ends quietly.
   currentRun = state;

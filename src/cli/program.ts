@@ -25,6 +25,7 @@ const NOUNS: Record<string, () => Promise<Register>> = {
   doctor: async () => (await import('./commands/doctor/doctor.js')).registerDoctor,
   sandbox: async () => (await import('./commands/sandbox/sandbox.js')).registerSandbox,
   api: async () => (await import('./commands/api/api.js')).registerApi,
+  mcp: async () => (await import('./commands/mcp/mcp.js')).registerMcp,
   // `completion` and the hidden `__complete` are registered together.
   completion: async () => (await import('./commands/completion/completion.js')).registerCompletion,
 };

@@ -11,6 +11,7 @@ export const COMMAND_INDEX: readonly IndexEntry[] = [
   { name: "doctor", term: "doctor", summary: "check Node, config, base URL, TLS, clock, the active key and the Redis stores; explain anything wrong", hidden: false },
   { name: "sandbox", term: "sandbox [options]", summary: "run a local sandbox of the service (no account needed)", hidden: false },
   { name: "api", term: "api [options] <path>", summary: "call any endpoint of the service, with your key, pacing and retries", hidden: false },
+  { name: "mcp", term: "mcp [options]", summary: "serve the envelope service to AI assistants over MCP (stdio), with the same safety as the CLI", hidden: false },
   { name: "completion", term: "completion <shell>", summary: "print a shell completion script", hidden: false },
   { name: "__complete", term: "__complete [source]", summary: "list names for shell completion", hidden: true },
 ];

@@ -17,6 +17,9 @@ export type { OutStream };
 /** What a command reads stdin from. */
 export type InStream = NodeJS.ReadableStream & { isTTY?: boolean | undefined; destroy?(): void };
 
+/** main.ts's `main`: a command line run in process with the IO given; resolves with its exit code. */
+export type InProcessMain = (argv: string[], io: Io, signal: AbortSignal) => Promise<number>;
+
 export interface Io {
   stdin: InStream;
   stdout: OutStream;

@@ -1,0 +1,93 @@
+/**
+ * `sign-cli mcp` in process: JSON-RPC lines on stdin, answers on stdout, the
+ * in-process sandbox behind. The SDK's own client drives the built CLI in
+ * test/e2e/mcp.test.ts; this checks the command's seams without spawning.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { tempDir } from '../../../helpers/paths.js';
+
+let sandbox: TestSandbox;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+const request = (id: number, method: string, params: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const INITIALIZE = request(0, 'initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'test', version: '1' },
+});
+const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+/** Runs the server over the given requests (stdin then ends) and returns its answers by id. */
+async function serve(lines: string[], env: Record<string, string>, args: string[] = []) {
+  const result = await runCommand(['mcp', '--root', tempDir(), ...args], {
+    input: [INITIALIZE, INITIALIZED, ...lines].join('\n') + '\n',
+    env,
+  });
+  const answers = new Map<number, { result?: Record<string, unknown>; error?: unknown }>();
+  for (const line of result.stdout.split('\n').filter(Boolean)) {
+    const message = JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: unknown };
+    if (typeof message.id === 'number') answers.set(message.id, message);
+  }
+  return { ...result, answers };
+}
+
+describe('sign-cli mcp (in process)', () => {
+  it('answers every request it read before stdin ended, then exits 0; stdout holds only JSON-RPC', async () => {
+    const { code, answers, stdout, stderr } = await serve(
+      [request(1, 'tools/list'), request(2, 'tools/call', { name: 'list_keys', arguments: {} })],
+      sandbox.env,
+    );
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/sign-cli mcp: serving on stdio/);
+    expect(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => JSON.parse(line).jsonrpc === '2.0'),
+    ).toBe(true);
+    expect((answers.get(1)!.result!.tools as unknown[]).length).toBe(13);
+    const keys = answers.get(2)!.result!;
+    expect(keys.isError).toBeUndefined();
+    expect(JSON.stringify(keys.structuredContent)).toMatch(/sk_test_\*{4}/);
+    expect(stdout).not.toContain(sandbox.apiKey.slice('sk_test_'.length));
+  });
+
+  it('refuses a live write without --allow-live, as a tool error naming the flag', async () => {
+    const live = await sandbox.mintKey({ environment: 'live' });
+    const call = request(1, 'tools/call', {
+      name: 'void_envelope',
+      arguments: { id: 'env_x', reason: 'test' },
+    });
+    const refused = await serve([call], { ...sandbox.env, SIGN_API_KEY: live });
+    expect(refused.answers.get(1)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(refused.answers.get(1)!.result)).toMatch(/--allow-live/);
+    // With the flag the void is tried for real: the service answers 404 for an unknown envelope.
+    const allowed = await serve([call], { ...sandbox.env, SIGN_API_KEY: live }, ['--allow-live']);
+    expect(JSON.stringify(allowed.answers.get(1)!.result)).toMatch(/404|not found/i);
+    expect(JSON.stringify(allowed.answers.get(1)!.result)).not.toMatch(/--allow-live/);
+  });
+
+  it('turns a failed command into a tool error with its message, not a protocol error', async () => {
+    const { answers } = await serve(
+      [request(1, 'tools/call', { name: 'get_envelope', arguments: { id: 'env_nope' } })],
+      sandbox.env,
+    );
+    expect(answers.get(1)!.error).toBeUndefined();
+    expect(answers.get(1)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answers.get(1)!.result)).toMatch(/404/);
+  });
+
+  it('exits 2 when --root is not a directory', async () => {
+    const result = await runCommand(['mcp', '--root', join(tempDir(), 'missing')], { env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--root .*missing is not a directory/);
+  });
+});
