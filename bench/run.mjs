@@ -11,6 +11,7 @@ import { benchCsv } from './csv.mjs';
 import { benchJournal } from './journal.mjs';
 import { benchList } from './list.mjs';
 import { benchListener } from './listener.mjs';
+import { benchMcp } from './mcp.mjs';
 import { benchRateStore } from './rate-store.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
@@ -29,6 +30,7 @@ const benches = {
   journal: benchJournal,
   verify: benchVerify,
   ceremony: benchCeremony,
+  mcp: benchMcp,
 };
 if (only && !(only in benches)) {
   console.error(`error: no benchmark named ${only}: use one of ${Object.keys(benches).join(', ')}`);

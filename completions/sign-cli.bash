@@ -95,15 +95,16 @@ _sign_cli() {
     -F) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --input) COMPREPLY=(); return ;;
     -H) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --root) COMPREPLY=(); return ;;
   esac
   # The words before the cursor: subcommands make the command path, other words are its arguments.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H|--root | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -152,6 +153,7 @@ _sign_cli() {
       'sandbox stop') words=''" $globals" ;;
       'sandbox outbox') words='--envelope --follow'" $globals" ;;
       'api') words='--method -X --raw-field -f --field -F --input --header -H --paginate --include -i --silent'" $globals" ;;
+      'mcp') words='--allow-live --root'" $globals" ;;
       'completion') words=''" $globals" ;;
       *) words="" ;;
     esac
@@ -160,7 +162,7 @@ _sign_cli() {
     return
   fi
   case "$cmd" in
-    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config journal doctor sandbox api completion' -- "$cur")) ;;
+    '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config journal doctor sandbox api mcp completion' -- "$cur")) ;;
     'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch open void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
@@ -320,6 +322,10 @@ _sign_cli() {
     'api')
       case "$npos" in
         0) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W '/api/v1/api-keys /api/v1/envelopes /api/v1/envelopes/{id} /api/v1/envelopes/{id}/audit-trail /api/v1/envelopes/{id}/signed-copy /api/v1/envelopes/{id}/void /api/v1/events/{id}/resend /api/v1/webhook-deliveries' -- "$cur")) ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+      esac ;;
+    'mcp')
+      case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'completion')

@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H --root; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/mcp' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -71,6 +71,7 @@ complete -c sign-cli -n '__sign_cli_at "" 0' -a 'journal' -d 'see and prune the 
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'doctor' -d 'check Node, config, base URL, TLS, clock, the active key and the Redis stores; explain anything wrong'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'sandbox' -d 'run a local sandbox of the service (no account needed)'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'api' -d 'call any endpoint of the service, with your key, pacing and retries'
+complete -c sign-cli -n '__sign_cli_at "" 0' -a 'mcp' -d 'serve the envelope service to AI assistants over MCP (stdio), with the same safety as the CLI'
 complete -c sign-cli -n '__sign_cli_at "" 0' -a 'completion' -d 'print a shell completion script'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'create' -d 'create envelopes from JSON files, a directory, NDJSON or stdin, or with a prompt; everything is validated before anything is sent'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'validate' -d 'check envelope files against the request rules without sending anything'
@@ -330,6 +331,8 @@ complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}/signe
 complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/envelopes/{id}/void'
 complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/events/{id}/resend'
 complete -c sign-cli -n '__sign_cli_at "api" 0' -a '/api/v1/webhook-deliveries'
+complete -c sign-cli -n '__sign_cli_at "mcp"' -l allow-live -d 'let the assistant create, void and resend with a live key'
+complete -c sign-cli -n '__sign_cli_at "mcp"' -l root -r -F -d 'the only directory whose files the tools may read and write (default: the current one)'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'bash'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'zsh'
 complete -c sign-cli -n '__sign_cli_at "completion" 0' -a 'fish'

@@ -45,7 +45,7 @@ export const doc: CommandDoc = {
       '    }',
       '  }',
     ].join('\n'),
-    'What an assistant can do: create test envelopes (and live ones with `--allow-live`), read envelopes, trails, deliveries and masked keys, void and resend (live: with `--allow-live`), save and verify signed copies under the root, send sample webhooks to this machine. What it cannot: see a key or webhook secret, add or remove keys, change settings, read or write outside the root, follow a link out of it, send a sample webhook to another host, or act in live without your flag.',
+    'What an assistant can and cannot do, with a test key, a live key and `--allow-live`: the table in docs/mcp.md. In short: it reads envelopes, trails, deliveries and masked keys; creates (exactly once), voids and resends in test, and in live only with `--allow-live`; saves and verifies signed copies under the root; never sees a key or secret, adds or removes keys, changes settings, or reaches a file outside the root.',
   ],
   examples: ['sign-cli mcp --help'],
 };
