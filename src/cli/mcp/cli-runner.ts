@@ -29,7 +29,7 @@ export async function runCli(
     relaunch: io.relaunch,
   });
   const code = await main(
-    ['node', 'sign-cli', ...args, '--no-input'],
+    ['node', 'sign-cli', '--no-input', ...args],
     run,
     options.signal ?? new AbortController().signal,
   );

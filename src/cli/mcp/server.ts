@@ -58,7 +58,8 @@ function commandOf(name: string, a: Args): { args: string[]; stdin?: string } {
       return { args: ['api', '/api/v1/envelopes', '-X', 'GET', ...fields, '--json'] };
     }
     case 'void_envelope':
-      return { args: ['envelopes', 'void', str(a.id), '--reason', str(a.reason), '--yes', '--json'] };
+      // `--reason=…`: a reason that starts with a dash is still the reason.
+      return { args: ['envelopes', 'void', str(a.id), `--reason=${str(a.reason)}`, '--yes', '--json'] };
     case 'audit_envelope':
       return { args: ['envelopes', 'audit', str(a.id), '--verify', '--json'] };
     case 'download_signed_copy':

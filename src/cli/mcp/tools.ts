@@ -34,10 +34,10 @@ export interface ToolSpec {
   paths?: Record<string, 'existing' | 'new'>;
 }
 
-const id = z
-  .string()
-  .regex(/^[\w-]{1,128}$/, 'an id of letters, digits, _ and -')
-  .describe('the envelope id (env_…)');
+/** An id as the service writes them; it starts with a letter or digit, so no id can pass for an option. */
+const ID = /^[A-Za-z0-9][\w-]{0,127}$/;
+const ID_RULE = 'an id: a letter or digit, then letters, digits, _ and -';
+const id = z.string().regex(ID, ID_RULE).describe('the envelope id (env_…)');
 
 export const TOOLS: readonly ToolSpec[] = [
   {
@@ -161,7 +161,7 @@ export const TOOLS: readonly ToolSpec[] = [
     idempotent: true,
     openWorld: true,
     input: {
-      envelope_id: z.string().optional(),
+      envelope_id: z.string().regex(ID, ID_RULE).optional(),
       failed: z.boolean().optional().describe('only deliveries not delivered (failed or retrying)'),
     },
   },
@@ -174,10 +174,7 @@ export const TOOLS: readonly ToolSpec[] = [
     idempotent: false,
     openWorld: true,
     input: {
-      event_id: z
-        .string()
-        .regex(/^[\w-]{1,128}$/)
-        .describe('the event id (evt_…)'),
+      event_id: z.string().regex(ID, ID_RULE).describe('the event id (evt_…)'),
     },
   },
   {

@@ -85,6 +85,20 @@ describe('sign-cli mcp (in process)', () => {
     expect(JSON.stringify(answers.get(1)!.result)).toMatch(/404/);
   });
 
+  it('takes no argument for an option: an id that starts with a dash is refused, a reason that does is the reason', async () => {
+    const { answers } = await serve(
+      [
+        request(1, 'tools/call', { name: 'get_envelope', arguments: { id: '--verbose' } }),
+        request(2, 'tools/call', { name: 'void_envelope', arguments: { id: 'env_nope', reason: '--yes' } }),
+      ],
+      sandbox.env,
+    );
+    expect(answers.get(1)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answers.get(1)!.result)).toMatch(/an id: a letter or digit/);
+    // The void reached the service with its reason: the service's 404, not a usage error.
+    expect(JSON.stringify(answers.get(2)!.result)).toMatch(/404/);
+  });
+
   it('exits 2 when --root is not a directory', async () => {
     const result = await runCommand(['mcp', '--root', join(tempDir(), 'missing')], { env: sandbox.env });
     expect(result.code).toBe(2);
