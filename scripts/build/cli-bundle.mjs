@@ -66,6 +66,29 @@ const packageStubs = {
 };
 
 /**
+ * The MCP SDK (`sign-cli mcp` only) gets zod from a copy of its own (`zod-for-mcp`, an npm alias of
+ * the same zod), as does src/cli/mcp for its tools' schemas. The SDK uses zod's classic API; sharing
+ * zod's files with the zod/mini every other command uses would make esbuild split them into chunks
+ * both reach, and every command that validates would load the classic API's code and locales
+ * (about 130 KB more, and a file more: test/e2e/startup.test.ts).
+ */
+const ZOD_USERS = ['@modelcontextprotocol/sdk', 'zod-to-json-schema'];
+const mcpZod = {
+  name: 'mcp-zod',
+  setup(build) {
+    build.onResolve({ filter: /^zod(\/.*)?$/ }, (args) => {
+      if (
+        !ZOD_USERS.some((name) =>
+          args.importer.includes(`${sep}node_modules${sep}${name.replace('/', sep)}${sep}`),
+        )
+      )
+        return undefined;
+      return { path: requireFromRoot.resolve(args.path.replace(/^zod/, 'zod-for-mcp')) };
+    });
+  },
+};
+
+/**
  * Node built-ins, which stay outside the bundle. An ESM `import … from 'node:fs'` makes Node
  * build a module facade of fs that reads every property (lazy getters included, loading
  * more modules), and `import process from 'node:process'` reads all of process (including
@@ -231,7 +254,7 @@ export function cliBundleOptions({
     },
     legalComments: 'eof',
     external,
-    plugins: [...plugins, packageStubs, builtins, dynamicCommonJs],
+    plugins: [...plugins, packageStubs, mcpZod, builtins, dynamicCommonJs],
     metafile: true,
     logLevel: 'warning',
   };

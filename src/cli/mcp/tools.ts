@@ -4,7 +4,8 @@
  * its JSON output returned as structured data. What a tool may change, and
  * whether it talks to the service, is in its annotations, truthfully.
  */
-import { z } from 'zod';
+// zod's classic API from the MCP SDK's own copy (scripts/build/cli-bundle.mjs says why).
+import { z } from 'zod-for-mcp';
 import { EVENT_TYPES } from '../../core/events.js';
 import { envelopeSchema } from '../../core/envelope.js';
 
