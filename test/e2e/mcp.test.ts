@@ -108,8 +108,20 @@ describe('sign-cli mcp, through the SDK client', () => {
       .filter((t) => t.annotations?.readOnlyHint === false)
       .map((t) => t.name)
       .sort();
-    expect(writes).toEqual(['create_envelope', 'resend_delivery', 'trigger_webhook', 'void_envelope']);
-    expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual(['void_envelope']);
+    expect(writes).toEqual([
+      'create_envelope',
+      'download_signed_copy',
+      'resend_delivery',
+      'trigger_webhook',
+      'void_envelope',
+    ]);
+    // A download replaces a file of its name; a void cannot be undone.
+    expect(
+      tools
+        .filter((t) => t.annotations?.destructiveHint)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['download_signed_copy', 'void_envelope']);
     expect(byName.create_envelope!.annotations?.idempotentHint).toBe(true);
     expect(byName.resend_delivery!.annotations?.idempotentHint).toBe(false);
     expect(byName.verify_pdf!.annotations?.openWorldHint).toBe(false);

@@ -17,13 +17,13 @@ export async function runCli(
   main: InProcessMain,
   io: Io,
   args: readonly string[],
-  options: { stdin?: string; signal?: AbortSignal } = {},
+  options: { stdin?: string; signal?: AbortSignal; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
   const { testIo } = await import('../process/io.js');
   const run = testIo({
     stdin: options.stdin ?? '',
     // No colour, no terminal: the text an assistant reads is plain, and nothing waits for a person.
-    env: { ...io.env, NO_COLOR: '1' },
+    env: { ...io.env, ...options.env, NO_COLOR: '1' },
     clock: io.clock,
     prompter: io.prompter,
     relaunch: io.relaunch,

@@ -38,12 +38,19 @@ export async function pathUnderRoot(root: string, given: string, forWriting: boo
     throw new Refusal(
       `${given} leads outside the directory this server may use (${realRoot}), through a link`,
     );
+  // A download is written to `<file>.part` first: a link there would carry it out of the root.
+  if (forWriting && (await lstat(`${real}.part`).catch(() => undefined))?.isSymbolicLink())
+    throw new Refusal(`${given}.part is a symbolic link; remove it first`);
   return real;
 }
 
 /** The refusal of a live write without `--allow-live`. */
-export function liveRefusal(what: string, key: string): Refusal {
+export function liveRefusal(what: string, key: string, environment: string | null): Refusal {
+  const kind =
+    environment === 'live'
+      ? 'a live key'
+      : `a key that is not a test key (environment ${environment ?? 'unknown'})`;
   return new Refusal(
-    `refused: ${what} with a live key (${key}) acts on real envelopes and real people; the person running this server can allow it by starting it with \`sign-cli mcp --allow-live\``,
+    `refused: ${what} with ${kind} (${key}) acts on real envelopes and real people; the person running this server can allow it by starting it with \`sign-cli mcp --allow-live\``,
   );
 }

@@ -27,6 +27,8 @@ export interface ToolSpec {
   description: string;
   kind: ToolKind;
   destructive?: boolean;
+  /** Writes a file under --root (and replaces one of that name): not read-only, though it changes nothing at the service. */
+  writesFiles?: boolean;
   idempotent: boolean;
   /** Talks to something beyond this machine's files (the service, a webhook URL). */
   openWorld: boolean;
@@ -119,8 +121,10 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'download_signed_copy',
     title: 'Download the signed copy',
     description:
-      "Saves a completed envelope's signed PDF to a path inside the server's directory (--root), then verifies it offline (signatures, chain, changes after signing) and returns the verdict.",
+      "Saves a completed envelope's signed PDF to a path inside the server's directory (--root), replacing a file of that name, then verifies it offline (signatures, chain, changes after signing) and returns the verdict.",
     kind: 'read',
+    writesFiles: true,
+    destructive: true,
     idempotent: true,
     openWorld: true,
     input: {

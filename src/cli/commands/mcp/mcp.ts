@@ -87,6 +87,12 @@ export async function mcpCommand(ctx: CommandContext, flags: McpFlags): Promise<
   const receive = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {
     if ('id' in message && 'method' in message) pending.add(message.id);
+    // A request the client cancels gets no answer: it is no longer waited for.
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (id !== undefined) pending.delete(id);
+      if (pending.size === 0) drained?.();
+    }
     receive?.(message);
   };
   const send = transport.send.bind(transport);

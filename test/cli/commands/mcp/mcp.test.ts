@@ -3,6 +3,7 @@
  * in-process sandbox behind. The SDK's own client drives the built CLI in
  * test/e2e/mcp.test.ts; this checks the command's seams without spawning.
  */
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
@@ -26,8 +27,13 @@ const INITIALIZE = request(0, 'initialize', {
 const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
 /** Runs the server over the given requests (stdin then ends) and returns its answers by id. */
-async function serve(lines: string[], env: Record<string, string>, args: string[] = []) {
-  const result = await runCommand(['mcp', '--root', tempDir(), ...args], {
+async function serve(
+  lines: string[],
+  env: Record<string, string>,
+  args: string[] = [],
+  globals: string[] = [],
+) {
+  const result = await runCommand([...globals, 'mcp', '--root', tempDir(), ...args], {
     input: [INITIALIZE, INITIALIZED, ...lines].join('\n') + '\n',
     env,
   });
@@ -97,6 +103,65 @@ describe('sign-cli mcp (in process)', () => {
     expect(JSON.stringify(answers.get(1)!.result)).toMatch(/an id: a letter or digit/);
     // The void reached the service with its reason: the service's 404, not a usage error.
     expect(JSON.stringify(answers.get(2)!.result)).toMatch(/404/);
+  });
+
+  it('counts a key that is not positively a test key as live', async () => {
+    const { answers } = await serve(
+      [request(1, 'tools/call', { name: 'void_envelope', arguments: { id: 'env_x', reason: 'test' } })],
+      { ...sandbox.env, SIGN_API_KEY: 'sk_other_0123456789abcdef0123' },
+    );
+    expect(answers.get(1)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answers.get(1)!.result)).toMatch(
+      /not a test key \(environment other\).*--allow-live/,
+    );
+  });
+
+  it("runs every tool with the server's own connection: a global --base-url reaches the commands", async () => {
+    const { answers } = await serve(
+      [request(1, 'tools/call', { name: 'list_keys', arguments: {} })],
+      { SIGN_API_KEY: sandbox.apiKey },
+      [],
+      ['--base-url', sandbox.baseUrl],
+    );
+    expect(answers.get(1)!.result!.isError).toBeUndefined();
+    expect(JSON.stringify(answers.get(1)!.result)).toMatch(/sk_test_\*{4}/);
+  });
+
+  it("filters list_envelopes by since (the service's created_after) and says what the service said of a bad filter", async () => {
+    const { answers } = await serve(
+      [
+        request(1, 'tools/call', { name: 'list_envelopes', arguments: { since: '2099-01-01' } }),
+        request(2, 'tools/call', { name: 'list_envelopes', arguments: { status: 'bogus' } }),
+        request(3, 'tools/call', { name: 'list_envelopes', arguments: { since: 'yesterday' } }),
+      ],
+      sandbox.env,
+    );
+    expect(answers.get(1)!.result!.structuredContent).toMatchObject({ envelopes: [] });
+    expect(answers.get(2)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answers.get(2)!.result)).toMatch(/bogus/);
+    expect(answers.get(3)!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answers.get(3)!.result)).toMatch(/since must be a date/);
+  });
+
+  it('refuses a download whose .part file is a link (it would carry the copy out of the root)', async () => {
+    const root = tempDir();
+    const outside = join(tempDir(), 'victim.txt');
+    writeFileSync(outside, 'keep me');
+    symlinkSync(outside, join(root, 'x.pdf.part'));
+    const result = await runCommand(['mcp', '--root', root], {
+      input:
+        [
+          INITIALIZE,
+          INITIALIZED,
+          request(1, 'tools/call', {
+            name: 'download_signed_copy',
+            arguments: { id: 'env_x', path: 'x.pdf' },
+          }),
+        ].join('\n') + '\n',
+      env: sandbox.env,
+    });
+    expect(result.stdout).toMatch(/x\.pdf\.part is a symbolic link/);
+    expect(readFileSync(outside, 'utf8')).toBe('keep me');
   });
 
   it('exits 2 when --root is not a directory', async () => {
