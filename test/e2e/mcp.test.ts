@@ -100,6 +100,8 @@ describe('sign-cli mcp, through the SDK client', () => {
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
+      // A typed result: every tool declares its structured content, which names the environment.
+      expect(tool.outputSchema?.properties).toHaveProperty('environment');
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
         expect(typeof tool.annotations?.[hint]).toBe('boolean');
     }

@@ -210,6 +210,7 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
         title: spec.title,
         description: spec.description,
         inputSchema: spec.input,
+        outputSchema: spec.output,
         annotations: {
           title: spec.title,
           readOnlyHint: spec.kind !== 'write' && spec.writesFiles !== true,

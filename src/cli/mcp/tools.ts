@@ -33,6 +33,8 @@ export interface ToolSpec {
   /** Talks to something beyond this machine's files (the service, a webhook URL). */
   openWorld: boolean;
   input: z.ZodRawShape;
+  /** The structured result's shape (every result also names the environment); fields beyond it are kept. */
+  output: z.ZodRawShape;
   /** File arguments, resolved under --root before the command sees them: name → may the file be new? */
   paths?: Record<string, 'existing' | 'new'>;
 }
@@ -41,6 +43,14 @@ export interface ToolSpec {
 const ID = /^[A-Za-z0-9][\w-]{0,127}$/;
 const ID_RULE = 'an id: a letter or digit, then letters, digits, _ and -';
 const id = z.string().regex(ID, ID_RULE).describe('the envelope id (env_…)');
+
+const environment = z
+  .string()
+  .nullable()
+  .describe('the environment of the key in use: live, test, or null when nothing says');
+const record = z.record(z.string(), z.unknown());
+/** An envelope as the service returns it (its own fields, as data). */
+const envelopeOut = { id: z.string(), status: z.string(), environment };
 
 export const TOOLS: readonly ToolSpec[] = [
   {
@@ -51,6 +61,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
+    output: { envelope: record, environment },
     input: {},
   },
   {
@@ -61,6 +72,11 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
+    output: {
+      valid: z.boolean(),
+      errors: z.array(z.object({ path: z.string(), message: z.string() })),
+      environment,
+    },
     input: { envelope: z.record(z.string(), z.unknown()).describe('the envelope, as JSON') },
   },
   {
@@ -71,6 +87,12 @@ export const TOOLS: readonly ToolSpec[] = [
     idempotent: true,
     openWorld: true,
     // The rules `envelopes validate` applies, as its schema: the assistant sees each one before it writes.
+    output: {
+      result: z.enum(['created', 'already created']),
+      environment,
+      envelope: record.nullable(),
+      idempotency_key: z.string().optional(),
+    },
     input: { envelope: envelopeSchema },
   },
   {
@@ -80,6 +102,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
+    output: envelopeOut,
     input: { id },
   },
   {
@@ -89,6 +112,12 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
+    output: {
+      envelopes: z.array(record),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+      environment,
+    },
     input: {
       status: z.string().optional().describe('only this state (sent, completed, declined, voided, …)'),
       contract_id: z.string().optional(),
@@ -106,6 +135,7 @@ export const TOOLS: readonly ToolSpec[] = [
     destructive: true,
     idempotent: true,
     openWorld: true,
+    output: envelopeOut,
     input: { id, reason: z.string().min(1).max(500).describe('why, as the audit trail will show it') },
   },
   {
@@ -115,6 +145,12 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
+    output: {
+      envelope_id: z.string(),
+      entries: z.array(record),
+      verification: z.object({ valid: z.boolean() }),
+      environment,
+    },
     input: { id },
   },
   {
@@ -127,6 +163,7 @@ export const TOOLS: readonly ToolSpec[] = [
     destructive: true,
     idempotent: true,
     openWorld: true,
+    output: { path: z.string(), verification: z.object({ valid: z.boolean() }), environment },
     input: {
       id,
       path: z.string().describe('where to save it, relative to the server directory'),
@@ -142,6 +179,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
+    output: { valid: z.boolean(), environment },
     input: {
       path: z.string().describe('the PDF, relative to the server directory'),
       trust: z.string().optional().describe("a CA certificate (PEM) to trust, inside the server's directory"),
@@ -156,6 +194,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
+    output: { keys: z.array(record), environment },
     input: {},
   },
   {
@@ -165,6 +204,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
+    output: { deliveries: z.array(record), environment },
     input: {
       envelope_id: z.string().regex(ID, ID_RULE).optional(),
       failed: z.boolean().optional().describe('only deliveries not delivered (failed or retrying)'),
@@ -178,6 +218,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'write',
     idempotent: false,
     openWorld: true,
+    output: { environment },
     input: {
       event_id: z.string().regex(ID, ID_RULE).describe('the event id (evt_…)'),
     },
@@ -190,6 +231,7 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'write',
     idempotent: false,
     openWorld: true,
+    output: { status: z.number(), environment },
     input: {
       type: z.enum(EVENT_TYPES).describe('the event type'),
       to: z.string().url().describe('the receiver URL, on this machine or a private network'),
