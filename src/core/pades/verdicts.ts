@@ -84,6 +84,11 @@ export interface VerifyOptions {
   now?: Date;
   /** Stops the verification (InterruptedError) once aborted: Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
+  /**
+   * Milliseconds on a monotonic clock (performance.now by default): the verification gives the
+   * event loop a turn, and looks at `signal`, when 40 ms of it have passed since the last turn.
+   */
+  monotonic?: () => number;
   /** Bounds other than the defaults (DEFAULT_LIMITS): tests make them small. */
   limits?: Partial<PdfLimits>;
   /** Told the work the reading took, when it is done (tests check that it is linear in the file's size). */

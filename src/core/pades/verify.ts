@@ -88,7 +88,7 @@ function* sha256Steps(pdf: Uint8Array, meter: Meter): Steps<string> {
  * once `options.signal` is aborted.
  */
 export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): Promise<PdfVerdict> {
-  const pace = new Pace(options.signal);
+  const pace = new Pace(options.signal, options.monotonic);
   const meter = new Meter(pdf.length, options.limits);
   const file = await pace.run(readPdfSteps(pdf, meter));
   const final = file.revisions.at(-1)!;

@@ -269,31 +269,57 @@ describe('the work', () => {
 describe('a verification in progress', () => {
   const slow = async () =>
     junk(await fakeSignature(basePdf(), 256), 40_000, JUNK['cross-reference sections without a catalog']!);
+  /**
+   * A monotonic clock 50 ms later at every reading: every pause of the reading is a turn of the
+   * event loop, however fast this machine is. `onReading` is told the reading's number.
+   */
+  const jumpingClock = (onReading: (n: number) => void = () => {}) => {
+    let readings = 0;
+    return {
+      monotonic: () => {
+        readings++;
+        onReading(readings);
+        return readings * 50;
+      },
+      readings: () => readings,
+    };
+  };
 
   it('gives the event loop its turns', async () => {
     const pdf = await slow();
     let turns = 0;
-    const timer = setInterval(() => turns++, 1);
-    try {
-      await verifyPdf(pdf, { systemRoots: false });
-    } finally {
-      clearInterval(timer);
-    }
-    expect(turns).toBeGreaterThan(0);
+    const clock = jumpingClock();
+    await verifyPdf(pdf, {
+      systemRoots: false,
+      // Each turn, an immediate queued before it runs: counted there.
+      monotonic: () => {
+        setImmediate(() => turns++);
+        return clock.monotonic();
+      },
+    });
+    // The file is read in many pauses (40,000 sections): the event loop ran in each of them.
+    expect(turns).toBeGreaterThan(10);
   });
 
   it('stops at its next turn once its signal is aborted', async () => {
     const pdf = await slow();
+    // The whole verification, for how many times it looks at the clock.
+    const whole = jumpingClock();
+    await verifyPdf(pdf, { systemRoots: false, monotonic: whole.monotonic });
+    expect(whole.readings()).toBeGreaterThan(10);
+    // Aborted at the clock's fourth reading (as its second turn begins): it stops as that turn
+    // ends (the fifth reading), mid-way.
     const controller = new AbortController();
     let units = 0;
+    const clock = jumpingClock((n) => n === 4 && controller.abort());
     const verifying = verifyPdf(pdf, {
       systemRoots: false,
       signal: controller.signal,
+      monotonic: clock.monotonic,
       onWork: (w) => (units = w.units),
     });
-    // Queued before the verification's first turn: it runs there, and the verification stops.
-    setImmediate(() => controller.abort());
     await expect(verifying).rejects.toThrow(InterruptedError);
+    expect(clock.readings()).toBe(5);
     expect(units).toBe(0);
     // Aborted before it starts: nothing is read.
     await expect(verifyPdf(basePdf(), { signal: AbortSignal.abort() })).rejects.toThrow(InterruptedError);

@@ -8,7 +8,7 @@
  * at Ctrl-C or SIGTERM (exit 130).
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -178,6 +178,8 @@ function tooLarge(file: string, size: number | null, max: number): UsageError {
  * time, so that Ctrl-C stops it.
  */
 async function readPdfFile(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
+  const kind = await stat(file).catch(() => undefined);
+  if (kind?.isFIFO()) return readPipe(file, max, signal);
   let handle;
   try {
     handle = await open(file, 'r');
@@ -197,10 +199,7 @@ async function readPdfFile(file: string, max: number, signal: AbortSignal): Prom
     );
     let size = 0;
     for (;;) {
-      if (signal.aborted)
-        throw new InterruptedError(`interrupted while reading ${file}; nothing was verified`, {
-          sent: false,
-        });
+      if (signal.aborted) throw readInterrupted(file);
       if (size === buffer.length) {
         if (size > max) throw tooLarge(file, null, max);
         const grown = Buffer.allocUnsafe(Math.min(max + 1, buffer.length * 2));
@@ -220,6 +219,46 @@ async function readPdfFile(file: string, max: number, signal: AbortSignal): Prom
     await handle.close();
   }
 }
+
+/**
+ * A named pipe (or `<(…)`), read on the event loop rather than by a file read on Node's thread
+ * pool: a pipe whose writer never closes it would hold such a read, and the process's exit
+ * with it, past Ctrl-C. Opened without waiting for a writer; its end is the writer's close.
+ */
+async function readPipe(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
+  if (signal.aborted) throw readInterrupted(file);
+  const [{ Socket }, { openSync, constants }] = await Promise.all([import('node:net'), import('node:fs')]);
+  let pipe: InstanceType<typeof Socket>;
+  try {
+    pipe = new Socket({ fd: openSync(file, constants.O_RDONLY | constants.O_NONBLOCK), writable: false });
+  } catch (error) {
+    throw new UsageError(`the file ${file}: ${(error as Error).message}`);
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error: Error) => {
+      signal.removeEventListener('abort', onAbort);
+      pipe.destroy();
+      reject(error);
+    };
+    const onAbort = () => stop(readInterrupted(file));
+    signal.addEventListener('abort', onAbort, { once: true });
+    pipe.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) return stop(tooLarge(file, null, max));
+      chunks.push(chunk);
+    });
+    pipe.on('error', (error) => stop(new UsageError(`the file ${file}: ${error.message}`)));
+    pipe.on('end', () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(Buffer.concat(chunks, size));
+    });
+  });
+}
+
+const readInterrupted = (file: string) =>
+  new InterruptedError(`interrupted while reading ${file}; nothing was verified`, { sent: false });
 
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
 export async function verifyFile(
