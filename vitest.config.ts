@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,13 +10,15 @@ export default defineConfig({
     // A TMPDIR of the run's own, removed at the end: nothing is left in the machine's.
     globalSetup: ['test/helpers/private-tmpdir.ts'],
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A hook starts processes (a sandbox, a listener): on one loaded core that takes far longer than here.
+    hookTimeout: 60_000,
     // Command tests run in process and wait mostly on sockets, so four files at a time
     // keep two cores busy. No test mocks modules or changes process.env, and the one that
     // fakes Date (idempotency retention) restores it after each test, so files share a
     // worker's module graph instead of re-importing it (isolate: false):
     // the suite's wall time halves. A test that needs isolation must not be written.
-    maxWorkers: 4,
+    // Two files per core this process may run on (taskset and cgroups count), at most four.
+    maxWorkers: Math.min(4, 2 * availableParallelism()),
     isolate: false,
   },
 });

@@ -173,7 +173,7 @@ export async function startListener(
   const run = startCommand(['webhooks', 'listen', '--port', '0', ...args], { env, ...terminal });
   let stopped: Promise<CommandResult> | undefined;
   await Promise.race([
-    run.waitFor(/listening on http:\/\/\S+/, 15_000),
+    run.waitFor(/listening on http:\/\/\S+/, 45_000),
     run.done.then((result) => {
       throw new Error(`listener exited with ${result.code}: ${result.stderr}`);
     }),

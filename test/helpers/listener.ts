@@ -30,7 +30,7 @@ export async function startListenerProcess(
   const errLines = createInterface({ input: child.stderr });
   errLines.on('line', (line) => stderr.push(line));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 45_000);
     errLines.on('line', (line) => {
       // The URL is bold when colour is on: read the line without its colour codes.
       const match = /listening on (http:\/\/[^\s\u001b]+)/.exec(line.replace(/\u001b\[[0-9;]*m/g, ''));

@@ -34,7 +34,7 @@ export async function startSandboxProcess(
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const first = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 45_000);
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve(line);
