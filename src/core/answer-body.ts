@@ -36,10 +36,20 @@ export interface FileAnswer {
   tail: Buffer;
 }
 
+/**
+ * Stops reading an answer. undici's body, destroyed before its end, emits an `error` (`Request
+ * aborted`); with no listener that error would end the process, so it is listened for here: the
+ * caller throws the error that says why it stopped (a file that cannot be opened, a bound passed).
+ */
+function abandon(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 function checkDeclared(contentLength: string | string[] | undefined, limit: number, body: Readable): void {
   const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
   if (Number.isFinite(declared) && declared > limit) {
-    body.destroy();
+    abandon(body);
     throw new AnswerTooLargeError(limit, declared);
   }
 }
@@ -56,7 +66,7 @@ export async function readBounded(
   for await (const chunk of body) {
     size += (chunk as Buffer).length;
     if (size > limit) {
-      body.destroy();
+      abandon(body);
       throw new AnswerTooLargeError(limit, undefined);
     }
     chunks.push(chunk as Buffer);
@@ -80,7 +90,7 @@ export async function writeBounded(
   try {
     fd = openSync(path, 'w', 0o644);
   } catch (error) {
-    body.destroy();
+    abandon(body);
     throw storageError(error, path, 'write');
   }
   const hash = createHash('sha256');
@@ -92,7 +102,7 @@ export async function writeBounded(
       const chunk = piece as Buffer;
       bytes += chunk.length;
       if (bytes > limit) {
-        body.destroy();
+        abandon(body);
         throw new AnswerTooLargeError(limit, undefined);
       }
       hash.update(chunk);
@@ -102,7 +112,7 @@ export async function writeBounded(
         // writeFileSync on a descriptor writes all of it (writeSync may write part and say nothing).
         writeFileSync(fd, chunk);
       } catch (error) {
-        body.destroy();
+        abandon(body);
         throw storageError(error, path, 'write');
       }
     }

@@ -33,6 +33,10 @@ const WHAT: Record<string, { said: string; fix: (path: string) => string }> = {
     said: 'it is a symbolic link, which is not followed',
     fix: (path) => `replace the link with a file of your own: rm ${path}`,
   },
+  ENOENT: {
+    said: 'a directory on its path does not exist',
+    fix: (path) => `check the path, or make its directory first: mkdir -p ${dirname(path)}`,
+  },
   EISDIR: { said: 'it is a directory', fix: () => 'give the path of a file' },
   ENOTDIR: { said: 'a part of the path is not a directory', fix: () => 'check the path' },
   EIO: { said: 'an input/output error', fix: () => 'check the disk' },

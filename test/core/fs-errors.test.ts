@@ -1,7 +1,7 @@
 /**
  * What a failed file operation says: the path, what went wrong in words, the
  * code, and a fix. Errors that can be real here are real (a directory, a
- * symbolic link refused by O_NOFOLLOW, a file used as a directory); EACCES,
+ * symbolic link refused by O_NOFOLLOW, a file used as a directory, a missing directory); EACCES,
  * EMFILE and ENOSPC cannot be made on demand (the tests may run as root, with
  * any rlimit, on any disk), so those are node's error as node shapes it.
  */
@@ -55,6 +55,15 @@ describe('storageError', () => {
       'write',
     );
     expect(notDir.message).toContain('a part of the path is not a directory (ENOTDIR)');
+
+    const missing = join(dir, 'missing', 'signed.pdf.part');
+    const noDir = storageError(
+      failing(() => openSync(missing, 'w')),
+      missing,
+      'write',
+    );
+    expect(noDir.message).toBe(`could not write ${missing}: a directory on its path does not exist (ENOENT)`);
+    expect(noDir.hint).toBe(`check the path, or make its directory first: mkdir -p ${join(dir, 'missing')}`);
   });
 
   it('EACCES, EMFILE and ENOSPC name the path and the fix; an extra fix is added', () => {

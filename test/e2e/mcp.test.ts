@@ -1,8 +1,10 @@
 /**
  * `sign-cli mcp` as an assistant meets it: the MCP SDK's own Client and
- * StdioClientTransport spawn the built CLI against a spawned sandbox. Every
- * tool is called; exactly once, the live guard, the root, untrusted text and
- * masking are checked on what comes back.
+ * StdioClientTransport spawn the built CLI against a spawned sandbox, and list
+ * the tools before calling any (as every assistant does), so the Client checks
+ * each result against its tool's outputSchema; so does this test, with its own
+ * strict Ajv. Every tool is called; exactly once, the live guard, the root,
+ * untrusted text and masking are checked on what comes back.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, cleanEnv, tempDir } from '../helpers/cli.js';
+import { closedObjects, outputChecker } from '../helpers/mcp.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
@@ -19,6 +22,8 @@ let receiver: Receiver;
 let root: string;
 let liveKey: string;
 const clients: Client[] = [];
+/** Each client's check of a result against the outputSchema its tools/list published. */
+const checks = new Map<Client, ReturnType<typeof outputChecker>>();
 /** Every result any tool gave, as text: scanned for secrets at the end. */
 const seen: string[] = [];
 
@@ -37,6 +42,8 @@ async function connect(apiKey: string, extra: string[] = []): Promise<Client> {
   const client = new Client({ name: 'sign-cli-tests', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
+  // Listed first, as every assistant does: from here on the Client rejects a result its schema does not allow.
+  checks.set(client, outputChecker((await client.listTools()).tools));
   return client;
 }
 
@@ -49,6 +56,7 @@ interface Result {
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Result> {
   const result = (await client.callTool({ name, arguments: args })) as Result;
   seen.push(JSON.stringify(result));
+  if (!result.isError) expect(checks.get(client)!(name, result.structuredContent), name).toEqual([]);
   return result;
 }
 
@@ -100,8 +108,13 @@ describe('sign-cli mcp, through the SDK client', () => {
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
-      // A typed result: every tool declares its structured content, which names the environment.
+      // Its arguments and none else: a misspelt one is an error, not a wider request.
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      // A typed result: every tool declares its structured content, which names the environment,
+      // open to the service's other fields at every depth (a closed object rejects the service's fields).
       expect(tool.outputSchema?.properties).toHaveProperty('environment');
+      expect(tool.outputSchema?.additionalProperties, tool.name).toEqual({});
+      expect(closedObjects(tool.outputSchema), tool.name).toEqual([]);
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
         expect(typeof tool.annotations?.[hint]).toBe('boolean');
     }

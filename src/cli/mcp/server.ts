@@ -11,6 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../../core/errors.js';
 import { maskKey } from '../../core/keys.js';
+import { isRecord } from '../../core/records.js';
 import { environmentOfKey } from '../../core/service-identity.js';
 import { VERSION } from '../../core/version.js';
 import type { InProcessMain } from '../process/io.js';
@@ -139,8 +140,36 @@ function success(structured: Record<string, unknown>): CallToolResult {
   return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
 }
 
+/**
+ * The environment a result names. What the service says of the thing it returns wins: the
+ * `environment` of the envelope (or of every envelope of a page, when they all name the same one).
+ * Where the service names none (a delivery, a key listing, a local check, an empty page), the key's
+ * stands in: its profile's metadata, else its prefix; null when neither says. When the two differ,
+ * `key_environment` gives the key's too, so the disagreement is in front of the assistant.
+ */
+function naming(
+  result: Record<string, unknown>,
+  keyEnvironment: string | null,
+  returned: readonly unknown[],
+): Record<string, unknown> {
+  const said = new Set(
+    returned.map((thing) =>
+      isRecord(thing) && typeof thing.environment === 'string' && thing.environment !== ''
+        ? thing.environment
+        : undefined,
+    ),
+  );
+  const [only] = said;
+  const environment = said.size === 1 && only !== undefined ? only : keyEnvironment;
+  return {
+    ...result,
+    environment,
+    ...(environment !== keyEnvironment ? { key_environment: keyEnvironment } : {}),
+  };
+}
+
 /** A run's JSON output as the tool's structured result. */
-function resultOf(spec: ToolSpec, run: CliRun, environment: string | null): CallToolResult {
+function resultOf(spec: ToolSpec, run: CliRun, keyEnvironment: string | null): CallToolResult {
   const values = jsonOutput(run.stdout);
   if (run.code !== 0 && !(VERDICTS.has(spec.name) && values.length > 0)) {
     // What the command printed on stdout says more than its exit (the service's error body, trigger's status).
@@ -150,36 +179,33 @@ function resultOf(spec: ToolSpec, run: CliRun, environment: string | null): Call
   const [first] = values;
   switch (spec.name) {
     case 'sample_envelope':
-      return success({ envelope: first, environment });
+      return success(naming({ envelope: first }, keyEnvironment, []));
     case 'create_envelope': {
       const line = first as {
         already_created?: boolean;
         envelope?: unknown;
-        idempotency_key?: string;
-        environment?: string | null;
+        idempotency_key?: string | null;
       };
-      return success({
+      const result = {
         result: line.already_created ? 'already created' : 'created',
-        environment: line.environment ?? environment,
-        envelope: line.envelope,
-        idempotency_key: line.idempotency_key,
-      });
+        envelope: line.envelope ?? null,
+        ...(line.idempotency_key !== undefined ? { idempotency_key: line.idempotency_key } : {}),
+      };
+      return success(naming(result, keyEnvironment, [line.envelope]));
     }
     case 'list_keys':
-      return success({ keys: first, environment });
+      return success(naming({ keys: first }, keyEnvironment, []));
     case 'list_deliveries':
-      return success({ deliveries: values, environment });
+      return success(naming({ deliveries: values }, keyEnvironment, []));
     case 'list_envelopes': {
-      const page = first as { data?: unknown; next_cursor?: unknown; has_more?: unknown };
-      return success({
-        envelopes: page.data ?? [],
-        next_cursor: page.next_cursor ?? null,
-        has_more: page.has_more ?? false,
-        environment,
-      });
+      const page = first as { data?: unknown[]; next_cursor?: unknown; has_more?: unknown };
+      const envelopes = page.data ?? [];
+      const result = { envelopes, next_cursor: page.next_cursor ?? null, has_more: page.has_more ?? false };
+      return success(naming(result, keyEnvironment, envelopes));
     }
     default:
-      return success({ ...(first as Record<string, unknown>), environment });
+      // The command's JSON as it printed it: the envelope, the delivery, the trail, the verdict.
+      return success(naming(first as Record<string, unknown>, keyEnvironment, [first]));
   }
 }
 

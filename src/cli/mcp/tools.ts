@@ -32,9 +32,10 @@ export interface ToolSpec {
   idempotent: boolean;
   /** Talks to something beyond this machine's files (the service, a webhook URL). */
   openWorld: boolean;
-  input: z.ZodRawShape;
-  /** The structured result's shape (every result also names the environment); fields beyond it are kept. */
-  output: z.ZodRawShape;
+  /** Its arguments, and none else. */
+  input: z.ZodObject<z.ZodRawShape, z.core.$strict>;
+  /** The structured result: the fields it promises and the environment; open to every other field. */
+  output: z.ZodObject<z.ZodRawShape, z.core.$loose>;
   /** File arguments, resolved under --root before the command sees them: name → may the file be new? */
   paths?: Record<string, 'existing' | 'new'>;
 }
@@ -44,13 +45,45 @@ const ID = /^[A-Za-z0-9][\w-]{0,127}$/;
 const ID_RULE = 'an id: a letter or digit, then letters, digits, _ and -';
 const id = z.string().regex(ID, ID_RULE).describe('the envelope id (env_…)');
 
+/**
+ * A result's shape, as every client checks it after listing the tools: the fields a tool promises,
+ * open to every other field the service or the command gives (z.looseObject publishes
+ * `additionalProperties: {}` where z.object would publish `false`, and a client would reject the
+ * result). Nested objects are open too: use `open` for every object of an output.
+ */
+const open = <Shape extends z.ZodRawShape>(shape: Shape) => z.looseObject(shape);
 const environment = z
   .string()
   .nullable()
-  .describe('the environment of the key in use: live, test, or null when nothing says');
+  .describe(
+    "the environment the result is about (live, test): the one the service names on the envelope(s) in it, else the key's; null when nothing says",
+  );
+const keyEnvironment = z
+  .string()
+  .nullable()
+  .optional()
+  .describe("the key's environment, only when it differs from the one the service names");
+/** A tool's output: its fields, the environment, and any other field as it came. */
+const output = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  open({ ...shape, environment, key_environment: keyEnvironment });
 const record = z.record(z.string(), z.unknown());
-/** An envelope as the service returns it (its own fields, as data). */
-const envelopeOut = { id: z.string(), status: z.string(), environment };
+/** The checks of an input: its JSON path and what is wrong. */
+const issue = open({ path: z.string(), message: z.string() });
+/**
+ * Required here is only what sign-cli itself makes sure of (the core refuses an answer without
+ * it, or the command writes it): a field the service might leave out is described, not required,
+ * so a service's answer never turns into a failure after its side effect has happened.
+ */
+const serviceId = z.union([z.string(), z.number()]).describe("the service's id");
+const state = z.string().optional().describe('its state, as the service names it');
+/** An envelope as the service returns it (its own fields kept, as data). */
+const envelopeOut = open({ id: serviceId, status: state });
+/** A webhook delivery as the service returns it. */
+const deliveryOut = { id: z.string(), event_id: z.string(), status: state };
+/** A verdict: valid, and what the check found. */
+const verdict = open({ valid: z.boolean() });
+/** A tool's arguments: none but those named (a misspelt one is an error, not a silently wider request). */
+const args = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape);
 
 export const TOOLS: readonly ToolSpec[] = [
   {
@@ -61,8 +94,8 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
-    output: { envelope: record, environment },
-    input: {},
+    output: output({ envelope: record }),
+    input: args({}),
   },
   {
     name: 'validate_envelope',
@@ -72,12 +105,8 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
-    output: {
-      valid: z.boolean(),
-      errors: z.array(z.object({ path: z.string(), message: z.string() })),
-      environment,
-    },
-    input: { envelope: z.record(z.string(), z.unknown()).describe('the envelope, as JSON') },
+    output: output({ valid: z.boolean(), errors: z.array(issue), warnings: z.array(issue) }),
+    input: args({ envelope: z.record(z.string(), z.unknown()).describe('the envelope, as JSON') }),
   },
   {
     name: 'create_envelope',
@@ -87,13 +116,13 @@ export const TOOLS: readonly ToolSpec[] = [
     idempotent: true,
     openWorld: true,
     // The rules `envelopes validate` applies, as its schema: the assistant sees each one before it writes.
-    output: {
+    output: output({
       result: z.enum(['created', 'already created']),
-      environment,
-      envelope: record.nullable(),
-      idempotency_key: z.string().optional(),
-    },
-    input: { envelope: envelopeSchema },
+      // Only an id when this machine's journal knew it (nothing was sent); null when it knew none.
+      envelope: envelopeOut.nullable(),
+      idempotency_key: z.string().nullable().optional(),
+    }),
+    input: args({ envelope: envelopeSchema }),
   },
   {
     name: 'get_envelope',
@@ -102,8 +131,8 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
-    output: envelopeOut,
-    input: { id },
+    output: output(envelopeOut.shape),
+    input: args({ id }),
   },
   {
     name: 'list_envelopes',
@@ -112,19 +141,18 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
-    output: {
-      envelopes: z.array(record),
+    output: output({
+      envelopes: z.array(open({ id: serviceId.optional(), status: state })),
       next_cursor: z.string().nullable(),
       has_more: z.boolean(),
-      environment,
-    },
-    input: {
+    }),
+    input: args({
       status: z.string().optional().describe('only this state (sent, completed, declined, voided, …)'),
       contract_id: z.string().optional(),
       since: z.string().optional().describe('created since: a date (2026-11-01) or a duration (7d, 12h)'),
       limit: z.number().int().min(1).max(100).optional().describe('envelopes in the page (default 20)'),
       cursor: z.string().optional().describe('next_cursor of the previous page'),
-    },
+    }),
   },
   {
     name: 'void_envelope',
@@ -135,8 +163,8 @@ export const TOOLS: readonly ToolSpec[] = [
     destructive: true,
     idempotent: true,
     openWorld: true,
-    output: envelopeOut,
-    input: { id, reason: z.string().min(1).max(500).describe('why, as the audit trail will show it') },
+    output: output(envelopeOut.shape),
+    input: args({ id, reason: z.string().min(1).max(500).describe('why, as the audit trail will show it') }),
   },
   {
     name: 'audit_envelope',
@@ -145,13 +173,8 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
-    output: {
-      envelope_id: z.string(),
-      entries: z.array(record),
-      verification: z.object({ valid: z.boolean() }),
-      environment,
-    },
-    input: { id },
+    output: output({ envelope_id: serviceId, entries: z.array(record), verification: verdict }),
+    input: args({ id }),
   },
   {
     name: 'download_signed_copy',
@@ -163,12 +186,17 @@ export const TOOLS: readonly ToolSpec[] = [
     destructive: true,
     idempotent: true,
     openWorld: true,
-    output: { path: z.string(), verification: z.object({ valid: z.boolean() }), environment },
-    input: {
+    output: output({
+      path: z.string().describe('where it was saved'),
+      bytes: z.number().int(),
+      sha256: z.string(),
+      verification: verdict,
+    }),
+    input: args({
       id,
       path: z.string().describe('where to save it, relative to the server directory'),
       trust: z.string().optional().describe("a CA certificate (PEM) to trust, inside the server's directory"),
-    },
+    }),
     paths: { path: 'new', trust: 'existing' },
   },
   {
@@ -179,11 +207,11 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'local',
     idempotent: true,
     openWorld: false,
-    output: { valid: z.boolean(), environment },
-    input: {
+    output: output({ file: z.string(), valid: z.boolean(), signatures: z.array(verdict) }),
+    input: args({
       path: z.string().describe('the PDF, relative to the server directory'),
       trust: z.string().optional().describe("a CA certificate (PEM) to trust, inside the server's directory"),
-    },
+    }),
     paths: { path: 'existing', trust: 'existing' },
   },
   {
@@ -194,8 +222,10 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
-    output: { keys: z.array(record), environment },
-    input: {},
+    output: output({
+      keys: z.array(open({ key: z.string().describe('masked: its leading part and last four characters') })),
+    }),
+    input: args({}),
   },
   {
     name: 'list_deliveries',
@@ -204,11 +234,11 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'read',
     idempotent: true,
     openWorld: true,
-    output: { deliveries: z.array(record), environment },
-    input: {
+    output: output({ deliveries: z.array(open(deliveryOut)) }),
+    input: args({
       envelope_id: z.string().regex(ID, ID_RULE).optional(),
       failed: z.boolean().optional().describe('only deliveries not delivered (failed or retrying)'),
-    },
+    }),
   },
   {
     name: 'resend_delivery',
@@ -218,10 +248,10 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'write',
     idempotent: false,
     openWorld: true,
-    output: { environment },
-    input: {
+    output: output(deliveryOut),
+    input: args({
       event_id: z.string().regex(ID, ID_RULE).describe('the event id (evt_…)'),
-    },
+    }),
   },
   {
     name: 'trigger_webhook',
@@ -231,11 +261,15 @@ export const TOOLS: readonly ToolSpec[] = [
     kind: 'write',
     idempotent: false,
     openWorld: true,
-    output: { status: z.number(), environment },
-    input: {
+    output: output({
+      type: z.string(),
+      url: z.string(),
+      status: z.number().int().describe("the receiver's HTTP status"),
+    }),
+    input: args({
       type: z.enum(EVENT_TYPES).describe('the event type'),
       to: z.string().url().describe('the receiver URL, on this machine or a private network'),
-    },
+    }),
   },
 ];
 

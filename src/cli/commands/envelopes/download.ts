@@ -101,7 +101,13 @@ export async function downloadCommand(
       pdf = await client.downloadSignedCopyTo(id!, partial, ctx.signal);
       renameSync(partial, file);
     } catch (error) {
-      rmSync(partial, { force: true });
+      // rmSync refuses a directory and a path through a file: then nothing of ours is there, and the
+      // download's own error (the path and why) is the one to tell.
+      try {
+        rmSync(partial, { force: true });
+      } catch {
+        /* nothing to remove */
+      }
       throw error;
     }
     // The verifier loads only for --verify. What was downloaded is checked whatever its size (the
