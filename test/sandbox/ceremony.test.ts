@@ -361,6 +361,25 @@ describe('what the pages refuse', () => {
     expect((await layla.get(pathOf(request.link!))).html).toContain('voided by its sender');
   });
 
+  it("answers a name of Object's prototype with a 404, never a 5xx", async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      for (const path of [
+        `/_sandbox/assets/${name}`,
+        `/s/${name}`,
+        `/_sandbox/id/${name}`,
+        `/api/v1/envelopes/${name}`,
+      ]) {
+        const response = await fetch(`${manual.baseUrl}${path}`, {
+          headers: { authorization: `Bearer ${manual.apiKey}` },
+        });
+        await response.arrayBuffer();
+        expect([path, response.status]).toEqual([path, 404]);
+      }
+    }
+    // The files it has are there.
+    expect((await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`)).status).toBe(200);
+  });
+
   it('records signer.viewed before a step taken without opening the page first', async () => {
     const id = await create(
       manual,

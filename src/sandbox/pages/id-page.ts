@@ -8,7 +8,7 @@ import { TERMINAL } from '../journey.js';
 import type { EnvelopeRecord, SignerRecord } from '../records.js';
 import { escapeHtml, escapeLine, page, plain } from './html.js';
 import { hiddenFields } from './forms.js';
-import { STRINGS, methodName, type Language } from './strings.js';
+import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface IdPageView {
   envelope: EnvelopeRecord;
@@ -36,9 +36,9 @@ export function idPage(view: IdPageView): string {
     const outcome = view.request.outcome;
     const text =
       outcome !== undefined
-        ? (t.idDone[outcome] ?? outcome)
+        ? (textFor(t.idDone, outcome) ?? outcome)
         : TERMINAL.has(view.envelope.status)
-          ? (t.finished[view.envelope.status] ?? view.envelope.status)
+          ? (textFor(t.finished, view.envelope.status) ?? view.envelope.status)
           : t.idDone.expired!;
     body = `<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status"><p>${escapeHtml(text)}</p></div>`;
   }

@@ -205,14 +205,14 @@ async function showSigner(
   sendPage(res, status, html, setCookie ? { 'set-cookie': setCookie } : {});
 }
 
-const REFUSAL_STATUS: Record<string, number> = {
-  not_now: 409,
-  no_request: 409,
-  consent_required: 400,
-  reason_required: 400,
-  bad_answer: 400,
-  csrf: 403,
-};
+const REFUSAL_STATUS: ReadonlyMap<string, number> = new Map([
+  ['not_now', 409],
+  ['no_request', 409],
+  ['consent_required', 400],
+  ['reason_required', 400],
+  ['bad_answer', 400],
+  ['csrf', 403],
+]);
 
 async function signerRoute(
   services: SandboxServices,
@@ -270,7 +270,7 @@ async function signerRoute(
   const form = await readForm(req);
   const lang = chosenLanguage(form.get('lang'), envelope.locale);
   const refuse = (code: string) =>
-    showSigner(services, req, res, found, lang, REFUSAL_STATUS[code] ?? 400, code);
+    showSigner(services, req, res, found, lang, REFUSAL_STATUS.get(code) ?? 400, code);
   if (!sameSitePost(req, form)) return refuse('csrf');
   try {
     // A form comes from the page: a signer who acts has opened it (also in another tab of the same browser).

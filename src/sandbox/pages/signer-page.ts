@@ -10,7 +10,7 @@ import type { SignerStage } from '../ceremony.js';
 import type { EnvelopeRecord, SignerRecord } from '../records.js';
 import { escapeHtml, escapeLine, page, plain } from './html.js';
 import { hiddenFields } from './forms.js';
-import { STRINGS, methodName, type Language } from './strings.js';
+import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface SignerPageView {
   envelope: EnvelopeRecord;
@@ -68,7 +68,7 @@ function notice(view: SignerPageView): string | undefined {
         stage.status === 'completed'
           ? `<p><a href="${escapeHtml(`${view.path}/signed.pdf`)}">${escapeHtml(t.downloadSigned)}</a></p>`
           : '';
-      return box(t.finished[stage.status] ?? stage.status, download);
+      return box(textFor(t.finished, stage.status) ?? stage.status, download);
     }
     case 'signed':
       return box(t.signed);
@@ -91,7 +91,7 @@ export function signerPage(view: SignerPageView): string {
   const t = STRINGS[view.lang];
   const other = view.lang === 'ar' ? 'en' : 'ar';
   const refusal = view.refusal
-    ? `<div class="box alert" role="alert"><p>${escapeHtml(t.refusals[view.refusal] ?? view.refusal)}</p></div>`
+    ? `<div class="box alert" role="alert"><p>${escapeHtml(textFor(t.refusals, view.refusal) ?? view.refusal)}</p></div>`
     : '';
   const steps =
     view.stage.stage === 'verify'

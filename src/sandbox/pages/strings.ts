@@ -12,14 +12,24 @@ export const pageLanguage = (locale: unknown): Language => (locale === 'ar' ? 'a
 export const chosenLanguage = (asked: string | null, locale: unknown): Language =>
   asked === 'ar' || asked === 'en' ? asked : pageLanguage(locale);
 
-const METHOD_NAMES: Record<string, { en: string; ar: string }> = {
-  uae_pass: { en: 'UAE PASS', ar: 'الهوية الرقمية الإماراتية (UAE PASS)' },
-  nafath: { en: 'Nafath', ar: 'نفاذ' },
-  sms_otp: { en: 'a code by SMS', ar: 'رمز عبر رسالة نصية' },
-  email_otp: { en: 'a code by e-mail', ar: 'رمز عبر البريد الإلكتروني' },
-};
+// A Map: the method is the envelope's (any value `--accept` allows, `constructor` too), and an
+// object literal would answer for its prototype's names.
+const METHOD_NAMES: ReadonlyMap<string, { en: string; ar: string }> = new Map([
+  ['uae_pass', { en: 'UAE PASS', ar: 'الهوية الرقمية الإماراتية (UAE PASS)' }],
+  ['nafath', { en: 'Nafath', ar: 'نفاذ' }],
+  ['sms_otp', { en: 'a code by SMS', ar: 'رمز عبر رسالة نصية' }],
+  ['email_otp', { en: 'a code by e-mail', ar: 'رمز عبر البريد الإلكتروني' }],
+]);
 
-export const methodName = (method: string, lang: Language): string => METHOD_NAMES[method]?.[lang] ?? method;
+export const methodName = (method: string, lang: Language): string =>
+  METHOD_NAMES.get(method)?.[lang] ?? method;
+
+/**
+ * The text a table of STRINGS holds for `name` (a status, an outcome, a refusal), or undefined:
+ * own entries only, so a name such as `constructor` is never answered by the object's prototype.
+ */
+export const textFor = (table: Readonly<Record<string, string>>, name: string): string | undefined =>
+  Object.hasOwn(table, name) ? table[name] : undefined;
 
 export const STRINGS = {
   en: {
