@@ -86,13 +86,13 @@ async function overHttp(link) {
     });
     return get(new URL(r.headers.get('location'), url).href);
   };
-  const page = await get(link);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)[1];
+  // Each page's forms carry a token of their own (bound to the page's link): read from that page.
+  const csrfOf = (html) => /name="csrf" value="([^"]+)"/.exec(html)[1];
+  const csrf = csrfOf(await get(link));
   const verifying = await post(`${link}/verify`, { csrf });
   const number = /id="id-number">(\d+)</.exec(verifying)[1];
   const app = new URL(/href="(\/_sandbox\/id\/[^"?]+)/.exec(verifying)[1], link).href;
-  await get(app);
-  await post(app, { csrf, choice: number });
+  await post(app, { csrf: csrfOf(await get(app)), choice: number });
   await get(link);
   const signed = await post(`${link}/sign`, { csrf, consent: 'yes' });
   if (!signed.includes('This envelope was completed'))

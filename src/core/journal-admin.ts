@@ -30,22 +30,62 @@ export interface JournalInfo {
   inUse: boolean;
 }
 
-/** The entries of a journal's text: the latest per input and key fingerprint, in the order first seen. */
-export function latestEntries(text: string): JournalEntry[] {
+/** Something a journal holds that no run wrote (a hand edit, another program's key): where it is, and why it is skipped. */
+export interface JournalJunk {
+  /** A file's `path:line`, or a store's key (with the field: `<key> <field>`). */
+  where: string;
+  why: string;
+}
+
+/** Told of each piece of junk skipped while reading, so the rest is still read (and a person told once). */
+export type JunkSink = (junk: JournalJunk) => void;
+
+const STATES: ReadonlySet<unknown> = new Set(['created', 'sending', 'unknown', 'failed']);
+const REQUIRED_TEXT = ['id', 'ref', 'key'] as const;
+const OPTIONAL_TEXT = ['envelope_id', 'error', 'fp', 'contract_id', 'at'] as const;
+
+/**
+ * Why a parsed value is not a journal entry as runs write it (the first field at fault), or
+ * undefined when it is one. What `journal` shows comes from here only: a value of the wrong type
+ * (an object for an envelope id, a number for a ref) would break the table or fake its lines.
+ */
+export function entryProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const fields = value as Record<string, unknown>;
+  for (const name of REQUIRED_TEXT)
+    if (typeof fields[name] !== 'string') return `its ${name} is not a string`;
+  if (!STATES.has(fields.state)) return 'its state is not created, sending, unknown or failed';
+  for (const name of OPTIONAL_TEXT)
+    if (fields[name] !== undefined && typeof fields[name] !== 'string') return `its ${name} is not a string`;
+  return undefined;
+}
+
+/**
+ * The entries of a journal's text: the latest per input and key fingerprint, in the order first
+ * seen. A line that is not an entry is skipped, and told to `onJunk` as `<where>:<line>`.
+ */
+export function latestEntries(text: string, where = 'journal', onJunk?: JunkSink): JournalEntry[] {
   const latest = new Map<string, JournalEntry>();
   const lines = text.split('\n');
   // A last line without its newline may be a write in progress: not read.
   if (!text.endsWith('\n')) lines.pop();
-  for (const line of lines) {
-    if (!line.trim()) continue;
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    let value: unknown;
     try {
-      const entry = JSON.parse(line) as JournalEntry;
-      if (typeof entry.id !== 'string' || typeof entry.key !== 'string') continue;
-      latest.set(`${entry.id}\n${entry.fp ?? ''}`, entry);
+      value = JSON.parse(line);
     } catch {
-      // Not a journal line: skipped, as the journal skips it.
+      onJunk?.({ where: `${where}:${index + 1}`, why: 'not JSON' });
+      return;
     }
-  }
+    const problem = entryProblem(value);
+    if (problem) {
+      onJunk?.({ where: `${where}:${index + 1}`, why: problem });
+      return;
+    }
+    const entry = value as JournalEntry;
+    latest.set(`${entry.id}\n${entry.fp ?? ''}`, entry);
+  });
   return [...latest.values()];
 }
 
@@ -66,8 +106,12 @@ export function countStates(entries: readonly JournalEntry[]): {
 
 const FILE_NAME = /^create-([0-9a-f]+)\.jsonl$/;
 
-/** The journal files of a state directory's `journals`, newest first. */
-export function listFileJournals(dir: string, retentionMs = JOURNAL_RETENTION_MS): JournalInfo[] {
+/** The journal files of a state directory's `journals`, newest first; lines that are not entries go to `onJunk`. */
+export function listFileJournals(
+  dir: string,
+  retentionMs = JOURNAL_RETENTION_MS,
+  onJunk?: JunkSink,
+): JournalInfo[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -81,7 +125,7 @@ export function listFileJournals(dir: string, retentionMs = JOURNAL_RETENTION_MS
     const path = join(dir, name);
     try {
       const stats = statSync(path);
-      const entries = latestEntries(readFileSync(path, 'utf8'));
+      const entries = latestEntries(readFileSync(path, 'utf8'), path, onJunk);
       found.push({
         id,
         location: path,
@@ -118,9 +162,9 @@ export function findJournal<T extends { id: string }>(journals: readonly T[], id
   );
 }
 
-/** The entries of a journal file, read without taking it. */
-export function readFileJournal(path: string): JournalEntry[] {
-  return latestEntries(readFileSync(path, 'utf8'));
+/** The entries of a journal file, read without taking it; lines that are not entries go to `onJunk`. */
+export function readFileJournal(path: string, onJunk?: JunkSink): JournalEntry[] {
+  return latestEntries(readFileSync(path, 'utf8'), path, onJunk);
 }
 
 /** Removes a journal file; refused while a run holds it. */

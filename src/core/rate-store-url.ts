@@ -38,30 +38,54 @@ export function parseRateStoreUrl(text: string, source = 'the rate store'): stri
   return url.toString();
 }
 
-/** The URL as it may be shown: a password (redis://:secret@host) is masked, never printed. */
+/**
+ * Query parameters that carry a credential: `?password=` as other Redis clients read it
+ * (redis-py, go-redis), and its kin. Their values are masked wherever a store URL is shown.
+ */
+const SECRET_PARAM = /pass|pwd|auth|token|secret|key/i;
+/** The same, for text that does not parse as a URL: `password=<value>` up to the next & or #. */
+const SECRET_PARAM_IN_TEXT = /([?&][^=&#]*(?:pass|pwd|auth|token|secret|key)[^=&#]*=)[^&#]*/gi;
+
+/**
+ * The URL as it may be shown, the one place a store URL is made safe to print (doctor, journal,
+ * errors, --verbose, config): a password (redis://:secret@host) and the value of a credential's
+ * query parameter (redis://host/?password=secret) are masked, never printed.
+ */
 export function showRateStoreUrl(text: string): string {
   try {
     const url = new URL(text);
-    if (url.password === '') return text;
-    url.password = '****';
-    return url.toString();
+    const secretParams = [...new Set(url.searchParams.keys())].filter((name) => SECRET_PARAM.test(name));
+    if (url.password === '' && secretParams.length === 0) return text;
+    if (url.password !== '') url.password = '****';
+    for (const name of secretParams) url.searchParams.set(name, '****');
+    return url.toString().replace(/%2A%2A%2A%2A/g, '****');
   } catch {
-    // Not a URL: hide everything between "//" and the last "@", where a password would be.
-    return text.replace(/\/\/.*@/, '//****@');
+    // Not a URL: hide everything between "//" and the last "@", where a password would be, and
+    // the values of credential parameters.
+    return text.replace(/\/\/.*@/, '//****@').replace(SECRET_PARAM_IN_TEXT, '$1****');
   }
 }
 
-/** The password part of a store URL, for the output's list of secrets to mask. */
-export function rateStorePassword(text: string): string | undefined {
+/** The secrets of a store URL (its password, credential query values), for the output's list of secrets to mask. */
+export function rateStoreSecrets(text: string): string[] {
+  const secrets = new Set<string>();
   try {
-    const password = decodeURIComponent(new URL(text).password);
-    if (password !== '') return password;
+    const url = new URL(text);
+    if (url.password !== '') secrets.add(decodeURIComponent(url.password));
+    for (const [name, value] of url.searchParams)
+      if (SECRET_PARAM.test(name) && value !== '') secrets.add(value);
   } catch {
     // not a URL: read it the way a person meant it, below
   }
   // Unencoded, a "/" or "@" in the password confuses URL parsing: everything between the
   // user's ":" and the last "@" is masked too.
-  return /\/\/[^:/@]*:(.+)@/.exec(text)?.[1];
+  const userinfo = /\/\/[^:/@]*:(.+)@/.exec(text)?.[1];
+  if (userinfo !== undefined && secrets.size === 0) secrets.add(userinfo);
+  for (const match of text.matchAll(SECRET_PARAM_IN_TEXT)) {
+    const value = match[0].slice(match[1]!.length);
+    if (value !== '') secrets.add(value);
+  }
+  return [...secrets];
 }
 
 /** Why the store failed, in a few words (never the URL's password). */

@@ -3,9 +3,9 @@
  * pruned the way journal-admin.ts reads files: every key touched starts with
  * the journals' prefix, so nothing else in a shared Redis is ever read or deleted.
  */
-import { createClient } from '@redis/client';
+import { createClient, ErrorReply } from '@redis/client';
 import { StorageError } from './errors.js';
-import { countStates, type JournalInfo } from './journal-admin.js';
+import { countStates, entryProblem, type JournalInfo, type JunkSink } from './journal-admin.js';
 import type { JournalEntry } from './journal.js';
 import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
 import { JOURNAL_KEY_PREFIX, journalKeys } from './redis-journal-keys.js';
@@ -57,40 +57,88 @@ async function scan(client: AdminClient, pattern: string): Promise<string[]> {
 /** `{<24 hex>}` of a journal key, without the braces. */
 const namespaceOf = (key: string): string | undefined => /\{([0-9a-f]{24})\}/.exec(key)?.[1];
 
-function parseEntries(fields: Record<string, string>): JournalEntry[] {
+export interface StoreReadOptions {
+  /** The journals' key prefix (tests give their own). */
+  prefix?: string;
+  /** Told of each key or entry skipped as not a journal's; the rest is read. */
+  onJunk?: JunkSink;
+}
+
+/** The entries hash of one journal: every field a JSON object of entries by key fingerprint. */
+function parseEntries(
+  fields: Record<string, string>,
+  key: string,
+  onJunk: JunkSink | undefined,
+): JournalEntry[] {
   const entries: JournalEntry[] = [];
   for (const [id, json] of Object.entries(fields)) {
+    let byKey: unknown;
     try {
-      const byKey = JSON.parse(json) as Record<string, JournalEntry>;
-      for (const [fp, entry] of Object.entries(byKey)) entries.push({ ...entry, id, fp });
+      byKey = JSON.parse(json);
     } catch {
-      // Not ours to read: skipped.
+      onJunk?.({ where: `${key} ${id}`, why: 'not JSON' });
+      continue;
+    }
+    if (typeof byKey !== 'object' || byKey === null || Array.isArray(byKey)) {
+      onJunk?.({ where: `${key} ${id}`, why: 'not a JSON object of entries' });
+      continue;
+    }
+    for (const [fp, entry] of Object.entries(byKey as Record<string, unknown>)) {
+      const whole = typeof entry === 'object' && entry !== null ? { ...entry, id, fp } : entry;
+      const problem = entryProblem(whole);
+      if (problem) onJunk?.({ where: `${key} ${id} ${fp}`, why: problem });
+      else entries.push(whole as JournalEntry);
     }
   }
   return entries;
 }
 
-/** The journals in the store, newest first. */
-export async function listRedisJournals(url: string, prefix = JOURNAL_KEY_PREFIX): Promise<JournalInfo[]> {
+/**
+ * A hash of the store, or undefined when the key holds something else (a string, a list: put
+ * there by hand or by another program), told to `onJunk`. Only the server's refusal is junk: a
+ * store that cannot be reached still fails the command.
+ */
+async function hashOf(
+  client: AdminClient,
+  key: string,
+  onJunk: JunkSink | undefined,
+): Promise<Record<string, string> | undefined> {
+  try {
+    return await client.hGetAll(key);
+  } catch (error) {
+    if (!(error instanceof ErrorReply)) throw error;
+    onJunk?.({ where: key, why: `not a journal's hash (${error.message.split(' ')[0]})` });
+    return undefined;
+  }
+}
+
+/** The journals in the store, newest first; a key or entry that is not a journal's is skipped, told to `onJunk`. */
+export async function listRedisJournals(url: string, options: StoreReadOptions = {}): Promise<JournalInfo[]> {
+  const { prefix = JOURNAL_KEY_PREFIX, onJunk } = options;
   return withJournalStore(url, async (client) => {
     const found: JournalInfo[] = [];
     for (const metaKey of await scan(client, `${prefix}{*}:meta`)) {
       const id = namespaceOf(metaKey);
-      if (!id) continue;
+      if (!id) {
+        onJunk?.({ where: metaKey, why: 'not a journal key (its tag is not 24 hex digits)' });
+        continue;
+      }
       const keys = journalKeys(prefix, `{${id}}`);
       const [meta, fields, ttl, claims] = await Promise.all([
-        client.hGetAll(metaKey),
-        client.hGetAll(keys.entries),
+        hashOf(client, metaKey, onJunk),
+        hashOf(client, keys.entries, onJunk),
         client.pTTL(metaKey),
         scan(client, `${keys.claims}*`),
       ]);
+      // Without its meta a journal has no service or dates to show: skipped (said above).
+      if (!meta) continue;
       const updated = Number(meta.updated);
       found.push({
         id,
         location: showRateStoreUrl(url),
         service: meta.service,
         environment: meta.environment === '?' ? undefined : meta.environment,
-        ...countStates(parseEntries(fields)),
+        ...countStates(fields ? parseEntries(fields, keys.entries, onJunk) : []),
         updated: new Date(Number.isFinite(updated) ? updated : 0).toISOString(),
         expires: new Date(Date.now() + Math.max(0, Number(ttl))).toISOString(),
         inUse: claims.length > 0,
@@ -100,15 +148,18 @@ export async function listRedisJournals(url: string, prefix = JOURNAL_KEY_PREFIX
   });
 }
 
-/** The entries of one journal in the store. */
+/** The entries of one journal in the store; an entry (or an entries key) that is not a journal's is told to `onJunk`. */
 export async function readRedisJournal(
   url: string,
   id: string,
-  prefix = JOURNAL_KEY_PREFIX,
+  options: StoreReadOptions = {},
 ): Promise<JournalEntry[]> {
-  return withJournalStore(url, async (client) =>
-    parseEntries(await client.hGetAll(journalKeys(prefix, `{${id}}`).entries)),
-  );
+  const { prefix = JOURNAL_KEY_PREFIX, onJunk } = options;
+  return withJournalStore(url, async (client) => {
+    const key = journalKeys(prefix, `{${id}}`).entries;
+    const fields = await hashOf(client, key, onJunk);
+    return fields ? parseEntries(fields, key, onJunk) : [];
+  });
 }
 
 /** Deletes one journal from the store: its entries, contracts, meta and any claims left by killed runs. */

@@ -23,6 +23,7 @@ import { sendError } from './http.js';
 import { newId } from './ids.js';
 import { JourneyEngine, type JourneyMode } from './journey.js';
 import { SignerLinks } from './signer-links.js';
+import { FormTokens, formKey } from './pages/forms.js';
 import { IDEMPOTENCY_RETENTION_MS } from './middleware.js';
 import { SlidingWindowLimiter } from './rate-limiter.js';
 import { createRouter } from './router.js';
@@ -146,6 +147,7 @@ function buildServices(
     inFlight: new Set<string>(),
     storageTrouble,
     links: new SignerLinks(store, secrets.apiKey),
+    forms: new FormTokens(formKey(options.dataDir)),
     // Set by startSandbox once it listens.
     baseUrl: '',
   };

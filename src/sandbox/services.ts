@@ -29,6 +29,7 @@ export interface Counters {
 
 import type { SigningIdentity } from './signing-identity.js';
 import type { SignerLinks } from './signer-links.js';
+import type { FormTokens } from './pages/forms.js';
 
 export interface SandboxServices {
   store: SandboxStore;
@@ -56,6 +57,8 @@ export interface SandboxServices {
   storageTrouble: (error: StorageError) => void;
   /** Each signer's page link (`/s/<token>`). */
   links: SignerLinks;
+  /** The pages' CSRF tokens, each bound to its link (pages/forms.ts). */
+  forms: FormTokens;
   /** Where the sandbox listens (`http://127.0.0.1:4010`): the links of the outbox are absolute. */
   baseUrl: string;
 }

@@ -161,6 +161,61 @@ describe('grading', () => {
   });
 });
 
+describe('a receiver that stops answering', () => {
+  const silent = async () => ({ ms: 2_000, timedOut: true });
+
+  it('never answering at all is nothing to grade: each check sends once, the rest at once after the first', async () => {
+    let sent = 0;
+    const error = await testReceiver({
+      url: 'http://127.0.0.1:9/x',
+      signer: signer(),
+      burst: 4,
+      timeoutMs: 2_000,
+      send: () => (sent++, silent()),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReceiverUnreachableError);
+    expect((error as Error).message).toBe(
+      'no answer from http://127.0.0.1:9/x: it took the connections of 14 deliveries and answered none within 2 s',
+    );
+    // accepts-events' first delivery alone, then the first of each of the other nine checks and the burst's four.
+    expect(sent).toBe(1 + 9 + 4);
+  });
+
+  it('a check ends at its first unanswered delivery, named, and the checks after it run at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const card = await testReceiver({
+      url: 'http://127.0.0.1:9/x',
+      signer: signer(),
+      only: ['accepts-events', 'rejects-wrong-secret', 'tolerates-order'],
+      timeoutMs: 2_000,
+      async send(body) {
+        const type = (JSON.parse(String(body)) as { type: string }).type;
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return type === 'signer.declined' ? silent() : { ms: 1, status: 200 };
+      },
+    });
+    expect(card.checks.map((c) => [c.id, c.verdict, c.got])).toEqual([
+      [
+        'accepts-events',
+        'fail',
+        expect.stringMatching(
+          /^signer\.declined → no answer within 2 s; before it 7 × 200; the check's other deliveries not sent$/,
+        ),
+      ],
+      // A receiver answering 200 to everything: the forgery is taken.
+      ['rejects-wrong-secret', 'fail', 'another secret → 200'],
+      ['tolerates-order', 'pass', '7 × 200'],
+    ]);
+    expect(card.checks[0]!.attempts.map((a) => a.label)).toHaveLength(8);
+    // After the unanswered delivery, the two other checks were sent side by side.
+    expect(most).toBe(2);
+  });
+});
+
 describe('xmlText', () => {
   it('escapes what XML reserves and writes controls XML 1.0 cannot hold as \\u escapes', () => {
     expect(xmlText(`<a href="x">&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;');

@@ -43,6 +43,15 @@ describe('sandbox --detach and sandbox stop', () => {
       );
       expect(again.stdout + again.stderr).not.toContain(apiKey);
       expect(readFileSync(join(dataDir, 'sandbox.log'), 'utf8')).not.toContain(apiKey);
+      // With --json, from a shell that sourced credentials.env: the line scripts read holds the key whole.
+      const againJson = await runCli(
+        ['sandbox', '--detach', '--json', '--port', '0', '--data-dir', dataDir],
+        {
+          env: { SIGN_API_KEY: apiKey },
+        },
+      );
+      expect(JSON.parse(againJson.stdout)).toMatchObject({ base_url: baseUrl, api_key: apiKey });
+      expect(againJson.stderr).not.toContain(apiKey);
     } finally {
       const stopped = await runCli(['sandbox', 'stop', '--data-dir', dataDir]);
       expect(stopped.code).toBe(0);

@@ -26,6 +26,11 @@ export class Visitor {
 
   constructor(private readonly baseUrl: string) {}
 
+  /** A cookie this visitor holds (as the browser keeps it). */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }

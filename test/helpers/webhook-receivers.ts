@@ -36,7 +36,9 @@ export type Fault =
   /** 500 on a signer event for an envelope it has marked completed. */
   | 'fails-after-completed'
   /** Stops reading a body over 1 MiB and never answers. */
-  | 'hangs-on-large-body';
+  | 'hangs-on-large-body'
+  /** Never answers a valid signer.signed delivery (its handler awaits something that never comes). */
+  | 'hangs-on-signed';
 
 export type Library = 'standardwebhooks' | 'svix' | 'stripe' | 'hmac';
 
@@ -56,6 +58,8 @@ export interface TestReceiver {
   handled: string[];
   /** Every request it was sent, forged or not. */
   readonly requests: number;
+  /** The requests it never answered (hangs-on-signed). */
+  readonly unanswered: number;
   close(): Promise<void>;
 }
 
@@ -176,6 +180,7 @@ export async function startTestReceiver(options: ReceiverOptions): Promise<TestR
   const handled: string[] = [];
   let inFlight = 0;
   let requests = 0;
+  let unanswered = 0;
   const server: Server = createServer((req, res) => {
     requests++;
     inFlight++;
@@ -198,6 +203,10 @@ export async function startTestReceiver(options: ReceiverOptions): Promise<TestR
           return;
         }
         seen.add(eventId);
+        if (options.fault === 'hangs-on-signed' && event.type === 'signer.signed') {
+          unanswered++;
+          return; // never answers: the bug under test
+        }
         if (options.fault === 'fails-on-unknown-type' && !KNOWN.has(event.type))
           throw new Error(`unhandled event type ${event.type}`);
         if (options.fault === 'fails-on-voided' && event.type === 'envelope.voided')
@@ -230,6 +239,9 @@ export async function startTestReceiver(options: ReceiverOptions): Promise<TestR
     handled,
     get requests() {
       return requests;
+    },
+    get unanswered() {
+      return unanswered;
     },
     close: () =>
       new Promise<void>((resolve) => {

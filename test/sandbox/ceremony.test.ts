@@ -3,7 +3,9 @@
  * signer's pages and their forms, the ID app, and the events, deliveries and
  * audit entries they make, compared with the auto journey's.
  */
+import { statSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../../src/sandbox/pages/html.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -97,6 +99,33 @@ async function invitation(sandbox: TestSandbox, id: string, to: string) {
 }
 
 const pathOf = (link: string) => new URL(link).pathname;
+
+/** A form POSTed with exactly these headers (fetch may add its own; node:http adds none). */
+function rawPost(
+  path: string,
+  cookie: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const form = new URLSearchParams(fields).toString();
+  return new Promise((resolve, reject) => {
+    request(
+      `${manual.baseUrl}${path}`,
+      {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    )
+      .on('error', reject)
+      .end(form);
+  });
+}
 
 /** Layla verifies in the ID app and signs; then Omar signs. */
 async function signAll(sandbox: TestSandbox, id: string): Promise<void> {
@@ -267,6 +296,77 @@ describe('the manual journey', () => {
     expect(response.headers.get('referrer-policy')).toBe('same-origin');
   });
 
+  it("binds the form's token to the link: a pair it did not make for that link is refused, with or without Origin", async () => {
+    const id = await create(
+      manual,
+      body({
+        signers: [
+          { name: 'Sara', email: 'sara@example.com', channel: 'email', verification: 'uae_pass' },
+          { name: 'Omar', email: 'omar@example.com', channel: 'email' },
+        ],
+        sequential: false,
+      }),
+    );
+    const sara = pathOf((await invitation(manual, id, 'sara@example.com')).link!);
+    const omar = pathOf((await invitation(manual, id, 'omar@example.com')).link!);
+    const refusal = 'This form could not be checked';
+    // A page on another port of 127.0.0.1 can set this cookie (cookies know no ports) and post its value.
+    const chosen = 'A'.repeat(32);
+    const origin = new URL(manual.baseUrl).origin;
+    const withAndWithout: Record<string, string>[] = [{}, { origin, 'sec-fetch-site': 'same-origin' }];
+    for (const headers of withAndWithout) {
+      const forged = await rawPost(
+        `${omar}/sign`,
+        `sandbox_csrf=${chosen}`,
+        { csrf: chosen, consent: 'yes' },
+        headers,
+      );
+      expect(forged.status).toBe(403);
+      expect(forged.body).toContain(refusal);
+    }
+    // Sara's page's pair (her cookie, her form's token), posted to Omar's link or to the ID app.
+    const browser = new Visitor(manual.baseUrl);
+    const saraCsrf = Visitor.csrf((await browser.get(sara)).html);
+    const cookie = browser.cookie('sandbox_csrf')!;
+    expect(cookie).toMatch(/^\w{32}$/);
+    expect(saraCsrf).not.toBe(cookie);
+    for (const headers of withAndWithout) {
+      const other = await rawPost(
+        `${omar}/sign`,
+        `sandbox_csrf=${cookie}`,
+        { csrf: saraCsrf, consent: 'yes' },
+        headers,
+      );
+      expect(other.status).toBe(403);
+      expect(other.body).toContain(refusal);
+    }
+    // The token with another browser's cookie: refused too.
+    expect((await rawPost(`${sara}/verify`, `sandbox_csrf=${chosen}`, { csrf: saraCsrf })).status).toBe(403);
+    expect((await envelope(manual, id)).signers.map((s) => s.status)).toEqual(['viewed', 'notified']);
+
+    // The real pair works without Origin headers too (a browser that sends none).
+    const verifying = await rawPost(`${sara}/verify`, `sandbox_csrf=${cookie}`, { csrf: saraCsrf });
+    expect(verifying.status).toBe(303);
+    const request = (await outboxOf(manual.baseUrl, manual.apiKey, id)).find((m) => m.kind === 'id_request')!;
+    const app = pathOf(request.link!);
+    const appPage = await browser.get(app);
+    const shown = /id="id-number">(\d+)</.exec((await browser.get(sara)).html)![1]!;
+    // The signing page's token is not the ID app's.
+    const wrongPage = await rawPost(app, `sandbox_csrf=${cookie}`, { csrf: saraCsrf, choice: shown });
+    expect(wrongPage.status).toBe(403);
+    expect(wrongPage.body).toContain(refusal);
+    expect((await envelope(manual, id)).signers[0]!.status).toBe('viewed');
+    const answered = await rawPost(app, `sandbox_csrf=${cookie}`, {
+      csrf: Visitor.csrf(appPage.html),
+      choice: shown,
+    });
+    expect(answered.status).toBe(303);
+    expect((await envelope(manual, id)).signers[0]!.status).toBe('verified');
+
+    // The key is the sandbox's own, in its data dir, readable by the owner only.
+    expect(statSync(join(manual.dataDir, 'forms.key')).mode & 0o777).toBe(0o600);
+  });
+
   it('shows hostile names and titles as text', async () => {
     // Bidi overrides never get this far (the request rules refuse them: see the escaping test below).
     const hostile = '<img src=x onerror=alert(1)> "quoted" & \'single\'';
@@ -361,6 +461,25 @@ describe('what the pages refuse', () => {
     expect((await layla.get(pathOf(request.link!))).html).toContain('voided by its sender');
   });
 
+  it("answers a name of Object's prototype with a 404, never a 5xx", async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      for (const path of [
+        `/_sandbox/assets/${name}`,
+        `/s/${name}`,
+        `/_sandbox/id/${name}`,
+        `/api/v1/envelopes/${name}`,
+      ]) {
+        const response = await fetch(`${manual.baseUrl}${path}`, {
+          headers: { authorization: `Bearer ${manual.apiKey}` },
+        });
+        await response.arrayBuffer();
+        expect([path, response.status]).toEqual([path, 404]);
+      }
+    }
+    // The files it has are there.
+    expect((await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`)).status).toBe(200);
+  });
+
   it('records signer.viewed before a step taken without opening the page first', async () => {
     const id = await create(
       manual,
@@ -372,11 +491,12 @@ describe('what the pages refuse', () => {
         sequential: false,
       }),
     );
-    const sara = pathOf((await invitation(manual, id, 'sara@example.com')).link!);
     const omar = pathOf((await invitation(manual, id, 'omar@example.com')).link!);
-    // One browser: the cookie from Sara's page, the form posted to Omar's.
+    // A form refused (no token) shows the page's form, with its token, without a GET of the page.
     const visitor = new Visitor(manual.baseUrl);
-    const csrf = Visitor.csrf((await visitor.get(sara)).html);
+    const refused = await visitor.post(`${omar}/sign`, { consent: 'yes' });
+    expect(refused.status).toBe(403);
+    const csrf = Visitor.csrf(refused.html);
     expect((await visitor.post(`${omar}/sign`, { csrf, consent: 'yes' })).status).toBe(303);
     const trail = await fetch(`${manual.baseUrl}/api/v1/envelopes/${id}/audit-trail`, {
       headers: { authorization: `Bearer ${manual.apiKey}` },

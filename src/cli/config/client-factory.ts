@@ -9,7 +9,7 @@ import { ENDPOINTS, type Operation } from '../../core/endpoints.js';
 import { expiryStatus } from '../../core/keys.js';
 import type { SignClient, SignClientOptions, TraceEvent } from '../../core/client.js';
 import type { SharedBudget } from '../../core/pacing.js';
-import { parseRateStoreUrl, rateStorePassword } from '../../core/rate-store-url.js';
+import { parseRateStoreUrl, rateStoreSecrets } from '../../core/rate-store-url.js';
 import { proxySettingsFrom } from '../../core/proxy.js';
 import type { ConfigFile } from './config-file.js';
 import { checkPathOverrides, type Connection, type GlobalOptions } from './connection.js';
@@ -131,7 +131,7 @@ export class ClientFactory {
       : ((await this.inputs.loadConfig()).get('settings')?.rate_store as string | undefined);
     const chosen = given ?? (configured ? { text: configured, source: 'config rate_store' } : undefined);
     if (!chosen) return undefined;
-    output.protect(rateStorePassword(chosen.text));
+    for (const secret of rateStoreSecrets(chosen.text)) output.protect(secret);
     return { url: parseRateStoreUrl(chosen.text, chosen.source), source: chosen.source };
   }
 

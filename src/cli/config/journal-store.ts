@@ -4,7 +4,7 @@
  * else this machine's files; `SIGN_JOURNAL_RETENTION`, then `journal_retention` (default 30 days).
  */
 import { JOURNAL_RETENTION_MS } from '../../core/journal-retention.js';
-import { parseRateStoreUrl, rateStorePassword } from '../../core/rate-store-url.js';
+import { parseRateStoreUrl, rateStoreSecrets } from '../../core/rate-store-url.js';
 import type { ConfigFile } from './config-file.js';
 import type { Output } from '../render/output.js';
 import { parseRetention } from '../flags/since.js';
@@ -38,7 +38,7 @@ export async function journalStore(
     : ((await ctx.loadConfig()).get('settings')?.journal_store as string | undefined);
   const chosen = given ?? (configured ? { text: configured, source: 'config journal_store' } : undefined);
   if (!chosen) return undefined;
-  ctx.output.protect(rateStorePassword(chosen.text));
+  for (const secret of rateStoreSecrets(chosen.text)) ctx.output.protect(secret);
   return { url: parseRateStoreUrl(chosen.text, chosen.source), source: chosen.source };
 }
 

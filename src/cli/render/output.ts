@@ -77,13 +77,15 @@ export class Output {
    * from input, servers or deliveries are escaped; only the colour codes this
    * CLI writes itself survive, and only on a stream where colour is on.
    */
-  private clean(text: string, colour: boolean): string {
+  private clean(text: string, colour: boolean, shownWhole: readonly string[] = []): string {
     const safe = escapeControl(text, colour);
-    return this.secrets.length === 0 ? safe : redactSecrets(safe, this.secrets);
+    const masked =
+      shownWhole.length === 0 ? this.secrets : this.secrets.filter((s) => !shownWhole.includes(s));
+    return masked.length === 0 ? safe : redactSecrets(safe, masked);
   }
 
-  private cleanOut(text: string): string {
-    return this.clean(text, this.out.level > 0);
+  private cleanOut(text: string, shownWhole?: readonly string[]): string {
+    return this.clean(text, this.out.level > 0, shownWhole);
   }
 
   private cleanErr(text: string): string {
@@ -134,17 +136,28 @@ export class Output {
     this.query = { apply, raw };
   }
 
-  /** The text of one JSON document or line, after --query. */
-  private jsonText(value: unknown, indent: number | undefined): string {
+  /** The text of one JSON document or line, after --query; `shownWhole`: see credentialsLine(). */
+  private jsonText(value: unknown, indent: number | undefined, shownWhole?: readonly string[]): string {
     const shown = this.query ? this.query.apply(value) : value;
-    if (this.query?.raw && typeof shown === 'string') return this.cleanOut(shown);
+    if (this.query?.raw && typeof shown === 'string') return this.cleanOut(shown, shownWhole);
     // JSON.stringify(undefined) is undefined; JMESPath gives null for "nothing".
-    return this.clean(JSON.stringify(shown ?? null, null, indent), false);
+    return this.clean(JSON.stringify(shown ?? null, null, indent), false, shownWhole);
   }
 
   /** One JSON document per line on stdout. */
   jsonLine(value: unknown): void {
     this.writeOut(`${this.jsonText(value, undefined)}\n`);
+  }
+
+  /**
+   * The one line that prints credentials whole, on purpose: the sandbox's `--json` start line,
+   * which scripts read its own key and webhook secret from (as they read credentials.env). The
+   * secrets listed in `credentials` are left whole in this line only, even when the run already
+   * protects them (SIGN_API_KEY from a sourced credentials.env is the same key); every other
+   * secret the run knows is masked as on every line, and later lines mask these again.
+   */
+  credentialsLine(value: unknown, credentials: readonly string[]): void {
+    this.writeOut(`${this.jsonText(value, undefined, credentials)}\n`);
   }
 
   /** A JSON line already serialised (the listener's fast path); parsed again only when --query needs it. */

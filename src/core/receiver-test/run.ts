@@ -11,6 +11,7 @@ import { NetworkError, UsageError } from '../errors.js';
 // Failures before a connection exists (refused, no such host, no connection in time): nothing there.
 import { NOT_CONNECTED_CODES } from '../wire.js';
 import { DEFAULT_TOLERANCE_SECONDS, DELIVERY_TIMEOUT_MS } from '../webhook-signing.js';
+import { seconds, tally } from './answers.js';
 import { alteredBody, badSignature, staleTimestamp, wrongSecret } from './forgery-checks.js';
 import type { DeliverySigner, Headers } from './signer.js';
 import {
@@ -22,7 +23,7 @@ import {
   rotation,
   unknownThings,
 } from './tolerance-checks.js';
-import type { Attempt, CheckId, CheckResult, CheckSpec, Kit, Scorecard } from './types.js';
+import type { Attempt, CheckId, CheckResult, CheckSpec, Kit, Outcome, Scorecard } from './types.js';
 
 export { CHECK_IDS, type Attempt, type CheckId, type CheckResult, type Scorecard } from './types.js';
 
@@ -61,8 +62,14 @@ export interface ReceiverTestOptions {
   onCheck?(result: CheckResult): void;
 }
 
-/** The receiver never answered: the first delivery found nothing at the URL. */
+/**
+ * The receiver never answered: the first delivery found nothing at the URL, or it took every
+ * connection and answered no delivery at all within the answer timeout.
+ */
 export class ReceiverUnreachableError extends NetworkError {}
+
+/** A check's send after one of its deliveries went unanswered: the check ends there. */
+class CheckStopped extends Error {}
 
 export async function testReceiver(options: ReceiverTestOptions): Promise<Scorecard> {
   const clock = options.clock ?? systemClock;
@@ -70,6 +77,8 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   /** Something was reached: an answer, or a connection that failed after it was made. */
   let reached = false;
+  /** A delivery went unanswered within the timeout: the checks not begun yet run at once. */
+  let unanswered = false;
   const kit: Kit = {
     signer: options.signer,
     nowSeconds: () => Math.floor(clock.now() / 1000),
@@ -79,6 +88,7 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     async send(label, body, headers) {
       const attempt = { label, ...(await options.send(body, headers)) };
+      if (attempt.timedOut) unanswered = true;
       if (!NOT_CONNECTED_CODES.has(attempt.code ?? '')) reached = true;
       else if (!reached) {
         throw new ReceiverUnreachableError(
@@ -98,11 +108,35 @@ export async function testReceiver(options: ReceiverTestOptions): Promise<Scorec
     throw new UsageError(`no check to run${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`);
   }
   const checks: CheckResult[] = [];
-  for (const spec of chosen) {
+  const run = async (spec: CheckSpec) => {
     const result = await runCheck(spec, kit, clock);
-    checks.push(result);
     options.onCheck?.(result);
+    return result;
+  };
+  // In turn, as the service's deliveries come, until one goes unanswered. A receiver that holds
+  // connections without answering would then cost a timeout for every delivery (41 of them: 7
+  // minutes at the service's 10 s), so each check stops at its first unanswered delivery, and
+  // the checks not begun yet run at once: the run waits out at most two timeouts in all.
+  for (const [index, spec] of chosen.entries()) {
+    if (unanswered) {
+      checks.push(...(await Promise.all(chosen.slice(index).map(run))));
+      break;
+    }
+    checks.push(await run(spec));
   }
+  const attempts = checks.flatMap((c) => c.attempts);
+  // Connections taken, and not one answer of any kind: nothing to grade, as with nothing there.
+  if (
+    attempts.some((a) => a.timedOut) &&
+    attempts.every((a) => a.timedOut || NOT_CONNECTED_CODES.has(a.code ?? ''))
+  )
+    throw new ReceiverUnreachableError(
+      `no answer from ${options.url}: it took the connections of ${attempts.length} deliveries and answered none within ${seconds(timeoutMs)}`,
+      undefined,
+      {
+        hint: 'a receiver must answer each delivery within the answer timeout; is the process listening there stuck, or not an HTTP server?',
+      },
+    );
   const count = (verdict: CheckResult['verdict']) => checks.filter((c) => c.verdict === verdict).length;
   return {
     url: options.url,
@@ -126,7 +160,35 @@ async function runCheck(spec: CheckSpec, kit: Kit, clock: Clock): Promise<CheckR
   const skip = spec.skip?.(kit);
   if (skip) return { ...head, got: `skipped: ${skip}`, verdict: 'skip', attempts: [], ms: 0 };
   const started = clock.now();
-  const outcome = await spec.run(kit);
+  const sent: Attempt[] = [];
+  let stoppedBy: Attempt | undefined;
+  const own: Kit = {
+    ...kit,
+    async send(label, body, headers) {
+      if (stoppedBy) throw new CheckStopped();
+      const attempt = await kit.send(label, body, headers);
+      sent.push(attempt);
+      if (attempt.timedOut) stoppedBy ??= attempt;
+      return attempt;
+    },
+  };
+  let outcome: Outcome;
+  try {
+    outcome = await spec.run(own);
+  } catch (error) {
+    if (!(error instanceof CheckStopped) || !stoppedBy) throw error;
+    // Unanswered: a delivery more would wait out the timeout again and say nothing new.
+    const before = sent.slice(0, sent.indexOf(stoppedBy));
+    outcome = {
+      pass: false,
+      got: [
+        `${stoppedBy.label} → no answer within ${seconds(kit.timeoutMs)}`,
+        ...(before.length > 0 ? [`before it ${tally(before, kit.timeoutMs)}`] : []),
+        "the check's other deliveries not sent",
+      ].join('; '),
+      attempts: sent,
+    };
+  }
   return {
     ...head,
     got: outcome.got,

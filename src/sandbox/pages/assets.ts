@@ -60,19 +60,23 @@ const JS = `"use strict";
 /** A browser asks for an icon; one of our own keeps it from asking for /favicon.ico (a 404). */
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#5b3a00"/><path d="M3 11c2-4 3 2 5-2s2 3 5 0" stroke="#fff" stroke-width="1.5" fill="none"/></svg>`;
 
-const FILES: Record<string, { type: string; body: () => Buffer }> = {
-  'icon.svg': { type: 'image/svg+xml', body: () => Buffer.from(ICON) },
-  'ceremony.css': { type: 'text/css; charset=utf-8', body: () => Buffer.from(CSS) },
-  'ceremony.js': { type: 'text/javascript; charset=utf-8', body: () => Buffer.from(JS) },
-  'sandbox-sans.woff2': { type: 'font/woff2', body: () => readWebFont('sandbox-sans.woff2') },
-  'sandbox-sans-bold.woff2': { type: 'font/woff2', body: () => readWebFont('sandbox-sans-bold.woff2') },
-};
+/**
+ * The files by name, in a Map: the name comes from the URL, and an object literal would also
+ * "have" `constructor`, `toString` or `__proto__` (its prototype's), a 500 instead of a 404.
+ */
+const FILES: ReadonlyMap<string, { type: string; body: () => Buffer }> = new Map([
+  ['icon.svg', { type: 'image/svg+xml', body: () => Buffer.from(ICON) }],
+  ['ceremony.css', { type: 'text/css; charset=utf-8', body: () => Buffer.from(CSS) }],
+  ['ceremony.js', { type: 'text/javascript; charset=utf-8', body: () => Buffer.from(JS) }],
+  ['sandbox-sans.woff2', { type: 'font/woff2', body: () => readWebFont('sandbox-sans.woff2') }],
+  ['sandbox-sans-bold.woff2', { type: 'font/woff2', body: () => readWebFont('sandbox-sans-bold.woff2') }],
+]);
 
 const cache = new Map<string, Buffer>();
 
 /** Answers GET /_sandbox/assets/<name>; false when there is no such file. */
 export function sendAsset(res: ServerResponse, name: string): boolean {
-  const file = FILES[name];
+  const file = FILES.get(name);
   if (!file) return false;
   let body = cache.get(name);
   if (!body) cache.set(name, (body = file.body()));

@@ -7,7 +7,7 @@
  * no Referer leaves for another site (`same-origin`: with `no-referrer` a browser sends `Origin: null` on the pages' own forms).
  */
 import type { ServerResponse } from 'node:http';
-import { STRINGS, type Language } from './strings.js';
+import { STRINGS, textFor, type Language } from './strings.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -48,6 +48,12 @@ export const escapeLine = (value: unknown): string => escapeHtml(plain(value).re
 /** A record's field as text: strings as they are, nothing as nothing, anything else as JSON. */
 export const plain = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+
+/** The box that says why the form just posted changed nothing (a key of the refusals); '' when none. */
+export const refusalBox = (lang: Language, refusal: string | undefined): string =>
+  refusal
+    ? `<div class="box alert" role="alert"><p>${escapeHtml(textFor(STRINGS[lang].refusals, refusal) ?? refusal)}</p></div>`
+    : '';
 
 export interface Shell {
   lang: Language;

@@ -6,9 +6,9 @@
 import type { IdRequest } from '../id-requests.js';
 import { TERMINAL } from '../journey.js';
 import type { EnvelopeRecord, SignerRecord } from '../records.js';
-import { escapeHtml, escapeLine, page, plain } from './html.js';
+import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
 import { hiddenFields } from './forms.js';
-import { STRINGS, methodName, type Language } from './strings.js';
+import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface IdPageView {
   envelope: EnvelopeRecord;
@@ -18,6 +18,8 @@ export interface IdPageView {
   open: boolean;
   lang: Language;
   csrf: string;
+  /** Why the form just posted was refused (a key of STRINGS' refusals). */
+  refusal?: string;
 }
 
 export function idPage(view: IdPageView): string {
@@ -36,16 +38,17 @@ export function idPage(view: IdPageView): string {
     const outcome = view.request.outcome;
     const text =
       outcome !== undefined
-        ? (t.idDone[outcome] ?? outcome)
+        ? (textFor(t.idDone, outcome) ?? outcome)
         : TERMINAL.has(view.envelope.status)
-          ? (t.finished[view.envelope.status] ?? view.envelope.status)
+          ? (textFor(t.finished, view.envelope.status) ?? view.envelope.status)
           : t.idDone.expired!;
     body = `<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status"><p>${escapeHtml(text)}</p></div>`;
   }
+  const refusal = refusalBox(view.lang, view.refusal);
   return page({
     lang: view.lang,
     title: t.idTitle(method),
-    main: `<h1>${escapeLine(t.idTitle(method))}</h1>${ask}${body}`,
+    main: `<h1>${escapeLine(t.idTitle(method))}</h1>${refusal}${ask}${body}`,
     switchTo: `${path}?lang=${view.lang === 'ar' ? 'en' : 'ar'}`,
   });
 }

@@ -25,7 +25,7 @@ import { ensureSealed, signedCopy } from '../seal.js';
 import type { SandboxServices } from '../services.js';
 import { sendAsset } from './assets.js';
 import { documentPagesSvg } from './document-svg.js';
-import { csrfToken, readForm, sameSitePost } from './forms.js';
+import { readForm } from './forms.js';
 import { escapeHtml, page, sendPage } from './html.js';
 import { idPage } from './id-page.js';
 import { outboxPage } from './outbox-page.js';
@@ -189,7 +189,7 @@ async function showSigner(
   refusal?: string,
 ): Promise<void> {
   const { envelope, signer } = found;
-  const { token, setCookie } = csrfToken(req);
+  const { token, setCookie } = services.forms.issue(req, services.links.path(envelope, signer));
   const t = STRINGS[lang];
   const pages = await documentPagesSvg(envelope, services.store.audits.get(envelope.id) ?? [], t.page);
   const html = signerPage({
@@ -205,14 +205,14 @@ async function showSigner(
   sendPage(res, status, html, setCookie ? { 'set-cookie': setCookie } : {});
 }
 
-const REFUSAL_STATUS: Record<string, number> = {
-  not_now: 409,
-  no_request: 409,
-  consent_required: 400,
-  reason_required: 400,
-  bad_answer: 400,
-  csrf: 403,
-};
+const REFUSAL_STATUS: ReadonlyMap<string, number> = new Map([
+  ['not_now', 409],
+  ['no_request', 409],
+  ['consent_required', 400],
+  ['reason_required', 400],
+  ['bad_answer', 400],
+  ['csrf', 403],
+]);
 
 async function signerRoute(
   services: SandboxServices,
@@ -270,8 +270,8 @@ async function signerRoute(
   const form = await readForm(req);
   const lang = chosenLanguage(form.get('lang'), envelope.locale);
   const refuse = (code: string) =>
-    showSigner(services, req, res, found, lang, REFUSAL_STATUS[code] ?? 400, code);
-  if (!sameSitePost(req, form)) return refuse('csrf');
+    showSigner(services, req, res, found, lang, REFUSAL_STATUS.get(code) ?? 400, code);
+  if (!services.forms.accepts(req, form, services.links.path(envelope, signer))) return refuse('csrf');
   try {
     // A form comes from the page: a signer who acts has opened it (also in another tab of the same browser).
     viewed(engine, envelope, signer);
@@ -309,12 +309,21 @@ async function idRoute(
     request.outcome === undefined &&
     request.expires_at > services.clock.now() &&
     stageOf(envelope, signer).stage === 'verify';
-  const show = (lang: Language, status = 200) => {
-    const { token, setCookie } = csrfToken(req);
+  const link = `/_sandbox/id/${request.id}`;
+  const show = (lang: Language, status = 200, refusal?: string) => {
+    const { token, setCookie } = services.forms.issue(req, link);
     sendPage(
       res,
       status,
-      idPage({ envelope, signer, request, open: isOpen(), lang, csrf: token }),
+      idPage({
+        envelope,
+        signer,
+        request,
+        open: isOpen(),
+        lang,
+        csrf: token,
+        ...(refusal ? { refusal } : {}),
+      }),
       setCookie ? { 'set-cookie': setCookie } : {},
     );
   };
@@ -335,8 +344,8 @@ async function idRoute(
   }
   const form = await readForm(req);
   const lang = chosenLanguage(form.get('lang'), envelope.locale);
-  if (!sameSitePost(req, form)) {
-    show(lang, 403);
+  if (!services.forms.accepts(req, form, link)) {
+    show(lang, 403, 'csrf');
     return;
   }
   if (isOpen() && request.kind === 'app') {

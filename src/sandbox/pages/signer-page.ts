@@ -8,9 +8,9 @@
  */
 import type { SignerStage } from '../ceremony.js';
 import type { EnvelopeRecord, SignerRecord } from '../records.js';
-import { escapeHtml, escapeLine, page, plain } from './html.js';
+import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
 import { hiddenFields } from './forms.js';
-import { STRINGS, methodName, type Language } from './strings.js';
+import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface SignerPageView {
   envelope: EnvelopeRecord;
@@ -68,7 +68,7 @@ function notice(view: SignerPageView): string | undefined {
         stage.status === 'completed'
           ? `<p><a href="${escapeHtml(`${view.path}/signed.pdf`)}">${escapeHtml(t.downloadSigned)}</a></p>`
           : '';
-      return box(t.finished[stage.status] ?? stage.status, download);
+      return box(textFor(t.finished, stage.status) ?? stage.status, download);
     }
     case 'signed':
       return box(t.signed);
@@ -90,9 +90,7 @@ const polls = (stage: SignerStage): boolean =>
 export function signerPage(view: SignerPageView): string {
   const t = STRINGS[view.lang];
   const other = view.lang === 'ar' ? 'en' : 'ar';
-  const refusal = view.refusal
-    ? `<div class="box alert" role="alert"><p>${escapeHtml(t.refusals[view.refusal] ?? view.refusal)}</p></div>`
-    : '';
+  const refusal = refusalBox(view.lang, view.refusal);
   const steps =
     view.stage.stage === 'verify'
       ? verifyStep(view, view.stage) + declineStep(view)

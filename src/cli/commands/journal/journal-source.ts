@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { JournalEntry } from '../../../core/journal.js';
-import type { JournalInfo } from '../../../core/journal-admin.js';
+import type { JournalInfo, JunkSink } from '../../../core/journal-admin.js';
 import { showRateStoreUrl } from '../../../core/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import { journalRetentionMs, journalStore } from '../../config/journal-store.js';
@@ -24,13 +24,21 @@ export interface JournalSource {
 }
 
 export async function journalSource(ctx: CommandContext, flags: StoreFlags): Promise<JournalSource> {
+  // What no run wrote (a key of another type, an entry with an object for its envelope id) is
+  // skipped, each once with a warning naming where it is, and the rest is shown.
+  const told = new Set<string>();
+  const onJunk: JunkSink = ({ where, why }) => {
+    if (told.has(where)) return;
+    told.add(where);
+    ctx.output.warn(`skipped ${where}: ${why}`);
+  };
   const store = await journalStore(ctx, flags.journalStore);
   if (store) {
     const admin = await import('../../../core/redis-journal-admin.js');
     return {
       where: showRateStoreUrl(store.url),
-      list: () => admin.listRedisJournals(store.url),
-      entries: (journal) => admin.readRedisJournal(store.url, journal.id),
+      list: () => admin.listRedisJournals(store.url, { onJunk }),
+      entries: (journal) => admin.readRedisJournal(store.url, journal.id, { onJunk }),
       forget: (journal) => admin.forgetRedisJournal(store.url, journal.id),
     };
   }
@@ -39,8 +47,8 @@ export async function journalSource(ctx: CommandContext, flags: StoreFlags): Pro
   const retentionMs = await journalRetentionMs(ctx);
   return {
     where: dir,
-    list: () => Promise.resolve(admin.listFileJournals(dir, retentionMs)),
-    entries: (journal) => Promise.resolve(admin.readFileJournal(journal.location)),
+    list: () => Promise.resolve(admin.listFileJournals(dir, retentionMs, onJunk)),
+    entries: (journal) => Promise.resolve(admin.readFileJournal(journal.location, onJunk)),
     forget: (journal) => Promise.resolve(admin.forgetFileJournal(journal)),
   };
 }

@@ -5,14 +5,14 @@ import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../exit-codes.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import type { Column } from '../../render/cell.js';
+import { cellText, type Column } from '../../render/cell.js';
 import { formatTime } from '../../render/time.js';
 import { journalSource, STORE_OPTION, type StoreFlags } from './journal-source.js';
 
 export const doc: CommandDoc = {
   summary: 'list the create journals: inputs created, in doubt and failed, last write and expiry',
   details: [
-    'One row per journal, newest first: its id (for `show` and `forget`), the service and environment (a store records them; a file shows where its inputs were last read from), how many inputs it holds, how many were created, are in doubt (`sending` or `unknown`: a re-run sends them again with their keys) or failed, when it was last written and when it expires. `in use` marks a journal a running create holds. `--json` prints an array of `{id, location, service, environment, example, inputs, states: {created, sending, unknown, failed}, updated, expires, in_use}`.',
+    'One row per journal, newest first: its id (for `show` and `forget`), the service and environment (a store records them; a file shows where its inputs were last read from), how many inputs it holds, how many were created, are in doubt (`sending` or `unknown`: a re-run sends them again with their keys) or failed, when it was last written and when it expires. `in use` marks a journal a running create holds. `--json` prints an array of `{id, location, service, environment, example, inputs, states: {created, sending, unknown, failed}, updated, expires, in_use}`. A key or entry no run wrote (a store key of another type, a line that is not an entry) is skipped with a warning naming it, and the rest is listed.',
   ],
   examples: [
     'sign-cli journal list',
@@ -68,16 +68,19 @@ export async function listCommand(ctx: CommandContext, flags: StoreFlags): Promi
   await printTable(
     ctx.output,
     COLUMNS,
-    journals.map((j) => [
-      j.id + (j.inUse ? ' (in use)' : ''),
-      j.service !== undefined ? `${j.service} ${j.environment ?? ''}`.trim() : (j.example ?? ''),
-      String(j.inputs),
-      String(j.states.created),
-      String(j.states.sending + j.states.unknown),
-      String(j.states.failed),
-      formatTime(j.updated),
-      formatTime(j.expires),
-    ]),
+    // Every value escaped to one line: a service, environment or ref is text a store or a file held.
+    journals.map((j) =>
+      [
+        j.id + (j.inUse ? ' (in use)' : ''),
+        j.service !== undefined ? `${j.service} ${j.environment ?? ''}`.trim() : (j.example ?? ''),
+        String(j.inputs),
+        String(j.states.created),
+        String(j.states.sending + j.states.unknown),
+        String(j.states.failed),
+        formatTime(j.updated),
+        formatTime(j.expires),
+      ].map(cellText),
+    ),
   );
   return ExitCode.ok;
 }

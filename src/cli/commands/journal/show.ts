@@ -5,14 +5,14 @@ import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../exit-codes.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import type { Column } from '../../render/cell.js';
+import { cellText, type Column } from '../../render/cell.js';
 import { formatTime } from '../../render/time.js';
 import { journalSource, STORE_OPTION, type StoreFlags } from './journal-source.js';
 
 export const doc: CommandDoc = {
   summary: "show one journal's inputs: state, Idempotency-Key, envelope id, when, and the error",
   details: [
-    'The id is the one `journal list` prints (a unique prefix of 6 digits or more will do). One row per input and API key it was sent with: where it was last read from, its state (`created`, `sending`, `unknown`, `failed`), the envelope id, the Idempotency-Key, and the time or the error. `--json` prints an array of the entries as the journal holds them: `{id, ref, key, state, envelope_id, error, contract_id, at, fp}` (`fp` is a digest of the API key, never the key).',
+    "The id is the one `journal list` prints (a unique prefix of 6 digits or more will do). One row per input and API key it was sent with: where it was last read from, its state (`created`, `sending`, `unknown`, `failed`), the envelope id, the Idempotency-Key, and the time or the error. `--json` prints an array of the entries as the journal holds them: `{id, ref, key, state, envelope_id, error, contract_id, at, fp}` (`fp` is a digest of the API key, never the key). An entry no run wrote (a hand edit, a value of the wrong type) is skipped with a warning naming where it is (`path:line`, or the store's key and field), and the rest is shown.",
   ],
   examples: [
     'journal=$(sign-cli journal list --query "[0].id")',
@@ -48,13 +48,12 @@ export async function showCommand(ctx: CommandContext, flags: StoreFlags, [id]: 
   await printTable(
     ctx.output,
     COLUMNS,
-    entries.map((e) => [
-      e.ref,
-      e.state,
-      e.envelope_id ?? '',
-      e.key,
-      e.error !== undefined ? e.error : formatTime(e.at),
-    ]),
+    // Every value escaped to one line: a ref or an error with a line break cannot fake a row.
+    entries.map((e) =>
+      [e.ref, e.state, e.envelope_id, e.key, e.error !== undefined ? e.error : formatTime(e.at)].map(
+        cellText,
+      ),
+    ),
   );
   return ExitCode.ok;
 }

@@ -77,7 +77,7 @@ export function acceptOptions(
 export const doc: CommandDoc = {
   summary: 'run a local sandbox of the service (no account needed)',
   details: [
-    'Alone, it runs in the foreground on 127.0.0.1:4010 with its state in ~/.local/share/sign-cli/sandbox, until Ctrl-C; `--detach` runs it in the background and returns once it listens and its credentials are written. It writes SIGN_BASE_URL, SIGN_API_KEY and SIGN_WEBHOOK_SECRET to <data-dir>/credentials.env (mode 0600), ready for `.` in a shell. With `--json` the first stdout line is `{"base_url", "api_key", "webhook_secret", "ca_file"}` (plus `"webhook_public_key"` with `--signing ed25519`, and `"pid"` with `--detach`); `ca_file` is the PEM of the sandbox\'s own certificate authority, which signs its signed copies (PAdES), also served at GET /_sandbox/ca.pem.',
+    'Alone, it runs in the foreground on 127.0.0.1:4010 with its state in ~/.local/share/sign-cli/sandbox, until Ctrl-C; `--detach` runs it in the background and returns once it listens and its credentials are written. It writes SIGN_BASE_URL, SIGN_API_KEY and SIGN_WEBHOOK_SECRET to <data-dir>/credentials.env (mode 0600), ready for `.` in a shell. With `--json` the first stdout line is `{"base_url", "api_key", "webhook_secret", "ca_file"}` (plus `"webhook_public_key"` with `--signing ed25519`, and `"pid"` with `--detach`), the key and secret whole even when the environment already holds them (the one line that shows them: a person sees them masked); `ca_file` is the PEM of the sandbox\'s own certificate authority, which signs its signed copies (PAdES), also served at GET /_sandbox/ca.pem.',
   ],
   more: [
     'A faithful emulator of the service: API keys with environment, scopes and expiry, 600 requests a minute per key, idempotency, the signing journey with signed webhooks and retries, a signed PDF with a certificate of completion, the audit trail, listings, void and resend; accounts and environments kept apart. Its state survives restarts and `kill -9`. What it serves, its magic contact values and its control endpoints: docs/sandbox.md.',
@@ -224,14 +224,21 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       `${formatInstant(new Date(ctx.io.clock.now()))} sandbox (pid ${process.pid}) listening on ${sandbox.baseUrl}; data dir ${dataDir}`,
     );
   } else if (output.json) {
-    // The command's contract (docs/commands/sandbox.md): scripts and tests read the sandbox's own test key from here.
-    output.jsonLine({
-      base_url: sandbox.baseUrl,
-      api_key: sandbox.apiKey,
-      webhook_secret: sandbox.webhookSecret,
-      ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
-      ca_file: sandbox.caFile,
-    });
+    // The command's contract (docs/commands/sandbox.md): scripts and tests read the sandbox's own test key
+    // from here, whole, even when the environment already holds it (credentials.env sourced before).
+    output.credentialsLine(
+      {
+        base_url: sandbox.baseUrl,
+        api_key: sandbox.apiKey,
+        webhook_secret: sandbox.webhookSecret,
+        ...(sandbox.webhookPublicKey ? { webhook_public_key: sandbox.webhookPublicKey } : {}),
+        ca_file: sandbox.caFile,
+      },
+      [sandbox.apiKey, sandbox.webhookSecret],
+    );
+    // Any later line (a warning, an error) masks them, as every other line does.
+    output.protect(sandbox.apiKey);
+    output.protect(sandbox.webhookSecret);
   } else {
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
@@ -271,7 +278,11 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
   if (running !== undefined) {
     // A block pasted twice (docker start, supabase start): the sandbox asked for is there; say so.
     const credentials = await readCredentials(dataDir);
-    if (output.json && credentials) output.jsonLine({ ...credentials, pid: running });
+    if (output.json && credentials)
+      output.credentialsLine({ ...credentials, pid: running }, [
+        credentials.api_key,
+        credentials.webhook_secret,
+      ]);
     output.info(
       `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``,
     );
@@ -288,14 +299,17 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
   const ready = await startDetached(ctx.io.relaunch, args, dataDir, ctx.env);
   for (const notice of ready.notices) output.warn(notice);
   if (output.json) {
-    output.jsonLine({
-      base_url: ready.base_url,
-      api_key: ready.api_key,
-      webhook_secret: ready.webhook_secret,
-      ...(ready.webhook_public_key ? { webhook_public_key: ready.webhook_public_key } : {}),
-      ca_file: ready.ca_file,
-      pid: ready.pid,
-    });
+    output.credentialsLine(
+      {
+        base_url: ready.base_url,
+        api_key: ready.api_key,
+        webhook_secret: ready.webhook_secret,
+        ...(ready.webhook_public_key ? { webhook_public_key: ready.webhook_public_key } : {}),
+        ca_file: ready.ca_file,
+        pid: ready.pid,
+      },
+      [ready.api_key, ready.webhook_secret],
+    );
     return ExitCode.ok;
   }
   output.protect(ready.api_key);

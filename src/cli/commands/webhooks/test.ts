@@ -1,7 +1,7 @@
 /**
  * `sign-cli webhooks test <url>`: grades your own webhook receiver as the
  * service will treat it (src/core/receiver-test). Exit 0 when every check
- * passes, 1 when any fails, 2 for bad usage, 3 when the URL does not answer.
+ * passes, 1 when any fails, 2 for bad usage, 3 when nothing answers at the URL.
  */
 import { Argument, Option, type Command } from 'commander';
 import { hostname } from 'node:os';
@@ -30,7 +30,8 @@ export const doc: CommandDoc = {
     'grade your webhook receiver: forged, replayed, repeated, unknown, out-of-order and burst deliveries',
   details: [
     'Sends a battery of deliveries to your receiver and grades each answer the way the service will treat it: valid events must be answered 2xx within the delivery timeout (10 s), forged ones (altered body, wrong secret, missing or garbled signature, stale or future timestamp) 4xx, and redeliveries, rotated secrets, unknown types and fields, events out of order, a burst and an oversized body must not break it. It sends forged deliveries on purpose: by default only to this machine or a private network; any other host needs `--allow-remote`.',
-    'Exit 0 when every check passes, 1 when any fails, 2 for bad usage (nothing sent), 3 when the URL does not answer. `--junit <file>` writes JUnit XML for CI dashboards; `--json` prints the scorecard as one JSON document.',
+    'Exit 0 when every check passes, 1 when any fails, 2 for bad usage (nothing sent), 3 when nothing answers at the URL (nothing listens there, or it takes the connections and answers no delivery at all). `--junit <file>` writes JUnit XML for CI dashboards; `--json` prints the scorecard as one JSON document.',
+    'A receiver that leaves a delivery unanswered does not hold the run: that check ends at it (its other deliveries are not sent), and the checks not begun yet then run at once, so a run ends within about twice `--answer-timeout`, plus the time the answers that came took.',
   ],
   more: [
     'The secret is the one your receiver verifies with: `--secret`, `--secret-file` (the first secret in it) or SIGN_WEBHOOK_SECRET (its first). A `whsk_…` signing key tests a receiver that verifies Ed25519 (`v1a`) with its `whpk_…` public key. `--secret` on the command line is visible to other users of this machine (ps); prefer the file or the environment.',

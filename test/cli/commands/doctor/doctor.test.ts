@@ -42,6 +42,23 @@ describe('doctor', () => {
     expect(JSON.parse(verbose.stdout).every((c: { status: string }) => c.status === 'ok')).toBe(true);
     expectNoKey([result, verbose], sandbox.apiKey);
   });
+  it('masks a password given as a query parameter of a store URL wherever the URL is shown', async () => {
+    const secret = 'pw-in-the-query-9';
+    const store = `redis://127.0.0.1:1/?password=${secret}`;
+    const shown = 'redis://127.0.0.1:1/?password=****';
+    const env = { ...sandbox.env, SIGN_RATE_STORE: store, SIGN_JOURNAL_STORE: store };
+    const doctor = await runCommand(['doctor', '--verbose'], { env });
+    expect(doctor.stdout).toMatch(new RegExp(`^✗ rate store\\s+cannot reach ${escapeRegExp(shown)}`, 'm'));
+    expect(doctor.stdout).toMatch(new RegExp(`^✗ journal store\\s+cannot reach ${escapeRegExp(shown)}`, 'm'));
+    const list = await runCommand(['journal', 'list'], { env });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain(`journal store ${shown} is unreachable`);
+    const keys = await runCommand(['keys', 'list', '--verbose'], { env });
+    expect(keys.stderr).toContain(shown);
+    const config = await runCommand(['config', 'list', '--json'], { env });
+    for (const run of [doctor, list, keys, config]) expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+
   it('fails on a world-readable config, an unreachable service and a refused key; warns on /api', async () => {
     const { env, file } = withConfig();
     await runCommand(['keys', 'add', 'bad', '--stdin', '--offline', '--base-url', sandbox.baseUrl], {
@@ -153,3 +170,5 @@ describe('doctor judges the service by its answer', () => {
     );
   });
 });
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

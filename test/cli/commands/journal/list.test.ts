@@ -115,6 +115,100 @@ describe.skipIf(NO_REDIS)('journal, over a Redis store', () => {
     }
   });
 
+  it('skips what no run wrote, each with one warning naming its key escaped, and lists and shows the rest on one line each', async () => {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    const prefix = 'sign-cli:journal:';
+    try {
+      const env = {
+        ...sandbox.env,
+        SIGN_STATE_DIR: tempDir('sign-cli-state-'),
+        SIGN_JOURNAL_STORE: redis.url,
+      };
+      const file = ndjson('junk', 2);
+      expect((await runCommand(['envelopes', 'create', '--ndjson', '-f', file, '--yes'], { env })).code).toBe(
+        0,
+      );
+      const [real] = JSON.parse(
+        (await runCommand(['journal', 'list', '--json'], { env })).stdout,
+      ) as ListedJournal[];
+      const entries = `${prefix}{${real!.id}}:entries`;
+      // A key of another type where a journal's meta goes, another journal whose entries key is a list,
+      // a key under the prefix that is no journal's (its name carrying an escape sequence), and in the
+      // real journal: a field that is not JSON, an entry whose envelope_id is an object, one whose
+      // state is not a state, and a valid one whose ref holds a line break and a fake row.
+      const wrongType = `${prefix}{${'a'.repeat(24)}}:meta`;
+      await client.set(wrongType, 'not a hash');
+      const listEntries = `${prefix}{${'b'.repeat(24)}}:entries`;
+      await client.hSet(`${prefix}{${'b'.repeat(24)}}:meta`, {
+        service: 'http://other',
+        environment: 'test',
+        updated: '1',
+      });
+      await client.rPush(listEntries, 'x');
+      const escaped = `${prefix}{\u001b[31mred}:meta`;
+      await client.hSet(escaped, 'service', 'x');
+      await client.hSet(entries, {
+        'not-json': '{',
+        'object-envelope': JSON.stringify({
+          fpa: { ref: 'a.json', key: 'k1', state: 'created', envelope_id: { id: 'env_1' } },
+        }),
+        'bad-state': JSON.stringify({ fpb: { ref: 'b.json', key: 'k2', state: '__proto__' } }),
+        'two-lines': JSON.stringify({
+          fpc: {
+            ref: 'c.json\nenv_FORGED  created',
+            key: 'k3',
+            state: 'created',
+            envelope_id: 'env_real',
+            at: '2026-01-01T00:00:00Z',
+          },
+        }),
+      });
+
+      const list = await runCommand(['journal', 'list'], { env });
+      expect(list.code).toBe(0);
+      const warnings = list.stderr.trim().split('\n');
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          `warning: skipped ${wrongType}: not a journal's hash (WRONGTYPE)`,
+          `warning: skipped ${listEntries}: not a journal's hash (WRONGTYPE)`,
+          `warning: skipped ${prefix}{\\u001b[31mred}:meta: not a journal key (its tag is not 24 hex digits)`,
+          `warning: skipped ${entries} not-json: not JSON`,
+          `warning: skipped ${entries} object-envelope fpa: its envelope_id is not a string`,
+          `warning: skipped ${entries} bad-state fpb: its state is not created, sending, unknown or failed`,
+        ]),
+      );
+      expect(warnings).toHaveLength(6);
+      expect(list.stderr).not.toContain('\u001b');
+      const listed = JSON.parse(
+        (await runCommand(['journal', 'list', '--json'], { env })).stdout,
+      ) as ListedJournal[];
+      expect(listed.find((j) => j.id === real!.id)).toMatchObject({ inputs: 3, states: { created: 3 } });
+      expect(listed.find((j) => j.id === 'b'.repeat(24))).toMatchObject({ inputs: 0 });
+
+      const show = await runCommand(['journal', 'show', real!.id], { env });
+      expect(show.code).toBe(0);
+      expect(show.stderr).toContain(
+        `warning: skipped ${entries} object-envelope fpa: its envelope_id is not a string`,
+      );
+      const lines = show.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1 + 3);
+      expect(lines.some((line) => line.startsWith('env_FORGED'))).toBe(false);
+      expect(show.stdout).toContain('c.json\\nenv_FORGED created');
+      const json = JSON.parse(
+        (await runCommand(['journal', 'show', real!.id, '--json'], { env })).stdout,
+      ) as { ref: string }[];
+      expect(json.map((e) => e.ref).sort()).toEqual([
+        `${file}:1`,
+        `${file}:2`,
+        'c.json\nenv_FORGED  created',
+      ]);
+    } finally {
+      for (const key of await client.keys(`${prefix}*`)) await client.del(key);
+      await client.close();
+    }
+  });
+
   it('takes the store from the journal_store setting, checked when set and its password masked', async () => {
     const env = { ...sandbox.env, SIGN_CONFIG_DIR: tempDir('sign-cli-config-') };
     const bad = await runCommand(['config', 'set', 'journal_store', 'localhost:6379'], { env });

@@ -67,6 +67,56 @@ describe('sandbox', () => {
     expect((await again.done).code).toBe(0);
   });
 
+  it('--json with the credentials already in the environment (credentials.env sourced): the line still holds them whole', async () => {
+    const dataDir = tempDir('sign-cli-sandbox-');
+    const first = startCommand(['sandbox', '--port', '0', '--json', '--data-dir', dataDir]);
+    await first.waitFor('\n');
+    first.interrupt();
+    expect((await first.done).code).toBe(0);
+    const credentials = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
+    const key = /SIGN_API_KEY='([^']+)'/.exec(credentials)![1]!;
+    const secret = /SIGN_WEBHOOK_SECRET='([^']+)'/.exec(credentials)![1]!;
+    // Another secret the run knows, which this line must still mask (a JMESPath literal puts it there).
+    const other = 'whsec_c29tZSBvdGhlciByZWNlaXZlcidzIHNlY3JldA==';
+    const again = startCommand(
+      [
+        'sandbox',
+        '--port',
+        '0',
+        '--json',
+        '--data-dir',
+        dataDir,
+        '--query',
+        `[api_key, webhook_secret, '${other}']`,
+      ],
+      { env: { SIGN_API_KEY: key, SIGN_WEBHOOK_SECRET: `${secret},${other}` } },
+    );
+    try {
+      await again.waitFor('\n');
+      const [shownKey, shownSecret, shownOther] = JSON.parse(
+        again.io.stdout.text.split('\n')[0]!,
+      ) as string[];
+      expect(shownKey).toBe(key);
+      expect(shownSecret).toBe(secret);
+      expect(shownOther).not.toContain(other.slice(6, -4));
+      const created = await runCommand(['envelopes', 'create', '-f', '-', '--query', 'envelope.id'], {
+        env: {
+          SIGN_BASE_URL: /SIGN_BASE_URL='([^']+)'/.exec(
+            readFileSync(join(dataDir, 'credentials.env'), 'utf8'),
+          )![1]!,
+          SIGN_API_KEY: shownKey,
+        },
+        input: JSON.stringify(example()),
+      });
+      expect(created.stdout).toMatch(/^env_\w+\n$/);
+    } finally {
+      again.interrupt();
+    }
+    const result = await again.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain(key);
+  });
+
   it('--journey manual: said at start, and the envelopes it creates wait for people', async () => {
     const dataDir = tempDir('sign-cli-sandbox-');
     const run = startCommand(['sandbox', '--port', '0', '--data-dir', dataDir, '--journey', 'manual'], {

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -289,6 +289,63 @@ describe('webhooks test: the report and the exit codes', () => {
       /could not reach http:\/\/127\.0\.0\.1:\d+\/hooks: connect ECONNREFUSED 127\.0\.0\.1:\d+ .*is the receiver running/,
     );
     expect(result.stdout).toBe('');
+  });
+
+  it('exit 3 when the receiver takes connections and never answers: no check waits more than once', async () => {
+    // A real TCP server that accepts and reads, and never writes a byte back.
+    let requests = 0;
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        requests += chunk.toString('latin1').match(/^POST \/hooks HTTP\/1\.1\r$/gm)?.length ?? 0;
+      });
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    opened.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          silent.close(() => resolve());
+        }),
+    });
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/hooks`;
+    const file = join(tempDir(), 'silent.xml');
+    const { code, stdout, stderr } = await grade(url, ['--burst', '3', '--junit', file]);
+    expect(code).toBe(3);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /no answer from http:\/\/127\.0\.0\.1:\d+\/hooks: it took the connections of 13 deliveries and answered none within 2 s .*answer each delivery within the answer timeout/,
+    );
+    // The first check's first delivery, then each other check's first at once (the burst's 3 at once):
+    // every check waited once, where it used to send all 41 deliveries one after the other.
+    expect(requests).toBe(1 + 9 + 3);
+    const suites = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(
+      readFileSync(file, 'utf8'),
+    ).testsuites;
+    expect(suites.testsuite.testcase.error.message).toMatch(/answered none within 2 s/);
+  });
+
+  it('exit 1 naming every check a delivery of which went unanswered; the others graded as usual', async () => {
+    const r = await receiver({ fault: 'hangs-on-signed' });
+    const { code, card } = await grade(r.url, ['--burst', '5']);
+    expect(code).toBe(1);
+    const unanswered = [
+      'accepts-events',
+      'tolerates-redelivery',
+      'survives-rotation',
+      'ignores-unknown',
+      'tolerates-order',
+    ];
+    expect(failing(card)).toEqual(unanswered);
+    for (const check of card!.checks.filter((c) => c.verdict === 'fail'))
+      expect([check.id, check.got]).toEqual([check.id, expect.stringMatching(/→ no answer within 2 s/)]);
+    expect(card!.checks[0]!.got).toMatch(
+      /^signer\.signed → no answer within 2 s; before it \d+ × 200; the check's other deliveries not sent$/,
+    );
+    // One unanswered delivery per check: none sent its next one into a receiver that had stopped answering.
+    expect(r.unanswered).toBe(unanswered.length);
   });
 
   it('refuses a public host without --allow-remote (exit 2, nothing sent)', async () => {
