@@ -122,7 +122,8 @@ function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?
     case 'resend_delivery':
       return { args: ['webhooks', 'resend', str(a.event_id), '--json'] };
     case 'trigger_webhook':
-      return { args: ['webhooks', 'trigger', str(a.type), '--to', str(a.to), '--json'] };
+      // Only to this machine or a private network, checked as the connection is made (no lookup before it).
+      return { args: ['webhooks', 'trigger', str(a.type), '--to', str(a.to), '--local-only', '--json'] };
     default:
       throw new Refusal(`no tool ${name}`);
   }
@@ -231,7 +232,6 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
               );
             if (!options.allowLive) throw liveRefusal(spec.title.toLowerCase(), key, environment);
           }
-          if (spec.name === 'trigger_webhook') await localReceiver(str(args.to));
           const resolved: Args = { ...args };
           for (const [name, kind] of Object.entries(spec.paths ?? {}))
             if (args[name] !== undefined)
@@ -283,22 +283,6 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await serviceDoc() }] }),
   );
   return server;
-}
-
-/** trigger_webhook sends only to this machine or a private network, as `webhooks test` does by default. */
-async function localReceiver(to: string): Promise<void> {
-  const { resolveReceiverHost } = await import('../../core/receiver-test/address.js');
-  let url: URL;
-  try {
-    url = new URL(to);
-  } catch {
-    throw new Refusal(`${to.slice(0, 80)} is not a URL`);
-  }
-  const host = await resolveReceiverHost(url).catch(() => undefined);
-  if (!host?.local)
-    throw new Refusal(
-      `refused: trigger_webhook sends only to this machine or a private network, not ${url.hostname}`,
-    );
 }
 
 /** The signed copy, once saved, verified offline: its verdict joins the result (a failed check is not a failed download). */
