@@ -72,7 +72,7 @@ async function keyFacts(ctx: CommandContext): Promise<KeyFacts> {
 const str = (value: unknown): string => String(value);
 
 /** The command line of a tool call (after its paths were resolved under the root). */
-function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?: string } {
+function commandOf(name: string, a: Args, now: number, root?: string): { args: string[]; stdin?: string } {
   switch (name) {
     case 'sample_envelope':
       return { args: ['envelopes', 'sample'] };
@@ -101,8 +101,11 @@ function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?
       return { args: ['envelopes', 'void', str(a.id), `--reason=${str(a.reason)}`, '--yes', '--json'] };
     case 'audit_envelope':
       return { args: ['envelopes', 'audit', str(a.id), '--verify', '--json'] };
-    case 'download_signed_copy':
-      return { args: ['envelopes', 'download', str(a.id), '-o', str(a.path), '--json'] };
+    case 'download_signed_copy': {
+      // --root: written through descriptors opened from the root, so a link swapped in mid-write cannot lead out.
+      const rooted = root ? ['--root', root] : [];
+      return { args: ['envelopes', 'download', str(a.id), '-o', str(a.path), ...rooted, '--json'] };
+    }
     case 'verify_pdf':
       return {
         args: ['envelopes', 'verify', str(a.path), ...(a.trust ? ['--trust', str(a.trust)] : []), '--json'],
@@ -236,7 +239,7 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
           for (const [name, kind] of Object.entries(spec.paths ?? {}))
             if (args[name] !== undefined)
               resolved[name] = await pathUnderRoot(options.root, str(args[name]), kind === 'new');
-          const { args: argv, stdin } = commandOf(spec.name, resolved, ctx.io.clock.now());
+          const { args: argv, stdin } = commandOf(spec.name, resolved, ctx.io.clock.now(), options.root);
           const run = await runCli(main, ctx.io, argv, {
             env,
             ...(stdin !== undefined ? { stdin } : {}),
