@@ -41,6 +41,7 @@ _sign_cli() {
     -o) COMPREPLY=(); return ;;
     --wait-timeout) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --trust) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --root) COMPREPLY=(); return ;;
     --envelope) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --at) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --max-size) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -95,13 +96,12 @@ _sign_cli() {
     -F) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --input) COMPREPLY=(); return ;;
     -H) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
-    --root) COMPREPLY=(); return ;;
   esac
   # The words before the cursor: subcommands make the command path, other words are its arguments.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H|--root | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -118,7 +118,7 @@ _sign_cli() {
       'envelopes validate') words='--encoding --default-country --allow-question-marks --ndjson --csv --template --delimiter --allow-unknown-fields'" $globals" ;;
       'envelopes sample') words='--count --csv --template'" $globals" ;;
       'envelopes get') words=''" $globals" ;;
-      'envelopes download') words='--output -o --wait --wait-timeout --verify --trust'" $globals" ;;
+      'envelopes download') words='--output -o --wait --wait-timeout --verify --trust --root'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;
       'envelopes verify') words='--trust --envelope --at --max-size'" $globals" ;;
       'envelopes list') words='--status --contract-id --since --limit --all'" $globals" ;;
@@ -128,7 +128,7 @@ _sign_cli() {
       'webhooks') words=''" $globals" ;;
       'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
-      'webhooks trigger') words='--to --set --secret-file --scheme --signature-header --algorithm'" $globals" ;;
+      'webhooks trigger') words='--to --set --local-only --secret-file --scheme --signature-header --algorithm'" $globals" ;;
       'webhooks test') words='--secret --only --burst --answer-timeout --junit --allow-remote --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks deliveries') words='--envelope --failed --limit --all'" $globals" ;;
       'webhooks resend') words='--to'" $globals" ;;

@@ -14,7 +14,7 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H --root; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --root --envelope --at --max-size --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
         if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/mcp' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
@@ -118,6 +118,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait -d 'wait un
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l wait-timeout -x -d 'how long --wait waits (default: 300)'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l verify -d 'then check the file as `envelopes verify --envelope <id>` does (exit 1 if any check fails)'
 complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l trust -x -d 'with --verify: a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "envelopes download"' -l root -r -F -d 'write only under this directory, through no link (what sign-cli mcp uses)'
 complete -c sign-cli -n '__sign_cli_at "envelopes audit"' -l verify -d 'check that no entry was changed, removed, added or reordered (exit 1 if one was)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l trust -x -d 'a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l envelope -x -d 'also check the envelope'\''s audit trail: its chain, and that it names this file'\''s hash'
@@ -164,6 +165,7 @@ complete -c sign-cli -n '__sign_cli_at "webhooks verify"' -l algorithm -x -a 'sh
 complete -c sign-cli -n '__sign_cli_at "webhooks verify"' -l tolerance -x -d 'largest accepted age (or lead) of a signed timestamp; 0 disables the check (default: 300)'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l to -x -d 'where to POST it'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l set -r -F -d 'override a field of the sample, e.g. data.signer.name=Omar (JSON values parsed); repeatable'
+complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l local-only -d 'send only to this machine or a private network, checked as the connection is made'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l secret-file -r -F -d 'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l scheme -x -a 'standard stripe hmac' -d 'signature scheme (default: config webhook_scheme, else standard)'
 complete -c sign-cli -n '__sign_cli_at "webhooks trigger"' -l signature-header -x -d 'hmac scheme: header carrying the signature (default: x-signature)'

@@ -335,7 +335,12 @@ export class SignClient {
     });
     const file = response.data;
     if (file.head.indexOf('%PDF-') < 0 || !file.tail.includes('%%EOF')) {
-      rmSync(path, { force: true });
+      try {
+        rmSync(path, { force: true });
+      } catch {
+        // A name that reaches the file through its descriptor (/proc/self/fd/<n>, rooted-file.ts) cannot be
+        // removed as a name: the one who made it removes it. What came back is the error to report.
+      }
       throw this.unexpected(
         'downloadSignedCopy',
         { ...response, data: file.head.subarray(0, 200).toString('utf8') },

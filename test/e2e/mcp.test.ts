@@ -249,7 +249,7 @@ describe('sign-cli mcp, through the SDK client', () => {
       to: 'http://203.0.113.7/hooks',
     });
     expect(remote.isError).toBe(true);
-    expect(text(remote)).toMatch(/only to this machine or a private network/);
+    expect(text(remote)).toMatch(/203\.0\.113\.7 is not this machine or a private network/);
 
     const voided = await call(client, 'void_envelope', { id: voidId, reason: 'sent by mistake' });
     expect(voided.structuredContent).toMatchObject({ id: voidId, status: 'voided', environment: 'test' });

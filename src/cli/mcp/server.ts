@@ -73,7 +73,7 @@ async function keyFacts(ctx: CommandContext): Promise<KeyFacts> {
 const str = (value: unknown): string => String(value);
 
 /** The command line of a tool call (after its paths were resolved under the root). */
-function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?: string } {
+function commandOf(name: string, a: Args, now: number, root?: string): { args: string[]; stdin?: string } {
   switch (name) {
     case 'sample_envelope':
       return { args: ['envelopes', 'sample'] };
@@ -102,8 +102,11 @@ function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?
       return { args: ['envelopes', 'void', str(a.id), `--reason=${str(a.reason)}`, '--yes', '--json'] };
     case 'audit_envelope':
       return { args: ['envelopes', 'audit', str(a.id), '--verify', '--json'] };
-    case 'download_signed_copy':
-      return { args: ['envelopes', 'download', str(a.id), '-o', str(a.path), '--json'] };
+    case 'download_signed_copy': {
+      // --root: written through descriptors opened from the root, so a link swapped in mid-write cannot lead out.
+      const rooted = root ? ['--root', root] : [];
+      return { args: ['envelopes', 'download', str(a.id), '-o', str(a.path), ...rooted, '--json'] };
+    }
     case 'verify_pdf':
       return {
         args: ['envelopes', 'verify', str(a.path), ...(a.trust ? ['--trust', str(a.trust)] : []), '--json'],
@@ -123,7 +126,8 @@ function commandOf(name: string, a: Args, now: number): { args: string[]; stdin?
     case 'resend_delivery':
       return { args: ['webhooks', 'resend', str(a.event_id), '--json'] };
     case 'trigger_webhook':
-      return { args: ['webhooks', 'trigger', str(a.type), '--to', str(a.to), '--json'] };
+      // Only to this machine or a private network, checked as the connection is made (no lookup before it).
+      return { args: ['webhooks', 'trigger', str(a.type), '--to', str(a.to), '--local-only', '--json'] };
     default:
       throw new Refusal(`no tool ${name}`);
   }
@@ -257,12 +261,11 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
               );
             if (!options.allowLive) throw liveRefusal(spec.title.toLowerCase(), key, environment);
           }
-          if (spec.name === 'trigger_webhook') await localReceiver(str(args.to));
           const resolved: Args = { ...args };
           for (const [name, kind] of Object.entries(spec.paths ?? {}))
             if (args[name] !== undefined)
               resolved[name] = await pathUnderRoot(options.root, str(args[name]), kind === 'new');
-          const { args: argv, stdin } = commandOf(spec.name, resolved, ctx.io.clock.now());
+          const { args: argv, stdin } = commandOf(spec.name, resolved, ctx.io.clock.now(), options.root);
           const run = await runCli(main, ctx.io, argv, {
             env,
             ...(stdin !== undefined ? { stdin } : {}),
@@ -309,22 +312,6 @@ export function buildServer(ctx: CommandContext, options: McpOptions): McpServer
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await serviceDoc() }] }),
   );
   return server;
-}
-
-/** trigger_webhook sends only to this machine or a private network, as `webhooks test` does by default. */
-async function localReceiver(to: string): Promise<void> {
-  const { resolveReceiverHost } = await import('../../core/receiver-test/address.js');
-  let url: URL;
-  try {
-    url = new URL(to);
-  } catch {
-    throw new Refusal(`${to.slice(0, 80)} is not a URL`);
-  }
-  const host = await resolveReceiverHost(url).catch(() => undefined);
-  if (!host?.local)
-    throw new Refusal(
-      `refused: trigger_webhook sends only to this machine or a private network, not ${url.hostname}`,
-    );
 }
 
 /** The signed copy, once saved, verified offline: its verdict joins the result (a failed check is not a failed download). */

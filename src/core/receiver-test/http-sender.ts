@@ -1,17 +1,16 @@
 /**
  * Sends `webhooks test`'s deliveries over HTTP as the service does: POST,
  * JSON, one attempt cut at the delivery timeout, redirects not followed.
- * With `localOnly`, every connection's address is checked as it is made, so
- * a name that resolves elsewhere after the first check (DNS rebinding) is
- * refused, not sent to.
+ * With `localOnly`, every connection's address is checked as it is made
+ * (local-connector.ts), so a name that resolves elsewhere after the first
+ * check (DNS rebinding) is refused, not sent to.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { InterruptedError } from '../errors.js';
 import { errorCode } from '../wire.js';
 import { VERSION } from '../version.js';
-import { isLocalAddress } from './address.js';
+import { localOnlyConnector } from './local-connector.js';
 import type { DeliverySend } from './run.js';
 
 /** undici's own timeouts, set to the same bound as the signal's: whichever fires first, no answer in time. */
@@ -26,36 +25,12 @@ export interface HttpSenderOptions {
   signal?: AbortSignal;
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** dns.lookup, keeping only local addresses: a name that resolves to none fails as "not local". */
-function localLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, entries) => {
-    if (error) return callback(error, []);
-    const local = entries.filter((entry) => isLocalAddress(entry.address));
-    if (local.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} no longer resolves to a local address`), {
-        code: 'ENOTLOCAL',
-      });
-      return callback(refused, []);
-    }
-    if (options.all) return callback(null, local);
-    callback(null, local[0]!.address, local[0]!.family);
-  });
-}
-
 export function httpSender(options: HttpSenderOptions): { send: DeliverySend; close(): Promise<void> } {
+  // The connection gets most of the time, not all: a connect timeout then comes first, with its own
+  // code, and says "nothing there" (unreachable) rather than "no answer in time".
+  const connectTimeout = Math.max(50, Math.floor(options.timeoutMs * 0.8));
   const agent = new Agent({
-    // The connection gets most of the time, not all: a connect timeout then comes first, with its own
-    // code, and says "nothing there" (unreachable) rather than "no answer in time".
-    connect: {
-      timeout: Math.max(50, Math.floor(options.timeoutMs * 0.8)),
-      ...(options.localOnly ? { lookup: localLookup } : {}),
-    },
+    connect: options.localOnly ? localOnlyConnector(connectTimeout) : { timeout: connectTimeout },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });

@@ -9,6 +9,7 @@ import type { CommandContext } from '../../context.js';
 import { collect, parsePositiveNumberOption } from '../../flags/values.js';
 import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
+import type { FileTarget } from '../../../core/rooted-file.js';
 
 interface DownloadOptions {
   output?: string;
@@ -16,6 +17,7 @@ interface DownloadOptions {
   waitTimeout: string;
   verify?: boolean;
   trust?: string[];
+  root?: string;
 }
 
 export const doc: CommandDoc = {
@@ -28,6 +30,7 @@ export const doc: CommandDoc = {
     "The sandbox's signed copy embeds its font, so Arabic names print as written, joined and right to left, and ends with a certificate of completion.",
     "`--verify` then checks the saved file as `envelopes verify <file> --envelope <id>` does: every signature, its chain to a trusted root (Node's bundled roots plus each `--trust`), and the audit trail naming the file's hash; exit 1 if any check fails (the file stays, for a look).",
     '`--json` prints `{"id", "file", "bytes", "sha256"}`, plus `"verification"` (as `envelopes verify --json` prints it) with `--verify`.',
+    "`--root <dir>` writes only under that directory, through no link: each directory of the path is opened from the root without following links, and the file is created and renamed inside the directory so opened, so a directory swapped for a link while the copy downloads cannot carry it out (Linux, through /proc). Elsewhere the file's real path is checked after each step and a copy found outside is removed, which misses a swap undone between two checks (docs/mcp.md). A path outside the root, or through a link, is exit 2 before anything is written. `sign-cli mcp` saves every copy this way, under its own `--root`.",
   ],
   examples: [
     'sign-cli envelopes download "$id" --wait -o lease.pdf',
@@ -53,6 +56,7 @@ export function registerDownload(envelopes: Command, action: Action): void {
       "with --verify: a CA certificate (PEM) to trust besides Node's bundled roots (repeatable)",
       collect,
     )
+    .option('--root <dir>', 'write only under this directory, through no link (what sign-cli mcp uses)')
     .action(action(downloadCommand));
 }
 
@@ -66,6 +70,8 @@ export async function downloadCommand(
   if (options.verify && options.output === '-')
     throw new UsageError('--verify checks a saved file: give -o <file>, not -o -');
   if (options.trust && !options.verify) throw new UsageError('--trust goes with --verify');
+  if (options.root !== undefined && options.output === '-')
+    throw new UsageError('--root limits where a file is saved: give -o <file>, not -o -');
   const client = await ctx.client({}, ['downloadSignedCopy']);
   try {
     if (options.wait) {
@@ -95,20 +101,17 @@ export async function downloadCommand(
       return ExitCode.ok;
     }
     // Written beside the target and renamed, so an interrupted download never leaves half a PDF under its name.
-    const partial = `${file}.part`;
+    const target = options.root
+      ? (await import('../../../core/rooted-file.js')).fileUnderRoot(options.root, file)
+      : besideTarget(file);
     let pdf;
     try {
-      pdf = await client.downloadSignedCopyTo(id!, partial, ctx.signal);
-      renameSync(partial, file);
+      pdf = await client.downloadSignedCopyTo(id!, target.writePath, ctx.signal);
+      target.commit(pdf.bytes);
     } catch (error) {
-      // rmSync refuses a directory and a path through a file: then nothing of ours is there, and the
-      // download's own error (the path and why) is the one to tell.
-      try {
-        rmSync(partial, { force: true });
-      } catch {
-        /* nothing to remove */
-      }
-      throw error;
+      throw target.explain(error);
+    } finally {
+      target.close();
     }
     // The verifier loads only for --verify. What was downloaded is checked whatever its size (the
     // download has its own bound, 512 MiB): verify's --max-size, which this command does not have, is not in the way.
@@ -145,4 +148,28 @@ export async function downloadCommand(
   } finally {
     await client.close();
   }
+}
+
+/** Without --root: `<file>.part` by its name, renamed over the file; removed if the download fails. */
+function besideTarget(file: string): FileTarget {
+  const partial = `${file}.part`;
+  let committed = false;
+  return {
+    writePath: partial,
+    commit() {
+      renameSync(partial, file);
+      committed = true;
+    },
+    close() {
+      if (committed) return;
+      // rmSync refuses a directory and a path through a file: then nothing of ours is there, and the
+      // download's own error (the path and why) is the one to tell.
+      try {
+        rmSync(partial, { force: true });
+      } catch {
+        /* nothing to remove */
+      }
+    },
+    explain: (error) => error,
+  };
 }

@@ -5,6 +5,7 @@ import { ExitCode } from '../../exit-codes.js';
 import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
+import { errorCode } from '../../../core/wire.js';
 import type { CommandContext } from '../../context.js';
 import { collect } from '../../flags/values.js';
 import type { Action } from '../../action.js';
@@ -15,6 +16,7 @@ import { completes, valuesOf } from '../../completion/hints.js';
 interface TriggerFlags extends SchemeFlags {
   to: string;
   set: string[];
+  localOnly?: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export const doc: CommandDoc = {
   summary: 'send a realistic, signed sample event to a URL',
   details: [
     'Like `stripe trigger`: a sample event of that type, signed with your secret, sent to your own handler. Exit 0 when the handler answers 2xx, 1 otherwise. `--set <path>=<value>` overrides a field of the sample (the value is parsed as JSON when it is JSON, else taken as text). With a `whsk_…` signing key as the secret it signs with Ed25519 (`v1a`); a `whpk_…` public key cannot sign (exit 2).',
+    "It sends wherever `--to` points (a handler on a staging host or behind a tunnel is yours too). `--local-only` sends only to this machine or a private network, the address checked as the connection is made, so a name that resolves elsewhere by then (DNS rebinding) is refused with exit 2 and nothing sent; the MCP server's `trigger_webhook` always runs with it.",
   ],
   examples: [
     'sign-cli webhooks trigger signer.signed --to http://127.0.0.1:4020/hooks     # the listener of the second terminal',
@@ -80,6 +83,10 @@ export function registerTrigger(webhooks: Command, action: Action): void {
       )
         .argParser(collect)
         .default([]),
+    )
+    .option(
+      '--local-only',
+      'send only to this machine or a private network, checked as the connection is made',
     );
   addSchemeOptions(command, false).action(action(triggerCommand));
 }
@@ -121,10 +128,14 @@ export async function triggerCommand(
     throw new UsageError((error as Error).message);
   }
   const { request } = await import('undici');
+  // One lookup per connection, made by the connection: what was checked is what is connected to.
+  const local = flags.localOnly ? await import('../../../core/receiver-test/local-connector.js') : undefined;
+  const dispatcher = local?.localOnlyAgent({ connectTimeoutMs: 10_000 });
   const started = ctx.io.clock.now();
   let status: number;
   try {
     const response = await request(flags.to, {
+      ...(dispatcher ? { dispatcher } : {}),
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -139,6 +150,13 @@ export async function triggerCommand(
     await response.body.dump();
     status = response.statusCode;
   } catch (error) {
+    if (local && errorCode(error) === local.NOT_LOCAL)
+      throw new UsageError(
+        `refused to connect: ${(error as Error).message} (--local-only); nothing was sent`,
+        {
+          hint: 'send to this machine (127.0.0.1, localhost) or an address of your private network',
+        },
+      );
     throw new NetworkError(
       `could not deliver ${type} to ${flags.to}: ${(error as Error).message}`,
       (error as { code?: string }).code,
@@ -146,6 +164,8 @@ export async function triggerCommand(
         hint: 'is your handler running on that address?',
       },
     );
+  } finally {
+    await dispatcher?.close();
   }
   const ms = ctx.io.clock.now() - started;
   const ok = status >= 200 && status < 300;
