@@ -10,6 +10,7 @@ import { redactSecrets } from '../../core/keys.js';
 import { escapeControl, oneLine, untrusted } from '../../core/text.js';
 import type { OutStream } from '../process/io.js';
 import { hintOf } from '../help/hints.js';
+import { wrapText } from './wrap.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -121,8 +122,20 @@ export class Output {
     this.pending.push(text);
   }
 
-  /** A line of data on stdout. */
+  /**
+   * A line on stdout. On a terminal, one wider than it is wrapped between words (wrap.ts), never
+   * left to the terminal to break inside a word or an id; a table's or a fitted line is already
+   * within the width and passes as it is. In a pipe or a file nothing is wrapped.
+   */
   line(text = ''): void {
+    this.writeOut(`${wrapText(this.cleanOut(text), this.columns)}\n`);
+  }
+
+  /**
+   * A line of data on stdout shown exactly, even on a terminal (a JSON or CSV file to copy, a
+   * response body): a break of ours in it would change what is copied.
+   */
+  verbatim(text = ''): void {
     this.writeOut(`${this.cleanOut(text)}\n`);
   }
 
@@ -181,9 +194,15 @@ export class Output {
     this.drawnLines = lines.length;
   }
 
+  /**
+   * A line of ours on stderr (a note, a warning, an error, a hint). On a terminal it is wrapped
+   * between words to the width (wrap.ts), its next lines indented, rather than left to the
+   * terminal, which breaks it inside whatever word or id reaches the last column; in a pipe or a
+   * file it stays one line, for grep.
+   */
   info(text: string): void {
     const status = this.clearStatus();
-    this.stderr.write(`${this.cleanErr(text)}\n`);
+    this.stderr.write(`${wrapText(this.cleanErr(text), this.errColumns)}\n`);
     this.restoreStatus(status);
   }
 
