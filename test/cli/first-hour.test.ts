@@ -64,6 +64,8 @@ beforeAll(async () => {
       ...readFileSync(join(dataDir, 'credentials.env'), 'utf8').matchAll(/^export (\w+)=["']?([^"'\n]*)/gm),
     ].map((m) => [m[1]!, m[2]!]),
   );
+  // One state directory for every step, as a person's: the second create finds the first in the journal.
+  env.SIGN_STATE_DIR = join(work, 'state');
   listener = await startListener([], env, { tty: true, columns: WIDTH });
 }, 60_000);
 
@@ -87,13 +89,26 @@ describe('the first hour, at 80 columns', () => {
     });
     expect(created.code, created.stderr).toBe(0);
     id = created.stdout.trim();
-    await step('create again', ['envelopes', 'create', '-f', envelope]);
+    const again = await step('create again', ['envelopes', 'create', '-f', envelope]);
+    // Its line keeps the file's name and what happened, wrapped rather than cut.
+    expect(again.stdout.replace(/\n +/g, ' ')).toMatch(
+      new RegExp(
+        `^= \\S*/envelope\\.json: already created ${id} in test by an earlier run; not sent again \\(--new creates another\\)$`,
+        'm',
+      ),
+    );
     await step('get', ['envelopes', 'get', id]);
     await step('list', ['envelopes', 'list', '--since', '1h']);
     await step('watch', ['envelopes', 'watch', id, '--interval', '0.1']);
     const signed = join(work, 'signed.pdf');
     await step('download', ['envelopes', 'download', id, '-o', signed]);
-    await step('verify', ['envelopes', 'verify', signed], { code: 1 });
+    const verified = await step('verify', ['envelopes', 'verify', signed], { code: 1 });
+    // The table says why each ✗ failed, whole (wrapped under its column), as a pipe shows it.
+    const piped = await runCommand(['envelopes', 'verify', signed], { env });
+    const reasons = [...piped.stdout.matchAll(/ ✗ {2}(.+)$/gm)].map((m) => m[1]!);
+    expect(reasons.length).toBeGreaterThan(0);
+    const table = verified.stdout.slice(0, verified.stdout.indexOf('REVISION')).replace(/\s+/g, ' ');
+    for (const reason of reasons) expect(table).toContain(reason);
     await step('verify trusted', [
       'envelopes',
       'verify',

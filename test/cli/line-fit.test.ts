@@ -37,8 +37,10 @@ describe('fitLine', () => {
     expect(fitLine(parts, 60)).toBe(`${TIME}  env_0123456789abcdefghij Layla Hadda…`);
     expect(fitLine(parts, 48)).toBe(`${TIME}  env_0123456789abcdefghij …`);
     // Ids and times are never cut: a line of those wider than the terminal is wrapped between
-    // words, never inside one, its free text at its minimum.
-    expect(fitLine(parts, 30)).toBe(`${TIME}\n  env_0123456789abcdefghij\n  Layla H…`);
+    // words, never inside one, with every word of ours, its free text cut to a third of the line.
+    expect(fitLine(parts, 30)).toBe(
+      `${TIME}\n  env_0123456789abcdefghij\n  Layla Had… (slower while\n  quiet)`,
+    );
     for (const width of [94, 91, 80, 60, 48, 30])
       for (const line of fitLine(parts, width).split('\n'))
         expect([...line].length).toBeLessThanOrEqual(width);

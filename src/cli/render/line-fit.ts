@@ -11,8 +11,9 @@
  * the line past the width, and nothing it holds can wrap to the start of a
  * line of its own. Only ids, times and our own words are never cut: a line of
  * those wider than the terminal is wrapped between words (wrap.ts), its next
- * lines indented, its free text kept at its minimum, never left to the
- * terminal to break inside an id. In a pipe nothing is cut or wrapped.
+ * lines indented, with all its words and its free text cut to a third of the
+ * width at most, never left to the terminal to break inside an id. In a pipe
+ * nothing is cut or wrapped.
  */
 import { cellText } from './cell.js';
 import { cutTo, displayWidth } from './width.js';
@@ -148,12 +149,15 @@ export function fitLine(input: readonly LinePart[], width: number | undefined): 
       kept[i] = false;
       excess = atMin();
     }
-    // Last, free text down to its … alone, when that makes the line fit; a line that must wrap
-    // anyway keeps its free text at its minimum.
-    if (excess > 0) {
-      const atMinimum = widths.slice();
-      shrink(parts, widths, kept, excess, () => 1);
-      if (displayWidth(render()) > width) widths = atMinimum;
+    // Last, free text down to its … alone, when that makes the line fit.
+    if (excess > 0) shrink(parts, widths, kept, excess, () => 1);
+    if (displayWidth(render()) > width) {
+      // It cannot fit on one line: it wraps, so nothing is left out, and free text keeps up to a
+      // third of the line (a file name, a title that says which).
+      kept.fill(true);
+      widths = natural.map((w, i) =>
+        parts[i]!.cut ? Math.min(w, Math.max(parts[i]!.min ?? DEFAULT_MIN, Math.floor(width / 3))) : w,
+      );
     }
   }
   const line = render();

@@ -11,6 +11,7 @@
  */
 import type { Column } from './cell.js';
 import { cutTo, displayWidth, prepareWidths } from './width.js';
+import { wrapLine } from './wrap.js';
 
 export { cellText, type Column } from './cell.js';
 export { cutTo, displayWidth, loadUnicodeWidth, prepareWidths } from './width.js';
@@ -68,20 +69,33 @@ export interface Style {
 
 const plainStyle: Style = { head: (text) => text };
 
-/** One table line: cells padded to the widths, cut columns cut; the last column is not padded. */
+/**
+ * One table row: cells padded to the widths, cut columns cut; the last column is not padded. A
+ * cell its column wraps (`wrapWhen`) is wrapped between words instead, its next lines under its
+ * column (the row's lines joined by line breaks).
+ */
 export function tableLine(
   columns: readonly Column[],
   cells: readonly string[],
   widths: readonly number[],
 ): string {
-  return columns
-    .map((column, i) => {
-      const cell = cells[i] ?? '';
-      const fitted = column.cut && displayWidth(cell) > widths[i]! ? cutTo(cell, widths[i]!) : cell;
-      return i === columns.length - 1 ? fitted : padTo(fitted, widths[i]!);
-    })
-    .join(GAP)
-    .trimEnd();
+  const pieces = columns.map((column, i) => {
+    const cell = cells[i] ?? '';
+    if (!column.cut || displayWidth(cell) <= widths[i]!) return [cell];
+    return column.wrapWhen?.(cells)
+      ? wrapLine(cell, widths[i]!, '', displayWidth)
+      : [cutTo(cell, widths[i]!)];
+  });
+  const height = Math.max(...pieces.map((p) => p.length));
+  return Array.from({ length: height }, (_, line) =>
+    columns
+      .map((_column, i) => {
+        const piece = pieces[i]![line] ?? '';
+        return i === columns.length - 1 ? piece : padTo(piece, widths[i]!);
+      })
+      .join(GAP)
+      .trimEnd(),
+  ).join('\n');
 }
 
 /** The head line of a table. */
@@ -99,11 +113,12 @@ export function headLine(
     .trimEnd();
 }
 
-/** A field of a record: an id or a time is `whole`, never cut. */
+/** A field of a record: an id or a time is `whole`, never cut; a `wrap` value wraps under its column instead. */
 export interface RecordField {
   label: string;
   value: string;
   whole?: boolean;
+  wrap?: boolean;
 }
 
 /**
@@ -118,11 +133,16 @@ export function recordLines(
   style: Style = plainStyle,
 ): string[] {
   const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
-  return fields.map(({ label, value, whole }) => {
+  return fields.flatMap(({ label, value, whole, wrap }) => {
     const room = width === undefined ? undefined : width - labelWidth - GAP.length;
+    const head = `${style.head(padTo(`${label}:`, labelWidth))}${GAP}`;
+    if (wrap && room !== undefined && displayWidth(value) > room) {
+      const [first = '', ...rest] = wrapLine(value, Math.max(room, 1), '', displayWidth);
+      return [`${head}${first}`.trimEnd(), ...rest.map((l) => `${' '.repeat(labelWidth + GAP.length)}${l}`)];
+    }
     const shown =
       !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
-    return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
+    return [`${head}${shown}`.trimEnd()];
   });
 }
 
@@ -138,6 +158,7 @@ export function stackedLines(
       label: column.head.toLowerCase(),
       value: cells[i] ?? '',
       ...(column.whole ? { whole: true } : {}),
+      ...(column.wrapWhen?.(cells) ? { wrap: true } : {}),
     })),
     width,
     style,
@@ -175,7 +196,7 @@ export function linesFor(
   }
   return [
     ...(first ? [headLine(columns, layout.widths, style)] : []),
-    ...rows.map((row) => tableLine(columns, row, layout.widths)),
+    ...rows.flatMap((row) => tableLine(columns, row, layout.widths).split('\n')),
   ];
 }
 
