@@ -328,6 +328,24 @@ function addHelpCommand(group: Command): void {
     });
 }
 
+/**
+ * What a command line that left out a required argument should have been: the command's usage
+ * and its first example (`usage: sign-cli envelopes verify [options] <file.pdf>; e.g. sign-cli
+ * envelopes verify signed.pdf …`). The command is the deepest one `argv` names.
+ */
+export function usageOf(program: Command, argv: readonly string[]): string {
+  let command = program;
+  for (const word of argv) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (next) command = next;
+  }
+  const path = commandPath(command);
+  const example = docOf(command)
+    ?.examples?.find((e) => e.startsWith(`${path} `))
+    ?.replace(/\s+# .*$/, '');
+  return `usage: ${path} ${command.usage()}${example ? `; e.g. ${example}` : ''}`;
+}
+
 export function commandPath(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());

@@ -175,7 +175,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const idempotencyRetentionMs = parseDurationOption('--idempotency-retention', flags.idempotencyRetention);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const accept = acceptOptions(flags.accept, (await ctx.loadConfig()).get('sandbox')?.accept ?? {});
-  if (flags.detach) return detachedStart(ctx, dataDir, flags.journey);
+  if (flags.detach) return detachedStart(ctx, dataDir, flags.journey, stopCommand(flags.dataDir));
   const [{ startSandbox }, { LockedError }] = await Promise.all([
     import('../../../sandbox/server.js'),
     import('../../../core/pid-lock.js'),
@@ -262,6 +262,16 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   return ExitCode.ok;
 }
 
+/**
+ * The command that stops this sandbox: with the --data-dir it was given, as typed (relative to
+ * where it was typed), quoted for a POSIX shell when it holds more than plain path characters.
+ */
+function stopCommand(dataDir: string | undefined): string {
+  if (dataDir === undefined) return 'sign-cli sandbox stop';
+  const word = /^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, `'\\''`)}'`;
+  return `sign-cli sandbox stop --data-dir ${word}`;
+}
+
 /** A line of the start's summary: its value beside the label, wrapped under it on a narrow terminal. */
 function summary(output: Output, label: string, value: string, whole = false): void {
   for (const line of labelled(label, value, output.columns, whole)) output.line(line);
@@ -272,7 +282,12 @@ const MANUAL_LINE =
   'manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli sandbox outbox`)';
 
 /** The same command, minus --detach and --json, in the background; prints what the foreground start prints. */
-async function detachedStart(ctx: CommandContext, dataDir: string, journey: Journey): Promise<number> {
+async function detachedStart(
+  ctx: CommandContext,
+  dataDir: string,
+  journey: Journey,
+  stop: string,
+): Promise<number> {
   const { output } = ctx;
   const running = runningSandboxPid(dataDir);
   if (running !== undefined) {
@@ -280,7 +295,7 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
     const credentials = await readCredentials(dataDir);
     if (output.json && credentials) output.jsonLine({ ...credentials, pid: running });
     output.info(
-      `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``,
+      `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`${stop}\``,
     );
     return ExitCode.ok;
   }
@@ -313,6 +328,6 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
   summary(output, `  data dir        `, `${dataDir} (log: sandbox.log)`);
   if (journey === 'manual') summary(output, `  journey         `, MANUAL_LINE);
   summary(output, `  use it with     `, `. ${join(dataDir, 'credentials.env')}`, true);
-  output.info('`sign-cli sandbox stop` stops it; state is kept for the next start.');
+  output.info(`\`${stop}\` stops it; state is kept for the next start.`);
   return ExitCode.ok;
 }
