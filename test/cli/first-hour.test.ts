@@ -155,7 +155,3 @@ describe('the first hour, at 80 columns', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 });
-afterAll(() => {
-  if (process.env.FIRST_HOUR_DUMP)
-    writeFileSync(process.env.FIRST_HOUR_DUMP, [...narrow].map(([n, t]) => `### ${n}\n${t}`).join('\n'));
-});
