@@ -13,7 +13,7 @@ import { ROOT, tempDir } from '../helpers/paths.js';
 function runDemo(): Promise<{ code: number | null; output: string }> {
   const file = join(tempDir('sign-cli-demo-test-'), 'output.txt');
   const fd = openSync(file, 'w');
-  const env = { ...process.env, NO_COLOR: '1', SIGN_DEMO_LISTEN_PORT: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', SIGN_DEMO_LISTEN_PORT: '0' };
   for (const name of Object.keys(env))
     if (name.startsWith('SIGN_') && name !== 'SIGN_DEMO_LISTEN_PORT') delete env[name];
   const child = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], {

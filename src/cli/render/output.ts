@@ -11,6 +11,7 @@ import { escapeControl, oneLine, untrusted } from '../../core/text.js';
 import type { OutStream } from '../process/io.js';
 import { hintOf } from '../help/hints.js';
 import { wrapText } from './wrap.js';
+import { cutTo, widthAtMost } from './width.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -209,9 +210,18 @@ export class Output {
   /** The status line on screen ('' when none), cleared before other output and drawn again after it. */
   private statusText = '';
 
-  /** A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. */
+  /**
+   * A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. It
+   * must stay on one line of the terminal, or `\r` redraws only its last row: its trailing
+   * ` · `-separated parts go first, whole (`… · 9.9/s · ETA 14m`), then it is cut.
+   */
   status(text: string): void {
-    this.statusText = this.cleanErr(text);
+    let shown = this.cleanErr(text);
+    const room = this.errColumns === undefined ? undefined : this.errColumns - 1;
+    while (room !== undefined && widthAtMost(shown) > room && shown.includes(' · '))
+      shown = shown.slice(0, shown.lastIndexOf(' · '));
+    if (room !== undefined && widthAtMost(shown) > room) shown = cutTo(shown, room);
+    this.statusText = shown;
     this.stderr.write(`\r\u001b[2K${this.statusText}`);
   }
 

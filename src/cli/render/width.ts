@@ -7,11 +7,12 @@
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 /**
- * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗) and its own colour
- * codes: one column a character once the codes are out. Written as escapes: the bundle holds no
- * character beyond Latin-1 (scripts/build/build.mjs).
+ * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗, the · and → of its
+ * lines) and its own colour codes: one column a character once the codes are out (string-width
+ * says the same). Written as escapes: the bundle holds no character beyond Latin-1
+ * (scripts/build/build.mjs).
  */
-const PLAIN = /^(?:[\x20-\x7e\u2026\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
+const PLAIN = /^(?:[\x20-\x7e\u00b7\u2026\u2192\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
 
 /**
  * string-width, once some text needs it. Setting it up (its grapheme segmenter and
@@ -61,10 +62,11 @@ let segmenter: Intl.Segmenter | undefined;
 
 /**
  * `text` cut to at most `width` columns, ending in … when cut (colour is dropped from a cut cell);
- * `from: 'start'` keeps its end instead, after a … (a path's file name).
+ * `from: 'start'` keeps its end instead, after a … (a path's file name). Measured as widthAtMost:
+ * exactly once prepareWidths has loaded the measure, else never wider than it says.
  */
 export function cutTo(text: string, width: number, from: 'end' | 'start' = 'end'): string {
-  if (displayWidth(text) <= width) return text;
+  if (widthAtMost(text) <= width) return text;
   if (width <= 0) return '';
   const bare = text.replace(ANSI, '');
   // Plain ASCII: a character is a column (no segmenter to set up).
@@ -76,7 +78,7 @@ export function cutTo(text: string, width: number, from: 'end' | 'start' = 'end'
   const kept: string[] = [];
   let used = 0;
   for (const segment of segments) {
-    const w = displayWidth(segment);
+    const w = widthAtMost(segment);
     if (used + w > width - 1) break;
     kept.push(segment);
     used += w;
