@@ -1,6 +1,6 @@
-/** The one wrapper (render/wrap.ts), and the check the first-hour test makes with it (helpers/terminal-fit.ts). */
+/** The one wrapper (layout/wrap.ts), and the check the first-hour test makes with it (helpers/terminal-fit.ts). */
 import { describe, expect, it } from 'vitest';
-import { labelled, wrapLine, wrapText } from '../../src/cli/render/wrap.js';
+import { labelled, wrapLine, wrapText } from '../../src/cli/layout/wrap.js';
 import { formatExample } from '../../src/cli/help/help.js';
 import { fitProblems, wordsIn } from '../helpers/terminal-fit.js';
 

@@ -8,7 +8,7 @@ import { Command, Help, type Argument, type HelpConfiguration, type Option } fro
 import { UsageError } from '../../core/errors.js';
 import { blocks, docOf, plainInline } from './command-doc.js';
 import { TOPICS, topicNamed } from './topics.js';
-import { wrapLine, wrapText } from '../render/wrap.js';
+import { wrapLine, wrapText } from '../layout/wrap.js';
 
 /** Every command of the tree, the program first. */
 export function allCommands(command: Command): Command[] {
@@ -260,7 +260,7 @@ const HELP: HelpConfiguration = {
   showGlobalOptions: true,
   formatHelp,
   formatItem,
-  // The one wrapper of every line sign-cli shows (render/wrap.ts), in the help's paragraphs too.
+  // The one wrapper of every line sign-cli shows (layout/wrap.ts), in the help's paragraphs too.
   boxWrap: (text, width) => wrapText(text, width, ''),
   subcommandTerm(this: Help, command: Command): string {
     return standInTerms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);

@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../../core/envelope.js';
 import { cellText as text } from './cell.js';
 import { fitLine, free, optional, whole, type LinePart } from './line-fit.js';
-import { cutTo, displayWidth } from './width.js';
+import { cutTo, displayWidth } from '../layout/width.js';
 import { formatInstant, formatTime } from './time.js';
 
 interface SignerLike {

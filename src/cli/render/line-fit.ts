@@ -16,8 +16,8 @@
  * nothing is cut or wrapped.
  */
 import { cellText } from './cell.js';
-import { cutTo, displayWidth } from './width.js';
-import { wrapLine } from './wrap.js';
+import { cutTo, displayWidth } from '../layout/width.js';
+import { wrapLine } from '../layout/wrap.js';
 
 export interface Part {
   /** What is shown: our own words, or a value already through cellText (see `free`, `whole`). */

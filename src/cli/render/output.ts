@@ -10,8 +10,8 @@ import { redactSecrets } from '../../core/keys.js';
 import { escapeControl, oneLine, untrusted } from '../../core/text.js';
 import type { OutStream } from '../process/io.js';
 import { hintOf } from '../help/hints.js';
-import { wrapText } from './wrap.js';
-import { cutTo, widthAtMost } from './width.js';
+import { wrapText } from '../layout/wrap.js';
+import { cutTo, widthAtMost } from '../layout/width.js';
 
 export interface OutputOptions {
   json: boolean;

@@ -10,11 +10,11 @@
  * start a line of its own. Piped output is never cut and never stacked.
  */
 import type { Column } from './cell.js';
-import { cutTo, displayWidth, prepareWidths } from './width.js';
-import { wrapLine } from './wrap.js';
+import { cutTo, displayWidth, prepareWidths } from '../layout/width.js';
+import { wrapLine } from '../layout/wrap.js';
 
 export { cellText, type Column } from './cell.js';
-export { cutTo, displayWidth, loadUnicodeWidth, prepareWidths } from './width.js';
+export { cutTo, displayWidth, loadUnicodeWidth, prepareWidths } from '../layout/width.js';
 
 export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
 

@@ -14,7 +14,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { cellText as text } from '../../render/cell.js';
 import { fitLine, free, whole, type LinePart } from '../../render/line-fit.js';
-import { prepareWidths } from '../../render/width.js';
+import { prepareWidths } from '../../layout/width.js';
 import { formatTime } from '../../render/time.js';
 import { getSandboxJson } from './sandbox-api.js';
 

@@ -15,7 +15,7 @@ import {
 import type { Action } from '../../action.js';
 import { isOpenField, parseValueList } from '../../config/settings.js';
 import { formatInstant } from '../../render/time.js';
-import { labelled } from '../../render/wrap.js';
+import { labelled } from '../../layout/wrap.js';
 import type { Output } from '../../render/output.js';
 import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached } from './detach.js';
 import { defaultSandboxDir } from './data-dir.js';

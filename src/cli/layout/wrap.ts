@@ -1,8 +1,9 @@
 /**
  * Text broken into lines that fit a terminal, only where a space is: the one
  * wrapper of every message, hint and help line (Output's errors, warnings and
- * notes, commander's help, the lines line-fit.ts and table.ts cannot fit by
- * cutting). A word, an id, a path or a URL is never split: one wider than the
+ * notes, commander's help, the lines render/line-fit.ts and render/table.ts
+ * cannot fit by cutting). A room of its own, below render/ and help/, which
+ * both use it. A word, an id, a path or a URL is never split: one wider than the
  * line stands alone on a line of its own, whole, and the terminal shows it as
  * it can. Left to the terminal, a long line breaks at the last column, inside
  * whatever word is there (`sign-cli enve` / `lopes download`).
