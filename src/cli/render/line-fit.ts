@@ -10,7 +10,7 @@
  * mid-word), then free text is cut to its … alone. So a value never pushes
  * the line past the width, and nothing it holds can wrap to the start of a
  * line of its own. Only ids, times and our own words are never cut: a line of
- * those wider than the terminal is wrapped between words (wrap.ts), its next
+ * those wider than the terminal is wrapped between words (layout/wrap.ts), its next
  * lines indented, with all its words and its free text cut to a third of the
  * width at most, never left to the terminal to break inside an id. In a pipe
  * nothing is cut or wrapped.

@@ -124,7 +124,7 @@ export class Output {
   }
 
   /**
-   * A line on stdout. On a terminal, one wider than it is wrapped between words (wrap.ts), never
+   * A line on stdout. On a terminal, one wider than it is wrapped between words (layout/wrap.ts), never
    * left to the terminal to break inside a word or an id; a table's or a fitted line is already
    * within the width and passes as it is. In a pipe or a file nothing is wrapped.
    */
@@ -197,7 +197,7 @@ export class Output {
 
   /**
    * A line of ours on stderr (a note, a warning, an error, a hint). On a terminal it is wrapped
-   * between words to the width (wrap.ts), its next lines indented, rather than left to the
+   * between words to the width (layout/wrap.ts), its next lines indented, rather than left to the
    * terminal, which breaks it inside whatever word or id reaches the last column; in a pipe or a
    * file it stays one line, for grep.
    */
