@@ -147,7 +147,8 @@ describe('README: by hand, against the local sandbox', () => {
     expect(first[1]).toBe('2');
     // The message as one line again, however the terminal's width wrapped it.
     const said = screen(two).replace(/\n +/g, ' ');
-    expect(said).toMatch(/^error: --secret-file \S*credentials\.env: no such file: the sandbox writes/m);
+    // (What the terminal echoes of the line typed after the paste may come first, on the same line.)
+    expect(said).toMatch(/error: --secret-file \S*credentials\.env: no such file: the sandbox writes/);
     expect(said).toContain('start it first: sign-cli sandbox --detach');
     expect(said).not.toMatch(/No such file or directory|command not found/);
     const one = openTerminal('one');

@@ -49,3 +49,6 @@ export function fitProblems(text: string, width: number, words: ReadonlySet<stri
   });
   return problems;
 }
+
+/** Messages a terminal got wrapped (their next lines indented) as one line each again, for matching their words. */
+export const unwrapped = (text: string): string => text.replace(/\n +/g, ' ');
