@@ -40,23 +40,29 @@ console.log(
 const cliEnv = { ...env, SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey, SIGN_STATE_DIR: join(work, 'state') };
 
 let failed = false;
-/** Runs the CLI without blocking, so the receiver in this process prints events while it runs. */
-function cli(args, input) {
+/**
+ * Runs the CLI without blocking, so the receiver in this process prints events while it runs. Its
+ * stdout and stderr are this process's own, as a user's terminal is: its lines come in the order
+ * it writes them (a table on stdout, then its ✓ on stderr). Relaying one of them through a pipe
+ * put the ✓ of `audit --verify` in the middle of its table, which arrived later. With `capture`,
+ * stdout is read instead (a `--query` whose answer the demo needs) and printed after it ends.
+ */
+function cli(args, input, { capture = false } = {}) {
   console.log(`$ sign-cli ${args.join(' ')}`);
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: root,
     env: cliEnv,
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', capture ? 'pipe' : 'inherit', 'inherit'],
   });
   let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+  child.stdout?.setEncoding('utf8').on('data', (chunk) => {
     stdout += chunk;
-    process.stdout.write(chunk);
   });
   child.stdin.end(input ?? '');
   return new Promise((resolve) =>
     child.on('close', (code) => {
       if (code !== 0) failed = true;
+      process.stdout.write(stdout);
       resolve(stdout);
     }),
   );
@@ -92,7 +98,8 @@ async function startListener(port) {
   return url ? { child, url, events } : undefined;
 }
 
-const examplePort = new URL(example.webhook_url).port;
+// SIGN_DEMO_LISTEN_PORT=0: any free port (a test, beside others that listen on the example's).
+const examplePort = process.env.SIGN_DEMO_LISTEN_PORT ?? new URL(example.webhook_url).port;
 const listener = (await startListener(examplePort)) ?? (await startListener(0));
 const webhookUrl = `${listener.url}${new URL(example.webhook_url).pathname}`;
 
@@ -112,14 +119,12 @@ try {
 
   step('Create it against the sandbox');
   // The example points its webhooks at 127.0.0.1:4020; if that port was taken the receiver got another one.
-  const created =
-    webhookUrl === example.webhook_url
-      ? await cli(['envelopes', 'create', '-f', 'examples/envelope.json'])
-      : await cli(
-          ['envelopes', 'create', '-f', '-'],
-          JSON.stringify({ ...example, webhook_url: webhookUrl }),
-        );
-  const id = /created (env_\w+)/.exec(created)?.[1];
+  if (webhookUrl === example.webhook_url) await cli(['envelopes', 'create', '-f', 'examples/envelope.json']);
+  else await cli(['envelopes', 'create', '-f', '-'], JSON.stringify({ ...example, webhook_url: webhookUrl }));
+  // The id of what it created: the newest envelope of this fresh sandbox.
+  const id = /^env_\w+$/m.exec(
+    await cli(['envelopes', 'list', '--limit', '1', '--query', 'id'], '', { capture: true }),
+  )?.[0];
 
   if (id) {
     step('The same command again: the signers are not asked twice');

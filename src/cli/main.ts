@@ -9,6 +9,7 @@ import { ExitCode, exitCodeOf } from './exit-codes.js';
 import { systemIo, type Io } from './process/io.js';
 import { type RunState } from './action.js';
 import { programFor } from './program.js';
+import { usageOf } from './help/help.js';
 
 export { doc } from './root.js';
 
@@ -81,7 +82,12 @@ export async function main(
         const hint = habitHint(state.argv, error.code);
         // It says more than commander's own "(Did you mean --json?)", which it replaces.
         const said = state.commanderError.replace(/\n$/, '');
-        const message = hint ? `${said.replace(/\n\(Did you mean [^\n]*\)$/, '')} (hint: ${hint})` : said;
+        const message = hint
+          ? `${said.replace(/\n\(Did you mean [^\n]*\)$/, '')} (hint: ${hint})`
+          : // A required argument left out: what the command wants, and an example.
+            error.code === 'commander.missingArgument'
+            ? `${said} (${usageOf(program, state.argv)})`
+            : said;
         // Escaped line by line first: a typed escape sequence must not pass for the output's own colour.
         for (const line of message.split('\n')) output.info(escapeControl(line));
       }

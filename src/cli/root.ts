@@ -10,6 +10,7 @@ import type { RunState } from './action.js';
 import { document, type CommandDoc } from './help/command-doc.js';
 import { completes, PROFILES } from './completion/hints.js';
 import { allCommands, finishHelp } from './help/help.js';
+import { suggestChoices } from './flags/choices.js';
 
 export const doc: CommandDoc = {
   summary:
@@ -81,5 +82,7 @@ export function finishProgram(program: Command): Command {
   finishHelp(program);
   // Every command inherits exit handling so usage errors anywhere map to exit 2.
   for (const command of allCommands(program)) command.exitOverride();
+  // A value outside an option's choices gets a "did you mean", as every other choice does.
+  suggestChoices(program);
   return program;
 }

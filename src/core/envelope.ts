@@ -27,6 +27,20 @@ export const SEEN_VALUES = {
   verification: ['uae_pass'],
 } as const satisfies Record<OpenField, readonly string[]>;
 
+/**
+ * Values taken without a warning: those seen, and those sign-cli's own documentation, sample and
+ * sandbox use (docs/sandbox.md; docs/assumptions.md, "Values taken without a warning"), so a user
+ * who copies them is not told they are unknown. The sandbox accepts exactly these
+ * (src/sandbox/rules.ts; a test keeps the two lists equal). Any other value is still sent, with
+ * a warning: the service's full lists are not shown.
+ */
+export const KNOWN_VALUES = {
+  signature_level: ['simple', 'advanced', 'qualified'],
+  locale: ['ar', 'en', 'fr', 'de', 'es', 'tr', 'ur', 'hi'],
+  channel: ['email', 'whatsapp'],
+  verification: ['uae_pass', 'nafath', 'sms_otp', 'email_otp'],
+} as const satisfies Record<OpenField, readonly string[]>;
+
 import { OPEN_FIELDS, type OpenField } from './open-fields.js';
 import { isRecord } from './records.js';
 import { closest } from './suggest.js';
@@ -269,7 +283,7 @@ function checkOpenValue(
     }
     return;
   }
-  const known = [...SEEN_VALUES[field], ...(options.knownValues?.[field] ?? [])];
+  const known = [...KNOWN_VALUES[field], ...(options.knownValues?.[field] ?? [])];
   // `Email` for `email`: a case slip the service would refuse, caught before anything is sent.
   const slip = known.find((k) => k !== value && k.toLowerCase() === value.toLowerCase());
   if (slip !== undefined) {
@@ -284,7 +298,7 @@ function checkOpenValue(
   if (!known.includes(value)) {
     result.warnings.push({
       path,
-      message: `${JSON.stringify(value)} is not among the values seen so far (${known.join(', ')}); sent as is, the service decides`,
+      message: `${JSON.stringify(value)} is not among the values sign-cli knows (${known.join(', ')}); sent as is, the service decides`,
     });
   }
 }

@@ -36,10 +36,14 @@ describe('fitLine', () => {
     // Free text at its minimum (8) would not leave room for our words: they go whole, never cut.
     expect(fitLine(parts, 60)).toBe(`${TIME}  env_0123456789abcdefghij Layla Hadda…`);
     expect(fitLine(parts, 48)).toBe(`${TIME}  env_0123456789abcdefghij …`);
-    // Ids and times are never cut: a line of those alone wider than the terminal wraps.
-    expect(fitLine(parts, 30)).toBe(`${TIME}  env_0123456789abcdefghij …`);
-    for (const width of [94, 91, 80, 60, 48])
-      expect([...fitLine(parts, width)].length).toBeLessThanOrEqual(width);
+    // Ids and times are never cut: a line of those wider than the terminal is wrapped between
+    // words, never inside one, with every word of ours, its free text cut to a third of the line.
+    expect(fitLine(parts, 30)).toBe(
+      `${TIME}\n  env_0123456789abcdefghij\n  Layla Had… (slower while\n  quiet)`,
+    );
+    for (const width of [94, 91, 80, 60, 48, 30])
+      for (const line of fitLine(parts, width).split('\n'))
+        expect([...line].length).toBeLessThanOrEqual(width);
   });
 
   it('cuts free text by rank, the widest of a rank first, and measures wide characters', () => {

@@ -198,6 +198,49 @@ describe('text that tries to look like output', () => {
     expect(err.text.trimEnd().split('\n')).toHaveLength(2);
   });
 
+  it('a status line stays on one row of the terminal: its last parts go first, whole', () => {
+    const err = Object.assign(stream(true), { columns: 60 });
+    const output = new Output({
+      json: false,
+      verbose: false,
+      color: false,
+      stdout: stream(true),
+      stderr: err,
+      env: {},
+    });
+    const line = '1,204/10,000 · created 1,200 · already 20 · failed 4 · 9.9/s · ETA 14m 48s';
+    output.status(line);
+    const shown = err.text.slice(err.text.lastIndexOf('\u001b[2K') + 4);
+    expect(shown).toBe('1,204/10,000 · created 1,200 · already 20 · failed 4');
+    expect([...shown].length).toBeLessThan(60);
+    output.status('x'.repeat(100));
+    expect(err.text.slice(err.text.lastIndexOf('\u001b[2K') + 4)).toBe(`${'x'.repeat(58)}…`);
+  });
+
+  it('on a terminal, a message wider than it is wrapped between words; in a pipe it is one line', () => {
+    const message =
+      `the sandbox's is served at <base-url>/_sandbox/ca.pem ${'and more words '.repeat(6)}`.trim();
+    for (const tty of [true, false]) {
+      const err = Object.assign(stream(tty), { columns: 40 });
+      const output = new Output({
+        json: false,
+        verbose: false,
+        color: false,
+        stdout: stream(tty),
+        stderr: err,
+        env: {},
+      });
+      output.warn(message);
+      const lines = err.text.trimEnd().split('\n');
+      if (!tty) expect(lines).toEqual([`warning: ${message}`]);
+      else {
+        expect(lines.length).toBeGreaterThan(2);
+        for (const l of lines) expect(l.length).toBeLessThanOrEqual(40);
+        expect(lines.join(' ').replace(/ +/g, ' ')).toBe(`warning: ${message}`);
+      }
+    }
+  });
+
   it('untrusted(): one line, every control and bidi character escaped', () => {
     expect(untrusted('Omar\n06:43:00  envelope.completed')).toBe('Omar\\n06:43:00  envelope.completed');
     expect(untrusted('a\tb\u2066c\u0085')).toBe('a\\tb\\u2066c\\u0085');

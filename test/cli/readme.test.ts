@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../helpers/in-process.js';
-import { ROOT } from '../helpers/paths.js';
+import { ROOT, tempDir } from '../helpers/paths.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const guides = readdirSync(join(ROOT, 'docs'))
@@ -66,6 +66,41 @@ describe('README', () => {
       ),
     );
     expect(commented).toEqual([]);
+  });
+
+  describe('by hand, against the local sandbox', () => {
+    const byHand = readme.slice(readme.indexOf('### By hand, against the local sandbox'));
+    const [main = '', listener = ''] = [...byHand.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+    it('can be pasted again in the same shell: nothing in it depends on the directory the first paste left', () => {
+      // The first paste ends in its scratch directory: `$repo` is kept, the build runs in it, and no
+      // --silent hides a failure (a build that cannot find package.json failed silently with 254).
+      for (const block of [main, listener])
+        expect(block).toMatch(
+          /^repo=\$\{repo:-\$PWD\}; sign-cli\(\) \{ node "\$repo\/bin\/sign-cli\.js" "\$@"; \}$/m,
+        );
+      expect(main).toContain('npm --prefix "$repo" run build &&');
+      expect(main).not.toMatch(/--silent|\bnpm run\b/);
+      // Every other line runs in the scratch directory or names the repository by $repo.
+      expect(
+        main.split('\n').filter((line) => /\.\/|\bbin\/|\bdist\//.test(line) && !line.includes('$repo')),
+      ).toEqual([]);
+    });
+
+    it('the listener block, pasted before the sandbox ever ran, says in one line what to run first', async () => {
+      const command = /^sign-cli (webhooks listen .*)$/m.exec(listener)?.[1];
+      expect(command).toBeDefined();
+      const home = tempDir('sign-cli-readme-home-');
+      // The block's words, as the shell expands them for a person who never started the sandbox.
+      const args = command!
+        .replace(/"\$\{XDG_DATA_HOME:-\$HOME\/\.local\/share\}([^"]*)"/g, `${home}/.local/share$1`)
+        .split(' ');
+      const result = await runCommand(args, { env: { HOME: home } });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(`${home}/.local/share/sign-cli/sandbox/credentials.env: no such file`);
+      expect(result.stderr).toContain('start it first: sign-cli sandbox --detach');
+    });
   });
 
   it('is a front door, not the manual: under 250 lines', () => {

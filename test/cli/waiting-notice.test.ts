@@ -7,6 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { runCommand } from '../helpers/in-process.js';
+import { unwrapped } from '../helpers/terminal-fit.js';
 
 let port = 0;
 const sockets = new Set<Socket>();
@@ -47,13 +48,16 @@ describe('a server that accepts and never answers', () => {
         },
       );
       expect(result.code).toBe(1);
-      const waiting = result.stderr.split('\n').filter((line) => line.includes('waiting for'));
+      // On a terminal a notice wider than it goes on in indented lines: one line each again.
+      const waiting = unwrapped(result.stderr)
+        .split('\n')
+        .filter((line) => line.includes('waiting for'));
       expect(waiting[0]).toBe(
         `… waiting for http://127.0.0.1:${port} to answer GET /api/v1/envelopes/env_silent: no answer for 10 s (attempt 1 of 2); this attempt gives up at 0.5 s, then up to 1 more attempt (--timeout, --retries)`,
       );
       // Once per attempt that goes unanswered, the last one saying so.
       expect(waiting[1]).toMatch(/\(attempt 2 of 2\); this attempt gives up at 0.5 s \(--timeout\)$/);
-      expect(result.stderr).toMatch(/error: .*no complete answer within 0\.5 s/);
+      expect(unwrapped(result.stderr)).toMatch(/error: .*no complete answer within 0\.5 s/);
       expect(result.stderr).not.toContain('waitingnotice');
     });
   }

@@ -141,24 +141,34 @@ describe('validateEnvelope', () => {
 
   describe('values whose full list the published interface does not show', () => {
     it.each([
-      ['signature_level', mutate((e) => (e.signature_level = 'qualified')), 'signature_level'],
-      ['locale', mutate((e) => (e.locale = 'en')), 'locale'],
-      ['verification', mutate((e) => (e.signers[0]!.verification = 'nafath')), 'signers[0].verification'],
+      ['signature_level', mutate((e) => (e.signature_level = 'gold')), 'signature_level'],
+      ['locale', mutate((e) => (e.locale = 'sw')), 'locale'],
+      ['verification', mutate((e) => (e.signers[0]!.verification = 'bank_id')), 'signers[0].verification'],
       [
         'channel',
         mutate((e) => ((e.signers[0]!.channel = 'sms'), (e.signers[0]!.phone = '+971501234567'))),
         'signers[0].channel',
       ],
-    ])('accepts an unseen %s with a warning', (_field, envelope, path) => {
+    ])('accepts an unknown %s with a warning', (_field, envelope, path) => {
       const { errors, warnings } = validateEnvelope(envelope);
       expect(errors).toEqual([]);
       expect(warnings.map((w) => w.path)).toEqual([path]);
       expect(warnings[0]!.message).toMatch(/service decides/);
     });
 
+    it('takes the values the docs, the sample and the sandbox use without a warning', () => {
+      const envelope = mutate((e) => {
+        e.signature_level = 'qualified';
+        e.locale = 'en';
+        e.signers[0]!.verification = 'nafath';
+        e.signers[1]!.verification = 'sms_otp';
+      });
+      expect(validateEnvelope(envelope)).toEqual({ errors: [], warnings: [] });
+    });
+
     it('takes extra known values from options', () => {
-      const envelope = mutate((e) => (e.locale = 'en'));
-      expect(validateEnvelope(envelope, { knownValues: { locale: ['en'] } }).warnings).toEqual([]);
+      const envelope = mutate((e) => (e.locale = 'sw'));
+      expect(validateEnvelope(envelope, { knownValues: { locale: ['sw'] } }).warnings).toEqual([]);
     });
 
     it('turns unknown values into errors when a server list is given', () => {

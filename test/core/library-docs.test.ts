@@ -84,7 +84,7 @@ describe('docs/library.md', () => {
     'example %i runs against the sandbox and prints what it says',
     (n, expected) => {
       const result = runExample(n);
-      expect(result.stderr.replace(/^.*: is not among the values seen so far.*\n?/gm, '')).toBe('');
+      expect(result.stderr.replace(/^.*: is not among the values sign-cli knows.*\n?/gm, '')).toBe('');
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(expected);
     },

@@ -134,9 +134,26 @@ describe('README: by hand, against the local sandbox', () => {
     const before = gitStatus();
     const dataDir = join(home, '.local', 'share', 'sign-cli', 'sandbox');
     mkdirSync(home, { recursive: true });
+    // The listener's block first, before the sandbox ever ran: the CLI says what to run first, in
+    // one line of its own, not a shell's "No such file or directory".
+    const two = openTerminal('two');
+    paste(two, terminal2, 'echo "LISTENER-FIRST-DONE $?"');
+    const first = await until(
+      'the listener block before the sandbox',
+      () => /LISTENER-FIRST-DONE (\d+)/.exec(screen(two)),
+      60_000,
+      two,
+    );
+    expect(first[1]).toBe('2');
+    // The message as one line again, however the terminal's width wrapped it.
+    const said = screen(two).replace(/\n +/g, ' ');
+    // (What the terminal echoes of the line typed after the paste may come first, on the same line.)
+    expect(said).toMatch(/error: --secret-file \S*credentials\.env: no such file: the sandbox writes/);
+    expect(said).toContain('start it first: sign-cli sandbox --detach');
+    expect(said).not.toMatch(/No such file or directory|command not found/);
     const one = openTerminal('one');
     paste(one, terminal1, `echo "BLOCK-ONE-DONE $? $(pwd)"`);
-    // The listener's terminal, once the sandbox has written its credentials (a person opens it then).
+    // The listener's block again, once the sandbox has written its credentials (as the error said).
     // The block builds first (tsc and esbuild: about 16 s alone, over a minute beside the rest of
     // the suite on two cores), so the sandbox's start is waited for with the build's margin.
     await until(
@@ -145,7 +162,8 @@ describe('README: by hand, against the local sandbox', () => {
       180_000,
       one,
     );
-    const two = openTerminal('two');
+    tmux('send-keys', '-t', two, 'clear', 'Enter');
+    tmux('clear-history', '-t', two);
     paste(two, terminal2, '');
 
     const done = await until('block one', () => /BLOCK-ONE-DONE (\d+) (\S+)/.exec(screen(one)), 120_000, one);
@@ -177,8 +195,28 @@ describe('README: by hand, against the local sandbox', () => {
     tmux('send-keys', '-t', one, '-l', 'echo "THE-ID $id"');
     tmux('send-keys', '-t', one, 'Enter');
     const id = await until('$id', () => /THE-ID (env_\w+)/.exec(screen(one))?.[1], 10_000, one);
+
+    // Pasted again in the same shell, which the first paste left in its scratch directory: it runs
+    // through again (the sandbox already running, the envelope already created), in a new scratch.
+    tmux('send-keys', '-t', one, 'clear', 'Enter');
+    tmux('clear-history', '-t', one);
+    paste(one, terminal1, `echo "BLOCK-ONE-AGAIN $? $(pwd)"`);
+    const again = await until(
+      'block one pasted again',
+      () => /BLOCK-ONE-AGAIN (\d+) (\S+)/.exec(screen(one)),
+      240_000,
+      one,
+    );
+    const shownAgain = screen(one);
+    expect(shownAgain).not.toMatch(/command not found|No such file|error:|ENOENT/);
+    expect(again[1], shownAgain).toBe('0');
+    expect(again[2]).not.toBe(scratch);
+    expect(readdirSync(again[2]!).sort()).toEqual(['envelope.json', 'signed.pdf']);
+    expect(shownAgain).toMatch(/a sandbox is already running on/);
+    expect(shownAgain).toMatch(/✓ env_\w+ +Office lease renewal 2027/);
+    expect(gitStatus()).toBe(before);
     session = { scratch, id };
-  }, 360_000);
+  }, 600_000);
 
   it('then every example of the README and docs/commands runs as written, in that session', async (context) => {
     if (!session) context.skip();

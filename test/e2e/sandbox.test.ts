@@ -31,6 +31,8 @@ describe('sandbox --detach and sandbox stop', () => {
       const baseUrl = /SIGN_BASE_URL='([^']+)'/.exec(credentials)![1]!;
       const apiKey = /SIGN_API_KEY='([^']+)'/.exec(credentials)![1]!;
       expect(started.stdout + started.stderr).not.toContain(apiKey);
+      // How to stop it names the data dir it was given: a plain `sandbox stop` would stop another.
+      expect(started.stderr).toContain(`\`sign-cli sandbox stop --data-dir ${dataDir}\` stops it`);
       const listed = await runCli(['keys', 'list', '--json'], {
         env: { SIGN_BASE_URL: baseUrl, SIGN_API_KEY: apiKey },
       });
@@ -41,6 +43,7 @@ describe('sandbox --detach and sandbox stop', () => {
       expect(again.stderr).toMatch(
         new RegExp(`a sandbox is already running on .* \\(pid \\d+, ${baseUrl}\\)`),
       );
+      expect(again.stderr).toContain(`stop it with \`sign-cli sandbox stop --data-dir ${dataDir}\``);
       expect(again.stdout + again.stderr).not.toContain(apiKey);
       expect(readFileSync(join(dataDir, 'sandbox.log'), 'utf8')).not.toContain(apiKey);
       // With --json, from a shell that sourced credentials.env: the line scripts read holds the key whole.

@@ -8,6 +8,7 @@ import { Command, Help, type Argument, type HelpConfiguration, type Option } fro
 import { UsageError } from '../../core/errors.js';
 import { blocks, docOf, plainInline } from './command-doc.js';
 import { TOPICS, topicNamed } from './topics.js';
+import { wrapLine, wrapText } from '../layout/wrap.js';
 
 /** Every command of the tree, the program first. */
 export function allCommands(command: Command): Command[] {
@@ -92,9 +93,42 @@ export function formatBlocks(paragraphs: readonly string[], helper: Help, width:
     helper.boxWrap(plainInline(text), width - indent).replace(/\n/g, `\n${' '.repeat(indent)}`);
   return blocks(paragraphs).flatMap((block) => {
     if (block.kind === 'list') return [...block.items.map((item) => `  - ${wrap(item, 4)}`), ''];
-    if (block.kind === 'verbatim') return [...block.lines.map((line) => (line ? `  ${line}` : '')), ''];
+    if (block.kind === 'verbatim')
+      return [...block.lines.flatMap((line) => (line ? wrapLine(`  ${line}`, width) : [''])), ''];
     return [wrap(block.text, 0), ''];
   });
+}
+
+/**
+ * An example as help shows it: `  $ command   # what it does`, on one line when it fits. Else the
+ * comment goes under the command, and a command wider than the line is continued with ` \` at a
+ * space, as a shell reads it, so the lines paste as one command.
+ */
+export function formatExample(example: string, width: number): string[] {
+  const line = `  $ ${example}`;
+  if (line.length <= width) return [line];
+  const mark = /\s+# /.exec(example);
+  const command = mark ? example.slice(0, mark.index) : example;
+  const comment = mark ? example.slice(mark.index).trim() : '';
+  const commandLines = wrapLine(`  $ ${command}`, width - 2, '    ');
+  return [
+    ...commandLines.map((l, i) => (i < commandLines.length - 1 ? `${l} \\` : l)),
+    ...(comment ? wrapLine(`      ${comment}`, width) : []),
+  ];
+}
+
+/**
+ * A term and its description, aligned as commander aligns them, the description wrapped between
+ * words to what is left of the width; when that is too narrow to read (a long term, a narrow
+ * terminal) the description goes under the term, across the line.
+ */
+function formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  if (!description) return `  ${term}`;
+  const room = width - termWidth - 4;
+  if (room < 24) return [`  ${term}`, ...wrapLine(`      ${description}`, width, '')].join('\n');
+  const padded = term + ' '.repeat(Math.max(0, termWidth - helper.displayWidth(term)));
+  return `  ${padded}  ${wrapLine(description, room, '').join(`\n${' '.repeat(termWidth + 4)}`)}`;
 }
 
 /**
@@ -167,7 +201,7 @@ function formatHelp(this: Help, command: Command, helper: Help): string {
     ),
     ...section(
       'Examples:',
-      (doc?.examples ?? []).map((example) => `  $ ${example}`),
+      (doc?.examples ?? []).flatMap((example) => formatExample(example, helpWidth)),
     ),
   ];
   // One newline at the end, as every line a command prints: the shell's prompt starts on its own line.
@@ -225,6 +259,9 @@ export function addStandIn(program: Command, entry: IndexEntry): void {
 const HELP: HelpConfiguration = {
   showGlobalOptions: true,
   formatHelp,
+  formatItem,
+  // The one wrapper of every line sign-cli shows (layout/wrap.ts), in the help's paragraphs too.
+  boxWrap: (text, width) => wrapText(text, width, ''),
   subcommandTerm(this: Help, command: Command): string {
     return standInTerms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
   },
@@ -289,6 +326,24 @@ function addHelpCommand(group: Command): void {
       }
       target.outputHelp();
     });
+}
+
+/**
+ * What a command line that left out a required argument should have been: the command's usage
+ * and its first example (`usage: sign-cli envelopes verify [options] <file.pdf>; e.g. sign-cli
+ * envelopes verify signed.pdf …`). The command is the deepest one `argv` names.
+ */
+export function usageOf(program: Command, argv: readonly string[]): string {
+  let command = program;
+  for (const word of argv) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (next) command = next;
+  }
+  const path = commandPath(command);
+  const example = docOf(command)
+    ?.examples?.find((e) => e.startsWith(`${path} `))
+    ?.replace(/\s+# .*$/, '');
+  return `usage: ${path} ${command.usage()}${example ? `; e.g. ${example}` : ''}`;
 }
 
 export function commandPath(command: Command): string {

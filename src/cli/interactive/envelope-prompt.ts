@@ -196,7 +196,7 @@ async function flow(ctx: CommandContext, api: PromptApi): Promise<Record<string,
   const envelope = await askEnvelope(api, ctx.signal);
   const { errors, warnings } = validateEnvelope(envelope);
   output.line('');
-  output.line(JSON.stringify(envelope, null, 2));
+  output.verbatim(JSON.stringify(envelope, null, 2));
   output.warnIssues('envelope', warnings);
   if (errors.length > 0) {
     // The per-answer checks make this unreachable; kept so a rule added later cannot slip through.

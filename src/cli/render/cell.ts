@@ -17,6 +17,11 @@ export interface Column {
    * every other value is cut to the line so that no value can wrap onto a line of its own.
    */
   whole?: boolean;
+  /**
+   * Rows whose cell in this cut column wraps between words, under its column, instead of being
+   * cut: text a reader needs whole (a failed check's reason). Only on a terminal.
+   */
+  wrapWhen?: (row: readonly string[]) => boolean;
 }
 
 /**

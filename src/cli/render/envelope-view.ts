@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Envelope } from '../../core/envelope.js';
 import { cellText as text } from './cell.js';
 import { fitLine, free, optional, whole, type LinePart } from './line-fit.js';
-import { cutTo, displayWidth } from './table.js';
+import { cutTo, displayWidth } from '../layout/width.js';
 import { formatInstant, formatTime } from './time.js';
 
 interface SignerLike {
@@ -42,9 +42,11 @@ function icon(out: ChalkInstance, status: string): string {
  * The block shown on a terminal, redrawn in place at every poll. Each line is
  * fitted to the width (line-fit.ts): titles, names and channels are cut with
  * …, ids and times never, and our own words are left out whole rather than
- * cut. A line must never wrap, or the redraw drifts: one that still does not
- * fit (a terminal narrower than an id and a time) is cut whole, as a last
- * resort. Measuring text that is not plain ASCII needs `prepareWidths` done.
+ * cut. The terminal must never wrap a line, or the redraw drifts: one that
+ * still does not fit is wrapped here, between words, each of its lines
+ * counted by the redraw; a word wider than the terminal (narrower than an
+ * id) is cut, as a last resort. Measuring text that is not plain ASCII needs
+ * `prepareWidths` done.
  */
 export function liveBlock(
   envelope: Envelope,
@@ -93,10 +95,11 @@ export function liveBlock(
       optional(' \u00b7 Ctrl-C stops', 1),
     ].map((p) => (typeof p === 'string' ? { text: p, paint: out.dim } : { ...p, paint: out.dim })),
   ];
-  return lines.map((parts) => {
-    const line = fitLine(parts, width);
-    return width !== undefined && displayWidth(line) > width ? cutTo(line, width) : line;
-  });
+  return lines.flatMap((parts) =>
+    fitLine(parts, width)
+      .split('\n')
+      .map((line) => (width !== undefined && displayWidth(line) > width ? cutTo(line, width) : line)),
+  );
 }
 
 /** The lines a pipe gets for the change from `previous` to `next` (everything, the first time). */

@@ -10,10 +10,14 @@
  * mid-word), then free text is cut to its … alone. So a value never pushes
  * the line past the width, and nothing it holds can wrap to the start of a
  * line of its own. Only ids, times and our own words are never cut: a line of
- * those alone wider than the terminal still wraps. In a pipe nothing is cut.
+ * those wider than the terminal is wrapped between words (layout/wrap.ts), its next
+ * lines indented, with all its words and its free text cut to a third of the
+ * width at most, never left to the terminal to break inside an id. In a pipe
+ * nothing is cut or wrapped.
  */
 import { cellText } from './cell.js';
-import { cutTo, displayWidth } from './table.js';
+import { cutTo, displayWidth } from '../layout/width.js';
+import { wrapLine } from '../layout/wrap.js';
 
 export interface Part {
   /** What is shown: our own words, or a value already through cellText (see `free`, `whole`). */
@@ -30,6 +34,8 @@ export interface Part {
   pad?: number;
   /** Colour, applied after cutting (a cut never splits a colour code). */
   paint?: (text: string) => string;
+  /** Cut from the start, keeping the end (a path: its file name): `…/dir/envelope.json`. */
+  keepEnd?: boolean;
 }
 
 /** A part; `false`, `undefined` and '' are left out, so a part can be written `cond && …`. */
@@ -95,7 +101,11 @@ function shrink(
   return excess;
 }
 
-/** The line of `parts` for a terminal `width` columns wide, or a pipe (undefined: nothing cut). */
+/**
+ * The line of `parts` for a terminal `width` columns wide, or a pipe (undefined: nothing cut).
+ * On a terminal, a line that still does not fit once everything that may be cut is cut comes
+ * back as several, broken between words (joined by line breaks).
+ */
 export function fitLine(input: readonly LinePart[], width: number | undefined): string {
   const parts = input
     .filter((p): p is string | Part => p !== false && p !== undefined && p !== '')
@@ -109,6 +119,16 @@ export function fitLine(input: readonly LinePart[], width: number | undefined): 
   const kept = parts.map(() => true);
   let widths = natural.slice();
   const total = () => parts.reduce((sum, _p, i) => sum + (kept[i] ? widths[i]! + pads[i]! : 0), 0);
+  const render = () =>
+    parts
+      .map((p, i) => {
+        if (!kept[i]) return '';
+        const text =
+          widths[i]! < natural[i]! ? cutTo(p.text, widths[i]!, p.keepEnd ? 'start' : 'end') : p.text;
+        return `${p.paint ? p.paint(text) : text}${' '.repeat(pads[i]!)}`;
+      })
+      .join('')
+      .trimEnd();
   if (width !== undefined && total() > width) {
     // The padding first, from the end of the line.
     for (let i = parts.length - 1; i >= 0 && total() > width; i--)
@@ -129,15 +149,17 @@ export function fitLine(input: readonly LinePart[], width: number | undefined): 
       kept[i] = false;
       excess = atMin();
     }
-    // Last, free text down to its … alone.
+    // Last, free text down to its … alone, when that makes the line fit.
     if (excess > 0) shrink(parts, widths, kept, excess, () => 1);
+    if (displayWidth(render()) > width) {
+      // It cannot fit on one line: it wraps, so nothing is left out, and free text keeps up to a
+      // third of the line (a file name, a title that says which).
+      kept.fill(true);
+      widths = natural.map((w, i) =>
+        parts[i]!.cut ? Math.min(w, Math.max(parts[i]!.min ?? DEFAULT_MIN, Math.floor(width / 3))) : w,
+      );
+    }
   }
-  return parts
-    .map((p, i) => {
-      if (!kept[i]) return '';
-      const text = widths[i]! < natural[i]! ? cutTo(p.text, widths[i]!) : p.text;
-      return `${p.paint ? p.paint(text) : text}${' '.repeat(pads[i]!)}`;
-    })
-    .join('')
-    .trimEnd();
+  const line = render();
+  return width === undefined ? line : wrapLine(line, width, '  ', displayWidth).join('\n');
 }

@@ -10,6 +10,8 @@ import { redactSecrets } from '../../core/keys.js';
 import { escapeControl, oneLine, untrusted } from '../../core/text.js';
 import type { OutStream } from '../process/io.js';
 import { hintOf } from '../help/hints.js';
+import { wrapText } from '../layout/wrap.js';
+import { cutTo, widthAtMost } from '../layout/width.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -123,8 +125,20 @@ export class Output {
     this.pending.push(text);
   }
 
-  /** A line of data on stdout. */
+  /**
+   * A line on stdout. On a terminal, one wider than it is wrapped between words (layout/wrap.ts), never
+   * left to the terminal to break inside a word or an id; a table's or a fitted line is already
+   * within the width and passes as it is. In a pipe or a file nothing is wrapped.
+   */
   line(text = ''): void {
+    this.writeOut(`${wrapText(this.cleanOut(text), this.columns)}\n`);
+  }
+
+  /**
+   * A line of data on stdout shown exactly, even on a terminal (a JSON or CSV file to copy, a
+   * response body): a break of ours in it would change what is copied.
+   */
+  verbatim(text = ''): void {
     this.writeOut(`${this.cleanOut(text)}\n`);
   }
 
@@ -194,18 +208,33 @@ export class Output {
     this.drawnLines = lines.length;
   }
 
+  /**
+   * A line of ours on stderr (a note, a warning, an error, a hint). On a terminal it is wrapped
+   * between words to the width (layout/wrap.ts), its next lines indented, rather than left to the
+   * terminal, which breaks it inside whatever word or id reaches the last column; in a pipe or a
+   * file it stays one line, for grep.
+   */
   info(text: string): void {
     const status = this.clearStatus();
-    this.stderr.write(`${this.cleanErr(text)}\n`);
+    this.stderr.write(`${wrapText(this.cleanErr(text), this.errColumns)}\n`);
     this.restoreStatus(status);
   }
 
   /** The status line on screen ('' when none), cleared before other output and drawn again after it. */
   private statusText = '';
 
-  /** A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. */
+  /**
+   * A status line redrawn in place on stderr (only meaningful on a terminal); '' clears it. It
+   * must stay on one line of the terminal, or `\r` redraws only its last row: its trailing
+   * ` · `-separated parts go first, whole (`… · 9.9/s · ETA 14m`), then it is cut.
+   */
   status(text: string): void {
-    this.statusText = this.cleanErr(text);
+    let shown = this.cleanErr(text);
+    const room = this.errColumns === undefined ? undefined : this.errColumns - 1;
+    while (room !== undefined && widthAtMost(shown) > room && shown.includes(' · '))
+      shown = shown.slice(0, shown.lastIndexOf(' · '));
+    if (room !== undefined && widthAtMost(shown) > room) shown = cutTo(shown, room);
+    this.statusText = shown;
     this.stderr.write(`\r\u001b[2K${this.statusText}`);
   }
 

@@ -10,8 +10,11 @@
  * start a line of its own. Piped output is never cut and never stacked.
  */
 import type { Column } from './cell.js';
+import { cutTo, displayWidth, prepareWidths } from '../layout/width.js';
+import { wrapLine } from '../layout/wrap.js';
 
 export { cellText, type Column } from './cell.js';
+export { cutTo, displayWidth, loadUnicodeWidth, prepareWidths } from '../layout/width.js';
 
 export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
 
@@ -19,70 +22,11 @@ export type Layout = { kind: 'table'; widths: number[] } | { kind: 'stacked' };
 export const GAP = '  ';
 const DEFAULT_MIN = 8;
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-/**
- * Printable ASCII, the marks sign-cli itself draws (… of a cut cell, ✓ and ✗) and its own colour
- * codes: one column a character once the codes are out. Written as escapes: the bundle holds no
- * character beyond Latin-1 (scripts/build/build.mjs).
- */
-const PLAIN = /^(?:[\x20-\x7e\u2026\u2713\u2717]|\u001b\[[0-9;]*m)*$/;
-
-/**
- * string-width, once some text needs it. Setting it up (its grapheme segmenter and
- * Unicode-property patterns) costs more than the rest of a command's start-up, which a table of ids, dates and
- * Latin names never needs, so every printer first awaits `prepareWidths` with its text.
- */
-let unicodeWidth: ((text: string) => number) | undefined;
-
-/** Loads the Unicode width measure, for a printer that measures text as it comes (a listener's events, a bulk run's lines). */
-export async function loadUnicodeWidth(): Promise<void> {
-  unicodeWidth ??= (await import('string-width')).default;
-}
-
-/** Loads the Unicode width measure if any of `texts` is not plain ASCII; sync measuring of that text needs it done. */
-export async function prepareWidths(texts: Iterable<string>): Promise<void> {
-  if (unicodeWidth) return;
-  for (const text of texts) {
-    if (!PLAIN.test(text)) {
-      unicodeWidth = (await import('string-width')).default;
-      return;
-    }
-  }
-}
-
-/** Columns a string takes on a terminal: wide (CJK) characters count two, colour codes and combining marks none. */
-export function displayWidth(text: string): number {
-  if (PLAIN.test(text)) return text.replace(ANSI, '').length;
-  if (!unicodeWidth)
-    throw new Error('displayWidth: a text that is not plain ASCII was measured before prepareWidths');
-  return unicodeWidth(text);
-}
-
 /** Every cell and head of a table, for prepareWidths. */
 function* tableTexts(columns: readonly Column[], rows: readonly (readonly string[])[]): Iterable<string> {
   for (const column of columns) yield column.head;
   for (const row of rows) yield* row;
 }
-let segmenter: Intl.Segmenter | undefined;
-
-/** `text` cut to at most `width` columns, ending in … when cut (colour is dropped from a cut cell). */
-export function cutTo(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text;
-  if (width <= 0) return '';
-  // Plain ASCII: a character is a column (no segmenter to set up).
-  if (PLAIN.test(text)) return `${text.replace(ANSI, '').slice(0, width - 1)}…`;
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  let out = '';
-  let used = 0;
-  for (const { segment } of segmenter.segment(text.replace(ANSI, ''))) {
-    const w = displayWidth(segment);
-    if (used + w > width - 1) break;
-    out += segment;
-    used += w;
-  }
-  return `${out}…`;
-}
-
 const padTo = (text: string, width: number): string =>
   text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 
@@ -125,20 +69,33 @@ export interface Style {
 
 const plainStyle: Style = { head: (text) => text };
 
-/** One table line: cells padded to the widths, cut columns cut; the last column is not padded. */
+/**
+ * One table row: cells padded to the widths, cut columns cut; the last column is not padded. A
+ * cell its column wraps (`wrapWhen`) is wrapped between words instead, its next lines under its
+ * column (the row's lines joined by line breaks).
+ */
 export function tableLine(
   columns: readonly Column[],
   cells: readonly string[],
   widths: readonly number[],
 ): string {
-  return columns
-    .map((column, i) => {
-      const cell = cells[i] ?? '';
-      const fitted = column.cut && displayWidth(cell) > widths[i]! ? cutTo(cell, widths[i]!) : cell;
-      return i === columns.length - 1 ? fitted : padTo(fitted, widths[i]!);
-    })
-    .join(GAP)
-    .trimEnd();
+  const pieces = columns.map((column, i) => {
+    const cell = cells[i] ?? '';
+    if (!column.cut || displayWidth(cell) <= widths[i]!) return [cell];
+    return column.wrapWhen?.(cells)
+      ? wrapLine(cell, widths[i]!, '', displayWidth)
+      : [cutTo(cell, widths[i]!)];
+  });
+  const height = Math.max(...pieces.map((p) => p.length));
+  return Array.from({ length: height }, (_, line) =>
+    columns
+      .map((_column, i) => {
+        const piece = pieces[i]![line] ?? '';
+        return i === columns.length - 1 ? piece : padTo(piece, widths[i]!);
+      })
+      .join(GAP)
+      .trimEnd(),
+  ).join('\n');
 }
 
 /** The head line of a table. */
@@ -156,11 +113,12 @@ export function headLine(
     .trimEnd();
 }
 
-/** A field of a record: an id or a time is `whole`, never cut. */
+/** A field of a record: an id or a time is `whole`, never cut; a `wrap` value wraps under its column instead. */
 export interface RecordField {
   label: string;
   value: string;
   whole?: boolean;
+  wrap?: boolean;
 }
 
 /**
@@ -175,11 +133,16 @@ export function recordLines(
   style: Style = plainStyle,
 ): string[] {
   const labelWidth = Math.max(0, ...fields.map((f) => displayWidth(f.label) + 1));
-  return fields.map(({ label, value, whole }) => {
+  return fields.flatMap(({ label, value, whole, wrap }) => {
     const room = width === undefined ? undefined : width - labelWidth - GAP.length;
+    const head = `${style.head(padTo(`${label}:`, labelWidth))}${GAP}`;
+    if (wrap && room !== undefined && displayWidth(value) > room) {
+      const [first = '', ...rest] = wrapLine(value, Math.max(room, 1), '', displayWidth);
+      return [`${head}${first}`.trimEnd(), ...rest.map((l) => `${' '.repeat(labelWidth + GAP.length)}${l}`)];
+    }
     const shown =
       !whole && room !== undefined && displayWidth(value) > room ? cutTo(value, Math.max(room, 1)) : value;
-    return `${style.head(padTo(`${label}:`, labelWidth))}${GAP}${shown}`.trimEnd();
+    return [`${head}${shown}`.trimEnd()];
   });
 }
 
@@ -195,6 +158,7 @@ export function stackedLines(
       label: column.head.toLowerCase(),
       value: cells[i] ?? '',
       ...(column.whole ? { whole: true } : {}),
+      ...(column.wrapWhen?.(cells) ? { wrap: true } : {}),
     })),
     width,
     style,
@@ -232,7 +196,7 @@ export function linesFor(
   }
   return [
     ...(first ? [headLine(columns, layout.widths, style)] : []),
-    ...rows.map((row) => tableLine(columns, row, layout.widths)),
+    ...rows.flatMap((row) => tableLine(columns, row, layout.widths).split('\n')),
   ];
 }
 

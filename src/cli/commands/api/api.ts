@@ -187,7 +187,7 @@ function show(ctx: CommandContext, client: Client, label: string, answer: Answer
   const json = parseJson(text);
   if (!flags.silent && text !== '') {
     if (json !== undefined) output.jsonDocument(json.value);
-    else output.line(escapeControl(text));
+    else output.verbatim(escapeControl(text));
   }
   if (answer.status >= 200 && answer.status < 300) return ExitCode.ok;
   const error =

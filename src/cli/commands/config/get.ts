@@ -42,6 +42,6 @@ export async function getCommand(ctx: CommandContext, _flags: unknown, [name]: s
       value: shown(value, spec) ?? null,
       source: stored !== undefined ? 'config' : value !== undefined ? 'default' : null,
     });
-  else if (value !== undefined) ctx.output.line(show(value, spec));
+  else if (value !== undefined) ctx.output.verbatim(show(value, spec));
   return value === undefined ? ExitCode.failed : ExitCode.ok;
 }

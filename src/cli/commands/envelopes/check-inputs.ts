@@ -85,6 +85,47 @@ export function checkInput(input: ReadInput, validate: Validator): CheckedInput 
   };
 }
 
+/**
+ * Warnings said once per file, not once per row: the same warning (field, column and message) of
+ * many inputs of one NDJSON file or spreadsheet is said once, with how many inputs have it and the
+ * first of them (`recipients.csv (15 rows; first: row 2): locale: …`). A file's warnings are said
+ * when its last input is read; `flush` says the rest.
+ */
+export class FileWarnings {
+  private file: string | undefined;
+  private readonly pending = new Map<string, { issue: FieldIssue; sources: Set<string> }>();
+
+  constructor(private readonly say: (source: string, issue: FieldIssue) => void) {}
+
+  add(source: string, issues: readonly FieldIssue[]): void {
+    // `batch.ndjson:12` and `recipients.csv:row 3` are inputs of one file.
+    const file = source.replace(/:(?:row )?\d+$/, '');
+    if (file !== this.file) this.flush();
+    this.file = file;
+    for (const issue of issues) {
+      const key = `${issue.path.replace(/\[\d+\]/g, '[]')}\0${issue.column ?? ''}\0${issue.message}`;
+      const seen = this.pending.get(key) ?? { issue, sources: new Set<string>() };
+      seen.sources.add(source);
+      this.pending.set(key, seen);
+    }
+  }
+
+  flush(): void {
+    for (const { issue, sources } of this.pending.values()) {
+      const [first = ''] = sources;
+      const at = first.slice((this.file ?? '').length + 1);
+      const unit = at.startsWith('row ') ? 'rows' : 'lines';
+      this.say(
+        sources.size === 1
+          ? first
+          : `${this.file} (${sources.size} ${unit}; first: ${/^\d/.test(at) ? `line ${at}` : at})`,
+        issue,
+      );
+    }
+    this.pending.clear();
+  }
+}
+
 /** How a command was told where its envelopes are: files and directories (JSON, NDJSON) or a CSV with a template. */
 export interface InputFlags {
   ndjson?: boolean;

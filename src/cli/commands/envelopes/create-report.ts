@@ -53,10 +53,11 @@ function describeEnvelope(envelope: Record<string, unknown>, replayed = false): 
 
 /**
  * A line a person reads per envelope, on stdout, fitted to the terminal
- * (line-fit.ts): the envelope id and the environment whole, the title and the
- * input's name cut with …, and the explanations of ours left out whole when
- * there is no room (the summary on stderr says them once). Fitting measures
- * text as it comes: `prepareReport` loads the measure first.
+ * (line-fit.ts): the envelope id and the environment whole, the title cut
+ * with …, then the input's name from its start (its file name stays), and
+ * what happened said whole: a line that cannot hold it all wraps between
+ * words. Fitting measures text as it comes: `prepareReport` loads the
+ * measure first.
  */
 export function report(
   ctx: CommandContext,
@@ -66,7 +67,8 @@ export function report(
 ): void {
   const { output } = ctx;
   const where = environment ? ` in ${environment}` : '';
-  const ref = free(outcome.ref, { rank: 1 });
+  // The input's name: cut after the title, from its start, so its file name stays.
+  const ref = free(outcome.ref, { rank: 1, min: 16, keepEnd: true });
   if (outcome.status === 'created') {
     const { result } = outcome;
     const envelope = result.envelope;
@@ -97,7 +99,7 @@ export function report(
             where,
             ': ',
             ...describeEnvelope(envelope, true),
-            optional('; the service recognised it, nothing new was created (--new creates another)', 0),
+            '; the service recognised it, nothing new was created (--new creates another)',
           ],
           output.columns,
         ),
@@ -156,7 +158,7 @@ export function report(
             outcome.envelopeId && whole(outcome.envelopeId, { paint: output.out.bold }),
             where,
             outcome.elsewhere ? '' : ' by an earlier run',
-            optional('; not sent again (--new creates another)', 0),
+            '; not sent again (--new creates another)',
           ],
           output.columns,
         ),

@@ -25,6 +25,7 @@ import { journalStore } from '../../config/journal-store.js';
 import {
   allowUnknownFields,
   checkInput,
+  FileWarnings,
   loadValidator,
   openCommandInputs,
   readingOptions,
@@ -191,11 +192,13 @@ async function validateAll(
   let invalid = 0;
   let shownErrors = 0;
   let warnings = 0;
+  const fileWarnings = new FileWarnings((source, issue) => {
+    if (warnings++ < MAX_NAMED) output.warn(formatIssue(source, issue));
+  });
   for await (const read of inputs.read()) {
     total++;
     const input = checkInput(read, validate);
-    for (const warning of input.warnings)
-      if (warnings++ < MAX_NAMED) output.warn(formatIssue(input.source, warning));
+    fileWarnings.add(input.source, input.warnings);
     if (input.errors.length > 0) {
       invalid++;
       if (shownErrors < MAX_NAMED) output.error(new ValidationError(input.source, input.errors));
@@ -204,6 +207,7 @@ async function validateAll(
       shown.push(input.source);
     }
   }
+  fileWarnings.flush();
   if (warnings > MAX_NAMED) output.warn(`… and ${warnings - MAX_NAMED} more warnings`);
   if (total === 0) throw new UsageError('the input holds no envelope');
   if (invalid > 0) {

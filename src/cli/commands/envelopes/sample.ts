@@ -87,12 +87,12 @@ export async function sampleCommand(
     throw new UsageError(`${chosen.join(' and ')}: give one of them (each prints its own sample)`);
   if (options.csv || options.template) {
     // As the files are: each CSV row ends with a newline; the template is indented JSON.
-    output.line((options.csv ? SAMPLE_CSV : SAMPLE_TEMPLATE).trimEnd());
+    output.verbatim((options.csv ? SAMPLE_CSV : SAMPLE_TEMPLATE).trimEnd());
     return ExitCode.ok;
   }
   if (options.count === undefined) {
     // Indented on a terminal and in a file alike: it is a file to edit.
-    output.line(JSON.stringify(sampleEnvelope(), null, 2));
+    output.verbatim(JSON.stringify(sampleEnvelope(), null, 2));
     return ExitCode.ok;
   }
   const count = parseIntegerOption('--count', options.count, 1, 100_000);

@@ -7,6 +7,7 @@ import type { Action } from '../../action.js';
 import {
   allowUnknownFields,
   checkInput,
+  FileWarnings,
   loadValidator,
   openCommandInputs,
   readingOptions,
@@ -67,6 +68,7 @@ export async function validateCommand(
   const inputs = await openCommandInputs(ctx, paths, options, 'a path');
   let invalid = 0;
   let total = 0;
+  const warnings = new FileWarnings((source, issue) => output.warnIssues(source, [issue]));
   try {
     for await (const read of inputs.read()) {
       total++;
@@ -77,10 +79,11 @@ export async function validateCommand(
         output.jsonLine({ input: input.source, valid, errors: input.errors, warnings: input.warnings });
         continue;
       }
-      output.warnIssues(input.source, input.warnings);
+      warnings.add(input.source, input.warnings);
       if (valid) output.line(`${output.out.green('✓')} ${input.source}: valid`);
       else output.error(new ValidationError(input.source, input.errors));
     }
+    warnings.flush();
   } finally {
     inputs.close();
   }

@@ -71,7 +71,8 @@ const CHECK_COLUMNS: readonly Column[] = [
   { head: 'SIGNATURE' },
   { head: 'CHECK' },
   { head: '' },
-  { head: 'DETAIL', cut: true, min: 20 },
+  // A ✓'s detail is cut to fit; a ✗'s says why it failed, wrapped whole under its column.
+  { head: 'DETAIL', cut: true, min: 20, wrapWhen: (row) => row[2]?.includes('✗') === true },
 ];
 const REVISION_COLUMNS: readonly Column[] = [
   { head: 'REVISION' },

@@ -13,6 +13,8 @@ import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { cellText as text } from '../../render/cell.js';
+import { fitLine, free, whole, type LinePart } from '../../render/line-fit.js';
+import { prepareWidths } from '../../layout/width.js';
 import { formatTime } from '../../render/time.js';
 import { getSandboxJson } from './sandbox-api.js';
 
@@ -65,18 +67,27 @@ function messagesOf(body: Record<string, unknown>): OutboxMessage[] {
   return data as OutboxMessage[];
 }
 
-/** A message as a block of lines: every text the server gave on one line, escaped. */
-export function messageLines(message: OutboxMessage): string[] {
-  const head = [
-    formatTime(message.at),
-    text(message.channel),
-    `to ${text(message.to)}`,
-    text(message.kind),
-    text(message.envelope_id),
-  ].filter((part) => part !== '' && part !== 'to ');
-  const lines = [head.join('  ')];
-  if (typeof message.subject === 'string' && message.subject !== '') lines.push(`  ${text(message.subject)}`);
-  if (typeof message.link === 'string' && message.link !== '') lines.push(`  ${text(message.link)}`);
+/**
+ * A message as a block of lines, fitted to a terminal of `width` columns (line-fit.ts; undefined:
+ * a pipe): every text the server gave on one line, escaped; the time, recipient, kind, envelope id
+ * and link whole (a line of them wider than the terminal wraps between them, never inside an id),
+ * the subject cut with ….
+ */
+export function messageLines(message: OutboxMessage, width?: number): string[] {
+  const head: LinePart[] = [
+    whole(formatTime(message.at)),
+    ...[
+      text(message.channel) && whole(message.channel),
+      text(message.to) && whole(`to ${text(message.to)}`),
+      text(message.kind) && whole(message.kind),
+      text(message.envelope_id) && whole(message.envelope_id),
+    ].flatMap((part) => (part ? ['  ', part] : [])),
+  ];
+  const lines = [fitLine(head, width)];
+  if (typeof message.subject === 'string' && message.subject !== '')
+    lines.push(fitLine(['  ', free(message.subject)], width));
+  if (typeof message.link === 'string' && message.link !== '')
+    lines.push(fitLine(['  ', whole(message.link)], width));
   return lines;
 }
 
@@ -97,7 +108,7 @@ export async function outboxCommand(ctx: CommandContext, options: OutboxOptions)
     if (output.json) output.jsonLine(message);
     else {
       if (shown > 0) output.line();
-      for (const line of messageLines(message)) output.line(line);
+      for (const line of messageLines(message, output.columns)) output.line(line);
     }
     shown++;
   };
@@ -114,7 +125,11 @@ export async function outboxCommand(ctx: CommandContext, options: OutboxOptions)
         notTheSandbox: `${client.baseUrl} has no outbox: ${NOT_THE_SANDBOX}`,
         signal: ctx.signal,
       });
-      for (const message of messagesOf(body)) show(message);
+      const messages = messagesOf(body);
+      // Subjects in Arabic are measured by string-width, loaded once some text needs it.
+      if (output.columns !== undefined)
+        await prepareWidths(messages.flatMap((m) => [text(m.subject), text(m.to), text(m.link)]));
+      for (const message of messages) show(message);
       if (!follow) break;
       await ctx.io.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
     }

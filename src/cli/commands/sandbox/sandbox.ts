@@ -15,6 +15,8 @@ import {
 import type { Action } from '../../action.js';
 import { isOpenField, parseValueList } from '../../config/settings.js';
 import { formatInstant } from '../../render/time.js';
+import { labelled } from '../../layout/wrap.js';
+import type { Output } from '../../render/output.js';
 import { DETACHED_ENV, readCredentials, reportReady, runningSandboxPid, startDetached } from './detach.js';
 import { defaultSandboxDir } from './data-dir.js';
 import { registerStop } from './stop.js';
@@ -173,7 +175,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   const idempotencyRetentionMs = parseDurationOption('--idempotency-retention', flags.idempotencyRetention);
   const dataDir = flags.dataDir ?? defaultSandboxDir(ctx.env);
   const accept = acceptOptions(flags.accept, (await ctx.loadConfig()).get('sandbox')?.accept ?? {});
-  if (flags.detach) return detachedStart(ctx, dataDir, flags.journey);
+  if (flags.detach) return detachedStart(ctx, dataDir, flags.journey, stopCommand(flags.dataDir));
   const [{ startSandbox }, { LockedError }] = await Promise.all([
     import('../../../sandbox/server.js'),
     import('../../../core/pid-lock.js'),
@@ -243,17 +245,17 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
     output.protect(sandbox.apiKey);
     output.protect(sandbox.webhookSecret);
     output.line(`sandbox listening on ${output.out.bold(sandbox.baseUrl)}`);
-    output.line(`  API key         ${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
-    output.line(`  webhook secret  ${maskKey(sandbox.webhookSecret)}`);
+    summary(output, `  API key         `, `${maskKey(sandbox.apiKey)} (environment test, all scopes)`);
+    summary(output, `  webhook secret  `, maskKey(sandbox.webhookSecret));
     // A public key: shown whole, it is what receivers verify with.
     if (sandbox.webhookPublicKey)
-      output.line(`  signing         Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
-    output.line(`  signed copies   PAdES, by its own CA: ${sandbox.caFile}`);
-    output.line(`  data dir        ${dataDir}`);
-    if (flags.journey === 'manual') output.line(`  journey         ${MANUAL_LINE}`);
+      summary(output, `  signing         `, `Ed25519 (v1a); public key ${sandbox.webhookPublicKey}`);
+    summary(output, `  signed copies   `, `PAdES, by its own CA: ${sandbox.caFile}`);
+    summary(output, `  data dir        `, dataDir);
+    if (flags.journey === 'manual') summary(output, `  journey         `, MANUAL_LINE);
     for (const [field, values] of Object.entries(accept))
-      output.line(`  also accepts    ${field}: ${values.join(', ')}`);
-    output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
+      summary(output, `  also accepts    `, `${field}: ${values.join(', ')}`);
+    summary(output, `  use it with     `, `. ${join(dataDir, 'credentials.env')}`, true);
     output.info('Ctrl-C stops it; state is kept for the next start.');
   }
   await ctx.untilInterrupted();
@@ -267,12 +269,32 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   return ExitCode.ok;
 }
 
+/**
+ * The command that stops this sandbox: with the --data-dir it was given, as typed (relative to
+ * where it was typed), quoted for a POSIX shell when it holds more than plain path characters.
+ */
+function stopCommand(dataDir: string | undefined): string {
+  if (dataDir === undefined) return 'sign-cli sandbox stop';
+  const word = /^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, `'\\''`)}'`;
+  return `sign-cli sandbox stop --data-dir ${word}`;
+}
+
+/** A line of the start's summary: its value beside the label, wrapped under it on a narrow terminal. */
+function summary(output: Output, label: string, value: string, whole = false): void {
+  for (const line of labelled(label, value, output.columns, whole)) output.line(line);
+}
+
 /** What the start says of a manual journey: where the people's side is. */
 const MANUAL_LINE =
   'manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli sandbox outbox`)';
 
 /** The same command, minus --detach and --json, in the background; prints what the foreground start prints. */
-async function detachedStart(ctx: CommandContext, dataDir: string, journey: Journey): Promise<number> {
+async function detachedStart(
+  ctx: CommandContext,
+  dataDir: string,
+  journey: Journey,
+  stop: string,
+): Promise<number> {
   const { output } = ctx;
   const running = runningSandboxPid(dataDir);
   if (running !== undefined) {
@@ -284,7 +306,7 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
         credentials.webhook_secret,
       ]);
     output.info(
-      `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`sign-cli sandbox stop\``,
+      `a sandbox is already running on ${dataDir} (pid ${running}${credentials ? `, ${credentials.base_url}` : ''}); use it with . ${join(dataDir, 'credentials.env')}, or stop it with \`${stop}\``,
     );
     return ExitCode.ok;
   }
@@ -315,11 +337,11 @@ async function detachedStart(ctx: CommandContext, dataDir: string, journey: Jour
   output.protect(ready.api_key);
   output.protect(ready.webhook_secret);
   output.line(`sandbox listening on ${output.out.bold(ready.base_url)} in the background (pid ${ready.pid})`);
-  output.line(`  API key         ${maskKey(ready.api_key)} (environment test, all scopes)`);
-  output.line(`  webhook secret  ${maskKey(ready.webhook_secret)}`);
-  output.line(`  data dir        ${dataDir} (log: sandbox.log)`);
-  if (journey === 'manual') output.line(`  journey         ${MANUAL_LINE}`);
-  output.line(`  use it with     . ${join(dataDir, 'credentials.env')}`);
-  output.info('`sign-cli sandbox stop` stops it; state is kept for the next start.');
+  summary(output, `  API key         `, `${maskKey(ready.api_key)} (environment test, all scopes)`);
+  summary(output, `  webhook secret  `, maskKey(ready.webhook_secret));
+  summary(output, `  data dir        `, `${dataDir} (log: sandbox.log)`);
+  if (journey === 'manual') summary(output, `  journey         `, MANUAL_LINE);
+  summary(output, `  use it with     `, `. ${join(dataDir, 'credentials.env')}`, true);
+  output.info(`\`${stop}\` stops it; state is kept for the next start.`);
   return ExitCode.ok;
 }

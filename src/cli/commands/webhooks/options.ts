@@ -2,6 +2,8 @@
  * What `webhooks listen`, `verify` and `trigger` share: where the secret
  * comes from, and the scheme options.
  */
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
 import {
@@ -35,7 +37,7 @@ export function addSchemeOptions(command: Command, withTolerance = true): Comman
   command
     .option(
       '--secret-file <file>',
-      'file holding the webhook secret(s), one per line or comma-separated (else env SIGN_WEBHOOK_SECRET)',
+      "file holding the webhook secret(s), one per line or comma-separated, or an env file that sets SIGN_WEBHOOK_SECRET, such as the sandbox's credentials.env (else env SIGN_WEBHOOK_SECRET)",
     )
     .addOption(
       new Option(
@@ -63,11 +65,34 @@ function splitSecrets(text: string): string[] {
     .filter((s) => s !== '' && !s.startsWith('#'));
 }
 
+/** `SIGN_WEBHOOK_SECRET='…'` of an env file (the sandbox's credentials.env), unquoted; undefined when it has none. */
+const SECRET_ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?SIGN_WEBHOOK_SECRET=(?:'([^']*)'|"([^"]*)"|(\S*))/m;
+
+/**
+ * The secrets of --secret-file: its lines (or comma-separated values), or, from an env file such as
+ * the sandbox's credentials.env, its SIGN_WEBHOOK_SECRET. A credentials.env that is not there yet
+ * is the sandbox's, not started: the error says to start it.
+ */
+function secretsOfFile(path: string): string[] {
+  let text: string;
+  try {
+    text = readFlagFile('--secret-file', path).toString('utf8');
+  } catch (error) {
+    if (basename(path) === 'credentials.env' && !existsSync(path))
+      throw new UsageError(`--secret-file ${path}: no such file: the sandbox writes it when it starts`, {
+        hint: "start it first: sign-cli sandbox --detach (the README's by-hand block does), then run this again",
+      });
+    throw error;
+  }
+  const assigned = SECRET_ASSIGNMENT.exec(text);
+  return splitSecrets(assigned ? (assigned[1] ?? assigned[2] ?? assigned[3] ?? '') : text);
+}
+
 /** Secrets from --secret-file, else SIGN_WEBHOOK_SECRET; registered so they are never printed. */
 export function loadSecrets(ctx: CommandContext, flags: SchemeFlags): string[] {
   let secrets: string[];
   if (flags.secretFile) {
-    secrets = splitSecrets(readFlagFile('--secret-file', flags.secretFile).toString('utf8'));
+    secrets = secretsOfFile(flags.secretFile);
     if (secrets.length === 0)
       throw new UsageError(`--secret-file ${flags.secretFile}: the file holds no secret`);
   } else {

@@ -6,6 +6,7 @@
 import { Argument, Option, type Command } from 'commander';
 import { hostname } from 'node:os';
 import { StorageError, UsageError } from '../../../core/errors.js';
+import { checkChoices } from '../../flags/choices.js';
 import { CHECK_IDS, type CheckId } from '../../../core/receiver-test/types.js';
 import { DELIVERY_TIMEOUT_MS } from '../../../core/webhook-signing.js';
 import type { Action } from '../../action.js';
@@ -99,12 +100,7 @@ function answerTimeout(text: string): number {
 }
 
 function checkIds(values: readonly string[]): CheckId[] {
-  for (const value of values) {
-    if (!(CHECK_IDS as readonly string[]).includes(value))
-      throw new UsageError(`--only ${JSON.stringify(value)} is not a check`, {
-        hint: `use one of: ${CHECK_IDS.join(', ')}`,
-      });
-  }
+  checkChoices('--only', values, CHECK_IDS);
   return [...new Set(values)] as CheckId[];
 }
 

@@ -1,8 +1,9 @@
 /** `sign-cli webhooks trigger <type> --to <url>`: send a signed sample event to your own handler. */
 import { Argument, Option, type Command } from 'commander';
 import { NetworkError, UsageError } from '../../../core/errors.js';
+import { oneOf } from '../../flags/choices.js';
 import { ExitCode } from '../../exit-codes.js';
-import { EVENT_TYPES, isEventType, sampleEvent } from '../../../core/events.js';
+import { EVENT_TYPES, sampleEvent } from '../../../core/events.js';
 import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import { errorCode } from '../../../core/wire.js';
@@ -94,14 +95,15 @@ export function registerTrigger(webhooks: Command, action: Action): void {
 export async function triggerCommand(
   ctx: CommandContext,
   flags: TriggerFlags,
-  [type]: string[],
+  [typed]: string[],
 ): Promise<number> {
   const { output } = ctx;
-  if (!type || !isEventType(type)) {
-    throw new UsageError(`unknown event type ${JSON.stringify(type)}`, {
-      hint: `use one of: ${EVENT_TYPES.join(', ')}`,
-    });
-  }
+  const type = oneOf(
+    'event type',
+    typed,
+    EVENT_TYPES,
+    (t) => `sign-cli webhooks trigger ${t} --to ${flags.to}`,
+  );
   if (!/^https?:\/\/[^/]/.test(flags.to))
     throw new UsageError(`--to must be an http(s) URL, got ${JSON.stringify(flags.to)}`);
   const [secret] = loadSecrets(ctx, flags);

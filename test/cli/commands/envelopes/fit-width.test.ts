@@ -129,16 +129,20 @@ describe.each([80, 120])('at %i columns', (width) => {
       expect([...line].length, line).toBeLessThanOrEqual(width);
       expect(line).toMatch(/^✓ created env_\w{20} in test from .*: "A title.*…/);
     }
-    // Again: already created, the id whole, still within the width.
+    // Again: already created, the id whole, still within the width; what happened said whole, on
+    // a second line (indented) when the first cannot hold it.
     const again = await runCommand(['envelopes', 'create', '--ndjson', '-f', file], {
       env: sandbox.env,
       tty: true,
       columns: width,
     });
-    for (const line of linesOf(again.stdout)) {
-      expect([...line].length, line).toBeLessThanOrEqual(width);
-      expect(line).toMatch(/already created env_\w{20} in test/);
-    }
+    for (const line of linesOf(again.stdout)) expect([...line].length, line).toBeLessThanOrEqual(width);
+    const reports = again.stdout.split(/\n(?! )/).filter(Boolean);
+    expect(reports).toHaveLength(2);
+    for (const report of reports)
+      expect(report.replace(/\n +/g, ' ')).toMatch(
+        /^= \S*create-\d+\.ndjson:\d: already created env_\w{20} in test.*; the service recognised it, nothing new was created \(--new creates another\)$/,
+      );
   });
 
   it('envelopes watch: the live block fits without cutting an id, a time or our own words', async () => {

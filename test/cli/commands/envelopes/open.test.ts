@@ -10,6 +10,7 @@ import { browserFor, type BrowserContext, type BrowserLaunch } from '../../../..
 import { example } from '../../../helpers/envelopes.js';
 import { json, notFoundHtml, startFakeService, type FakeService } from '../../../helpers/fake-service.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { unwrapped } from '../../../helpers/terminal-fit.js';
 
 let sandbox: TestSandbox;
 let id: string;
@@ -164,8 +165,8 @@ describe('envelopes open', () => {
     expect(result.code).toBe(0);
     expect(headless.calls).toEqual([]);
     expect(result.stdout.trim()).toMatch(LINK);
-    expect(result.stderr).toContain('no display to open a browser on');
-    expect(result.stderr).toContain('printed the link instead');
+    expect(unwrapped(result.stderr)).toContain('no display to open a browser on');
+    expect(unwrapped(result.stderr)).toContain('printed the link instead');
   });
 
   it('never opens in CI, in a pipe or with --no-browser; a browser that fails fails nothing', async () => {
@@ -290,7 +291,7 @@ describe('envelopes open against answers no sandbox of ours gives', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(browser.calls).toEqual([]);
-    expect(result.stderr).toContain('has no http(s) link');
+    expect(unwrapped(result.stderr)).toContain('has no http(s) link');
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { CTRL_C, fakePrompter } from '../../../helpers/prompter.js';
+import { unwrapped } from '../../../helpers/terminal-fit.js';
 
 /** An envelope whose only signer never opens it: it stays `sent` until voided (magic value, sandbox/magic.ts). */
 const stuck = (contractId: string) => ({
@@ -196,10 +197,10 @@ describe('envelopes void, asked through the injected prompter', () => {
         prompter,
       });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
+      expect(unwrapped(refused.stderr)).toContain(
         `error: voiding ${id} needs confirmation, and there is no terminal to ask on`,
       );
-      expect(refused.stderr).toContain('pass --yes to void it without asking');
+      expect(unwrapped(refused.stderr)).toContain('pass --yes to void it without asking');
     }
     const yes = await runCommand(['envelopes', 'void', id, '--reason', 'sent by mistake', '--yes'], {
       env,

@@ -5,6 +5,7 @@ import { EXAMPLE } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { withConfig, expectNoKey } from '../../../helpers/profiles.js';
 import { CTRL_C, fakePrompter } from '../../../helpers/prompter.js';
+import { unwrapped } from '../../../helpers/terminal-fit.js';
 
 let sandbox: TestSandbox;
 beforeAll(async () => {
@@ -184,7 +185,7 @@ describe('keys add, the hidden prompt through the injected prompter', () => {
     });
     expect(add.code).toBe(0);
     expect(prompter.asked).toEqual([{ kind: 'password', message: 'API key for profile typed:', mask: '*' }]);
-    expect(add.stderr).toContain('checked with the service: test');
+    expect(unwrapped(add.stderr)).toContain('checked with the service: test');
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.typed.api_key).toBe(sandbox.apiKey);
     expectNoKey([add], sandbox.apiKey);
   });

@@ -125,8 +125,9 @@ describe('sandbox', () => {
     });
     try {
       await run.waitFor('use it with');
+      // Wrapped under its label at 100 columns.
       expect(run.io.stdout.text).toContain(
-        'journey         manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli sandbox outbox`)',
+        'journey         manual: envelopes wait for people (`sign-cli envelopes open <id>`, `sign-cli\n                  sandbox outbox`)',
       );
       const credentials = readFileSync(join(dataDir, 'credentials.env'), 'utf8');
       const env = {

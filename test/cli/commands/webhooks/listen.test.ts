@@ -53,6 +53,27 @@ describe('webhooks listen', () => {
     expect(JSON.parse(listener.stdout[0]!).id).toBe(id);
   });
 
+  it("takes the secret from the sandbox's credentials.env, and says to start the sandbox when there is none", async () => {
+    const dataDir = tempDir('sign-cli-sandbox-');
+    const credentials = join(dataDir, 'credentials.env');
+    // Before the sandbox ever ran: one line saying what to run first, not a shell's error.
+    const missing = await runCommand(['webhooks', 'listen', '--port', '0', '--secret-file', credentials]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `error: --secret-file ${credentials}: no such file: the sandbox writes it when it starts (hint: start it first: sign-cli sandbox --detach (the README's by-hand block does), then run this again)\n`,
+    );
+    // The file as the sandbox writes it: only its SIGN_WEBHOOK_SECRET is a secret.
+    writeFileSync(
+      credentials,
+      `export SIGN_BASE_URL='http://127.0.0.1:4010'\nexport SIGN_API_KEY='sk_test_notthesecret0000'\nexport SIGN_WEBHOOK_SECRET='${SECRET}'\n`,
+    );
+    listener = await startListener(['--json', '--secret-file', credentials]);
+    const { id, body } = event();
+    expect((await post(listener.url, body, signed(id, body))).status).toBe(200);
+    await listener.waitForStdout((lines) => lines.length === 1);
+    expect(JSON.parse(listener.stdout[0]!).id).toBe(id);
+  });
+
   it('answers each bad delivery with the right status and says exactly why on stderr', async () => {
     listener = await startListener(['--max-body', '2048'], env);
     const { id, body } = event();

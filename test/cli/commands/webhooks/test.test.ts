@@ -359,7 +359,7 @@ describe('webhooks test: the report and the exit codes', () => {
   });
 
   it.each([
-    ['an unknown check', ['--only', 'everything'], /--only "everything" is not a check.*accepts-events/],
+    ['an unknown check', ['--only', 'everything'], /--only "everything" is not one of .*accepts-events/],
     [
       'two secrets',
       ['--secret', SECRET, '--secret-file', '/dev/null'],
