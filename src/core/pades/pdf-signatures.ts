@@ -13,12 +13,16 @@ import {
   isDict,
   isName,
   isRef,
+  isStream,
   isString,
   textOf,
   type PdfDict,
   type PdfValue,
 } from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
+import { decodeStream } from './pdf-stream-decode.js';
+import { rethrowLimit } from './pdf-xref.js';
+import { parseCertificate, type Certificate } from './x509.js';
 import { COST, runSteps, type Steps } from './pdf-budget.js';
 
 export interface FieldLock {
@@ -48,6 +52,8 @@ export interface PdfSignature {
   docmdp: number | null;
   certification: boolean;
   locks: FieldLock[];
+  /** /Cert (adbe.x509.rsa_sha1): the signer's certificate first, then others of its chain, DER. */
+  certificates: Uint8Array[];
 }
 
 const MAX_DEPTH = 32;
@@ -147,11 +153,41 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
         docmdp,
         certification,
         locks,
+        certificates: certificatesOf(rev.resolve(d.get('Cert')), rev),
       });
     }
   };
   yield* walk(form.entries.get('Fields'), '', null, 0);
   return found;
+}
+
+/**
+ * The certificates of the document security store (the catalog's /DSS /Certs, PAdES B-LT): where a
+ * TSA's or an issuer's certificate that a CMS leaves out is found. Unreadable ones are skipped.
+ */
+export function dssCertificates(rev: Revision): Certificate[] {
+  const dss = dictOf(rev.resolve(catalogOf(rev)?.entries.get('DSS')));
+  const list = rev.resolve(dss?.entries.get('Certs'));
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, MAX_DSS_CERTIFICATES).flatMap((item) => {
+    const stream = rev.resolve(item);
+    if (!isStream(stream)) return [];
+    try {
+      return [parseCertificate(decodeStream(stream, rev.meter))];
+    } catch (error) {
+      rethrowLimit(error);
+      return [];
+    }
+  });
+}
+
+/** More certificates than any DSS holds (a long-term archive of a few signatures holds tens). */
+const MAX_DSS_CERTIFICATES = 2000;
+
+/** /Cert: one string, or an array of them. */
+function certificatesOf(value: PdfValue | undefined, rev: Revision): Uint8Array[] {
+  const list = Array.isArray(value) ? value.map((v) => rev.resolve(v)) : [value];
+  return list.flatMap((v) => (isString(v) && !v.raw ? [v.bytes] : []));
 }
 
 /** Whether a lock covers the field `name` (a lock on a parent covers its kids). */

@@ -24,12 +24,16 @@ import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
 import { revisionChangeSteps, type JudgedChange } from './revision-analysis.js';
 import type { Change } from './pdf-change-record.js';
 import { COST, Meter, Pace, type Steps } from './pdf-budget.js';
+import { documentIntegrity, signatureIntegrity } from './integrity.js';
+import { dssCertificates } from './pdf-signatures.js';
 
 import type { CheckResult, PdfVerdict, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
 
 export type {
   CheckName,
   CheckResult,
+  Failure,
+  Integrity,
   PdfVerdict,
   RevisionSummary,
   SignatureVerdict,
@@ -99,6 +103,8 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false),
     now: options.now ?? new Date(),
     at: options.at,
+    allowWeak: options.allowWeak === true,
+    extraCertificates: dssCertificates(final),
   };
   // What every revision changed, computed once: the revisions table shows them all.
   const computed = new Map<number, Change[]>();
@@ -134,9 +140,13 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     );
     meter.add(COST.visit * (after.changes.length + 1));
     await pace.turn();
-    base.checks.push(after.check);
+    base.checks.push(after.check.ok ? after.check : { ...after.check, failure: 'modified' });
     verdicts.push({
       ...base,
+      integrity: signatureIntegrity(
+        base.checks,
+        revision === file.revisions.length && file.trailingBytes === 0,
+      ),
       type: signature.documentTimestamp
         ? 'document timestamp'
         : signature.certification
@@ -163,6 +173,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     signatures: verdicts,
     modified_after_signing:
       signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
+    integrity: documentIntegrity(verdicts),
     valid: verdicts.length > 0 && verdicts.every((v) => v.valid),
   };
 }
