@@ -4,8 +4,8 @@
  */
 import type { PdfFile } from './pdf-file.js';
 import type { TrustAnchors } from './chain.js';
-import type { JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-change-record.js';
+import type { JudgedChange } from './changes/revisions.js';
+import type { Change } from './changes/record.js';
 import type { PdfLimits } from './pdf-budget.js';
 import type { Certificate } from './x509.js';
 

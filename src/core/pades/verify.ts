@@ -21,8 +21,8 @@ import { findSignatureSteps, locks, type PdfSignature } from './pdf-signatures.j
 import { trustAnchors } from './chain.js';
 import { parseCertificate } from './x509.js';
 import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
-import { revisionChangeSteps, type JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-change-record.js';
+import { revisionChangeSteps, type JudgedChange } from './changes/revisions.js';
+import type { Change } from './changes/record.js';
 import { COST, Meter, Pace, type Steps } from './pdf-budget.js';
 import { documentIntegrity, signatureIntegrity } from './integrity.js';
 import { dssCertificates } from './pdf-signatures.js';

@@ -179,16 +179,28 @@ export function displayName(cert: Certificate): string {
  * found by a subject written as UTF8String.
  */
 export function sameName(a: Uint8Array, b: Uint8Array): boolean {
-  if (Buffer.from(a).equals(b)) return true;
+  if (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b)) return true;
+  const folded = [foldedName(a), foldedName(b)];
+  return folded[0] !== null && folded[0] === folded[1];
+}
+
+/**
+ * A name with case and inner spaces folded, attribute by attribute (null: unreadable); kept per
+ * name's bytes, since a chain is looked for among the same certificates again and again.
+ */
+const FOLDED = new WeakMap<Uint8Array, string | null>();
+function foldedName(name: Uint8Array): string | null {
+  let folded = FOLDED.get(name);
+  if (folded !== undefined) return folded;
   try {
-    const fold = (name: Uint8Array) =>
-      nameAttributes(name)
-        .map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`)
-        .join('\u0000');
-    return fold(a) === fold(b);
+    folded = nameAttributes(name)
+      .map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`)
+      .join('\u0000');
   } catch {
-    return false;
+    folded = null;
   }
+  FOLDED.set(name, folded);
+  return folded;
 }
 
 type Scheme =
@@ -341,9 +353,21 @@ function verifyWith(
 /** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */
 export function issuedBy(cert: Certificate, issuer: Certificate, allowWeak = false): boolean {
   if (!sameName(cert.issuer, issuer.subject)) return false;
-  const check = verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature);
+  // The same links are checked again for every signature of a file (a TSA's chain, 25 times over
+  // in a long-term archive) and every file of a run: their answers are kept.
+  const key = `${Buffer.from(cert.signature).toString('base64')}|${Buffer.from(issuer.spki).toString('base64')}`;
+  let check = LINKS.get(key);
+  if (!check) {
+    check = verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature);
+    if (LINKS.size >= MAX_LINKS) LINKS.clear();
+    LINKS.set(key, check);
+  }
   return check.ok && (allowWeak || !check.weak);
 }
+
+/** The links checked so far (a certificate's signature by its issuer's key), and how many are kept. */
+const LINKS = new Map<string, SignatureCheck>();
+const MAX_LINKS = 4096;
 
 /** The DER of each PEM certificate block in `text`. */
 export function pemCertificates(text: string): Uint8Array[] {

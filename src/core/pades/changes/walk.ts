@@ -17,12 +17,12 @@
  * The form's and the annotations' rules are in pdf-form-changes.ts, the record of a
  * change in pdf-change-record.ts.
  */
-import { dictOf, sameValue, type PdfDict, type PdfValue } from './pdf-objects.js';
-import type { Revision } from './pdf-file.js';
-import { COST, runSteps, type Steps } from './pdf-budget.js';
-import type { PartOf, Role, Structure } from './pdf-structure.js';
-import { changedKeys, refText, type Change, type Need, type Push } from './pdf-change-record.js';
-import { judgeAcroForm, judgeAnnotations, judgeField } from './pdf-form-changes.js';
+import { dictOf, sameValue, type PdfDict, type PdfValue } from '../pdf-objects.js';
+import type { Revision } from '../pdf-file.js';
+import { COST, runSteps, type Steps } from '../pdf-budget.js';
+import type { PartOf, Role, Structure } from './structure.js';
+import { changedKeys, refText, type Change, type Need, type Push } from './record.js';
+import { judgeAcroForm, judgeAnnotations, judgeField } from './form-rules.js';
 
 const PART: Record<PartOf, { kind: string; need: Need }> = {
   'page content': { kind: 'page content', need: 'never' },

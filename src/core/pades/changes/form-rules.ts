@@ -5,10 +5,10 @@
  * Apart from the walk over a revision's objects and the rules for the rest of the document
  * (pdf-changes.ts), which hand these the AcroForm, the fields and the annotation arrays that changed.
  */
-import { dictOf, isDict, isName, isRef, textOf, type PdfDict, type PdfValue } from './pdf-objects.js';
-import type { Revision } from './pdf-file.js';
-import type { Role } from './pdf-structure.js';
-import { changedKeys, refText, type Need, type Push } from './pdf-change-record.js';
+import { dictOf, isDict, isName, isRef, textOf, type PdfDict, type PdfValue } from '../pdf-objects.js';
+import type { Revision } from '../pdf-file.js';
+import type { Role } from './structure.js';
+import { changedKeys, refText, type Need, type Push } from './record.js';
 
 /** A signature field's value, resolved: a document timestamp is allowed after any signature. */
 function signatureKind(field: PdfDict | undefined, rev: Revision): { kind: string; need: Need } {

@@ -19,9 +19,9 @@ import {
   type PdfDict,
   type PdfRef,
   type PdfValue,
-} from './pdf-objects.js';
-import { catalogOf, type Revision } from './pdf-file.js';
-import { COST, runSteps, type Steps } from './pdf-budget.js';
+} from '../pdf-objects.js';
+import { catalogOf, type Revision } from '../pdf-file.js';
+import { COST, runSteps, type Steps } from '../pdf-budget.js';
 
 export type Role =
   | { kind: 'catalog' }

@@ -4,7 +4,7 @@
  * one (pdf-changes.ts for the document, pdf-form-changes.ts for the form and the annotations).
  * Apart so that those two, and the verdicts that read changes, share it without importing each other.
  */
-import { sameValue, type PdfDict } from './pdf-objects.js';
+import { sameValue, type PdfDict } from '../pdf-objects.js';
 
 /** What a change needs: nothing, the right to sign, to fill forms, to annotate; or it is never allowed. */
 export type Need = 'none' | 'signing' | 'fill' | 'annotate' | 'never';
