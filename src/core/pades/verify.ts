@@ -200,13 +200,14 @@ function judgeAfter(
   const judged: JudgedChange[] = [];
   for (let r = revision + 1; r <= count; r++) {
     for (const change of changes(r)) {
+      // A field this signature locks (FieldMDP) may be neither filled nor have its widgets touched.
+      const locked = !!change.field && signature.locks.some((l) => locks(l, change.field!));
       const allowed =
         change.need === 'none' ||
         (change.need === 'signing' && docmdp !== 1) ||
-        (change.need === 'fill' &&
-          docmdp !== 1 &&
-          !(change.field && signature.locks.some((l) => locks(l, change.field!)))) ||
-        (change.need === 'annotate' && docmdp === 3);
+        (change.need === 'fill' && docmdp !== 1 && !locked) ||
+        (change.need === 'annotate' && (docmdp === 3 || docmdp === null) && !locked) ||
+        (change.need === 'edit annotations' && docmdp === 3 && !locked);
       judged.push({
         revision: change.revision,
         kind: change.kind,

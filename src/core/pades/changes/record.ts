@@ -1,13 +1,19 @@
 /**
  * A change a revision made, as the revision analysis records it: the object, what happened to it and
- * what it needs to be allowed after a signature, with the helpers both sets of rules use to write
- * one (pdf-changes.ts for the document, pdf-form-changes.ts for the form and the annotations).
- * Apart so that those two, and the verdicts that read changes, share it without importing each other.
+ * what it needs to be allowed after a signature; and what every rule is handed to judge one (the two
+ * revisions, the old one's structure, the comparison by content, where to record a change). Apart so
+ * that the rules (document-rules.ts, form-rules.ts, annotation-rules.ts, structure-tree-rules.ts), the
+ * walk that calls them (walk.ts) and the verdicts that read changes share it without importing each other.
  */
-import { sameValue, type PdfDict } from '../pdf-objects.js';
+import type { Revision } from '../pdf-file.js';
+import type { Sameness } from './same.js';
+import type { Structure } from './structure.js';
 
-/** What a change needs: nothing, the right to sign, to fill forms, to annotate; or it is never allowed. */
-export type Need = 'none' | 'signing' | 'fill' | 'annotate' | 'never';
+/**
+ * What a change needs: nothing, the right to sign, to fill forms, to add annotations (`annotate`), to
+ * change or remove the annotations the signer saw (`edit annotations`); or it is never allowed.
+ */
+export type Need = 'none' | 'signing' | 'fill' | 'annotate' | 'edit annotations' | 'never';
 
 export interface Change {
   /** The revision that made the change. */
@@ -28,8 +34,17 @@ export const refText = (num: number) => `${num} 0 R`;
 
 export type Push = (change: Omit<Change, 'revision'>) => void;
 
-/** The keys whose values differ between two dictionaries. */
-export function changedKeys(a: PdfDict | undefined, b: PdfDict | undefined): string[] {
-  const keys = new Set([...(a?.entries.keys() ?? []), ...(b?.entries.keys() ?? [])]);
-  return [...keys].filter((k) => !sameValue(a?.entries.get(k), b?.entries.get(k)));
+/** What a rule is handed: the revision before and the one after, and where its verdicts go. */
+export interface Judge {
+  old: Revision;
+  next: Revision;
+  /** What each object of `old` is to the document. */
+  structure: Structure;
+  /** Values of `old` and `next` compared by what they are. */
+  same: Sameness;
+  push: Push;
+  /** Whether form field `num`'s value (its /V, a widget's /AS, a list's /I), or its parent's, changed in `next`. */
+  valueChanged(num: number): boolean;
+  /** The verdict on the structure tree (tags) for this pair of revisions, judged once however many of its objects changed. */
+  structureTree(): void;
 }
