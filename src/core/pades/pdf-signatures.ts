@@ -17,6 +17,7 @@ import {
   isString,
   textOf,
   type PdfDict,
+  type PdfRef,
   type PdfValue,
 } from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
@@ -82,7 +83,7 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
   const meter = rev.meter;
   const catalog = catalogOf(rev);
   const form = dictOf(rev.resolve(catalog?.entries.get('AcroForm')));
-  if (!catalog || !form) return [];
+  if (!catalog) return [];
   const perms = dictOf(rev.resolve(catalog.entries.get('Perms')));
   const docMdpRef = perms?.entries.get('DocMDP');
   const found: PdfSignature[] = [];
@@ -157,8 +158,57 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
       });
     }
   };
-  yield* walk(form.entries.get('Fields'), '', null, 0);
+  if (form) yield* walk(form.entries.get('Fields'), '', null, 0);
+  // Signature widgets the pages carry that the form does not list: readers (poppler) show them.
+  for (const widget of yield* pageWidgetSteps(rev, catalog)) {
+    if (seen.has(widget.num)) continue;
+    const { name, type } = inherited(rev, widget.num);
+    if (type === 'Sig') yield* walk([widget], name, type, 0);
+  }
   return found;
+}
+
+/** The widget annotations of every page, by reference, in page order. */
+function* pageWidgetSteps(rev: Revision, catalog: PdfDict): Steps<PdfRef[]> {
+  const widgets: PdfRef[] = [];
+  const seenNodes = new Set<number>();
+  const visit = function* (node: PdfValue | undefined, depth: number): Steps<void> {
+    if (!isRef(node) || seenNodes.has(node.num) || depth > 64) return;
+    seenNodes.add(node.num);
+    rev.meter.add(COST.visit);
+    if (rev.meter.due) yield;
+    const dict = dictOf(rev.get(node.num));
+    const kids = rev.resolve(dict?.entries.get('Kids'));
+    if (Array.isArray(kids)) {
+      for (const kid of kids) yield* visit(kid, depth + 1);
+      return;
+    }
+    const annots = rev.resolve(dict?.entries.get('Annots'));
+    for (const annot of Array.isArray(annots) ? annots : []) {
+      rev.meter.add(COST.visit);
+      if (isRef(annot) && isName(dictOf(rev.get(annot.num))?.entries.get('Subtype'), 'Widget'))
+        widgets.push(annot);
+    }
+  };
+  yield* visit(catalog.entries.get('Pages'), 0);
+  return widgets;
+}
+
+/** The name a widget's parents give it (their /T joined) and the field type it inherits, without its own. */
+function inherited(rev: Revision, num: number): { name: string; type: string | null } {
+  const names: string[] = [];
+  let type: string | null = null;
+  let current = dictOf(rev.get(num));
+  for (let i = 0; current && i < MAX_DEPTH; i++) {
+    type ??= textOf(current.entries.get('FT'));
+    const parent = dictOf(rev.resolve(current.entries.get('Parent')));
+    if (i > 0) {
+      const partial = textOf(current.entries.get('T'));
+      if (partial !== null) names.unshift(partial);
+    }
+    current = parent;
+  }
+  return { name: names.join('.'), type };
 }
 
 /**

@@ -91,6 +91,12 @@ export interface PdfVerdict {
   signatures: SignatureVerdict[];
   /** Bytes or revisions follow the last signature. */
   modified_after_signing: boolean;
+  /**
+   * Whether the file is encrypted, and how it was read: decrypted (by the empty user password, as
+   * readers open it, or the one given), or not (its objects compared as written).
+   */
+  encryption:
+    'none' | 'decrypted with the empty password' | 'decrypted with the password given' | 'not decrypted';
   /** The worst of the signatures' integrity, or `not-signed` when the file has none. */
   integrity: Integrity | 'not-signed';
   valid: boolean;
