@@ -23,7 +23,7 @@ import { validateChain } from './chain.js';
 import { firstFailure, signatureTimestampToken, verifyTimestampToken } from './timestamp.js';
 import type { Steps } from './pdf-budget.js';
 import { EDDSA_DIGEST, OID, displayName, type Certificate } from './x509.js';
-import { hashLabel } from './hashes.js';
+import { WEAK_HASHES, hashLabel } from './hashes.js';
 import type { PdfSignature } from './pdf-signatures.js';
 import type { Failure, VerifyContext } from './verdicts.js';
 import { add, digestSteps, iso, signedContent, type Base, type Ranges } from './signature-base.js';
@@ -133,7 +133,9 @@ function checkSigner(
       failure: 'broken',
       detail: `${cms.algorithm} signs with ${hashLabel(required)} as its digest (RFC 8419); this signer names ${signer.digest ? hashLabel(signer.digest) : signer.digestOid}`,
     };
-  else if (cms.weak && !allowWeak) signature = { ok: false, failure: 'weak', detail: weakDetail(cms.weak) };
+  // Weak once: a SHA-1 digest already fails as such, and its signature with SHA-1 need not again.
+  else if (cms.weak && !allowWeak && !(signer.digest && WEAK_HASHES.has(signer.digest)))
+    signature = { ok: false, failure: 'weak', detail: weakDetail(cms.weak) };
   else signature = { ok: true, detail: `valid (${cms.algorithm}), by ${displayName(cert)}` };
   return { signer, cert, digest, signature };
 }
