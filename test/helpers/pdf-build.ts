@@ -96,8 +96,13 @@ export function appendRevision(
   root?: number,
 ): Buffer {
   if (compressed) return appendCompressed(pdf, objects);
-  const { startxref, size, root: lastRoot } = lastRevision(pdf);
+  const { startxref, size, root: lastRoot, rev } = lastRevision(pdf);
   const catalog = root ?? lastRoot.num;
+  // An update of an encrypted document repeats its /Encrypt and /ID, as writers must.
+  const encrypt = rev.trailer.entries.get('Encrypt');
+  const kept = encrypt
+    ? ` /Encrypt ${writeValue(encrypt)} /ID ${writeValue(rev.trailer.entries.get('ID'))}`
+    : '';
   let body = pdf.toString('latin1');
   if (!body.endsWith('\n')) body += '\n';
   const offsets = new Map<number, number | null>();
@@ -114,7 +119,7 @@ export function appendRevision(
   for (const [num, offset] of offsets)
     body += `${num} 1\n${offset === null ? '0000000000 00001 f ' : `${String(offset).padStart(10, '0')} 00000 n `}\n`;
   const newSize = Math.max(size, ...[...offsets.keys()].map((n) => n + 1));
-  body += `trailer\n<< /Size ${newSize} /Root ${catalog} 0 R /Prev ${startxref}${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
+  body += `trailer\n<< /Size ${newSize} /Root ${catalog} 0 R /Prev ${startxref}${kept}${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
   return latin1(body);
 }
 
@@ -219,6 +224,10 @@ export interface SignatureOptions {
   afterEof?: string;
   /** The password of an encrypted document the update is added to (its objects are written decrypted). */
   password?: string;
+  /** Spoils the update before it is signed (a signer that writes a damaged cross-reference, say). */
+  spoil?: (update: Buffer) => Buffer;
+  /** Sign this existing signature field (its object number, already in the form) rather than a new one. */
+  existingField?: number;
   /** A certification signature with this DocMDP permission. */
   docmdp?: 1 | 2 | 3;
   /** A FieldMDP /Lock on the field. */
@@ -243,7 +252,7 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   const { rev, root } = lastRevision(pdf, options.password);
   const catalog = catalogOf(rev)!;
   const first = nextObject(pdf);
-  const [sigNum, fieldNum, formNum] = [first, first + 1, first + 2];
+  const [sigNum, fieldNum, formNum] = [first, options.existingField ?? first + 1, first + 2];
   const docTimestamp = options.subFilter === 'ETSI.RFC3161';
   const size = options.size ?? 16384;
   const placeholder = `/ByteRange [0 0000000000 0000000000 0000000000] /Contents <${'0'.repeat(size * 2)}>`;
@@ -265,7 +274,8 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   const formValue = catalog.entries.get('AcroForm');
   const text = (num: number) => objectText(pdf, num, options.password);
   const fields = fieldRefs(pdf, formValue, options.password);
-  const formBody = `<< /Fields [${[...fields, `${fieldNum} 0 R`].join(' ')}] /SigFlags 3 >>`;
+  const listed = fields.includes(`${fieldNum} 0 R`) ? fields : [...fields, `${fieldNum} 0 R`];
+  const formBody = `<< /Fields [${listed.join(' ')}] /SigFlags 3 >>`;
   let catalogText = text(root.num);
   if (isRef(formValue)) objects[formValue.num] = formBody;
   else {
@@ -278,7 +288,8 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   objects[3] = /\/Annots\s*\[/.test(page)
     ? page.replace(/\/Annots\s*\[/, `/Annots [${fieldNum} 0 R `)
     : page.replace(/>>\s*$/, ` /Annots [${fieldNum} 0 R] >>`);
-  const updated = appendRevision(pdf, objects);
+  const appended = appendRevision(pdf, objects);
+  const updated = options.spoil ? options.spoil(appended) : appended;
   return fillSignature(
     options.afterEof ? Buffer.concat([updated, latin1(options.afterEof)]) : updated,
     size,
