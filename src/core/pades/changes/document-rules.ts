@@ -221,6 +221,7 @@ function judgePage(
       continue;
     }
     let need: Need = 'never';
+    let kind = key === 'Contents' ? 'page content' : key === 'Resources' ? 'page resources' : 'page';
     let detail = `page ${page}'s /${key} changed`;
     if (key === 'StructParents') {
       need = 'none';
@@ -228,10 +229,11 @@ function judgePage(
     } else if (key === 'Tabs') {
       // Signing software sets /Tabs /S (structure order) when it adds a field to a tagged page.
       need = !before?.entries.has('Tabs') && isName(after?.entries.get('Tabs'), 'S') ? 'signing' : 'annotate';
+      kind = 'tab order';
       detail = `page ${page}'s tab order of annotations (/Tabs) changed`;
     }
     push({
-      kind: key === 'Contents' ? 'page content' : key === 'Resources' ? 'page resources' : 'page',
+      kind,
       object,
       page,
       action: 'changed',

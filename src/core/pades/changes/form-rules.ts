@@ -164,7 +164,7 @@ export function judgeField(
       // replaced while the value stays shows the reader something the value does not say.
       const filled = !before?.entries.has('AP') || judge.valueChanged(num);
       push({
-        kind: 'form field',
+        kind: filled ? 'form field' : 'appearance',
         ...at,
         action: filled ? 'filled' : 'changed',
         need: filled ? 'fill' : 'never',
