@@ -33,6 +33,13 @@ function text(value: PdfValue | undefined, skip: Set<string> | null = null, dept
   return `<<${keys.map((k) => `/${k} ${text(dict.entries.get(k), null, depth + 1)}`).join(' ')}>>`;
 }
 
+/** An element's kids (/K): an array, or one kid written alone. */
+function kidsOf(rev: Revision, dict: PdfDict): PdfValue[] {
+  const written = dict.entries.get('K');
+  const resolved = rev.resolve(written);
+  return Array.isArray(resolved) ? resolved : written === undefined ? [] : [written];
+}
+
 /**
  * The tree as it reads without its links to annotations: elements that only hold such links are
  * left out, and kept apart by object number (`linking`) so that one kept in both revisions is
@@ -54,12 +61,7 @@ function projection(rev: Revision, root: PdfDict | undefined, linking: Map<numbe
     if (!dict) return text(resolved);
     if (isName(dict.entries.get('Type'), 'OBJR')) return '';
     if (!dict.entries.has('S') && !isName(dict.entries.get('Type'), 'StructElem')) return text(dict);
-    const written = dict.entries.get('K');
-    const list = Array.isArray(rev.resolve(written))
-      ? (rev.resolve(written) as PdfValue[])
-      : written === undefined
-        ? []
-        : [written];
+    const list = kidsOf(rev, dict);
     const kids = list.map((k) => kid(k, depth + 1)).filter(Boolean);
     const described = `E${text(dict, LINK_KEYS)}{${kids.join(',')}}`;
     if (list.length > 0 && kids.length === 0) {
@@ -68,13 +70,7 @@ function projection(rev: Revision, root: PdfDict | undefined, linking: Map<numbe
     }
     return described;
   };
-  const written = root.entries.get('K');
-  const list = Array.isArray(rev.resolve(written))
-    ? (rev.resolve(written) as PdfValue[])
-    : written === undefined
-      ? []
-      : [written];
-  return `${text(root, INDEX_KEYS)}{${list
+  return `${text(root, INDEX_KEYS)}{${kidsOf(rev, root)
     .map((k) => kid(k, 0))
     .filter(Boolean)
     .join(',')}}`;
