@@ -3,8 +3,9 @@
  * objects reached from them (structure.ts calls those parts). Allowed after any signature: the
  * DSS, the catalog's /Extensions, /Metadata, /Version and /MarkInfo (as pyHanko, DSS and iText
  * allow), a page's /StructParents and iText 5's /ITXT marker; with annotating, named appearances
- * of annotations (/Names /AP) and a page's tab order (/Tabs), except that /Tabs /S, which signing
- * software sets when it adds a field to a tagged page, needs only signing. Anything else is not
+ * of annotations (/Names /AP: added, or changed with the right to edit annotations) and a page's
+ * tab order (/Tabs), except that /Tabs /S, which signing software sets when it adds a field to a
+ * tagged page, needs only signing. Anything else is not
  * allowed: a page's content, resources or dictionary, the page tree, fonts and images drawn on a
  * page, other catalog entries, a signature value. Every comparison is by what the values are.
  */
@@ -187,17 +188,20 @@ function judgeNames(
   after: PdfDict | undefined,
   object: string,
 ): void {
-  for (const key of judge.same.changedKeys(before, after))
+  for (const key of judge.same.changedKeys(before, after)) {
+    // Named appearances made for new annotations; ones existing annotations draw may change what they show.
+    const added = key === 'AP' && !before?.entries.has('AP');
     judge.push({
       kind: key === 'AP' ? 'annotation' : 'catalog',
       object,
-      action: 'changed',
-      need: key === 'AP' ? 'annotate' : 'never',
+      action: added ? 'added' : 'changed',
+      need: key !== 'AP' ? 'never' : added ? 'annotate' : 'edit annotations',
       detail:
         key === 'AP'
-          ? 'the named appearances of annotations (/Names /AP) changed'
+          ? `the named appearances of annotations (/Names /AP) were ${added ? 'added' : 'changed'}`
           : `the catalog's /Names /${key} changed`,
     });
+  }
 }
 
 function judgePage(
