@@ -46,7 +46,6 @@ export const doc: CommandDoc = {
     'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json',
-    'sign-cli envelopes verify encrypted.pdf --password-file pdf-password.txt',
   ],
 };
 
