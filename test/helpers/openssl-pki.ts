@@ -66,7 +66,7 @@ export class Pki {
   }
 
   /**
-   * A certificate `ca` issues: key `rsa` (default), `rsa-pss`, `ec:P-256|P-384|P-521` or `ed25519`;
+   * A certificate `ca` issues: key `rsa` (default), `rsa-pss`, `ec:P-256|P-384|P-521`, `ed25519` or `ed448`;
    * `timestamping` makes a TSA's (critical extended key usage timeStamping).
    */
   issue(ca: Party, name: string, options: { key?: string; timestamping?: boolean } = {}): Party {
@@ -77,8 +77,8 @@ export class Pki {
         ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']
         : key === 'rsa-pss'
           ? ['-algorithm', 'RSA-PSS', '-pkeyopt', 'rsa_keygen_bits:2048']
-          : key === 'ed25519'
-            ? ['-algorithm', 'ED25519']
+          : key === 'ed25519' || key === 'ed448'
+            ? ['-algorithm', key.toUpperCase()]
             : ['-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${key.slice(3)}`];
     this.run('genpkey', ...genkey, '-out', `${base}.key`);
     this.run('req', '-new', '-key', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${name}/O=Elsewhere`);
@@ -168,7 +168,15 @@ export class Pki {
     data: Uint8Array,
     signer: Party,
     ca: Party,
-    options: { md?: string; pss?: boolean; cades?: boolean } = {},
+    options: {
+      md?: string;
+      pss?: boolean;
+      cades?: boolean;
+      /** The content carried in the CMS (`-nodetach`), not only signed. */
+      attached?: boolean;
+      /** More signers, each a SignerInfo of its own (`-signer` again). */
+      others?: Party[];
+    } = {},
   ): Buffer {
     const input = this.file('to-sign.bin', data);
     const args = [
@@ -181,6 +189,7 @@ export class Pki {
       signer.cert,
       '-inkey',
       signer.key,
+      ...(options.others ?? []).flatMap((other) => ['-signer', other.cert, '-inkey', other.key]),
       '-certfile',
       ca.cert,
       '-outform',
@@ -190,18 +199,32 @@ export class Pki {
     ];
     if (options.cades !== false) args.push('-cades');
     if (options.pss) args.push('-keyopt', 'rsa_padding_mode:pss');
+    if (options.attached) args.push('-nodetach');
     return this.run(...args);
   }
 
-  /** A TSA's token (`openssl ts -reply -token_out`) over the SHA-256 of `data`. */
-  timestamp(data: Uint8Array, tsa: Party, ca: Party): Buffer {
+  /**
+   * A TSA's token (`openssl ts -reply -token_out`) over the SHA-256 of `data`; `certificates`
+   * false leaves the TSA's certificate out of it (a B-LT signature finds it in the DSS).
+   */
+  timestamp(data: Uint8Array, tsa: Party, ca: Party, certificates = true): Buffer {
     const input = this.file('to-stamp.bin', data);
     this.file(
       'tsa.cnf',
       `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`,
     );
     this.file('tsa-serial', '01\n');
-    this.run('ts', '-query', '-data', input, '-sha256', '-cert', '-no_nonce', '-out', 'query.tsq');
+    this.run(
+      'ts',
+      '-query',
+      '-data',
+      input,
+      '-sha256',
+      ...(certificates ? ['-cert'] : []),
+      '-no_nonce',
+      '-out',
+      'query.tsq',
+    );
     this.run(
       'ts',
       '-reply',
@@ -234,33 +257,58 @@ const oidDer = (dotted: string): Buffer => {
  * are OpenSSL's; the signature is node:crypto's.
  */
 export function ed25519Cms(data: Uint8Array, signer: Party, ca: Party): Buffer {
-  const { createHash, createPrivateKey, sign } = nodeCrypto;
+  return handCms(data, signer, ca, {
+    digest: 'sha512',
+    digestOid: '2.16.840.1.101.3.4.2.3',
+    signatureOid: '1.3.101.112',
+    sign: (attributes) =>
+      nodeCrypto.sign(null, attributes, nodeCrypto.createPrivateKey(readFileSync(signer.key))),
+  });
+}
+
+/** What a hand-written CMS is made with: its digest (node:crypto's name and OID), its signature algorithm's OID, and the signing of its attributes. */
+export interface HandCms {
+  digest: string;
+  digestOid: string;
+  signatureOid: string;
+  sign: (attributes: Buffer) => Buffer;
+}
+
+/**
+ * A CAdES CMS written here for algorithms OpenSSL 3.0's `cms -sign` does not write (EdDSA,
+ * plain ECDSA): the signed attributes (content type, message digest, ESS signing certificate
+ * v2), signed by `options.sign`; the certificates are OpenSSL's.
+ */
+export function handCms(data: Uint8Array, signer: Party, ca: Party, options: HandCms): Buffer {
+  const { createHash } = nodeCrypto;
   const certDer = (file: string) =>
     Buffer.from(readFileSync(file, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
   const cert = certDer(signer.cert);
   const tbs = children(children(readDer(cert))[0]!);
   const first = tbs[0]!.cls === 2 ? 1 : 0;
   const issuerAndSerial = encode(0x30, Buffer.concat([encoded(tbs[first + 2]!), encoded(tbs[first]!)]));
-  const sha512 = encode(0x30, oidDer('2.16.840.1.101.3.4.2.3'));
+  const digestAlgorithm = encode(0x30, oidDer(options.digestOid));
   const attr = (oid: string, valueDer: Uint8Array) =>
     encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
+  const hash =
+    options.digest === 'shake256' ? createHash('shake256', { outputLength: 64 }) : createHash(options.digest);
   const attrs = Buffer.concat([
     attr('1.2.840.113549.1.9.3', oidDer('1.2.840.113549.1.7.1')),
-    attr('1.2.840.113549.1.9.4', encode(0x04, createHash('sha512').update(data).digest())),
+    attr('1.2.840.113549.1.9.4', encode(0x04, hash.update(data).digest())),
     attr(
       '1.2.840.113549.1.9.16.2.47',
       encode(0x30, encode(0x30, encode(0x30, encode(0x04, createHash('sha256').update(cert).digest())))),
     ),
   ]);
-  const signature = sign(null, encode(0x31, attrs), createPrivateKey(readFileSync(signer.key)));
+  const signature = options.sign(Buffer.from(encode(0x31, attrs)));
   const signerInfo = encode(
     0x30,
     Buffer.concat([
       encode(0x02, Uint8Array.of(1)),
       issuerAndSerial,
-      sha512,
+      digestAlgorithm,
       encode(0xa0, attrs),
-      encode(0x30, oidDer('1.3.101.112')),
+      encode(0x30, oidDer(options.signatureOid)),
       encode(0x04, signature),
     ]),
   );
@@ -268,7 +316,7 @@ export function ed25519Cms(data: Uint8Array, signer: Party, ca: Party): Buffer {
     0x30,
     Buffer.concat([
       encode(0x02, Uint8Array.of(1)),
-      encode(0x31, sha512),
+      encode(0x31, digestAlgorithm),
       encode(0x30, oidDer('1.2.840.113549.1.7.1')),
       encode(0xa0, Buffer.concat([cert, certDer(ca.cert)])),
       encode(0x31, signerInfo),

@@ -70,11 +70,11 @@ export function basePdf(options: BaseOptions = {}): Buffer {
 }
 
 /** The last revision's trailer facts: where its xref is, its size, its catalog. */
-function lastRevision(pdf: Buffer) {
+function lastRevision(pdf: Buffer, password?: string) {
   const text = pdf.toString('latin1');
   const at = text.lastIndexOf('startxref');
   const startxref = Number(/startxref\s+(\d+)/.exec(text.slice(at))![1]);
-  const rev = readPdf(pdf).revisions.at(-1)!;
+  const rev = readPdf(pdf, undefined, password).revisions.at(-1)!;
   const size = rev.trailer.entries.get('Size') as number;
   const root = rev.trailer.entries.get('Root') as PdfRef;
   return { rev, startxref, size, root };
@@ -85,16 +85,24 @@ function lastRevision(pdf: Buffer) {
  * frees one) appended with a cross-reference section of their own, the
  * trailer pointing back to the previous one. `compressed` writes it as
  * PDF 1.5 writers do: the objects that are not streams in an object stream,
- * and the cross-reference as a stream.
+ * and the cross-reference as a stream. `root` names another catalog (one saved
+ * anew under a new number).
  */
 export function appendRevision(
   pdf: Buffer,
   objects: Record<number, string | null>,
   trailerExtra = '',
   compressed = false,
+  root?: number,
 ): Buffer {
   if (compressed) return appendCompressed(pdf, objects);
-  const { startxref, size, root } = lastRevision(pdf);
+  const { startxref, size, root: lastRoot, rev } = lastRevision(pdf);
+  const catalog = root ?? lastRoot.num;
+  // An update of an encrypted document repeats its /Encrypt and /ID, as writers must.
+  const encrypt = rev.trailer.entries.get('Encrypt');
+  const kept = encrypt
+    ? ` /Encrypt ${writeValue(encrypt)} /ID ${writeValue(rev.trailer.entries.get('ID'))}`
+    : '';
   let body = pdf.toString('latin1');
   if (!body.endsWith('\n')) body += '\n';
   const offsets = new Map<number, number | null>();
@@ -111,7 +119,7 @@ export function appendRevision(
   for (const [num, offset] of offsets)
     body += `${num} 1\n${offset === null ? '0000000000 00001 f ' : `${String(offset).padStart(10, '0')} 00000 n `}\n`;
   const newSize = Math.max(size, ...[...offsets.keys()].map((n) => n + 1));
-  body += `trailer\n<< /Size ${newSize} /Root ${root.num} 0 R /Prev ${startxref}${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
+  body += `trailer\n<< /Size ${newSize} /Root ${catalog} 0 R /Prev ${startxref}${kept}${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
   return latin1(body);
 }
 
@@ -175,9 +183,9 @@ export function nextObject(pdf: Buffer): number {
 }
 
 /** An object's body as the last revision has it (to redefine it with a change): as written, or written again from an object stream. */
-export function objectText(pdf: Buffer, num: number): string {
+export function objectText(pdf: Buffer, num: number, password?: string): string {
   const text = pdf.toString('latin1');
-  const rev = lastRevision(pdf).rev;
+  const rev = lastRevision(pdf, password).rev;
   const key = rev.entryKey(num);
   if (key.includes('#')) return writeValue(rev.get(num));
   const offset = Number(key.slice(1));
@@ -208,7 +216,18 @@ export interface SignatureOptions {
   field: string;
   /** The CMS (or timestamp token) over the bytes the byte range covers. */
   sign: (signed: Buffer) => Promise<Uint8Array> | Uint8Array;
-  subFilter?: 'adbe.pkcs7.detached' | 'ETSI.CAdES.detached' | 'ETSI.RFC3161';
+  subFilter?:
+    'adbe.pkcs7.detached' | 'ETSI.CAdES.detached' | 'ETSI.RFC3161' | 'adbe.pkcs7.sha1' | 'adbe.x509.rsa_sha1';
+  /** More entries for the signature dictionary (`/Cert <…>`). */
+  dictionary?: string;
+  /** Bytes written after the update's %%EOF, inside what the signature covers (blank lines, say). */
+  afterEof?: string;
+  /** The password of an encrypted document the update is added to (its objects are written decrypted). */
+  password?: string;
+  /** Spoils the update before it is signed (a signer that writes a damaged cross-reference, say). */
+  spoil?: (update: Buffer) => Buffer;
+  /** Sign this existing signature field (its object number, already in the form) rather than a new one. */
+  existingField?: number;
   /** A certification signature with this DocMDP permission. */
   docmdp?: 1 | 2 | 3;
   /** A FieldMDP /Lock on the field. */
@@ -230,10 +249,10 @@ const pdfDate = (d: Date) => `D:${d.toISOString().replace(/[-:T]/g, '').slice(0,
  * the catalog's /Perms; then the byte range filled in and the CMS written.
  */
 export async function addSignature(pdf: Buffer, options: SignatureOptions): Promise<Buffer> {
-  const { rev, root } = lastRevision(pdf);
+  const { rev, root } = lastRevision(pdf, options.password);
   const catalog = catalogOf(rev)!;
   const first = nextObject(pdf);
-  const [sigNum, fieldNum, formNum] = [first, first + 1, first + 2];
+  const [sigNum, fieldNum, formNum] = [first, options.existingField ?? first + 1, first + 2];
   const docTimestamp = options.subFilter === 'ETSI.RFC3161';
   const size = options.size ?? 16384;
   const placeholder = `/ByteRange [0 0000000000 0000000000 0000000000] /Contents <${'0'.repeat(size * 2)}>`;
@@ -242,7 +261,7 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
     : '';
   const sig = docTimestamp
     ? `<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 ${placeholder} >>`
-    : `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /${options.subFilter ?? 'ETSI.CAdES.detached'} ${placeholder} /M (${pdfDate(options.signingTime ?? new Date())})${reference} >>`;
+    : `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /${options.subFilter ?? 'ETSI.CAdES.detached'} ${placeholder} /M (${pdfDate(options.signingTime ?? new Date())})${reference}${options.dictionary ?? ''} >>`;
   const lock = options.lock
     ? ` /Lock << /Type /SigFieldLock /Action /${options.lock.action}${options.lock.fields ? ` /Fields [${options.lock.fields.map((f) => `(${f})`).join(' ')}]` : ''} >>`
     : '';
@@ -253,28 +272,35 @@ export async function addSignature(pdf: Buffer, options: SignatureOptions): Prom
   };
   // The AcroForm: extended where there is one, else created; the catalog gets it (and /Perms).
   const formValue = catalog.entries.get('AcroForm');
-  const fields = fieldRefs(pdf, formValue);
-  const formBody = `<< /Fields [${[...fields, `${fieldNum} 0 R`].join(' ')}] /SigFlags 3 >>`;
-  let catalogText = objectText(pdf, root.num);
+  const text = (num: number) => objectText(pdf, num, options.password);
+  const fields = fieldRefs(pdf, formValue, options.password);
+  const listed = fields.includes(`${fieldNum} 0 R`) ? fields : [...fields, `${fieldNum} 0 R`];
+  const formBody = `<< /Fields [${listed.join(' ')}] /SigFlags 3 >>`;
+  let catalogText = text(root.num);
   if (isRef(formValue)) objects[formValue.num] = formBody;
   else {
     objects[formNum] = formBody;
     catalogText = catalogText.replace(/>>\s*$/, ` /AcroForm ${formNum} 0 R >>`);
   }
   if (options.docmdp) catalogText = catalogText.replace(/>>\s*$/, ` /Perms << /DocMDP ${sigNum} 0 R >> >>`);
-  if (catalogText !== objectText(pdf, root.num)) objects[root.num] = catalogText;
-  const page = objects[3] ?? objectText(pdf, 3);
+  if (catalogText !== text(root.num)) objects[root.num] = catalogText;
+  const page = objects[3] ?? text(3);
   objects[3] = /\/Annots\s*\[/.test(page)
     ? page.replace(/\/Annots\s*\[/, `/Annots [${fieldNum} 0 R `)
     : page.replace(/>>\s*$/, ` /Annots [${fieldNum} 0 R] >>`);
-  const updated = appendRevision(pdf, objects);
-  return fillSignature(updated, size, options.sign);
+  const appended = appendRevision(pdf, objects);
+  const updated = options.spoil ? options.spoil(appended) : appended;
+  return fillSignature(
+    options.afterEof ? Buffer.concat([updated, latin1(options.afterEof)]) : updated,
+    size,
+    options.sign,
+  );
 }
 
 /** The AcroForm's field references as text (`12 0 R`). */
-function fieldRefs(pdf: Buffer, formValue: unknown): string[] {
+function fieldRefs(pdf: Buffer, formValue: unknown, password?: string): string[] {
   if (!isRef(formValue as never)) return [];
-  const body = objectText(pdf, (formValue as PdfRef).num);
+  const body = objectText(pdf, (formValue as PdfRef).num, password);
   const list = /\/Fields\s*\[([^\]]*)\]/.exec(body)?.[1] ?? '';
   return [...list.matchAll(/(\d+)\s+(\d+)\s+R/g)].map((m) => `${m[1]} ${m[2]} R`);
 }

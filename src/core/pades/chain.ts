@@ -108,9 +108,12 @@ export function validateChain(
   pool: Certificate[],
   anchors: TrustAnchors,
   at: Date,
+  allowWeak = false,
 ): ChainResult {
   // The given anchors first: Node's roots are read only when they are needed.
-  const path = findPath([leaf], pool, anchors, false, 0) ?? findPath([leaf], pool, anchors, true, 0);
+  const path =
+    findPath([leaf], pool, anchors, false, 0, allowWeak) ??
+    findPath([leaf], pool, anchors, true, 0, allowWeak);
   if (!path) {
     const issuer = pool.find((c) => c !== leaf && sameName(c.subject, leaf.issuer));
     const top = issuer ? findTop(issuer, pool) : leaf;
@@ -181,21 +184,22 @@ function findPath(
   anchors: TrustAnchors,
   system: boolean,
   depth: number,
+  allowWeak: boolean,
 ): Certificate[] | null {
   const current = path.at(-1)!;
   if (anchors.has(current, system)) return path;
   if (depth > 8) return null;
   for (const anchor of anchors.named(current.issuer, system)) {
-    if (issuedBy(current, anchor)) return [...path, anchor];
+    if (issuedBy(current, anchor, allowWeak)) return [...path, anchor];
   }
   for (const candidate of pool) {
     if (
       path.includes(candidate) ||
       !sameName(candidate.subject, current.issuer) ||
-      !issuedBy(current, candidate)
+      !issuedBy(current, candidate, allowWeak)
     )
       continue;
-    const found = findPath([...path, candidate], pool, anchors, system, depth + 1);
+    const found = findPath([...path, candidate], pool, anchors, system, depth + 1, allowWeak);
     if (found) return found;
   }
   return null;

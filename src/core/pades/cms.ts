@@ -6,7 +6,6 @@
  * attributes; the signature over those attributes checked with node:crypto;
  * the ESS signing certificate (v1 with SHA-1, v2 with the hash it names).
  */
-import { createHash } from 'node:crypto';
 import {
   TAG,
   children,
@@ -23,9 +22,8 @@ import {
   DerError,
   type Der,
 } from './der.js';
+import { HASHES, WEAK_HASHES, hashLabel, hashOf } from './hashes.js';
 import {
-  HASHES,
-  WEAK_HASHES,
   certificateHash,
   parseCertificate,
   sameName,
@@ -64,6 +62,8 @@ export interface SignedData {
   /** The encapsulated content, when attached (a timestamp token's TSTInfo). */
   content: Uint8Array | undefined;
   certificates: Certificate[];
+  /** Why each certificate the CMS carries that could not be read could not be (a signer's may be among them). */
+  unreadable: string[];
   signers: SignerInfo[];
 }
 
@@ -117,14 +117,16 @@ export function parseSignedData(bytes: Uint8Array): SignedData {
   const [eContentType, eContent] = sequence(parts[2], 'the encapsulated content');
   let i = 3;
   const certificates: Certificate[] = [];
+  const unreadable: string[] = [];
   if (is(parts[i], 0, 2)) {
     for (const cert of children(parts[i]!)) {
       // Other certificate formats (attribute certificates) are skipped, not fatal.
       if (!is(cert, TAG.sequence)) continue;
       try {
         certificates.push(parseCertificate(encoded(cert)));
-      } catch {
-        // An unreadable extra certificate cannot be the signer's; the signer's absence is reported.
+      } catch (error) {
+        // An unreadable extra certificate cannot be the signer's; the signer's absence is reported, with this.
+        unreadable.push(error instanceof DerError ? error.message : 'unreadable');
       }
     }
     i++;
@@ -135,6 +137,7 @@ export function parseSignedData(bytes: Uint8Array): SignedData {
     contentType: oid(eContentType),
     content: eContent ? octets(explicit(eContent)) : undefined,
     certificates,
+    unreadable,
     signers,
   };
 }
@@ -149,7 +152,13 @@ export function signerCertificate(data: SignedData, signer: SignerInfo): Certifi
 export interface DigestCheck {
   ok: boolean;
   detail: string;
+  /** Why it failed: the digest does not match (broken), or it matches with a weak hash (weak). */
+  failure?: 'broken' | 'weak';
 }
+
+/** What a weak hash that verifies is told as. */
+export const weakDetail = (hash: string, what = 'signed') =>
+  `${what} with ${hashLabel(hash)}, a weak algorithm: not accepted; the bytes are intact`;
 
 /**
  * What a signature signed: its bytes, or (for the bytes of a large file, hashed in steps
@@ -157,38 +166,53 @@ export interface DigestCheck {
  */
 export type SignedContent = Uint8Array | { digest(algorithm: string): Buffer; bytes(): Uint8Array };
 
-const digestOf = (content: SignedContent, algorithm: string): Buffer =>
-  content instanceof Uint8Array ? createHash(algorithm).update(content).digest() : content.digest(algorithm);
+export const digestOf = (content: SignedContent, algorithm: string): Buffer =>
+  content instanceof Uint8Array ? hashOf(algorithm, content) : content.digest(algorithm);
 
-/** The signed attributes' message digest against the digest of `content`, and their content type. */
-export function checkDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
+/**
+ * The signed attributes' message digest against the digest of `content`, and their content type.
+ * A weak hash (SHA-1) is computed all the same: a match fails as a policy (`weak`) unless
+ * `allowWeak`, a mismatch as any other (`broken`).
+ */
+export function checkDigest(
+  data: SignedData,
+  signer: SignerInfo,
+  content: SignedContent,
+  allowWeak = false,
+): DigestCheck {
+  let check: DigestCheck;
   try {
-    return compareDigest(data, signer, content);
+    check = compareDigest(data, signer, content);
   } catch {
     return {
       ok: false,
+      failure: 'broken',
       detail: 'the signed attributes are not readable (their message digest or content type is malformed)',
     };
   }
+  if (check.ok && signer.digest && WEAK_HASHES.has(signer.digest) && !allowWeak)
+    return { ok: false, failure: 'weak', detail: weakDetail(signer.digest) };
+  return check;
 }
 
 function compareDigest(data: SignedData, signer: SignerInfo, content: SignedContent): DigestCheck {
   const algorithm = signer.digest;
-  if (!algorithm) return { ok: false, detail: `digest algorithm ${signer.digestOid} is not supported` };
-  if (WEAK_HASHES.has(algorithm))
-    return { ok: false, detail: `the digest is ${algorithm}, too weak to trust for a signature` };
+  if (!algorithm)
+    return { ok: false, failure: 'broken', detail: `digest algorithm ${signer.digestOid} is not supported` };
   const actual = digestOf(content, algorithm);
   if (!signer.signedAttrs)
     return { ok: true, detail: `${algorithm}, signed directly (no signed attributes)` };
   const stated = signer.signed.get(CMS_OID.messageDigest)?.[0];
-  if (!stated) return { ok: false, detail: 'no message digest among the signed attributes' };
+  if (!stated)
+    return { ok: false, failure: 'broken', detail: 'no message digest among the signed attributes' };
   const type = signer.signed.get(CMS_OID.contentType)?.[0];
   if (type && oid(type) !== data.contentType)
-    return { ok: false, detail: "the signed content type is not the content's" };
+    return { ok: false, failure: 'broken', detail: "the signed content type is not the content's" };
   return actual.equals(octets(stated))
     ? { ok: true, detail: `${algorithm} of the signed bytes matches` }
     : {
         ok: false,
+        failure: 'broken',
         detail: `${algorithm} of the signed bytes differs from the one signed: the document changed`,
       };
 }

@@ -157,10 +157,18 @@ export function oid(node: Der | undefined): string {
   return parts.join('.');
 }
 
-/** An INTEGER's value bytes as hex (for serial numbers, compared as written). */
+/**
+ * An INTEGER's value bytes as hex (for serial numbers, compared as written). One padded with a
+ * byte that adds nothing (00 before a byte under 80, FF before one from 80) is not DER, and OpenSSL
+ * and BouncyCastle (hence DSS) refuse the certificate or CMS that holds it: so does this reader.
+ */
 export function integerHex(node: Der | undefined): string {
   if (!is(node, TAG.integer)) throw new DerError('not an INTEGER');
-  return Buffer.from(value(node)).toString('hex');
+  const bytes = value(node);
+  if (bytes.length === 0) throw new DerError('an empty INTEGER');
+  if (bytes.length > 1 && ((bytes[0] === 0 && bytes[1]! < 0x80) || (bytes[0] === 0xff && bytes[1]! >= 0x80)))
+    throw new DerError('an INTEGER padded with a byte that adds nothing (not DER)');
+  return Buffer.from(bytes).toString('hex');
 }
 
 /** A small INTEGER as a number. */

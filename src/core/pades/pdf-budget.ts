@@ -22,6 +22,17 @@ export class NotAPdfError extends Error {
   override readonly name: string = 'NotAPdfError';
 }
 
+/** An encrypted file whose signatures cannot be read: its password was not given (or does not open it), or its handler is not the standard one. */
+export class EncryptedPdfError extends NotAPdfError {
+  override readonly name = 'EncryptedPdfError';
+  constructor(
+    message: string,
+    readonly why: 'password' | 'handler',
+  ) {
+    super(message);
+  }
+}
+
 /** A file refused because reading it would cost more than its size warrants (a compression bomb, a structure built to be slow). */
 export class PdfLimitError extends NotAPdfError {
   override readonly name = 'PdfLimitError';

@@ -9,28 +9,15 @@
  * scanning for `n g obj`, as readers repair files; such a file says so
  * (`repaired`), since its revisions cannot be told apart.
  */
-import { isDict, isName, isRef, isStream, type PdfDict, type PdfValue } from './pdf-objects.js';
-import { PdfLexer } from './pdf-lexer.js';
-import { Reader, rethrowLimit, type Entry, type Section } from './pdf-xref.js';
+import { dictOf, isRef, isString, type PdfDict } from './pdf-objects.js';
+import { openEncryption, type Encryption } from './pdf-crypt.js';
+import { Reader, type Entry, type Section } from './pdf-xref.js';
 import { COST, Meter, NotAPdfError, runSteps, type PdfLimits, type Steps } from './pdf-budget.js';
+import { revision, type Revision } from './pdf-revision.js';
+import { reconstruct } from './pdf-repair.js';
 
 export { NotAPdfError } from './pdf-budget.js';
-
-/** One revision: the bytes [0, end) and how to read objects in them. */
-export interface Revision {
-  /** 1 for the first revision. */
-  number: number;
-  end: number;
-  trailer: PdfDict;
-  /** Every object number the revision's cross-reference defines (free ones excluded). */
-  objects: Map<number, Entry>;
-  get(num: number): PdfValue | undefined;
-  resolve(value: PdfValue | undefined): PdfValue | undefined;
-  /** The entry's identity: two revisions with the same key for an object read the same bytes for it. */
-  entryKey(num: number): string;
-  /** The file's meter: what reading and comparing its objects costs is counted there. */
-  meter: Meter;
-}
+export { catalogOf, type Revision } from './pdf-revision.js';
 
 export interface PdfFile {
   bytes: Uint8Array;
@@ -39,6 +26,17 @@ export interface PdfFile {
   trailingBytes: number;
   /** The cross-reference was unreadable and the objects were found by scanning. */
   repaired: boolean;
+  /**
+   * When the bytes after the last revision hold objects (an update whose cross-reference is
+   * damaged): the file as readers repair it, those objects laid over the last revision's. Where a
+   * signature that lives only there is found.
+   */
+  tail: Revision | null;
+  /** Whether it is encrypted, and how that was met: opened (by the empty password or the one given), or not. */
+  encryption:
+    | { state: 'none' }
+    | { state: 'open'; password: 'empty' | 'given' }
+    | { state: 'locked'; why: 'password' | 'handler'; handler: string };
   /** The work reading it took, and what is left for checking it. */
   meter: Meter;
 }
@@ -157,151 +155,38 @@ function* readRevision(
   return revision(reader, number, end, trailer, objects);
 }
 
-/** How deep object streams may name each other before an entry is taken as unreadable. */
-const MAX_KEY_DEPTH = 8;
-
-function revision(
-  reader: Reader,
-  number: number,
-  end: number,
-  trailer: PdfDict,
-  objects: Map<number, Entry>,
-): Revision {
-  const cache = new Map<number, PdfValue | undefined>();
-  const resolving = new Set<number>();
-  const keyOf = (num: number, depth: number): string => {
-    const entry = objects.get(num);
-    if (!entry) return 'none';
-    if (entry.type === 'offset') return `@${entry.offset}`;
-    // An object stream inside an object stream, or one that holds itself: nothing reads it.
-    if (entry.type === 'compressed')
-      return depth >= MAX_KEY_DEPTH ? 'none' : `${keyOf(entry.stream, depth + 1)}#${entry.index}`;
-    return 'free';
-  };
-  const rev: Revision = {
-    number,
-    end,
-    trailer,
-    objects,
-    meter: reader.meter,
-    get(num) {
-      if (cache.has(num)) return cache.get(num);
-      const entry = objects.get(num);
-      if (!entry || resolving.has(num)) return undefined;
-      reader.meter.add(COST.visit);
-      resolving.add(num);
-      let value: PdfValue | undefined;
-      try {
-        if (entry.type === 'offset') value = reader.objectAt(entry.offset, num, rev);
-        else if (entry.type === 'compressed') {
-          const key = rev.entryKey(entry.stream);
-          value =
-            key === 'none' || key.includes('#')
-              ? undefined
-              : reader.fromObjectStream(key, rev.get(entry.stream), num);
-        }
-      } catch (error) {
-        rethrowLimit(error);
-        value = undefined;
-      } finally {
-        resolving.delete(num);
-      }
-      cache.set(num, value);
-      return value;
-    },
-    resolve(value) {
-      for (let i = 0; i < 32 && isRef(value); i++) value = rev.get(value.num);
-      return isRef(value) ? undefined : value;
-    },
-    entryKey(num) {
-      return keyOf(num, 0);
-    },
-  };
-  return rev;
-}
-
-const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
-const isWordByte = (b: number | undefined) =>
-  b !== undefined &&
-  ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
-const isSpace = (b: number | undefined) => b !== undefined && JS_SPACE[b] === 1;
-
-/**
- * `n g obj` ending at the `obj` at `at`: the offset of n and the two numbers, or undefined. As
- * the pattern /(^|\s)(\d{1,10})\s+(\d{1,5})\s+obj\b/ finds it, read backwards from the keyword
- * so that the file is scanned once (a regular expression over the whole file as text costs a
- * string as large as the file, and more than V8 allows past 512 MB).
- */
-function objectAtKeyword(buf: Buffer, at: number): { offset: number; num: number; gen: number } | undefined {
-  if (isWordByte(buf[at + 3])) return undefined;
-  let p = at - 1;
-  if (!isSpace(buf[p])) return undefined;
-  while (isSpace(buf[p])) p--;
-  const genEnd = p + 1;
-  while (isDigit(buf[p])) p--;
-  const genStart = p + 1;
-  if (genEnd - genStart < 1 || genEnd - genStart > 5 || !isSpace(buf[p])) return undefined;
-  while (isSpace(buf[p])) p--;
-  const numEnd = p + 1;
-  while (isDigit(buf[p])) p--;
-  const numStart = p + 1;
-  if (numEnd - numStart < 1 || numEnd - numStart > 10 || (p >= 0 && !isSpace(buf[p]))) return undefined;
-  return {
-    offset: numStart,
-    num: Number(buf.toString('latin1', numStart, numEnd)),
-    gen: Number(buf.toString('latin1', genStart, genEnd)),
-  };
-}
-
-/** Objects found by scanning (`n g obj`), the last definition of each winning, and the last trailer: a repair. */
-function* reconstruct(reader: Reader, bytes: Uint8Array): Steps<Revision | null> {
-  const buf = buffer(bytes);
-  const meter = reader.meter;
-  const objects = new Map<number, Entry>();
-  for (let at = buf.indexOf('obj', 0, 'latin1'); at !== -1; at = buf.indexOf('obj', at + 3, 'latin1')) {
-    meter.add(COST.scanned);
-    if (meter.due) yield;
-    const found = objectAtKeyword(buf, at);
-    if (found) objects.set(found.num, { type: 'offset', offset: found.offset, gen: found.gen });
-  }
-  let trailer: PdfDict | undefined;
-  const at = buf.lastIndexOf('trailer', undefined, 'latin1');
-  if (at !== -1) {
-    const lexer = new PdfLexer(bytes, at + 7, reader.lexerOptions);
-    try {
-      const value = lexer.value();
-      if (isDict(value)) trailer = value;
-    } catch (error) {
-      // No usable trailer: look for a cross-reference stream's dictionary.
-      rethrowLimit(error);
-    } finally {
-      meter.add(lexer.far - at);
-    }
-  }
-  const rev = revision(reader, 1, bytes.length, trailer ?? { kind: 'dict', entries: new Map() }, objects);
-  if (!trailer) {
-    for (const num of objects.keys()) {
-      const value = rev.get(num);
-      if (isStream(value) && isName(value.dict.entries.get('Type'), 'XRef') && value.dict.entries.has('Root'))
-        trailer = value.dict;
-      if (meter.due) yield;
-    }
-    if (!trailer) return null;
-    return revision(reader, 1, bytes.length, trailer, objects);
-  }
-  return rev;
-}
-
 /** More revisions than any signing workflow makes: a file with more is refused rather than compared pair by pair. */
 export const MAX_REVISIONS = 1000;
 
 /** Reads the file's revisions; NotAPdfError when it is not a PDF at all (PdfLimitError when it costs more than its size warrants). */
-export function readPdf(bytes: Uint8Array, limits?: Partial<PdfLimits>): PdfFile {
-  return runSteps(readPdfSteps(bytes, new Meter(bytes.length, limits)));
+export function readPdf(bytes: Uint8Array, limits?: Partial<PdfLimits>, password?: string): PdfFile {
+  return runSteps(readPdfSteps(bytes, new Meter(bytes.length, limits), password));
 }
 
-/** readPdf as steps, counted on `meter`. */
-export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
+/**
+ * How the file's encryption (its last revision's /Encrypt) is met: its objects decrypted from
+ * now on when the empty password or `password` opens it (pdf-crypt.ts).
+ */
+function openFile(reader: Reader, last: Revision, password: string | undefined): PdfFile['encryption'] {
+  const ref = last.trailer.entries.get('Encrypt');
+  const encrypt = dictOf(last.resolve(ref));
+  if (!encrypt) return { state: 'none' };
+  const id = last.resolve(last.trailer.entries.get('ID'));
+  const id0 = Array.isArray(id) && isString(id[0]) ? id[0].bytes : new Uint8Array();
+  let opened: Encryption;
+  try {
+    opened = openEncryption(encrypt, isRef(ref) ? ref.num : null, id0, password);
+  } catch {
+    // A malformed encryption dictionary opens nothing.
+    opened = { state: 'locked', why: 'password', handler: 'Standard' };
+  }
+  if (opened.state !== 'open') return opened;
+  reader.decryptWith(opened.decrypt);
+  return { state: 'open', password: opened.password };
+}
+
+/** readPdf as steps, counted on `meter`; `password` opens an encrypted file the empty password does not. */
+export function* readPdfSteps(bytes: Uint8Array, meter: Meter, password?: string): Steps<PdfFile> {
   if (buffer(bytes).subarray(0, Math.min(bytes.length, 1024)).indexOf('%PDF-') === -1)
     throw new NotAPdfError('not a PDF (no %PDF- header)');
   const reader = new Reader(bytes, meter);
@@ -332,10 +217,11 @@ export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
     if (rev) revisions.push(rev);
   }
   if (revisions.length === 0) {
-    const repaired = yield* reconstruct(reader, bytes);
+    const repaired = yield* reconstruct(reader, bytes, 1);
     if (!repaired || !isRef(repaired.trailer.entries.get('Root')))
       throw new NotAPdfError('not a readable PDF: no cross-reference and no document catalog found');
-    return { bytes, revisions: [repaired], trailingBytes: 0, repaired: true, meter };
+    const encryption = openFile(reader, repaired, password);
+    return { bytes, revisions: [repaired], trailingBytes: 0, repaired: true, tail: null, encryption, meter };
   }
   const end = revisions.at(-1)!.end;
   let trailing = 0;
@@ -349,11 +235,11 @@ export function* readPdfSteps(bytes: Uint8Array, meter: Meter): Steps<PdfFile> {
     }
   }
   meter.add(COST.byte * (bytes.length - 1 - i));
-  return { bytes, revisions, trailingBytes: trailing, repaired: false, meter };
-}
-
-/** The revision's document catalog. */
-export function catalogOf(rev: Revision): PdfDict | undefined {
-  const root = rev.resolve(rev.trailer.entries.get('Root'));
-  return isDict(root) ? root : undefined;
+  const encryption = openFile(reader, revisions.at(-1)!, password);
+  let tail: Revision | null = null;
+  if (trailing > 0) {
+    const repaired = yield* reconstruct(reader, bytes, revisions.length + 1, end, revisions.at(-1));
+    if (repaired && isRef(repaired.trailer.entries.get('Root'))) tail = repaired;
+  }
+  return { bytes, revisions, trailingBytes: trailing, repaired: false, tail, encryption, meter };
 }

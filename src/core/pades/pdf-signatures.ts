@@ -13,12 +13,17 @@ import {
   isDict,
   isName,
   isRef,
+  isStream,
   isString,
   textOf,
   type PdfDict,
+  type PdfRef,
   type PdfValue,
 } from './pdf-objects.js';
 import { catalogOf, type Revision } from './pdf-file.js';
+import { decodeStream } from './pdf-stream-decode.js';
+import { rethrowLimit } from './pdf-xref.js';
+import { parseCertificate, type Certificate } from './x509.js';
 import { COST, runSteps, type Steps } from './pdf-budget.js';
 
 export interface FieldLock {
@@ -48,6 +53,8 @@ export interface PdfSignature {
   docmdp: number | null;
   certification: boolean;
   locks: FieldLock[];
+  /** /Cert (adbe.x509.rsa_sha1): the signer's certificate first, then others of its chain, DER. */
+  certificates: Uint8Array[];
 }
 
 const MAX_DEPTH = 32;
@@ -76,7 +83,7 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
   const meter = rev.meter;
   const catalog = catalogOf(rev);
   const form = dictOf(rev.resolve(catalog?.entries.get('AcroForm')));
-  if (!catalog || !form) return [];
+  if (!catalog) return [];
   const perms = dictOf(rev.resolve(catalog.entries.get('Perms')));
   const docMdpRef = perms?.entries.get('DocMDP');
   const found: PdfSignature[] = [];
@@ -147,11 +154,90 @@ export function* findSignatureSteps(rev: Revision): Steps<PdfSignature[]> {
         docmdp,
         certification,
         locks,
+        certificates: certificatesOf(rev.resolve(d.get('Cert')), rev),
       });
     }
   };
-  yield* walk(form.entries.get('Fields'), '', null, 0);
+  if (form) yield* walk(form.entries.get('Fields'), '', null, 0);
+  // Signature widgets the pages carry that the form does not list: readers (poppler) show them.
+  for (const widget of yield* pageWidgetSteps(rev, catalog)) {
+    if (seen.has(widget.num)) continue;
+    const { name, type } = inherited(rev, widget.num);
+    if (type === 'Sig') yield* walk([widget], name, type, 0);
+  }
   return found;
+}
+
+/** The widget annotations of every page, by reference, in page order. */
+function* pageWidgetSteps(rev: Revision, catalog: PdfDict): Steps<PdfRef[]> {
+  const widgets: PdfRef[] = [];
+  const seenNodes = new Set<number>();
+  const visit = function* (node: PdfValue | undefined, depth: number): Steps<void> {
+    if (!isRef(node) || seenNodes.has(node.num) || depth > 64) return;
+    seenNodes.add(node.num);
+    rev.meter.add(COST.visit);
+    if (rev.meter.due) yield;
+    const dict = dictOf(rev.get(node.num));
+    const kids = rev.resolve(dict?.entries.get('Kids'));
+    if (Array.isArray(kids)) {
+      for (const kid of kids) yield* visit(kid, depth + 1);
+      return;
+    }
+    const annots = rev.resolve(dict?.entries.get('Annots'));
+    for (const annot of Array.isArray(annots) ? annots : []) {
+      rev.meter.add(COST.visit);
+      if (isRef(annot) && isName(dictOf(rev.get(annot.num))?.entries.get('Subtype'), 'Widget'))
+        widgets.push(annot);
+    }
+  };
+  yield* visit(catalog.entries.get('Pages'), 0);
+  return widgets;
+}
+
+/** The name a widget's parents give it (their /T joined) and the field type it inherits, without its own. */
+function inherited(rev: Revision, num: number): { name: string; type: string | null } {
+  const names: string[] = [];
+  let type: string | null = null;
+  let current = dictOf(rev.get(num));
+  for (let i = 0; current && i < MAX_DEPTH; i++) {
+    type ??= textOf(current.entries.get('FT'));
+    const parent = dictOf(rev.resolve(current.entries.get('Parent')));
+    if (i > 0) {
+      const partial = textOf(current.entries.get('T'));
+      if (partial !== null) names.unshift(partial);
+    }
+    current = parent;
+  }
+  return { name: names.join('.'), type };
+}
+
+/**
+ * The certificates of the document security store (the catalog's /DSS /Certs, PAdES B-LT): where a
+ * TSA's or an issuer's certificate that a CMS leaves out is found. Unreadable ones are skipped.
+ */
+export function dssCertificates(rev: Revision): Certificate[] {
+  const dss = dictOf(rev.resolve(catalogOf(rev)?.entries.get('DSS')));
+  const list = rev.resolve(dss?.entries.get('Certs'));
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, MAX_DSS_CERTIFICATES).flatMap((item) => {
+    const stream = rev.resolve(item);
+    if (!isStream(stream)) return [];
+    try {
+      return [parseCertificate(decodeStream(stream, rev.meter))];
+    } catch (error) {
+      rethrowLimit(error);
+      return [];
+    }
+  });
+}
+
+/** More certificates than any DSS holds (a long-term archive of a few signatures holds tens). */
+const MAX_DSS_CERTIFICATES = 2000;
+
+/** /Cert: one string, or an array of them. */
+function certificatesOf(value: PdfValue | undefined, rev: Revision): Uint8Array[] {
+  const list = Array.isArray(value) ? value.map((v) => rev.resolve(v)) : [value];
+  return list.flatMap((v) => (isString(v) && !v.raw ? [v.bytes] : []));
 }
 
 /** Whether a lock covers the field `name` (a lock on a parent covers its kids). */

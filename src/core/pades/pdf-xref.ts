@@ -10,6 +10,7 @@ import { PdfSyntaxError, isDict, isName, isStream, type PdfDict, type PdfValue }
 import { PdfLexer, objectHeader, type LexerOptions } from './pdf-lexer.js';
 import { decodeStream } from './pdf-stream-decode.js';
 import { COST, Meter, PdfLimitError, type Steps } from './pdf-budget.js';
+import type { Decrypt } from './pdf-crypt.js';
 
 export type Entry =
   | { type: 'free' }
@@ -117,6 +118,8 @@ export class Reader {
    */
   readonly doomed = new Set<number>();
   private objects = new Map<number, Parsed>();
+  /** How each object read at an offset is decrypted (an encrypted file's standard security handler, pdf-crypt.ts). */
+  private decryptor: Decrypt | undefined;
   private objectStreams = new Map<string, ObjectStream | null>();
   readonly lexerOptions: LexerOptions;
   /** The file as a Buffer (lexers made from its subarrays need no view of their own). */
@@ -128,6 +131,16 @@ export class Reader {
   ) {
     this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     this.lexerOptions = { maxString: meter.limits.contentsBytes, maxObject: meter.limits.objectBytes };
+  }
+
+  /**
+   * Decrypts every object read from now on; what was read before (the encryption dictionary, left
+   * as written) is read again.
+   */
+  decryptWith(decrypt: Decrypt): void {
+    this.decryptor = decrypt;
+    this.objects.clear();
+    this.objectStreams.clear();
   }
 
   /** The section at `offset` (a table or a stream), cached: revisions share them. */
@@ -284,6 +297,7 @@ export class Reader {
       if (header) {
         num = header.num;
         value = lexer.value();
+        if (this.decryptor) value = this.decryptor(value, header.num, header.gen);
       }
     } catch (error) {
       rethrowLimit(error);

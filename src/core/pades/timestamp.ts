@@ -6,7 +6,6 @@
  * and ESS signing certificate, the timeStamping purpose of its certificate,
  * and its chain to a trusted root.
  */
-import { createHash } from 'node:crypto';
 import { TAG, encoded, is, octets, oid, readDer, sequence, time, type Der } from './der.js';
 import {
   checkDigest,
@@ -15,14 +14,25 @@ import {
   parseSignedData,
   signerCertificate,
   CMS_OID,
+  digestOf,
+  weakDetail,
   type SignedContent,
 } from './cms.js';
 import { validateChain, type TrustAnchors } from './chain.js';
-import { HASHES, OID, WEAK_HASHES, displayName, type Certificate } from './x509.js';
+import { OID, displayName, type Certificate } from './x509.js';
+import { HASHES, WEAK_HASHES } from './hashes.js';
+import type { Failure } from './verdicts.js';
 
 export interface TokenCheck {
   ok: boolean;
   detail: string;
+  failure?: Failure;
+}
+
+/** What a token's checks may use besides the token: weak hashes allowed, and certificates the document carries (its DSS). */
+export interface TokenOptions {
+  allowWeak?: boolean;
+  extraCertificates?: Certificate[];
 }
 
 /** What a token proves and how each part of it checked out. */
@@ -38,7 +48,7 @@ export interface TokenVerdict {
   ok: boolean;
 }
 
-const fail = (detail: string): TokenCheck => ({ ok: false, detail });
+const fail = (detail: string, failure: Failure = 'broken'): TokenCheck => ({ ok: false, detail, failure });
 
 /** A TSTInfo's time and imprint. */
 function tstInfo(content: Uint8Array): {
@@ -66,13 +76,15 @@ export function imprintHash(token: Uint8Array): string | undefined {
 
 /**
  * Checks `token` as a timestamp of `imprinted` (the bytes whose hash it must
- * hold, or their digest); the TSA's chain is validated at `at`.
+ * hold, or their digest); the TSA's chain is validated at `at`. The TSA's
+ * certificate is looked for in the token, then among `extraCertificates`.
  */
 export function verifyTimestampToken(
   token: Uint8Array,
   imprinted: SignedContent,
   anchors: TrustAnchors,
   at: Date,
+  options: TokenOptions = {},
 ): TokenVerdict {
   const unreadable = (why: string): TokenVerdict => ({
     genTime: null,
@@ -96,48 +108,59 @@ export function verifyTimestampToken(
     return unreadable(`the timestamp token is not readable (${(error as Error).message})`);
   }
   const signer = data.signers[0];
-  const cert = signer ? signerCertificate(data, signer) : undefined;
+  const extra = options.extraCertificates ?? [];
+  const cert = signer
+    ? (signerCertificate(data, signer) ?? signerCertificate({ ...data, certificates: extra }, signer))
+    : undefined;
   const imprint: TokenCheck = !info.hash
     ? fail(`its imprint uses hash ${info.hashOid}, which this check does not know`)
-    : WEAK_HASHES.has(info.hash)
-      ? fail(`its imprint is ${info.hash}, too weak to trust`)
-      : (imprinted instanceof Uint8Array
-            ? createHash(info.hash).update(imprinted).digest()
-            : imprinted.digest(info.hash)
-          ).equals(info.imprint)
-        ? { ok: true, detail: `its ${info.hash} imprint matches` }
-        : fail(
-            `its ${info.hash} imprint is not the hash of what it should timestamp: it stamps something else`,
-          );
+    : !digestOf(imprinted, info.hash).equals(info.imprint)
+      ? fail(`its ${info.hash} imprint is not the hash of what it should timestamp: it stamps something else`)
+      : WEAK_HASHES.has(info.hash) && !options.allowWeak
+        ? fail(`its imprint is ${weakDetail(info.hash, 'made')}`, 'weak')
+        : { ok: true, detail: `its ${info.hash} imprint matches` };
   if (!signer || !cert || data.signers.length !== 1) {
-    const why = 'the token names no signer whose certificate it carries';
+    // A token whose TSA certificate is nowhere cannot be checked: that is not a broken one.
+    const why =
+      signer && data.signers.length === 1
+        ? "the TSA's certificate is neither in the token nor in the document's DSS: the timestamp cannot be checked"
+        : 'the token names no signer whose certificate it carries';
+    const failure: Failure = signer && data.signers.length === 1 ? 'unverifiable' : 'broken';
     return {
       genTime: info.genTime,
       tsa: null,
       tsaCertificate: null,
       imprint,
-      signature: fail(why),
-      signingCertificate: fail(why),
-      purpose: fail(why),
-      chain: fail(why),
+      signature: fail(why, failure),
+      signingCertificate: fail(why, failure),
+      purpose: fail(why, failure),
+      chain: fail(why, failure),
       ok: false,
     };
   }
-  const digest = checkDigest(data, signer, data.content);
+  const digest = checkDigest(data, signer, data.content, options.allowWeak);
   const cms = checkSignerSignature(signer, cert, data.content);
   const signature: TokenCheck = !digest.ok
-    ? fail(`the TSA's message digest does not match its TSTInfo: ${digest.detail}`)
-    : cms.ok
-      ? { ok: true, detail: `valid, by ${displayName(cert)}` }
-      : fail(`the TSA's signature does not verify (${cms.algorithm})`);
+    ? digest.failure === 'weak'
+      ? fail(`the TSA ${digest.detail}`, 'weak')
+      : fail(`the TSA's message digest does not match its TSTInfo: ${digest.detail}`)
+    : !cms.ok
+      ? fail(`the TSA's signature does not verify (${cms.algorithm})`)
+      : cms.weak && !options.allowWeak
+        ? fail(`the TSA ${weakDetail(cms.weak)}`, 'weak')
+        : { ok: true, detail: `valid, by ${displayName(cert)}` };
   const ess = checkSigningCertificate(signer, cert);
   const signingCertificate: TokenCheck =
-    ess.version === null ? fail('no ESS signing certificate (RFC 3161 requires one)') : ess;
+    ess.version === null
+      ? fail('no ESS signing certificate (RFC 3161 requires one)')
+      : ess.ok
+        ? ess
+        : fail(ess.detail);
   const purpose: TokenCheck = cert.extKeyUsage?.includes(OID.timeStamping)
     ? { ok: true, detail: "the TSA's certificate is for timestamping" }
-    : fail("the TSA's certificate is not for timestamping (no timeStamping extended key usage)");
-  const path = validateChain(cert, data.certificates, anchors, at);
-  const chain: TokenCheck = { ok: path.ok, detail: path.detail };
+    : fail("the TSA's certificate is not for timestamping (no timeStamping extended key usage)", 'untrusted');
+  const path = validateChain(cert, [...data.certificates, ...extra], anchors, at, options.allowWeak);
+  const chain: TokenCheck = path.ok ? { ok: true, detail: path.detail } : fail(path.detail, 'untrusted');
   return {
     genTime: info.genTime,
     tsa: displayName(cert),
@@ -149,6 +172,17 @@ export function verifyTimestampToken(
     chain,
     ok: imprint.ok && signature.ok && signingCertificate.ok && purpose.ok && chain.ok,
   };
+}
+
+/** The first of a token's checks that failed, in the order they matter. */
+export function firstFailure(verdict: TokenVerdict): TokenCheck | undefined {
+  return [
+    verdict.imprint,
+    verdict.signature,
+    verdict.signingCertificate,
+    verdict.purpose,
+    verdict.chain,
+  ].find((c) => !c.ok);
 }
 
 /** The signature timestamp token a signer info carries (unsigned attribute id-aa-timeStampToken), if any. */

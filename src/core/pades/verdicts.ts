@@ -4,9 +4,10 @@
  */
 import type { PdfFile } from './pdf-file.js';
 import type { TrustAnchors } from './chain.js';
-import type { JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-change-record.js';
+import type { JudgedChange } from './changes/revisions.js';
+import type { Change } from './changes/record.js';
 import type { PdfLimits } from './pdf-budget.js';
+import type { Certificate } from './x509.js';
 
 export type CheckName =
   | 'byte range'
@@ -18,11 +19,29 @@ export type CheckName =
   | 'timestamp'
   | 'changes after';
 
+/**
+ * Why a check failed, which decides what the failure says about the document: its bytes or a
+ * signature do not verify (`broken`); a change after the signature that it does not allow
+ * (`modified`); an algorithm refused as a policy though the bytes verify (`weak`: SHA-1); a
+ * certificate not trusted for this use or at this time (`untrusted`); or something that could not
+ * be checked at all (`unverifiable`: a timestamp whose TSA certificate is nowhere in the file).
+ */
+export type Failure = 'broken' | 'modified' | 'weak' | 'untrusted' | 'unverifiable';
+
 export interface CheckResult {
   check: CheckName;
   ok: boolean;
   detail: string;
+  /** Set when the check failed. */
+  failure?: Failure;
 }
+
+/**
+ * What a signature says of the document, trust and policy aside: its bytes verify and nothing
+ * follows it (`intact`), what follows is allowed after it (`modified-allowed`) or is not
+ * (`modified-disallowed`), or its bytes or signature do not verify (`broken`).
+ */
+export type Integrity = 'intact' | 'modified-allowed' | 'modified-disallowed' | 'broken';
 
 export interface TimestampVerdict {
   /** The time the token proves (ISO 8601), when it could be read. */
@@ -50,6 +69,8 @@ export interface SignatureVerdict {
   validation_time: 'now' | 'timestamp' | 'claimed' | 'given';
   changes_after: JudgedChange[];
   checks: CheckResult[];
+  /** What the signature says of the document, whatever trust and policy say (integrity.ts). */
+  integrity: Integrity;
   valid: boolean;
 }
 
@@ -70,6 +91,14 @@ export interface PdfVerdict {
   signatures: SignatureVerdict[];
   /** Bytes or revisions follow the last signature. */
   modified_after_signing: boolean;
+  /**
+   * Whether the file is encrypted, and how it was read: decrypted (by the empty user password, as
+   * readers open it, or the one given), or not (its objects compared as written).
+   */
+  encryption:
+    'none' | 'decrypted with the empty password' | 'decrypted with the password given' | 'not decrypted';
+  /** The worst of the signatures' integrity, or `not-signed` when the file has none. */
+  integrity: Integrity | 'not-signed';
   valid: boolean;
 }
 
@@ -91,6 +120,10 @@ export interface VerifyOptions {
   monotonic?: () => number;
   /** Bounds other than the defaults (DEFAULT_LIMITS): tests make them small. */
   limits?: Partial<PdfLimits>;
+  /** Accept SHA-1 (a weak algorithm) where the bytes verify with it, instead of failing it as a policy. */
+  allowWeak?: boolean;
+  /** The password of an encrypted PDF (user or owner); the empty password is always tried first. */
+  password?: string;
   /** Told the work the reading took, when it is done (tests check that it is linear in the file's size). */
   onWork?: (work: { units: number; allowed: number; inflated: number }) => void;
 }
@@ -102,4 +135,7 @@ export interface VerifyContext {
   anchors: TrustAnchors;
   now: Date;
   at: VerifyOptions['at'];
+  allowWeak: boolean;
+  /** Certificates the document carries besides its signatures' (the DSS's /Certs): issuers and TSAs found there. */
+  extraCertificates: Certificate[];
 }

@@ -17,19 +17,25 @@
  */
 import { createHash } from 'node:crypto';
 import { readPdfSteps, type PdfFile } from './pdf-file.js';
-import { findSignatureSteps, locks, type PdfSignature } from './pdf-signatures.js';
+import type { PdfSignature } from './pdf-signatures.js';
+import { documentSignatureSteps, type FoundSignature } from './document-signatures.js';
+import { judgeAfter } from './changes-after.js';
 import { trustAnchors } from './chain.js';
 import { parseCertificate } from './x509.js';
 import { checkDocumentTimestamp, checkSignature } from './signature-checks.js';
-import { revisionChangeSteps, type JudgedChange } from './revision-analysis.js';
-import type { Change } from './pdf-change-record.js';
-import { COST, Meter, Pace, type Steps } from './pdf-budget.js';
+import { revisionChangeSteps } from './changes/revisions.js';
+import type { Change } from './changes/record.js';
+import { COST, EncryptedPdfError, Meter, Pace, type Steps } from './pdf-budget.js';
+import { documentIntegrity, signatureIntegrity } from './integrity.js';
+import { dssCertificates } from './pdf-signatures.js';
 
-import type { CheckResult, PdfVerdict, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
+import type { PdfVerdict, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
 
 export type {
   CheckName,
   CheckResult,
+  Failure,
+  Integrity,
   PdfVerdict,
   RevisionSummary,
   SignatureVerdict,
@@ -38,9 +44,10 @@ export type {
   VerifyOptions,
 } from './verdicts.js';
 export { NotAPdfError } from './pdf-file.js';
-export { PdfLimitError, DEFAULT_LIMITS, type PdfLimits } from './pdf-budget.js';
+export { PdfLimitError, EncryptedPdfError, DEFAULT_LIMITS, type PdfLimits } from './pdf-budget.js';
 export { pdfDate } from './pdf-signatures.js';
 export { pemCertificates } from './x509.js';
+export { changeLabel, changeSubject } from './changes-after.js';
 
 /** Whether DER bytes are one X.509 certificate this verifier can read. */
 export function isCertificate(der: Uint8Array): boolean {
@@ -52,21 +59,33 @@ export function isCertificate(der: Uint8Array): boolean {
   }
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** Whether bytes [from, to) are PDF white-space only. */
+function blank(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let p = from; p < to; p++) {
+    const b = bytes[p];
+    if (b !== 0 && b !== 9 && b !== 10 && b !== 12 && b !== 13 && b !== 32) return false;
+  }
+  return true;
+}
 
-/** The revision whose end the byte range reaches (its %%EOF, with or without the end of line). */
+/**
+ * The revision whose end the byte range reaches: its %%EOF, with or without the end of line, or
+ * with more ends of line after it (a writer that signs the blank lines it left after %%EOF).
+ */
 function rangeRevision(file: PdfFile, signature: PdfSignature): number | null {
   const [, , start2, length2] = signature.byteRange;
   const end = (start2 ?? 0) + (length2 ?? 0);
   if (file.repaired) return end >= file.bytes.length - 2 ? 1 : null;
-  const rev = file.revisions.find((r) => end <= r.end && end >= r.end - 2);
+  const rev = file.revisions.find(
+    (r) => end >= r.end - 2 && (end <= r.end || (end - r.end <= 64 && blank(file.bytes, r.end, end))),
+  );
   return rev ? rev.number : null;
 }
 
-/** The revision that wrote the signature dictionary as the final revision reads it. */
-function dictionaryRevision(file: PdfFile, signature: PdfSignature): number | null {
-  if (signature.object === null) return null;
-  const key = file.revisions.at(-1)!.entryKey(signature.object);
+/** The revision that wrote the signature dictionary, as the revision it was found in reads it. */
+function dictionaryRevision(file: PdfFile, signature: FoundSignature): number | null {
+  if (signature.object === null || signature.found === 'repaired') return null;
+  const key = signature.source.entryKey(signature.object);
   return file.revisions.find((r) => r.entryKey(signature.object!) === key)?.number ?? null;
 }
 
@@ -90,15 +109,29 @@ function* sha256Steps(pdf: Uint8Array, meter: Meter): Steps<string> {
 export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): Promise<PdfVerdict> {
   const pace = new Pace(options.signal, options.monotonic);
   const meter = new Meter(pdf.length, options.limits);
-  const file = await pace.run(readPdfSteps(pdf, meter));
+  const file = await pace.run(readPdfSteps(pdf, meter, options.password));
   const final = file.revisions.at(-1)!;
-  const signatures = await pace.run(findSignatureSteps(final));
+  const signatures = await pace.run(documentSignatureSteps(file));
+  if (signatures.length === 0 && file.encryption.state === 'locked')
+    throw file.encryption.why === 'handler'
+      ? new EncryptedPdfError(
+          `encrypted with the ${file.encryption.handler} security handler, which this check does not open: its signatures cannot be found`,
+          'handler',
+        )
+      : new EncryptedPdfError(
+          options.password === undefined
+            ? 'encrypted with a password: its signatures cannot be found without it'
+            : 'encrypted, and the password given does not open it: its signatures cannot be found',
+          'password',
+        );
   const ctx: VerifyContext = {
     pdf,
     file,
     anchors: trustAnchors(options.trusted ?? [], options.systemRoots !== false),
     now: options.now ?? new Date(),
     at: options.at,
+    allowWeak: options.allowWeak === true,
+    extraCertificates: dssCertificates(final),
   };
   // What every revision changed, computed once: the revisions table shows them all.
   const computed = new Map<number, Change[]>();
@@ -134,9 +167,13 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     );
     meter.add(COST.visit * (after.changes.length + 1));
     await pace.turn();
-    base.checks.push(after.check);
+    base.checks.push(after.check.ok ? after.check : { ...after.check, failure: 'modified' });
     verdicts.push({
       ...base,
+      integrity: signatureIntegrity(
+        base.checks,
+        revision === file.revisions.length && file.trailingBytes === 0,
+      ),
       type: signature.documentTimestamp
         ? 'document timestamp'
         : signature.certification
@@ -163,121 +200,15 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     signatures: verdicts,
     modified_after_signing:
       signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
+    integrity: documentIntegrity(verdicts),
+    encryption:
+      file.encryption.state === 'none'
+        ? 'none'
+        : file.encryption.state === 'locked'
+          ? 'not decrypted'
+          : file.encryption.password === 'empty'
+            ? 'decrypted with the empty password'
+            : 'decrypted with the password given',
     valid: verdicts.length > 0 && verdicts.every((v) => v.valid),
   };
-}
-
-/** The changes of every revision after `revision`, judged with this signature's permissions. */
-function judgeAfter(
-  file: PdfFile,
-  changes: (revision: number) => Change[],
-  revision: number | null,
-  docmdp: number | null,
-  signature: PdfSignature,
-): { check: CheckResult; changes: JudgedChange[] } {
-  const appended =
-    file.trailingBytes > 0
-      ? `modified after signing: ${plural(file.trailingBytes, 'byte')} ${file.trailingBytes === 1 ? 'was' : 'were'} appended after the last revision, and no reader reads ${file.trailingBytes === 1 ? 'it' : 'them'} as part of the document`
-      : null;
-  if (revision === null) {
-    const why = file.repaired
-      ? "the file's cross-reference is damaged, so its revisions cannot be told apart and what changed after this signature is unknown"
-      : 'the signed bytes end inside a revision, not at its end: part of that revision is unsigned, and what follows cannot be compared';
-    return { check: { check: 'changes after', ok: false, detail: why }, changes: [] };
-  }
-  const count = file.revisions.length;
-  const judged: JudgedChange[] = [];
-  for (let r = revision + 1; r <= count; r++) {
-    for (const change of changes(r)) {
-      const allowed =
-        change.need === 'none' ||
-        (change.need === 'signing' && docmdp !== 1) ||
-        (change.need === 'fill' &&
-          docmdp !== 1 &&
-          !(change.field && signature.locks.some((l) => locks(l, change.field!)))) ||
-        (change.need === 'annotate' && docmdp === 3);
-      judged.push({
-        revision: change.revision,
-        kind: change.kind,
-        object: change.object,
-        ...(change.page ? { page: change.page } : {}),
-        ...(change.field ? { field: change.field } : {}),
-        action: change.action,
-        allowed,
-        detail: change.detail,
-      });
-    }
-  }
-  const refused = judged.filter((c) => !c.allowed);
-  const where = `covers revision ${revision} of ${count}`;
-  if (refused.length > 0 || appended) {
-    const first = [
-      ...new Set(refused.map((c) => `${changeSubject(c) ?? c.detail} (revision ${c.revision})`)),
-    ];
-    const more = first.length > 3 ? `, and ${first.length - 3} more` : '';
-    first.splice(3);
-    const detail = [
-      refused.length > 0
-        ? `changed after this signature: ${first.join(', ')}${more}${docmdp === 1 && refused.length > 0 ? ' (its DocMDP permission 1 allows no change)' : ''}`
-        : null,
-      appended,
-    ]
-      .filter(Boolean)
-      .join('; ');
-    return { check: { check: 'changes after', ok: false, detail: `${detail} [${where}]` }, changes: judged };
-  }
-  if (revision === count)
-    return {
-      check: {
-        check: 'changes after',
-        ok: true,
-        detail:
-          count === 1
-            ? 'the signature covers the whole file'
-            : `the signature covers the whole file (${where})`,
-      },
-      changes: judged,
-    };
-  const allowedKinds = [...new Set(judged.map((c) => `${changeLabel(c)} (revision ${c.revision})`))];
-  const listed =
-    allowedKinds.slice(0, 3).join('; ') +
-    (allowedKinds.length > 3 ? `; and ${allowedKinds.length - 3} more` : '');
-  return {
-    check: {
-      check: 'changes after',
-      ok: true,
-      detail: `${where}; every later change is allowed after it: ${listed || 'nothing that matters to the document'}`,
-    },
-    changes: judged,
-  };
-}
-
-/** What a change touched, as people name it: "page 1 content", "form field total", "signature field Bob". */
-export function changeSubject(change: {
-  kind: string;
-  page?: number;
-  field?: string;
-  detail: string;
-}): string | null {
-  if (change.page && change.kind.startsWith('page'))
-    return change.kind === 'page' ? `page ${change.page}` : `page ${change.page} ${change.kind.slice(5)}`;
-  if (
-    change.field &&
-    ['form field', 'signature field', 'document timestamp', 'signature'].includes(change.kind)
-  )
-    return `${change.kind} ${change.field}`;
-  if (change.kind === 'annotation' && change.page) return `an annotation on page ${change.page}`;
-  return null;
-}
-
-/** A change in a few words: "page 1 content changed", "signature field Bob added". */
-export function changeLabel(change: {
-  kind: string;
-  page?: number;
-  field?: string;
-  action: string;
-  detail: string;
-}): string {
-  const subject = changeSubject(change);
-  return subject ? `${subject} ${change.action}` : change.detail;
 }

@@ -5,7 +5,8 @@
  * X509Certificate would do part of it, but not key usage bits, nor the names
  * as bytes for finding an issuer.
  */
-import { createHash, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { HASHES, WEAK_HASHES, hashOf } from './hashes.js';
 
 /** node:crypto's RSA_PKCS1_PADDING and RSA_PKCS1_PSS_PADDING: the CLI bundle loads node:crypto's functions lazily, not its objects. */
 const RSA_PKCS1_PADDING = 1;
@@ -144,8 +145,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
 }
 
 /** The SHA-x of the whole certificate (ESS signing-certificate references). */
-export const certificateHash = (cert: Certificate, algorithm: string): Buffer =>
-  createHash(algorithm).update(cert.der).digest();
+export const certificateHash = (cert: Certificate, algorithm: string): Buffer => hashOf(algorithm, cert.der);
 
 /** The attributes of a name, in order, as [OID, text]. */
 function nameAttributes(name: Uint8Array): [string, string][] {
@@ -179,33 +179,35 @@ export function displayName(cert: Certificate): string {
  * found by a subject written as UTF8String.
  */
 export function sameName(a: Uint8Array, b: Uint8Array): boolean {
-  if (Buffer.from(a).equals(b)) return true;
-  try {
-    const fold = (name: Uint8Array) =>
-      nameAttributes(name)
-        .map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`)
-        .join('\u0000');
-    return fold(a) === fold(b);
-  } catch {
-    return false;
-  }
+  if (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b)) return true;
+  const folded = [foldedName(a), foldedName(b)];
+  return folded[0] !== null && folded[0] === folded[1];
 }
 
-export const HASHES: Record<string, string> = {
-  '1.3.14.3.2.26': 'sha1',
-  '2.16.840.1.101.3.4.2.4': 'sha224',
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-  '2.16.840.1.101.3.4.2.8': 'sha3-256',
-  '2.16.840.1.101.3.4.2.9': 'sha3-384',
-  '2.16.840.1.101.3.4.2.10': 'sha3-512',
-};
+/**
+ * A name with case and inner spaces folded, attribute by attribute (null: unreadable); kept per
+ * name's bytes, since a chain is looked for among the same certificates again and again.
+ */
+const FOLDED = new WeakMap<Uint8Array, string | null>();
+function foldedName(name: Uint8Array): string | null {
+  let folded = FOLDED.get(name);
+  if (folded !== undefined) return folded;
+  try {
+    folded = nameAttributes(name)
+      .map(([type, text]) => `${type}=${text.trim().replace(/\s+/g, ' ').toLowerCase()}`)
+      .join('\u0000');
+  } catch {
+    folded = null;
+  }
+  FOLDED.set(name, folded);
+  return folded;
+}
 
-/** Hashes too weak to trust for a signature made today (as pyHanko and ETSI's algorithm catalogue rule). */
-export const WEAK_HASHES = new Set(['sha1', 'md5']);
-
-type Scheme = { kind: 'rsa' | 'ecdsa'; hash: string | null } | { kind: 'pss' } | { kind: 'eddsa' };
+type Scheme =
+  | { kind: 'rsa'; hash: string | null }
+  | { kind: 'ecdsa'; hash: string | null; plain?: boolean }
+  | { kind: 'pss' }
+  | { kind: 'eddsa'; name: 'Ed25519' | 'Ed448' };
 const SCHEMES: Record<string, Scheme> = {
   '1.2.840.113549.1.1.1': { kind: 'rsa', hash: null },
   '1.2.840.113549.1.1.5': { kind: 'rsa', hash: 'sha1' },
@@ -213,6 +215,11 @@ const SCHEMES: Record<string, Scheme> = {
   '1.2.840.113549.1.1.11': { kind: 'rsa', hash: 'sha256' },
   '1.2.840.113549.1.1.12': { kind: 'rsa', hash: 'sha384' },
   '1.2.840.113549.1.1.13': { kind: 'rsa', hash: 'sha512' },
+  // RSA PKCS#1 v1.5 and ECDSA with SHA-3 (RFC 8702, NIST's CSOR).
+  '2.16.840.1.101.3.4.3.13': { kind: 'rsa', hash: 'sha3-224' },
+  '2.16.840.1.101.3.4.3.14': { kind: 'rsa', hash: 'sha3-256' },
+  '2.16.840.1.101.3.4.3.15': { kind: 'rsa', hash: 'sha3-384' },
+  '2.16.840.1.101.3.4.3.16': { kind: 'rsa', hash: 'sha3-512' },
   '1.2.840.113549.1.1.10': { kind: 'pss' },
   '1.2.840.10045.2.1': { kind: 'ecdsa', hash: null },
   '1.2.840.10045.4.1': { kind: 'ecdsa', hash: 'sha1' },
@@ -220,15 +227,36 @@ const SCHEMES: Record<string, Scheme> = {
   '1.2.840.10045.4.3.2': { kind: 'ecdsa', hash: 'sha256' },
   '1.2.840.10045.4.3.3': { kind: 'ecdsa', hash: 'sha384' },
   '1.2.840.10045.4.3.4': { kind: 'ecdsa', hash: 'sha512' },
-  '1.3.101.112': { kind: 'eddsa' },
-  '1.3.101.113': { kind: 'eddsa' },
+  '2.16.840.1.101.3.4.3.9': { kind: 'ecdsa', hash: 'sha3-224' },
+  '2.16.840.1.101.3.4.3.10': { kind: 'ecdsa', hash: 'sha3-256' },
+  '2.16.840.1.101.3.4.3.11': { kind: 'ecdsa', hash: 'sha3-384' },
+  '2.16.840.1.101.3.4.3.12': { kind: 'ecdsa', hash: 'sha3-512' },
+  // Plain ECDSA (BSI TR-03111 ecdsa-plain-*): r and s side by side, not a DER SEQUENCE.
+  '0.4.0.127.0.7.1.1.4.1.1': { kind: 'ecdsa', hash: 'sha1', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.2': { kind: 'ecdsa', hash: 'sha224', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.3': { kind: 'ecdsa', hash: 'sha256', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.4': { kind: 'ecdsa', hash: 'sha384', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.5': { kind: 'ecdsa', hash: 'sha512', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.8': { kind: 'ecdsa', hash: 'sha3-224', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.9': { kind: 'ecdsa', hash: 'sha3-256', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.10': { kind: 'ecdsa', hash: 'sha3-384', plain: true },
+  '0.4.0.127.0.7.1.1.4.1.11': { kind: 'ecdsa', hash: 'sha3-512', plain: true },
+  '1.3.101.112': { kind: 'eddsa', name: 'Ed25519' },
+  '1.3.101.113': { kind: 'eddsa', name: 'Ed448' },
 };
+
+/** The digest RFC 8419 requires with each EdDSA algorithm: a CMS signer using another is refused. */
+export const EDDSA_DIGEST: Record<string, string> = { Ed25519: 'sha512', Ed448: 'shake256' };
 
 export interface SignatureCheck {
   ok: boolean;
   /** The algorithm as people know it (`RSA PKCS#1 v1.5 with sha256`), or why it is not supported. */
   algorithm: string;
   supported: boolean;
+  /** The weak hash it signed with (sha1), when it did: verified all the same, refused by policy. */
+  weak?: string;
+  /** The EdDSA algorithm, when it is one (its CMS digest must be the one RFC 8419 names). */
+  eddsa?: 'Ed25519' | 'Ed448';
 }
 
 /**
@@ -268,20 +296,25 @@ function verifyWith(
   } catch {
     return { ok: false, supported: false, algorithm: "the certificate's public key is not readable" };
   }
+  // A weak hash is verified all the same (so that a verdict can say the bytes are intact) and marked.
   const attempt = (hash: string | null, options: Record<string, unknown>, name: string): SignatureCheck => {
-    if (hash && WEAK_HASHES.has(hash))
-      return { ok: false, supported: false, algorithm: `${name}: ${hash} is too weak to trust` };
+    const weak = hash && WEAK_HASHES.has(hash) ? { weak: hash } : {};
     try {
       return {
         ok: cryptoVerify(hash, data, { key, ...options }, signature),
         supported: true,
         algorithm: name,
+        ...weak,
       };
     } catch {
-      return { ok: false, supported: true, algorithm: name };
+      return { ok: false, supported: true, algorithm: name, ...weak };
     }
   };
-  if (scheme.kind === 'eddsa') return attempt(null, {}, id === '1.3.101.112' ? 'Ed25519' : 'Ed448');
+  if (scheme.kind === 'eddsa') {
+    if (key.asymmetricKeyType !== scheme.name.toLowerCase())
+      return { ok: false, supported: true, algorithm: `${scheme.name} with a ${key.asymmetricKeyType} key` };
+    return { ...attempt(null, {}, scheme.name), eddsa: scheme.name };
+  }
   if (scheme.kind === 'pss') {
     // RSASSA-PSS-params: [0] hash (default SHA-1), [1] mask generation (MGF1 with that hash), [2] salt length (default 20).
     const params = parts[1] && parts[1].constructed ? children(parts[1]) : [];
@@ -290,22 +323,51 @@ function verifyWith(
     const hash = hashField ? HASHES[oid(sequence(explicit(hashField), 'the PSS hash')[0])] : 'sha1';
     const saltField = field(2);
     const saltLength = saltField ? smallInteger(explicit(saltField)) : 20;
-    if (!hash) return { ok: false, supported: false, algorithm: 'RSA-PSS with an unsupported hash' };
+    if (!hash || hash === 'shake256')
+      return { ok: false, supported: false, algorithm: 'RSA-PSS with an unsupported hash' };
     return attempt(hash, { padding: RSA_PKCS1_PSS_PADDING, saltLength }, `RSA-PSS with ${hash}`);
   }
   const hash = scheme.hash ?? digestHint ?? null;
-  if (!hash) return { ok: false, supported: false, algorithm: `algorithm ${id} without a digest` };
-  if (scheme.kind === 'ecdsa') return attempt(hash, { dsaEncoding: 'der' }, `ECDSA with ${hash}`);
-  return attempt(hash, { padding: RSA_PKCS1_PADDING }, `RSA PKCS#1 v1.5 with ${hash}`);
+  if (!hash || hash === 'shake256')
+    return { ok: false, supported: false, algorithm: `algorithm ${id} without a digest it can use` };
+  const withHash = (h: string): SignatureCheck =>
+    scheme.kind === 'rsa'
+      ? attempt(h, { padding: RSA_PKCS1_PADDING }, `RSA PKCS#1 v1.5 with ${h}`)
+      : scheme.plain
+        ? attempt(h, { dsaEncoding: 'ieee-p1363' }, `plain ECDSA (BSI TR-03111) with ${h}`)
+        : attempt(h, { dsaEncoding: 'der' }, `ECDSA with ${h}`);
+  const check = withHash(hash);
+  // A signature algorithm that names another hash than the signer's digest algorithm: OpenSSL
+  // signs and verifies with the digest algorithm, and so do the files it made. Tried second.
+  if (!check.ok && digestHint && digestHint !== hash && digestHint !== 'shake256') {
+    const second = withHash(digestHint);
+    if (second.ok)
+      return {
+        ...second,
+        algorithm: `${second.algorithm} (its identifier names ${hash}, as OpenSSL reads it)`,
+      };
+  }
+  return check;
 }
 
 /** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */
-export function issuedBy(cert: Certificate, issuer: Certificate): boolean {
-  return (
-    sameName(cert.issuer, issuer.subject) &&
-    verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature).ok
-  );
+export function issuedBy(cert: Certificate, issuer: Certificate, allowWeak = false): boolean {
+  if (!sameName(cert.issuer, issuer.subject)) return false;
+  // The same links are checked again for every signature of a file (a TSA's chain, 25 times over
+  // in a long-term archive) and every file of a run: their answers are kept.
+  const key = `${Buffer.from(cert.signature).toString('base64')}|${Buffer.from(issuer.spki).toString('base64')}`;
+  let check = LINKS.get(key);
+  if (!check) {
+    check = verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature);
+    if (LINKS.size >= MAX_LINKS) LINKS.clear();
+    LINKS.set(key, check);
+  }
+  return check.ok && (allowWeak || !check.weak);
 }
+
+/** The links checked so far (a certificate's signature by its issuer's key), and how many are kept. */
+const LINKS = new Map<string, SignatureCheck>();
+const MAX_LINKS = 4096;
 
 /** The DER of each PEM certificate block in `text`. */
 export function pemCertificates(text: string): Uint8Array[] {

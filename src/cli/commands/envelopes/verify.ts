@@ -1,5 +1,6 @@
 /**
- * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]`:
+ * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]
+ * [--password <p> | --password-file <f>] [--allow-weak]`:
  * is this the signed document, unaltered? Every signature of the file checked
  * offline, every later revision judged against it (core/pades/verify.ts); with
  * --envelope, the service's audit trail too: its hash chain, and that its
@@ -8,7 +9,6 @@
  * at Ctrl-C or SIGTERM (exit 130).
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { open, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -18,6 +18,7 @@ import type { Action } from '../../action.js';
 import { collect } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { readFlagFile } from '../../input/stdin.js';
+import { readPassword, readPdfFile } from '../../input/pdf-file.js';
 import { formatTime } from '../../render/time.js';
 import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
 
@@ -31,13 +32,14 @@ export const doc: CommandDoc = {
   summary:
     'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
   details: [
-    "For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (RSA, RSA-PSS, ECDSA, Ed25519; SHA-256/384/512), its signature timestamp (RFC 3161: the imprint over the signature, the TSA's purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system's where Node reads them, and each `--trust` PEM), that certificate's purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared with the revision the signature signed, and a change that is not allowed after it (a page's content or resources, the page tree, fonts, other catalog entries) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks) and annotations (DocMDP 3).",
+    "For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (every signer it holds; RSA, RSA-PSS, ECDSA, plain ECDSA, Ed25519, Ed448; SHA-2, SHA-3, SHAKE256; also adbe.pkcs7.sha1 and adbe.x509.rsa_sha1), its signature timestamp (RFC 3161: the imprint over the signature, the TSA's purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system's where Node reads them, and each `--trust` PEM; issuers and TSAs missing from a signature are looked for in the document's DSS), that certificate's purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared, by what it is rather than its number, with the revision the signature signed, and a change that is not allowed after it (a page's content or resources, the page tree, fonts, other catalog entries, an appearance redrawn while its field's value stays) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps, the catalog's /Version; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks), annotations added (DocMDP 3, or an approval signature without DocMDP) and changed or removed (DocMDP 3).",
+    "SHA-1 is computed but refused as a weak algorithm (`signed with SHA-1, a weak algorithm: not accepted; the bytes are intact`), a failure of its own, not a digest that does not match; `--allow-weak` accepts it. An encrypted PDF (the standard security handler: RC4, AES-128, AES-256) is opened with the empty password, as readers open it, or with `--password` / `--password-file` (the user or the owner password); a signature's value is not encrypted.",
     "The chain is validated now, or at the time a verified signature timestamp proves; the signer's `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope's audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file's SHA-256.",
     'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
   more: [
     "Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file's size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.",
-    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "valid", "checks": [{"check", "ok", "detail"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none.',
+    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "valid", "checks": [{"check", "ok", "detail", "failure"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable`.',
   ],
   examples: [
     'sign-cli envelopes download "$id" -o signed.pdf --wait',
@@ -64,6 +66,18 @@ export function registerVerify(envelopes: Command, action: Action): void {
       "validate the certificates at the signer's claimed time (/M) or at an ISO 8601 time, instead of now or a signature timestamp's time",
     )
     .option('--max-size <MB>', `refuse files larger than this, before reading them (default: ${MAX_PDF_MB})`)
+    .option(
+      '--password <password>',
+      'the password of an encrypted PDF that the empty password does not open (the user or the owner password)',
+    )
+    .option(
+      '--password-file <file>',
+      'read that password from a file (its first line), kept out of the shell history',
+    )
+    .option(
+      '--allow-weak',
+      'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm',
+    )
     .action(action(verifyCommand));
 }
 
@@ -162,113 +176,26 @@ export function parseMaxSize(value: string | undefined): number {
   return mb * 1024 * 1024;
 }
 
-const MB = 1024 * 1024;
-const megabytes = (bytes: number) => `${bytes % MB === 0 ? bytes / MB : (bytes / MB).toFixed(1)} MB`;
-
-/** The refusal of a file over the bound: one line, naming the flag that raises it. */
-function tooLarge(file: string, size: number | null, max: number): UsageError {
-  const what = size === null ? `more than ${megabytes(max)}` : `${megabytes(size)} (${size} bytes)`;
-  return new UsageError(
-    `${file}: ${what}, over the ${megabytes(max)} a signed document may have here (a contract is kilobytes or a few megabytes); if it is the signed copy, raise the bound with --max-size ${Math.ceil((size ?? max + 1) / MB)}`,
-  );
+/** What `envelopes verify` (and `download --verify`) take. */
+export interface VerifyFlags {
+  trust?: string[];
+  envelope?: string;
+  at?: string;
+  maxSize?: string;
+  password?: string;
+  passwordFile?: string;
+  allowWeak?: boolean;
 }
-
-/**
- * The file's bytes, at most `max` of them: a regular file larger than that is refused by its size,
- * unread; anything else (a pipe, a device) once more than `max` has arrived. Read a chunk at a
- * time, so that Ctrl-C stops it.
- */
-async function readPdfFile(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
-  const kind = await stat(file).catch(() => undefined);
-  if (kind?.isFIFO()) return readPipe(file, max, signal);
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    throw new UsageError(
-      `the file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-    );
-  }
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) throw new UsageError(`the file ${file}: a directory, not a PDF`);
-    if (stats.isFile() && stats.size > max) throw tooLarge(file, stats.size, max);
-    // A regular file is read into one buffer of its size (it may still grow: read up to the bound);
-    // a pipe or a device in chunks.
-    let buffer = Buffer.allocUnsafe(
-      stats.isFile() ? Math.min(stats.size + 1, max + 1) : Math.min(max + 1, 1024 * 1024),
-    );
-    let size = 0;
-    for (;;) {
-      if (signal.aborted) throw readInterrupted(file);
-      if (size === buffer.length) {
-        if (size > max) throw tooLarge(file, null, max);
-        const grown = Buffer.allocUnsafe(Math.min(max + 1, buffer.length * 2));
-        buffer.copy(grown, 0, 0, size);
-        buffer = grown;
-      }
-      const { bytesRead } = await handle.read(buffer, size, Math.min(buffer.length - size, 16 * MB), null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > max) throw tooLarge(file, null, max);
-    }
-    return buffer.subarray(0, size);
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof InterruptedError) throw error;
-    throw new UsageError(`the file ${file}: ${(error as Error).message}`);
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * A named pipe (or `<(…)`), read on the event loop rather than by a file read on Node's thread
- * pool: a pipe whose writer never closes it would hold such a read, and the process's exit
- * with it, past Ctrl-C. Opened without waiting for a writer; its end is the writer's close.
- */
-async function readPipe(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
-  if (signal.aborted) throw readInterrupted(file);
-  const [{ Socket }, { openSync, constants }] = await Promise.all([import('node:net'), import('node:fs')]);
-  let pipe: InstanceType<typeof Socket>;
-  try {
-    pipe = new Socket({ fd: openSync(file, constants.O_RDONLY | constants.O_NONBLOCK), writable: false });
-  } catch (error) {
-    throw new UsageError(`the file ${file}: ${(error as Error).message}`);
-  }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = (error: Error) => {
-      signal.removeEventListener('abort', onAbort);
-      pipe.destroy();
-      reject(error);
-    };
-    const onAbort = () => stop(readInterrupted(file));
-    signal.addEventListener('abort', onAbort, { once: true });
-    pipe.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) return stop(tooLarge(file, null, max));
-      chunks.push(chunk);
-    });
-    pipe.on('error', (error) => stop(new UsageError(`the file ${file}: ${error.message}`)));
-    pipe.on('end', () => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(Buffer.concat(chunks, size));
-    });
-  });
-}
-
-const readInterrupted = (file: string) =>
-  new InterruptedError(`interrupted while reading ${file}; nothing was verified`, { sent: false });
 
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
 export async function verifyFile(
   ctx: CommandContext,
   file: string,
-  options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string },
+  options: VerifyFlags,
 ): Promise<FileVerification> {
   const at = parseAt(options.at);
   const max = parseMaxSize(options.maxSize);
+  const password = readPassword(options);
   const core = await import('../../../core/pades/verify.js');
   const trusted = trustedCertificates(core, options.trust ?? []);
   const signal = ctx.signal;
@@ -278,11 +205,20 @@ export async function verifyFile(
     verdict = await core.verifyPdf(pdf, {
       trusted,
       ...(at ? { at } : {}),
+      ...(password !== undefined ? { password } : {}),
+      ...(options.allowWeak ? { allowWeak: true } : {}),
       now: new Date(ctx.io.clock.now()),
       signal,
     });
   } catch (error) {
     if (error instanceof core.PdfLimitError) throw new UsageError(`${file}: ${error.message}`);
+    if (error instanceof core.EncryptedPdfError)
+      throw new UsageError(`${file}: ${error.message}`, {
+        hint:
+          error.why === 'password'
+            ? 'give its password with --password <password> or --password-file <file>'
+            : 'decrypt it with the software that encrypted it, then verify the decrypted copy',
+      });
     if (error instanceof core.NotAPdfError)
       throw new UsageError(`${file}: ${error.message}`, {
         hint: 'give the signed copy itself, e.g. from `sign-cli envelopes download <id> -o signed.pdf`',
@@ -381,7 +317,7 @@ function detailText(detail: string): string {
 
 export async function verifyCommand(
   ctx: CommandContext,
-  options: { trust?: string[]; envelope?: string; at?: string; maxSize?: string },
+  options: VerifyFlags,
   [file]: string[],
 ): Promise<number> {
   const result = await verifyFile(ctx, file!, options);

@@ -3,11 +3,11 @@
  * once per revision (however many signatures ask), as steps a paced run can
  * pause between (pdf-budget.ts).
  */
-import type { PdfFile } from './pdf-file.js';
-import { changeSteps } from './pdf-changes.js';
-import type { Change } from './pdf-change-record.js';
-import { structureSteps } from './pdf-structure.js';
-import type { Steps } from './pdf-budget.js';
+import type { PdfFile } from '../pdf-file.js';
+import { changeSteps } from './walk.js';
+import type { Change } from './record.js';
+import { structureSteps } from './structure.js';
+import type { Steps } from '../pdf-budget.js';
 
 /** A change, judged against one signature's permissions. */
 export interface JudgedChange {

@@ -19,9 +19,9 @@ import {
   type PdfDict,
   type PdfRef,
   type PdfValue,
-} from './pdf-objects.js';
-import { catalogOf, type Revision } from './pdf-file.js';
-import { COST, runSteps, type Steps } from './pdf-budget.js';
+} from '../pdf-objects.js';
+import { catalogOf, type Revision } from '../pdf-file.js';
+import { COST, runSteps, type Steps } from '../pdf-budget.js';
 
 export type Role =
   | { kind: 'catalog' }
@@ -33,7 +33,7 @@ export type Role =
   | { kind: 'acroform' }
   | { kind: 'signature value'; name: string }
   /** Reached from a structure above through a key that is not itself structure. */
-  | { kind: 'part'; of: PartOf; page?: number; name?: string; key: string };
+  | { kind: 'part'; of: PartOf; page?: number; name?: string; field?: number; key: string };
 
 export type PartOf =
   | 'page content'
@@ -47,6 +47,7 @@ export type PartOf =
   | 'dss'
   | 'extensions'
   | 'metadata'
+  | 'structure tree'
   | 'permissions'
   | 'signature'
   | 'document';
@@ -116,7 +117,7 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
     value: PdfValue | undefined,
     of: PartOf,
     key: string,
-    extra: { page?: number; name?: string } = {},
+    extra: { page?: number; name?: string; field?: number } = {},
   ) => parts.push([value, { kind: 'part', of, key, ...extra }]);
   /** Every key of `dict` but `skip` as parts of `of`. */
   const rest = (dict: PdfDict, skip: string[], of: PartOf, extra: { page?: number; name?: string } = {}) => {
@@ -191,7 +192,7 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
     add(ref.num, { kind: 'field', name, signature, page: widgets.get(ref.num) });
     if (signature && isRef(value)) add(value.num, { kind: 'signature value', name });
     part(value, signature ? 'signature' : 'field value', 'V', { name });
-    part(field.entries.get('AP'), 'appearance', 'AP', { name, page: widgets.get(ref.num) });
+    part(field.entries.get('AP'), 'appearance', 'AP', { name, page: widgets.get(ref.num), field: ref.num });
     rest(field, ['V', 'AP', 'Kids', 'Parent', 'P', 'T', 'FT', 'Type', 'Subtype'], 'field', { name });
     const kids = rev.resolve(field.entries.get('Kids'));
     if (isRef(field.entries.get('Kids')))
@@ -222,6 +223,7 @@ export function* structureSteps(rev: Revision): Steps<Structure> {
       Extensions: 'extensions',
       Metadata: 'metadata',
       Perms: 'permissions',
+      StructTreeRoot: 'structure tree',
     };
     for (const [key, value] of catalog.entries) {
       if (key === 'Pages' || key === 'AcroForm' || key === 'Type') continue;
