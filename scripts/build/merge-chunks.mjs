@@ -30,14 +30,6 @@ const MIN_CHUNK_SIZE = 50_000;
 /** Dependencies loaded only when something is wrong: chardet names the encoding of a file that is not UTF-8. */
 const RARE = ['chardet'];
 
-/**
- * Commands whose code loads only when a command line names them: `envelopes` and, under it,
- * `create` and `verify` (src/cli/commands/envelopes/envelopes.ts). Their top level only defines
- * functions, so the merge would put them into a chunk other command lines read (`envelopes` into
- * the one every command line reads).
- */
-const LAZY_COMMANDS = /src\/cli\/commands\/envelopes\/(envelopes|create|verify)\.ts$/;
-
 /** Loads each esbuild module with its source map, which Rollup then maps through. */
 const withSourceMaps = {
   name: 'esbuild-source-maps',
@@ -56,10 +48,6 @@ const withSourceMaps = {
       map.sources.every((source) => RARE.some((name) => source.includes(`node_modules/${name}/`)))
     ) {
       return { code: `${body}globalThis.__signCliRareChunk = true;\n`, map };
-    }
-    // The same for the chunk of a command loaded on its own.
-    if (map.sources.some((source) => LAZY_COMMANDS.test(source))) {
-      return { code: `${body}globalThis.__signCliCommandChunk = true;\n`, map };
     }
     return { code: body, map };
   },

@@ -4,8 +4,7 @@
  * `sign-cli keys list`) with its commands, and every other noun as a stand-in
  * with its help line only (src/cli/help/command-index.ts, generated). A noun's code
  * loads only when it is used: `sign-cli --help` and `sign-cli keys list` load
- * none of the envelope commands (start-up). Under `envelopes`, the same holds a level
- * down: only the command named loads (commands/envelopes/envelopes.ts). The whole tree (`buildProgram`)
+ * none of the envelope commands (start-up). The whole tree (`buildProgram`)
  * is what the generated reference, completion scripts and the tests read.
  */
 import type { Command } from 'commander';
@@ -15,16 +14,10 @@ import { addStandIn } from './help/help.js';
 import { finishProgram, rootProgram } from './root.js';
 
 type Register = (program: Command, action: Action) => void;
-/** What of a noun to register whole: every command (`'all'`), or those a command line names under it. */
-type Named = 'all' | readonly string[];
 
-/**
- * Each noun's registration, in help's order, imported when it is needed: the one list of the
- * nouns. `envelopes` loads only the commands named under it (envelopes.ts); the others load whole.
- */
-const NOUNS: Record<string, (named: Named) => Promise<Register>> = {
-  envelopes: async (named) =>
-    (await import('./commands/envelopes/envelopes.js')).envelopesRegistration(named),
+/** Each noun's registration, in help's order, imported when it is needed: the one list of the nouns. */
+const NOUNS: Record<string, () => Promise<Register>> = {
+  envelopes: async () => (await import('./commands/envelopes/envelopes.js')).registerEnvelopes,
   webhooks: async () => (await import('./commands/webhooks/webhooks.js')).registerWebhooks,
   keys: async () => (await import('./commands/keys/keys.js')).registerKeys,
   config: async () => (await import('./commands/config/config.js')).registerConfig,
@@ -46,23 +39,6 @@ const registeredBy = (name: string): string | undefined =>
  * word that follows too. None for the program's own help and for `--version`.
  */
 export function namedCommands(program: Command, argv: readonly string[]): string[] {
-  const words = commandWords(program, argv, 2);
-  return words[0] === 'help' ? words : words.slice(0, 1);
-}
-
-/**
- * The command a command line names under its top-level one (`validate` in `sign-cli envelopes
- * validate x`, `sign-cli envelopes help validate` and `sign-cli help envelopes validate`), if any.
- */
-export function namedSubcommands(program: Command, argv: readonly string[]): string[] {
-  const words = commandWords(program, argv, 4);
-  const after = words.slice(words[0] === 'help' ? 2 : 1);
-  const named = after[0] === 'help' ? after[1] : after[0];
-  return named === undefined ? [] : [named];
-}
-
-/** The first `max` words of a command line that are not options, nor values of the program's options. */
-function commandWords(program: Command, argv: readonly string[], max: number): string[] {
   const valued = new Set(
     program.options
       .filter((o) => o.required || o.optional)
@@ -70,7 +46,7 @@ function commandWords(program: Command, argv: readonly string[], max: number): s
       .filter((f): f is string => Boolean(f)),
   );
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < max; i++) {
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
     if (arg.startsWith('-')) {
@@ -78,6 +54,7 @@ function commandWords(program: Command, argv: readonly string[], max: number): s
       continue;
     }
     words.push(arg);
+    if (arg !== 'help') break;
   }
   return words;
 }
@@ -88,13 +65,13 @@ export async function programFor(state: RunState): Promise<Command> {
   const program = rootProgram(state);
   const named = namedCommands(program, state.argv);
   // Completion scripts are written from the whole tree.
-  const whole = named.includes('completion');
   const wanted = new Set(
-    whole ? Object.keys(NOUNS) : named.map(registeredBy).filter((n): n is string => n !== undefined),
+    named.includes('completion')
+      ? Object.keys(NOUNS)
+      : named.map(registeredBy).filter((n): n is string => n !== undefined),
   );
-  const under = whole ? 'all' : namedSubcommands(program, state.argv);
   const loaded = new Map(
-    await Promise.all([...wanted].map(async (noun) => [noun, await NOUNS[noun]!(under)] as const)),
+    await Promise.all([...wanted].map(async (noun) => [noun, await NOUNS[noun]!()] as const)),
   );
   for (const entry of COMMAND_INDEX) {
     const noun = registeredBy(entry.name);
@@ -110,6 +87,6 @@ export async function programFor(state: RunState): Promise<Command> {
 export async function buildProgram(state: RunState): Promise<Command> {
   const action = makeAction(state);
   const program = rootProgram(state);
-  for (const load of Object.values(NOUNS)) (await load('all'))(program, action);
+  for (const load of Object.values(NOUNS)) (await load())(program, action);
   return finishProgram(program);
 }

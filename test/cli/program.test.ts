@@ -1,12 +1,11 @@
 /**
  * The CLI builds only the part of the command tree a command line names
  * (src/cli/program.ts: programFor): the named noun whole, every other one a stand-in
- * with its help line; under `envelopes`, only the named command. What a user sees is what the
- * whole tree gives.
+ * with its help line. What a user sees is what the whole tree gives.
  */
 import { describe, expect, it } from 'vitest';
 import { testIo } from '../../src/cli/process/memory-io.js';
-import { buildProgram, namedCommands, namedSubcommands, programFor } from '../../src/cli/program.js';
+import { buildProgram, namedCommands, programFor } from '../../src/cli/program.js';
 import { rootProgram } from '../../src/cli/root.js';
 import { runCommand } from '../helpers/in-process.js';
 
@@ -60,44 +59,5 @@ describe('the command tree a command line needs', () => {
     expect(script.code).toBe(0);
     expect(script.stdout).toContain('webhooks');
     expect(script.stdout).toContain('--dry-run');
-  });
-
-  it('finds the command named under the top-level one, after help too', () => {
-    const program = rootProgram(state([]));
-    expect(namedSubcommands(program, ['envelopes', 'validate', 'x.json'])).toEqual(['validate']);
-    expect(namedSubcommands(program, ['--profile', 'p', 'envelopes', '--json', 'create', '-f', 'x'])).toEqual(
-      ['create'],
-    );
-    expect(namedSubcommands(program, ['envelopes', 'help', 'verify'])).toEqual(['verify']);
-    expect(namedSubcommands(program, ['help', 'envelopes', 'list'])).toEqual(['list']);
-    expect(namedSubcommands(program, ['envelopes', '--help'])).toEqual([]);
-  });
-
-  it('under envelopes, registers the named command whole and the others as stand-ins', async () => {
-    const program = await programFor(state(['envelopes', 'validate', 'x.json']));
-    const envelopes = program.commands.find((c) => c.name() === 'envelopes')!;
-    const command = (name: string) => envelopes.commands.find((c) => c.name() === name)!;
-    expect(command('validate').options.map((o) => o.long)).toContain('--csv');
-    expect(command('create').options).toEqual([]);
-    expect(command('verify').options).toEqual([]);
-  });
-
-  it("envelopes' help, suggestions and help for a command are the whole tree's", async () => {
-    const whole = (await buildProgram(state([]))).commands.find((c) => c.name() === 'envelopes')!;
-    const help = await runCommand(['envelopes', '--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toBe(whole.helpInformation());
-    expect(help.stdout).toContain('verify [options] <file.pdf>');
-    const typo = await runCommand(['envelopes', 'craete']);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('(Did you mean create?)');
-    for (const argv of [
-      ['envelopes', 'help', 'validate'],
-      ['help', 'envelopes', 'validate'],
-    ]) {
-      const named = await runCommand(argv);
-      expect(named.code).toBe(0);
-      expect(named.stdout).toBe(whole.commands.find((c) => c.name() === 'validate')!.helpInformation());
-    }
   });
 });

@@ -193,7 +193,7 @@ export function inheritedTerms(terms: readonly string[], width: number): string[
   return lines;
 }
 
-/** What help shows of a command in its group's list (src/cli/help/command-index.ts and the like). */
+/** What the program's help shows of a top-level command (src/cli/help/command-index.ts). */
 export interface IndexEntry {
   readonly name: string;
   /** As help lists it: `api [options] <path>`. */
@@ -206,12 +206,12 @@ export interface IndexEntry {
 const standInTerms = new WeakMap<Command, string>();
 
 /**
- * A command whose code was not loaded (program.ts: programFor; envelopes.ts): its name and help
- * line, so its group's help and commander's "did you mean" are what the whole tree gives. Never
- * run: the command line that names it loads the real one.
+ * A top-level command whose code was not loaded (program.ts: programFor): its name and help line, so
+ * the program's help and commander's "did you mean" are what the whole tree gives. Never run:
+ * the command line that names it loads the real one.
  */
-export function addStandIn(group: Command, entry: IndexEntry): void {
-  const standIn = group
+export function addStandIn(program: Command, entry: IndexEntry): void {
+  const standIn = program
     .command(entry.name, { hidden: entry.hidden })
     .description(entry.summary)
     .allowUnknownOption()

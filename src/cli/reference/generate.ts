@@ -18,16 +18,11 @@ export const DOCS_DIR = 'docs/commands';
 export const MAN_DIR = 'man';
 /** The top-level commands as the program's help lists them (src/cli/program.ts's programFor reads it). */
 export const COMMAND_INDEX_FILE = 'src/cli/help/command-index.ts';
-/** The envelopes commands as `sign-cli envelopes --help` lists them (envelopes.ts reads it). */
-export const ENVELOPES_INDEX_FILE = 'src/cli/commands/envelopes/command-index.ts';
 
-/**
- * A generated index: each command of `group` with its name, help term and summary, in help's
- * order, as `name` (an IndexEntry[]) importing IndexEntry from `helpModule`.
- */
-function commandIndex(group: Command, name: string, helpModule: string, whatLists: string): string {
-  const help = group.createHelp();
-  const entries = group.commands
+/** src/cli/help/command-index.ts: each top-level command's name, help term and summary, in help's order. */
+function commandIndex(program: Command): string {
+  const help = program.createHelp();
+  const entries = program.commands
     .filter((c) => c.name() !== 'help')
     .map(
       (c) =>
@@ -35,10 +30,10 @@ function commandIndex(group: Command, name: string, helpModule: string, whatList
     );
   return [
     '// Written by `npm run docs` from the command tree (src/cli/program.ts); test/cli/reference.test.ts',
-    `// fails when it is stale. ${whatLists} lists these without loading their code.`,
-    `import type { IndexEntry } from '${helpModule}';`,
+    "// fails when it is stale. The program's help lists these without loading their code.",
+    "import type { IndexEntry } from './help.js';",
     '',
-    `export const ${name}: readonly IndexEntry[] = [`,
+    'export const COMMAND_INDEX: readonly IndexEntry[] = [',
     ...entries,
     '];',
     '',
@@ -63,12 +58,7 @@ export async function renderReference(): Promise<Map<string, string>> {
     files.set(`${MAN_DIR}/${page.manName}.1`, manPage(page, VERSION, globalOptions));
   }
   for (const topic of TOPICS) files.set(`${DOCS_DIR}/${topic.name}.md`, markdownTopic(topic));
-  files.set(COMMAND_INDEX_FILE, commandIndex(program, 'COMMAND_INDEX', './help.js', "The program's help"));
-  const envelopes = program.commands.find((c) => c.name() === 'envelopes')!;
-  files.set(
-    ENVELOPES_INDEX_FILE,
-    commandIndex(envelopes, 'ENVELOPES_INDEX', '../../help/help.js', '`sign-cli envelopes --help`'),
-  );
+  files.set(COMMAND_INDEX_FILE, commandIndex(program));
   return files;
 }
 
