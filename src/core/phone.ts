@@ -112,14 +112,6 @@ const NationalPhoneNumber = PhoneNumber as unknown as new (
   metadata: MetadataJson,
 ) => PhoneNumber;
 
-/**
- * An E.164 number checked as libphonenumber's parser would check it, without running the
- * parser (its first run compiles the large patterns of free-text parsing, a cost every
- * `validate` would pay): the calling code, the exact country of a shared one (its leading digits, else
- * its national pattern, as the parser chooses), then libphonenumber's own validity rule
- * (PhoneNumber.isValid). Where that says invalid, the parser decides after all (it may strip a
- * national prefix written inside an international number), so the verdict is always the parser's.
- */
 interface E164Check {
   number: string;
   valid: boolean;
@@ -128,16 +120,13 @@ interface E164Check {
 }
 
 /**
- * The last number checked and its verdict: an envelope's phone is checked when it is normalised
- * and again when it is validated, one after the other (the verdict depends on the number alone).
+ * An E.164 number checked as libphonenumber's parser would check it, without running the
+ * parser (its first run compiles the large patterns of free-text parsing, a cost every
+ * `validate` would pay): the calling code, the exact country of a shared one (its leading digits, else
+ * its national pattern, as the parser chooses), then libphonenumber's own validity rule
+ * (PhoneNumber.isValid). Where that says invalid, the parser decides after all (it may strip a
+ * national prefix written inside an international number), so the verdict is always the parser's.
  */
-let lastCheck: { e164: string; result: E164Check } | undefined;
-
-function checkE164(e164: string): E164Check {
-  if (lastCheck?.e164 !== e164) lastCheck = { e164, result: checkE164Uncached(e164) };
-  return lastCheck.result;
-}
-
 function checkE164Uncached(e164: string): E164Check {
   const json = phoneMetadata();
   const codes = (json as unknown as { country_calling_codes: Record<string, string[]> })
@@ -178,6 +167,17 @@ function checkE164Uncached(e164: string): E164Check {
   }
   return { number: e164, valid: false, country: undefined, callingCode: undefined };
 }
+/**
+ * The last number checked and its verdict: an envelope's phone is checked when it is normalised
+ * and again when it is validated, one after the other (the verdict depends on the number alone).
+ */
+let lastCheck: { e164: string; result: E164Check } | undefined;
+
+function checkE164(e164: string): E164Check {
+  if (lastCheck?.e164 !== e164) lastCheck = { e164, result: checkE164Uncached(e164) };
+  return lastCheck.result;
+}
+
 const isSupportedCountry = (country: string) => supportedWith(country as CountryCode, phoneMetadata());
 
 /** A machine reason for a phone that is refused, for a caller to word its own advice. */
