@@ -96,12 +96,18 @@ const mcpZod = {
  * straight from process.getBuiltinModule (Node 20.16+), its properties as exports, each read
  * only by a chunk that imports it.
  * Some built-ins a command may never use are loaded on first use instead, not at start-up:
- * our modules' crypto, os, readline and stream/promises (functions only: importing
+ * our modules' crypto, fs/promises, os, readline and stream/promises (functions only: importing
  * anything else fails the build); child_process required by commander (for executable
  * subcommands, which sign-cli has none of; it brings net and dgram); crypto imported by conf
  * (for encryption, unused here).
  */
-const LAZY_IN_OUR_MODULES = ['node:crypto', 'node:os', 'node:readline', 'node:stream/promises'];
+const LAZY_IN_OUR_MODULES = [
+  'node:crypto',
+  'node:fs/promises',
+  'node:os',
+  'node:readline',
+  'node:stream/promises',
+];
 const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'] };
 const builtins = {
   name: 'builtins',

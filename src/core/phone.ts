@@ -29,36 +29,73 @@ import {
 let metadata: MetadataJson | undefined;
 
 /**
- * A table (phone-metadata.ts: entries' JSON texts joined, and an index `key:start:length,…`) as
- * the object libphonenumber reads, each entry parsed on its first read: only the countries
- * checked cost anything.
+ * An object whose entries are read from text only when asked for, each once (the same value on
+ * every read): libphonenumber reads its metadata's tables by key (and `constructor`, which it
+ * checks), `hasOwnProperty` of a country, and rarely the list of keys. A check of one number
+ * reads two or three entries, so nothing is done up front: building the whole index, or parsing
+ * the calling codes' JSON, was most of what checking the first number cost.
  */
-function lazyTable(text: string, index: string): Record<string, unknown> {
-  const where: Record<string, [number, number]> = {};
-  for (const entry of index.split(',')) {
-    const [key, start, length] = entry.split(':');
-    if (key) where[key] = [Number(start), Number(length)];
-  }
-  const parsed = new Map<string, unknown>();
-  return new Proxy(where, {
-    get(target, key, receiver) {
-      // Anything but an entry (`constructor`, which libphonenumber checks) is the plain object's.
-      if (typeof key !== 'string' || !Object.hasOwn(target, key))
-        return Reflect.get(target, key, receiver) as unknown;
-      if (!parsed.has(key)) {
-        const [start, length] = target[key]!;
-        parsed.set(key, JSON.parse(text.slice(start, start + length)));
-      }
-      return parsed.get(key);
+function lazyRecord(read: (key: string) => unknown, keys: () => string[]): Record<string, unknown> {
+  const values = new Map<string, unknown>();
+  const entry = (key: string | symbol): unknown => {
+    if (typeof key !== 'string') return undefined;
+    if (!values.has(key)) values.set(key, read(key));
+    return values.get(key);
+  };
+  return new Proxy(
+    {},
+    {
+      get: (target, key, receiver) => entry(key) ?? (Reflect.get(target, key, receiver) as unknown),
+      has: (target, key) => entry(key) !== undefined || Reflect.has(target, key),
+      getOwnPropertyDescriptor: (target, key) => {
+        const value = entry(key);
+        return value === undefined
+          ? Reflect.getOwnPropertyDescriptor(target, key)
+          : { value, writable: true, enumerable: true, configurable: true };
+      },
+      ownKeys: () => keys(),
     },
-  });
+  );
 }
 
-/** libphonenumber's metadata (phone-metadata.ts), its countries parsed as they are needed. */
+/**
+ * A table of phone-metadata.ts (entries' JSON texts joined, and an index `key:start:length,…`)
+ * as the object libphonenumber reads: an entry is found in the index and parsed when first read.
+ */
+function lazyTable(text: string, index: string): Record<string, unknown> {
+  const entries = `,${index},`;
+  return lazyRecord(
+    (key) => {
+      const at = key.includes(',') || key.includes(':') ? -1 : entries.indexOf(`,${key}:`);
+      if (at < 0) return undefined;
+      const [start, length] = entries
+        .slice(at + key.length + 2, entries.indexOf(',', at + 1))
+        .split(':')
+        .map(Number) as [number, number];
+      return JSON.parse(text.slice(start, start + length)) as unknown;
+    },
+    () => (index === '' ? [] : index.split(',').map((entry) => entry.slice(0, entry.indexOf(':')))),
+  );
+}
+
+/** The calling codes' JSON (`{"1":["US",…],…}`, string arrays) read a code at a time. */
+function lazyCallingCodes(json: string): Record<string, unknown> {
+  return lazyRecord(
+    (code) => {
+      const at = /^\d{1,3}$/.test(code) ? json.indexOf(`"${code}":[`) : -1;
+      return at < 0
+        ? undefined
+        : (JSON.parse(json.slice(at + code.length + 3, json.indexOf(']', at) + 1)) as unknown);
+    },
+    () => Object.keys(JSON.parse(json) as object),
+  );
+}
+
+/** libphonenumber's metadata (phone-metadata.ts), read as it is needed. */
 function phoneMetadata(): MetadataJson {
   metadata ??= {
     version: METADATA_VERSION,
-    country_calling_codes: JSON.parse(CALLING_CODES) as Record<string, string[]>,
+    country_calling_codes: lazyCallingCodes(CALLING_CODES),
     countries: lazyTable(COUNTRIES_TEXT, COUNTRIES_INDEX),
     nonGeographic: lazyTable(NON_GEOGRAPHIC_TEXT, NON_GEOGRAPHIC_INDEX),
   } as unknown as MetadataJson;
@@ -75,6 +112,13 @@ const NationalPhoneNumber = PhoneNumber as unknown as new (
   metadata: MetadataJson,
 ) => PhoneNumber;
 
+interface E164Check {
+  number: string;
+  valid: boolean;
+  country: string | undefined;
+  callingCode: string | undefined;
+}
+
 /**
  * An E.164 number checked as libphonenumber's parser would check it, without running the
  * parser (its first run compiles the large patterns of free-text parsing, a cost every
@@ -83,12 +127,7 @@ const NationalPhoneNumber = PhoneNumber as unknown as new (
  * (PhoneNumber.isValid). Where that says invalid, the parser decides after all (it may strip a
  * national prefix written inside an international number), so the verdict is always the parser's.
  */
-function checkE164(e164: string): {
-  number: string;
-  valid: boolean;
-  country: string | undefined;
-  callingCode: string | undefined;
-} {
+function checkE164Uncached(e164: string): E164Check {
   const json = phoneMetadata();
   const codes = (json as unknown as { country_calling_codes: Record<string, string[]> })
     .country_calling_codes;
@@ -128,6 +167,17 @@ function checkE164(e164: string): {
   }
   return { number: e164, valid: false, country: undefined, callingCode: undefined };
 }
+/**
+ * The last number checked and its verdict: an envelope's phone is checked when it is normalised
+ * and again when it is validated, one after the other (the verdict depends on the number alone).
+ */
+let lastCheck: { e164: string; result: E164Check } | undefined;
+
+function checkE164(e164: string): E164Check {
+  if (lastCheck?.e164 !== e164) lastCheck = { e164, result: checkE164Uncached(e164) };
+  return lastCheck.result;
+}
+
 const isSupportedCountry = (country: string) => supportedWith(country as CountryCode, phoneMetadata());
 
 /** A machine reason for a phone that is refused, for a caller to word its own advice. */

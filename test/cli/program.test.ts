@@ -4,7 +4,7 @@
  * with its help line. What a user sees is what the whole tree gives.
  */
 import { describe, expect, it } from 'vitest';
-import { testIo } from '../../src/cli/process/io.js';
+import { testIo } from '../../src/cli/process/memory-io.js';
 import { buildProgram, namedCommands, programFor } from '../../src/cli/program.js';
 import { rootProgram } from '../../src/cli/root.js';
 import { runCommand } from '../helpers/in-process.js';

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docOf } from '../../src/cli/help/command-doc.js';
 import { allCommands } from '../../src/cli/help/help.js';
-import { testIo } from '../../src/cli/process/io.js';
+import { testIo } from '../../src/cli/process/memory-io.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { DOCS_DIR, MAN_DIR, manList, renderReference } from '../../src/cli/reference/generate.js';
 import { roffText } from '../../src/cli/reference/man.js';

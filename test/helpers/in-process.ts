@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testIo as makeTestIo, type TestIo, type TestIoOptions } from '../../src/cli/process/io.js';
+import { testIo as makeTestIo, type TestIo, type TestIoOptions } from '../../src/cli/process/memory-io.js';
 import { main } from '../../src/cli/main.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { BIN, type CliResult } from './paths.js';

@@ -19,7 +19,7 @@ export async function runCli(
   args: readonly string[],
   options: { stdin?: string; signal?: AbortSignal; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
-  const { testIo } = await import('../process/io.js');
+  const { testIo } = await import('../process/memory-io.js');
   const run = testIo({
     stdin: options.stdin ?? '',
     // No colour, no terminal: the text an assistant reads is plain, and nothing waits for a person.

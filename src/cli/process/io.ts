@@ -1,11 +1,9 @@
 /**
  * The injected IO of a command: its streams, environment, terminal facts
  * (isTTY, columns), time (clock and sleep) and the person at the terminal
- * (the prompter), the one place src/cli gets them from (gh's iostreams). `systemIo()` is the process's; `testIo()` gives
- * in-memory streams that can claim to be a terminal of any width, so a
- * command is tested from src, in process, with no build and no spawn.
+ * (the prompter), the one place src/cli gets them from (gh's iostreams). `systemIo()` is the process's;
+ * `testIo()` (memory-io.ts) gives in-memory streams.
  */
-import { PassThrough, Writable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
 import { fdStream, type OutStream } from '../launch/fd-stream.js';
@@ -108,58 +106,4 @@ function relaunchCommand(): Io['relaunch'] {
   const sea = process.getBuiltinModule?.('node:sea') as typeof import('node:sea') | undefined;
   if (sea?.isSea()) return { command: process.execPath, args: [] };
   return { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''] };
-}
-
-/** An in-memory output stream: what was written is in `text`. */
-export interface MemoryStream extends Writable {
-  text: string;
-  isTTY: boolean;
-  columns: number | undefined;
-}
-
-function memoryStream(tty: boolean, columns: number | undefined): MemoryStream {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      stream.text += String(chunk);
-      done();
-    },
-  }) as MemoryStream;
-  stream.text = '';
-  stream.isTTY = tty;
-  stream.columns = tty ? (columns ?? 80) : undefined;
-  return stream;
-}
-
-export interface TestIoOptions {
-  /** What stdin holds (ended at once); default empty. */
-  stdin?: string;
-  /** stdin, stdout and stderr a terminal (`columns` wide, default 80); default: pipes. */
-  tty?: boolean;
-  columns?: number;
-  env?: NodeJS.ProcessEnv;
-  clock?: Clock;
-  /** Answers of the test's own; default inquirer, on the in-memory streams when they claim to be a terminal. */
-  prompter?: Prompter;
-  relaunch?: Io['relaunch'];
-  /** What "opening a browser" does; default: nothing, and says it could not. */
-  openBrowser?: Io['openBrowser'];
-}
-
-export type TestIo = Io & { stdout: MemoryStream; stderr: MemoryStream };
-
-/** gh's `iostreams.Test()`: in-memory streams, an environment of the caller's, the system clock and inquirer unless given. */
-export function testIo(options: TestIoOptions = {}): TestIo {
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  stdin.isTTY = options.tty === true;
-  stdin.end(options.stdin ?? '');
-  return {
-    stdin,
-    stdout: memoryStream(options.tty === true, options.columns),
-    stderr: memoryStream(options.tty === true, options.columns),
-    env: options.env ?? {},
-    clock: options.clock ?? systemClock,
-    prompter: options.prompter ?? inquirerPrompter,
-    relaunch: options.relaunch ?? { command: process.execPath, args: [] },
-    openBrowser: options.openBrowser ?? (() => Promise.resolve(false)),
-  };
 }

@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { VERSION } from '../../core/version.js';
-import { testIo } from '../process/io.js';
+import { testIo } from '../process/memory-io.js';
 import { buildProgram } from '../program.js';
 import { TOPICS } from '../help/topics.js';
 import { manPage } from './man.js';
