@@ -193,6 +193,16 @@ function heldTarget({ realRoot, dirs, name }: ReturnType<typeof placeUnderRoot>,
     try {
       part = openSync(at(dir, partName), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
     } catch (error) {
+      // Still there after the unlink above: a directory (unlink refuses those), which the write
+      // could not have used either; said as such, with its own path, not the descriptor's.
+      const there =
+        errnoOf(error) === 'EEXIST' ? lstatSync(at(dir, partName), { throwIfNoEntry: false }) : undefined;
+      if (there?.isDirectory())
+        throw storageError(
+          Object.assign(new Error('a directory'), { code: 'EISDIR' }),
+          join(expectedDir, partName),
+          'write',
+        );
       throw storageError(error, join(expectedDir, partName), 'create');
     }
   } catch (error) {
