@@ -1,7 +1,7 @@
 // `npm run build`: the library and the CLI bundle.
 //
 // - The library (`import { SignClient } from 'esign-envelopes-cli'`): esbuild bundles
-//   dist/core/index.js and dist/core/shared-budget.js with what they use (undici, zod, pkijs,
+//   dist/core/index.js and dist/core/pacing/shared-budget.js with what they use (undici, zod, pkijs,
 //   the Redis client, …), so the installed package has no runtime dependency to fetch; tsc
 //   type-checks all of src/ and emits the .d.ts of dist/core (what it emits elsewhere is removed).
 //   Source maps embed their sources (src/ is not in the package).
@@ -95,7 +95,10 @@ for (const file of WEB_FONT_FILES) copyFileSync(`${root}assets/fonts/${file}`, `
 // The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { 'core/index': 'src/core/index.ts', 'core/shared-budget': 'src/core/shared-budget.ts' },
+  entryPoints: {
+    'core/index': 'src/core/index.ts',
+    'core/pacing/shared-budget': 'src/core/pacing/shared-budget.ts',
+  },
   outdir: out,
   bundle: true,
   splitting: true,
@@ -117,7 +120,7 @@ if (process.env.BUILD_METAFILE) writeFileSync(process.env.BUILD_METAFILE, JSON.s
 
 // The maps keep our sources (stacks under --verbose show src/ lines) but not the dependencies'
 // own, which would triple the package for code nobody debugs from a stack trace here.
-for (const dir of ['cli', 'core']) {
+for (const dir of ['cli', 'core', 'core/pacing']) {
   for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => /\.c?js\.map$/.test(f))) {
     const path = `${root}${out}/${dir}/${file}`;
     const map = JSON.parse(readFileSync(path, 'utf8'));

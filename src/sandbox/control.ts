@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPES } from '../core/endpoints.js';
-import { safeEqual } from '../core/webhooks.js';
+import { safeEqual } from '../core/webhooks/webhooks.js';
 import { DAY_MS, isoDate } from './days.js';
 import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
 import { newId, randomBase62 } from './ids.js';

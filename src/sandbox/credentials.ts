@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { SCOPES } from '../core/endpoints.js';
-import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret } from '../core/webhooks.js';
+import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret } from '../core/webhooks/webhooks.js';
 import { CREDENTIALS_FILE, readCredentialsFile, type Credentials } from './credentials-file.js';
 import { DAY_MS, isoDate } from './days.js';
 import { newId, randomBase62 } from './ids.js';

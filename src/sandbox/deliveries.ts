@@ -14,7 +14,7 @@
 import { Agent, request } from 'undici';
 import { VERSION } from '../core/version.js';
 import { StorageError } from '../core/errors.js';
-import { DELIVERY_TIMEOUT_MS } from '../core/webhook-signing.js';
+import { DELIVERY_TIMEOUT_MS } from '../core/webhooks/webhook-signing.js';
 import { STORAGE_RETRY_REAL_MS } from './journey.js';
 import type { Clock } from '../core/clock.js';
 import type { SandboxClock, Scheduler } from './clock.js';

@@ -6,7 +6,7 @@
  * The cursor names the last delivery of a page, so deliveries made while a
  * client pages through never shift or repeat what it sees.
  */
-import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../core/deliveries.js';
+import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../core/webhooks/deliveries.js';
 import { encodeCursor, parsePaging } from './listing.js';
 import { deliveryEventId, type DeliveryRecord } from './records.js';
 

@@ -14,8 +14,8 @@
  * deliveries together), so a restart resumes exactly where it stopped.
  */
 import { StorageError } from '../core/errors.js';
-import { FINAL_STATUSES } from '../core/states.js';
-import type { EventType } from '../core/events.js';
+import { FINAL_STATUSES } from '../core/envelope/states.js';
+import type { EventType } from '../core/webhooks/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import type { Step } from './journey-shape.js';
 import { recordEvent } from './journey-events.js';
@@ -28,7 +28,7 @@ export { STEP_DELAYS_MS, journeyOf, type JourneyMode } from './journey-steps.js'
 /** How long (real time) a step that could not be stored waits before it is tried again. */
 export const STORAGE_RETRY_REAL_MS = 2_000;
 
-/** Final states: nothing more happens (core/states.ts). */
+/** Final states: nothing more happens (core/envelope/states.ts). */
 export const TERMINAL: ReadonlySet<EnvelopeStatus> = new Set(FINAL_STATUSES);
 
 export type { Step } from './journey-shape.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { canonicalJson } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/envelope/canonical-json.js';
 import type { Scope } from '../core/endpoints.js';
 import { StorageError } from '../core/errors.js';
 import { isoDate } from './days.js';

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { maskKey } from '../core/keys.js';
-import type { EnvelopeStatus } from '../core/states.js';
+import type { EnvelopeStatus } from '../core/envelope/states.js';
 
 /**
  * An API key as the sandbox keeps it: like a real service, only a hash of the

@@ -9,7 +9,12 @@
  * envelope, once.
  */
 import { createHash } from 'node:crypto';
-import { SEALED_ENTRY as SEALED, chainAuditEntry, sealedDetail, type AuditEntry } from '../core/audit.js';
+import {
+  SEALED_ENTRY as SEALED,
+  chainAuditEntry,
+  sealedDetail,
+  type AuditEntry,
+} from '../core/envelope/audit.js';
 import type { EnvelopeRecord } from './records.js';
 import type { SandboxServices } from './services.js';
 import { signedCopyPdf } from './signed-copy.js';

@@ -9,10 +9,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ValueLists } from '../core/envelope.js';
+import type { ValueLists } from '../core/envelope/envelope.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { StorageError } from '../core/errors.js';
-import { ed25519PublicKeyOf, signStandard } from '../core/webhooks.js';
+import { ed25519PublicKeyOf, signStandard } from '../core/webhooks/webhooks.js';
 import { Scheduler, createSandboxClock } from './clock.js';
 import { writeCredentialsFile } from './credentials-file.js';
 import { ed25519SigningKey, sandboxCredentials } from './credentials.js';

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../core/endpoints.js';
-import type { ValueLists } from '../core/envelope.js';
+import type { ValueLists } from '../core/envelope/envelope.js';
 import type { StorageError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import type { SandboxClock } from './clock.js';

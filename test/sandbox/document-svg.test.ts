@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainAuditEntry, type AuditEntry } from '../../src/core/audit.js';
+import { chainAuditEntry, type AuditEntry } from '../../src/core/envelope/audit.js';
 import { documentPagesSvg } from '../../src/sandbox/pages/document-svg.js';
 import { renderPdf } from '../../src/sandbox/pdf.js';
 import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/records.js';

@@ -13,10 +13,10 @@
  * so the browser's own bidi would only second-guess the layout). Text from
  * the envelope (a title, a signer's name) is untrusted: control characters,
  * bidi overrides, embeddings and isolates are shown as visible `\u202e`
- * escapes (src/core/text.ts, as the CLI shows them), so nothing can reorder
+ * escapes (src/core/envelope/text.ts, as the CLI shows them), so nothing can reorder
  * the page, then every XML special is escaped, so nothing becomes markup.
  */
-import type { AuditEntry } from '../../core/audit.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
 import { visibleControls } from './html.js';
 import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../pdf-layout.js';
 import type { EnvelopeRecord } from '../records.js';

@@ -33,7 +33,7 @@ export function escapeHtml(value: unknown): string {
 
 /**
  * Control characters and bidi embeddings, overrides and isolates as visible escapes. Unlike a
- * terminal line (core/text.ts), a page keeps the zero-width joiner and non-joiner and the bidi
+ * terminal line (core/envelope/text.ts), a page keeps the zero-width joiner and non-joiner and the bidi
  * marks: names are written with them (Persian, Arabic), and a page renders them as meant.
  */
 export const visibleControls = (text: string): string =>

@@ -13,7 +13,7 @@
  * this machine, under a loopback Host name (no DNS rebinding).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { safeEqual } from '../../core/webhooks.js';
+import { safeEqual } from '../../core/webhooks/webhooks.js';
 import { CeremonyRefusal, answer, beginVerification, decline, sign, stageOf, viewed } from '../ceremony.js';
 import { BodyTooLargeError, sendError, sendJson } from '../http.js';
 import { findIdRequest } from '../id-requests.js';

@@ -3,7 +3,7 @@
  * audit trail (docs/service.md, Envelope, and docs/assumptions.md for the rest).
  */
 import { ENDPOINTS } from '../../core/endpoints.js';
-import { isRecord, validateEnvelope } from '../../core/envelope.js';
+import { isRecord, validateEnvelope } from '../../core/envelope/envelope.js';
 import { sendError, sendJson } from '../http.js';
 import { TERMINAL } from '../journey.js';
 import { listPage, parseListQuery } from '../listing.js';

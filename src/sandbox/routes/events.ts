@@ -1,6 +1,6 @@
 /** Webhook deliveries: the listing and resending an event (docs/assumptions.md). */
-import { isRecord } from '../../core/envelope.js';
-import { webhookUrlProblem } from '../../core/deliveries.js';
+import { isRecord } from '../../core/envelope/envelope.js';
+import { webhookUrlProblem } from '../../core/webhooks/deliveries.js';
 import { deliveryPage, parseDeliveryQuery, publicDelivery } from '../delivery-listing.js';
 import { sendError, sendJson } from '../http.js';
 import { newId } from '../ids.js';

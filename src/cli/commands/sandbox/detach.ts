@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignError } from '../../../core/errors.js';
-import { isAlive, lockHolder } from '../../../core/pid-lock.js';
+import { isAlive, lockHolder } from '../../../core/journal/pid-lock.js';
 
 /** Set in the child's environment: it reports readiness over IPC instead of staying attached. */
 export const DETACHED_ENV = 'SIGN_SANDBOX_DETACHED';

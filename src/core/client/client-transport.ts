@@ -6,14 +6,14 @@
  */
 import type { Dispatcher } from 'undici';
 import type { SignClientOptions } from './client-types.js';
-import { systemClock, type Clock } from './clock.js';
-import { maskKey } from './keys.js';
-import { RatePacer } from './pacing.js';
+import { systemClock, type Clock } from '../clock.js';
+import { maskKey } from '../keys.js';
+import { RatePacer } from '../pacing/pacing.js';
 import { proxyFor, proxyVariable, showProxyUrl } from './proxy.js';
 import { createDispatcher } from './proxy-dispatcher.js';
-import { DEFAULT_RETRY_POLICY } from './retry.js';
+import { DEFAULT_RETRY_POLICY } from '../pacing/retry.js';
 import { Transport } from './transport.js';
-import { USER_AGENT } from './version.js';
+import { USER_AGENT } from '../version.js';
 
 /** What a SignClient holds of its options. */
 export interface ClientTransport {

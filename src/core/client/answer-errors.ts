@@ -5,9 +5,9 @@
  * neutral advice; the CLI words its own, with its flags (src/cli/help/hints.ts).
  */
 import type { ApiResponse } from './wire.js';
-import type { Operation } from './endpoints.js';
-import { ApiError, AuthError, UnexpectedResponseError, parseErrorBody } from './errors.js';
-import { isRecord } from './records.js';
+import type { Operation } from '../endpoints.js';
+import { ApiError, AuthError, UnexpectedResponseError, parseErrorBody } from '../errors.js';
+import { isRecord } from '../envelope/records.js';
 
 /** How messages name an operation. */
 export const OPERATION_LABEL: Record<Operation, string> = {

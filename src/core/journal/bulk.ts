@@ -9,14 +9,14 @@
  * "already created" without sending at all.
  */
 import { chooseKey, mayHaveCreated, SharedOutcomeError } from './bulk-keys.js';
-import type { CreateEnvelopeResult } from './client.js';
-import { AuthError, InterruptedError, StorageError } from './errors.js';
-import { contentHash } from './idempotency.js';
+import type { CreateEnvelopeResult } from '../client/client.js';
+import { AuthError, InterruptedError, StorageError } from '../errors.js';
+import { contentHash } from '../client/idempotency.js';
 import { inDoubt, type Journal, type JournalEntry, type JournalState, type JournalTake } from './journal.js';
-import { normalizeEnvelope } from './normalize.js';
-import { isRecord } from './records.js';
+import { normalizeEnvelope } from '../envelope/normalize.js';
+import { isRecord } from '../envelope/records.js';
 
-export { contentHash } from './idempotency.js';
+export { contentHash } from '../client/idempotency.js';
 export { mayHaveCreated, SharedOutcomeError } from './bulk-keys.js';
 
 export interface BulkInput {

@@ -17,11 +17,11 @@
  * the window property holds whatever the service says.
  *
  * Other processes with the same key are reached through a SharedBudget
- * (core/shared-budget.ts, Redis): each request takes its local slot, then a
+ * (core/pacing/shared-budget.ts, Redis): each request takes its local slot, then a
  * slot in the shared budget. While the shared budget is lost, local pacing
  * carries on at the share of the rate this process had.
  */
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { parseRateLimitFields } from './retry.js';
 
 export const DEFAULT_RATE_PER_MINUTE = 600;
@@ -40,7 +40,7 @@ export interface SlotRequest {
   intervalMs: number;
 }
 
-/** A rate budget several processes take slots from (core/shared-budget.ts keeps one in Redis). */
+/** A rate budget several processes take slots from (core/pacing/shared-budget.ts keeps one in Redis). */
 export interface SharedBudget {
   /** False once the store is unreachable or lost: the pacer paces locally from then on. */
   readonly active: boolean;

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 import { JOURNAL_RETENTION_MS, type JournalEntry, type JournalState } from './journal.js';
 import { lockHolder } from './pid-lock.js';
 

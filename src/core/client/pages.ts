@@ -1,7 +1,7 @@
 /** Following a listing's cursor page by page, one page held at a time. */
 import { OPERATION_LABEL } from './answer-errors.js';
-import type { Operation } from './endpoints.js';
-import { UnexpectedResponseError } from './errors.js';
+import type { Operation } from '../endpoints.js';
+import { UnexpectedResponseError } from '../errors.js';
 
 /** The largest page the sandbox serves; a listing asks for no more. */
 export const MAX_PAGE_SIZE = 100;

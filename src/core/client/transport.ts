@@ -15,7 +15,7 @@ import {
   type FileAnswer,
 } from './answer-body.js';
 import { OPERATION_LABEL, errorForStatus, isInFlightConflict, type AnswerContext } from './answer-errors.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import {
   baseUrlEndsInApi,
   fillPath,
@@ -23,11 +23,11 @@ import {
   resolveEndpoint,
   type Operation,
   type PathOverrides,
-} from './endpoints.js';
-import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError } from './errors.js';
-import { maskKey, redactSecrets } from './keys.js';
+} from '../endpoints.js';
+import { InterruptedError, NetworkError, StorageError, UnexpectedResponseError } from '../errors.js';
+import { maskKey, redactSecrets } from '../keys.js';
 import { describeNetworkError } from './network-errors.js';
-import type { RatePacer } from './pacing.js';
+import type { RatePacer } from '../pacing/pacing.js';
 import {
   NOT_CONNECTED_CODES,
   decodeBody,
@@ -39,7 +39,7 @@ import {
 } from './wire.js';
 
 export type { ApiResponse, RequestOptions };
-import { decideRetry, type DelaySource, type RetryPolicy } from './retry.js';
+import { decideRetry, type DelaySource, type RetryPolicy } from '../pacing/retry.js';
 
 export type TraceEvent =
   | { type: 'note'; message: string }

@@ -27,22 +27,22 @@ import {
   type DeliveryFilter,
   type DeliveryPage,
   type WebhookDelivery,
-} from './deliveries.js';
-import type { Clock } from './clock.js';
-import type { Operation } from './endpoints.js';
+} from '../webhooks/deliveries.js';
+import type { Clock } from '../clock.js';
+import type { Operation } from '../endpoints.js';
 import {
   isRecord,
   validateEnvelope,
   type Envelope,
   type EnvelopeInput,
   type ValidateOptions,
-} from './envelope.js';
-import { UnexpectedResponseError, ValidationError } from './errors.js';
+} from '../envelope/envelope.js';
+import { UnexpectedResponseError, ValidationError } from '../errors.js';
 import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
-import { normalizeListedKeys, type ListedKey } from './keys.js';
-import { normalizeEnvelope } from './normalize.js';
+import { normalizeListedKeys, type ListedKey } from '../keys.js';
+import { normalizeEnvelope } from '../envelope/normalize.js';
 import { follow } from './pages.js';
-import { FINAL_STATUSES } from './states.js';
+import { FINAL_STATUSES } from '../envelope/states.js';
 import type { Transport, ApiResponse, RawRequest, RequestOptions } from './transport.js';
 
 export type { ApiResponse, RawRequest, RequestOptions, TraceEvent } from './transport.js';
@@ -61,7 +61,7 @@ import type {
   SignClientOptions,
 } from './client-types.js';
 export { MAX_PAGE_SIZE } from './pages.js';
-export { FINAL_STATUSES } from './states.js';
+export { FINAL_STATUSES } from '../envelope/states.js';
 
 export class SignClient {
   readonly baseUrl: string;

@@ -13,8 +13,8 @@
  * creates each copy once. `--new` asks for fresh random keys instead.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
-import { UsageError } from './errors.js';
+import { canonicalJson } from '../envelope/canonical-json.js';
+import { UsageError } from '../errors.js';
 
 export function newIdempotencyKey(): string {
   return randomUUID();

@@ -5,8 +5,8 @@
  * so each resource method reads as the one request it sends.
  */
 import type { EnvelopeFilter } from './client-types.js';
-import { webhookUrlProblem, type DeliveryFilter } from './deliveries.js';
-import { UsageError } from './errors.js';
+import { webhookUrlProblem, type DeliveryFilter } from '../webhooks/deliveries.js';
+import { UsageError } from '../errors.js';
 import type { RequestOptions } from './wire.js';
 
 /** Where a listing is in its pages. */

@@ -29,11 +29,11 @@
  * waits up to `recoverMs` for the store to come back.
  */
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from './clock.js';
-import { InterruptedError, StorageError } from './errors.js';
+import { systemClock, type Clock } from '../clock.js';
+import { InterruptedError, StorageError } from '../errors.js';
 import { JOURNAL_RETENTION_MS, type Journal, type JournalEntry, type JournalTake } from './journal.js';
-import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
-import { within } from './within.js';
+import { showRateStoreUrl, storeFailure } from '../pacing/rate-store-url.js';
+import { within } from '../pacing/within.js';
 import {
   createJournalClient,
   JOURNAL_KEY_PREFIX,

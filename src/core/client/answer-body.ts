@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { storageError } from './fs-errors.js';
+import { storageError } from '../fs-errors.js';
 
 /** No envelope, listing page, audit trail or key list comes near this: an answer over it is not one. */
 export const MAX_JSON_ANSWER_BYTES = 16 * 1024 * 1024;

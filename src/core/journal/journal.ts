@@ -25,8 +25,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AppendLog, readLog } from './append-log.js';
-import { StorageError } from './errors.js';
-import { storageError } from './fs-errors.js';
+import { StorageError } from '../errors.js';
+import { storageError } from '../fs-errors.js';
 import { checkPrivateDirectory, checkPrivateFile } from './ownership.js';
 import { LockedError, takePidLock } from './pid-lock.js';
 import { JOURNAL_RETENTION_MS } from './journal-retention.js';

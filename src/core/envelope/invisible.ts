@@ -10,7 +10,7 @@
  * the Indic scripts, which join or break ligatures with them); anything else
  * invisible is refused there too.
  */
-import type { FieldIssue } from './errors.js';
+import type { FieldIssue } from '../errors.js';
 import { isRecord } from './records.js';
 
 /** The invisible characters refused: U+200B–U+200F, U+2060–U+2064, U+FEFF (the bidi controls U+202A–U+202E are plain-text.ts's). */

@@ -3,10 +3,10 @@
  * runs them): which Idempotency-Key it goes out with, whether a failure may
  * still have created the envelope, and what another runner recorded.
  */
-import { ApiError, AuthError, InterruptedError, NetworkError, SignError, UsageError } from './errors.js';
-import { derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
+import { ApiError, AuthError, InterruptedError, NetworkError, SignError, UsageError } from '../errors.js';
+import { derivedIdempotencyKey, newIdempotencyKey } from '../client/idempotency.js';
 import { inDoubt, type JournalEntry } from './journal.js';
-import { isRetryableStatus } from './retry.js';
+import { isRetryableStatus } from '../pacing/retry.js';
 
 /** Another runner's attempt at an input failed (or its outcome is in doubt): what it recorded. */
 export class SharedOutcomeError extends SignError {

@@ -1,7 +1,7 @@
 /**
  * A rate budget shared by every process that uses the same API key, kept in
  * Redis (`--rate-store`). Several CI jobs or shards of one bulk job each pace
- * themselves (core/pacing.ts); together they would still exceed the service's
+ * themselves (core/pacing/pacing.ts); together they would still exceed the service's
  * limit, so each request slot is also taken from one budget in Redis.
  *
  * The budget is one Lua script, run atomically by Redis, over three keys:
@@ -27,11 +27,11 @@
  * the budget, so no share is kept for a run that is done.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { serviceIdentity } from './service-identity.js';
+import { serviceIdentity } from '../service-identity.js';
 import { createClient } from '@redis/client';
 import { BUDGET_WINDOW_MS, budgetScript } from './shared-budget-script.js';
-import { systemClock, type Clock } from './clock.js';
-import { InterruptedError } from './errors.js';
+import { systemClock, type Clock } from '../clock.js';
+import { InterruptedError } from '../errors.js';
 import type { SharedBudget, SlotRequest } from './pacing.js';
 import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
 import { within } from './within.js';
@@ -57,7 +57,7 @@ export function budgetName(baseUrl: string, apiKey: string): string {
 }
 
 export interface RedisBudgetOptions {
-  /** redis:// or rediss:// URL (core/rate-store-url.ts checks it). */
+  /** redis:// or rediss:// URL (core/pacing/rate-store-url.ts checks it). */
   url: string;
   baseUrl: string;
   apiKey: string;

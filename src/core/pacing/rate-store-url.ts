@@ -4,7 +4,7 @@
  * `journal_store`): checked and shown, and its failures said, without loading a
  * Redis client, so start-up and `config set` stay light.
  */
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 const SCHEMES = new Set(['redis:', 'rediss:']);
 

@@ -1,5 +1,5 @@
 /** The rule that envelope text is one line of plain text (envelope.ts applies it to every string). */
-import type { FieldIssue } from './errors.js';
+import type { FieldIssue } from '../errors.js';
 import { isRecord } from './records.js';
 import { unsafeCharacter } from './text.js';
 

@@ -13,7 +13,7 @@
  * (proxy-dispatcher.ts: undici's ProxyAgent, CONNECT, the proxy's credentials
  * from its URL) routes every request by it, so they cannot disagree.
  */
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 export interface ProxySettings {
   httpProxy?: string | undefined;

@@ -4,10 +4,10 @@
  * the journals' prefix, so nothing else in a shared Redis is ever read or deleted.
  */
 import { createClient, ErrorReply } from '@redis/client';
-import { StorageError } from './errors.js';
+import { StorageError } from '../errors.js';
 import { countStates, entryProblem, type JournalInfo, type JunkSink } from './journal-admin.js';
 import type { JournalEntry } from './journal.js';
-import { showRateStoreUrl, storeFailure } from './rate-store-url.js';
+import { showRateStoreUrl, storeFailure } from '../pacing/rate-store-url.js';
 import { JOURNAL_KEY_PREFIX, journalKeys } from './redis-journal-keys.js';
 
 const TIMEOUT_MS = 2_000;

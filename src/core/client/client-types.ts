@@ -1,12 +1,12 @@
 /** The shapes SignClient takes and returns (client.ts). */
 import type { Dispatcher } from 'undici';
 import type { ProxySettings } from './proxy.js';
-import type { AuditEntry } from './audit.js';
-import type { Clock } from './clock.js';
-import type { PathOverrides } from './endpoints.js';
-import type { Envelope, ValidateOptions } from './envelope.js';
-import type { RatePacer, SharedBudget } from './pacing.js';
-import type { RetryPolicy } from './retry.js';
+import type { AuditEntry } from '../envelope/audit.js';
+import type { Clock } from '../clock.js';
+import type { PathOverrides } from '../endpoints.js';
+import type { Envelope, ValidateOptions } from '../envelope/envelope.js';
+import type { RatePacer, SharedBudget } from '../pacing/pacing.js';
+import type { RetryPolicy } from '../pacing/retry.js';
 import type { TraceEvent } from './transport.js';
 
 export interface SignClientOptions {
@@ -21,7 +21,7 @@ export interface SignClientOptions {
   ratePerMinute?: number;
   /** Share one pacer between clients so they stay under one limit together. */
   pacer?: RatePacer;
-  /** Share the rate with other processes too (core/shared-budget.ts); ignored when `pacer` is given. */
+  /** Share the rate with other processes too (core/pacing/shared-budget.ts); ignored when `pacer` is given. */
   sharedBudget?: SharedBudget | undefined;
   clock?: Clock;
   random?: () => number;
@@ -30,7 +30,7 @@ export interface SignClientOptions {
   userAgent?: string;
   dispatcher?: Dispatcher;
   /**
-   * Proxies for the service (core/proxy.ts; `proxySettingsFrom(process.env)` reads the usual
+   * Proxies for the service (core/client/proxy.ts; `proxySettingsFrom(process.env)` reads the usual
    * variables). Not read from the environment unless given; ignored when `dispatcher` is given.
    */
   proxy?: ProxySettings;

@@ -7,11 +7,11 @@
  * (answer-errors.ts) here, and the class keeps to what it sends.
  */
 import { unexpectedAnswer, type AnswerContext } from './answer-errors.js';
-import type { AuditEntry } from './audit.js';
+import type { AuditEntry } from '../envelope/audit.js';
 import type { AuditTrail, CreateEnvelopeResult, EnvelopePage } from './client-types.js';
-import { isWebhookDelivery, type DeliveryPage } from './deliveries.js';
-import type { Envelope } from './envelope.js';
-import { isRecord } from './records.js';
+import { isWebhookDelivery, type DeliveryPage } from '../webhooks/deliveries.js';
+import type { Envelope } from '../envelope/envelope.js';
+import { isRecord } from '../envelope/records.js';
 import type { ApiResponse } from './wire.js';
 
 /** The answer to createEnvelope, sent under `idempotencyKey`, as the result the client returns. */

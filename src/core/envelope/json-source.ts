@@ -6,7 +6,7 @@
  * linear scan with an explicit stack, never recursion, so hostile input
  * (100,000 levels of `[`) cannot overflow the call stack.
  */
-import { InputParseError } from './errors.js';
+import { InputParseError } from '../errors.js';
 
 /** Deeper than this is refused while parsing; an envelope needs four levels. */
 export const MAX_JSON_DEPTH = 64;

@@ -18,7 +18,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { storageError } from './fs-errors.js';
+import { storageError } from '../fs-errors.js';
 
 /**
  * The whole lines of a log (a torn tail cut off). With `noFollow`, a symbolic

@@ -10,8 +10,8 @@
  */
 import * as z from 'zod/mini';
 import { tooDeepAt } from './canonical-json.js';
-import { MAX_BODY_BYTES } from './endpoints.js';
-import type { FieldIssue } from './errors.js';
+import { MAX_BODY_BYTES } from '../endpoints.js';
+import type { FieldIssue } from '../errors.js';
 
 /**
  * Values the published interface says "have been seen" (docs/service.md, Envelope); the full

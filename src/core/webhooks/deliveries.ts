@@ -4,7 +4,7 @@
  * neither (docs/service.md, Endpoints): the shapes are sign-cli's and its sandbox's
  * assumption (docs/assumptions.md).
  */
-import { isRecord } from './records.js';
+import { isRecord } from '../envelope/records.js';
 
 /**
  * The state of a delivery: `pending` (no attempt yet), `retrying` (an attempt

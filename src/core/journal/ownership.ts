@@ -8,7 +8,7 @@
  */
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 /** Refused: the path and the fix, exit 2 (nothing was sent). */
 export class UnsafePermissionsError extends UsageError {
