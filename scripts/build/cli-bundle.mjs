@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export const requireFromRoot = createRequire(`${root}package.json`);
 
 /**
- * The fonts the signed copy embeds (src/sandbox/font-files.ts reads them): copied beside the
+ * The fonts the signed copy embeds (src/sandbox/signing/font-files.ts reads them): copied beside the
  * package's bundle, assets of each single executable. The installed-package and executable
  * checks in CI make a signed copy, so a list that drifted from font-files.ts fails there.
  */
@@ -219,7 +219,7 @@ const dynamicCommonJs = {
  * a platform without a prebuilt binary) keys go to the 0600 file with a warning. pdfkit and
  * fontkit are bundled: the signed copy uses neither pdfkit's standard fonts (read from its
  * data files) nor PDF/A's colour profile, only the DejaVu fonts, which the build copies to
- * dist/fonts (src/sandbox/font-files.ts).
+ * dist/fonts (src/sandbox/signing/font-files.ts).
  */
 export const EXTERNAL_PACKAGES = ['@napi-rs/keyring'];
 

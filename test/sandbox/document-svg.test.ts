@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chainAuditEntry, type AuditEntry } from '../../src/core/envelope/audit.js';
 import { documentPagesSvg } from '../../src/sandbox/pages/document-svg.js';
-import { renderPdf } from '../../src/sandbox/pdf.js';
-import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/records.js';
-import { signedCopyRows } from '../../src/sandbox/signed-copy.js';
+import { renderPdf } from '../../src/sandbox/signing/pdf.js';
+import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/store/records.js';
+import { signedCopyRows } from '../../src/sandbox/signing/signed-copy.js';
 import { ROOT } from '../helpers/paths.js';
 import { readPdf } from '../helpers/pdf.js';
 

@@ -18,9 +18,9 @@
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
 import { visibleControls } from './html.js';
-import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../pdf-layout.js';
-import type { EnvelopeRecord } from '../records.js';
-import { signedCopyRows } from '../signed-copy.js';
+import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../signing/pdf-layout.js';
+import type { EnvelopeRecord } from '../store/records.js';
+import { signedCopyRows } from '../signing/signed-copy.js';
 
 const defaultLabel = (n: number, total: number) => `Page ${n} of ${total}`;
 

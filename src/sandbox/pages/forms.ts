@@ -20,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { readBody } from '../http.js';
 import { randomBase62 } from '../ids.js';
-import { writePrivateFile } from '../key-files.js';
+import { writePrivateFile } from '../signing/key-files.js';
 import { escapeHtml } from './html.js';
 
 const COOKIE = 'sandbox_csrf';

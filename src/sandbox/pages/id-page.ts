@@ -3,9 +3,9 @@
  * identity app on the signer's phone (UAE PASS, Nafath), which asks the
  * person to choose, among three numbers, the one the signing page shows.
  */
-import type { IdRequest } from '../id-requests.js';
-import { TERMINAL } from '../journey.js';
-import type { EnvelopeRecord, SignerRecord } from '../records.js';
+import type { IdRequest } from '../journey/id-requests.js';
+import { TERMINAL } from '../journey/journey.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
 import { hiddenFields } from './forms.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';

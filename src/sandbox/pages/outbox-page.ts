@@ -4,7 +4,7 @@
  * text and link. Links are shown relative to the sandbox, so they open
  * wherever the page was opened from.
  */
-import type { OutboxMessage } from '../outbox.js';
+import type { OutboxMessage } from './outbox.js';
 import { escapeHtml, escapeLine, page } from './html.js';
 import { STRINGS } from './strings.js';
 

@@ -6,8 +6,8 @@
  * Every form is a plain POST back to the sandbox, so the whole ceremony works
  * without script and from the keyboard.
  */
-import type { SignerStage } from '../ceremony.js';
-import type { EnvelopeRecord, SignerRecord } from '../records.js';
+import type { SignerStage } from '../journey/ceremony.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
 import { hiddenFields } from './forms.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';

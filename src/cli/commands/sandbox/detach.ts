@@ -140,7 +140,7 @@ export async function stopSandbox(
 export async function readCredentials(
   dataDir: string,
 ): Promise<{ base_url: string; api_key: string; webhook_secret: string } | undefined> {
-  const { readCredentialsFile } = await import('../../../sandbox/credentials-file.js');
+  const { readCredentialsFile } = await import('../../../sandbox/store/credentials-file.js');
   const { baseUrl, apiKey, webhookSecret } = readCredentialsFile(dataDir);
   return baseUrl && apiKey && webhookSecret
     ? { base_url: baseUrl, api_key: apiKey, webhook_secret: webhookSecret }

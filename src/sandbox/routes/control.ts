@@ -7,15 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SCOPES } from '../core/endpoints.js';
-import { safeEqual } from '../core/webhooks/webhooks.js';
-import { DAY_MS, isoDate } from './days.js';
-import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
-import { newId, randomBase62 } from './ids.js';
-import { SANDBOX_ACCOUNT, envelopeRealm } from './realm.js';
-import type { SandboxServices } from './services.js';
-import { type SandboxStore } from './store.js';
-import { keyFields, type StoredKey } from './records.js';
+import { SCOPES } from '../../core/endpoints.js';
+import { safeEqual } from '../../core/webhooks/webhooks.js';
+import { DAY_MS, isoDate } from '../store/days.js';
+import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from '../http.js';
+import { newId, randomBase62 } from '../ids.js';
+import { SANDBOX_ACCOUNT, envelopeRealm } from '../store/realm.js';
+import type { SandboxServices } from '../http/services.js';
+import { type SandboxStore } from '../store/store.js';
+import { keyFields, type StoredKey } from '../store/records.js';
 
 type ControlInput =
   { ok: true; input: Record<string, unknown> } | { ok: false; code: string; message: string };
@@ -142,7 +142,7 @@ async function answerTsa(
     return;
   }
   const tsa = services.identity.tsa;
-  const { answerTimestampRequest, BadTimestampRequest } = await import('./tsa.js');
+  const { answerTimestampRequest, BadTimestampRequest } = await import('../signing/tsa.js');
   try {
     if (!tsa) throw new Error('no TSA');
     const reply = await answerTimestampRequest(

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { usePkijsWithNodeCrypto } from './signing/web-crypto.js';
+import { usePkijsWithNodeCrypto } from './web-crypto.js';
 import type { CryptoKey } from './key-files.js';
 
 usePkijsWithNodeCrypto(pkijs);

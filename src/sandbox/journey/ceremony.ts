@@ -7,7 +7,7 @@
  */
 import { TERMINAL, journeyOf, type JourneyEngine } from './journey.js';
 import { answerIdRequest, openIdRequest, startIdRequest, type IdRequest } from './id-requests.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 /** Where a signer stands, as their page shows it. */
 export type SignerStage =

@@ -8,11 +8,11 @@
  * for `ar`, English otherwise).
  */
 import { createHash } from 'node:crypto';
-import { DAY_MS } from './days.js';
-import { idRequestsOf } from './id-requests.js';
-import { plain } from './pages/html.js';
-import { messageTexts, pageLanguage } from './pages/strings.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
+import { DAY_MS } from '../store/days.js';
+import { idRequestsOf } from '../journey/id-requests.js';
+import { plain } from './html.js';
+import { messageTexts, pageLanguage } from './strings.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 export type MessageKind = 'invitation' | 'reminder' | 'code' | 'id_request' | 'completed';
 

@@ -4,9 +4,9 @@
  * channel, verification and times, and the audit trail's head hash), which
  * starts on a page of its own and ends the document.
  */
-import type { AuditEntry } from '../core/envelope/audit.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
 import { CONTENT_WIDTH, renderPdf, type PdfRow } from './pdf.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 /** Values start here (points from the left margin); labels fit before it. */
 const VALUE_AT = 150;

@@ -12,10 +12,10 @@
  */
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppendLog, readLog, writeAll } from '../core/journal/append-log.js';
-import { takePidLock } from '../core/journal/pid-lock.js';
-import { checkPrivateDirectory, checkPrivateFile } from '../core/journal/ownership.js';
-import type { AuditEntry } from '../core/envelope/audit.js';
+import { AppendLog, readLog, writeAll } from '../../core/journal/append-log.js';
+import { takePidLock } from '../../core/journal/pid-lock.js';
+import { checkPrivateDirectory, checkPrivateFile } from '../../core/journal/ownership.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
 import { checkEntry, type LogEntry } from './log-entries.js';
 import {
   deliveryEventId,

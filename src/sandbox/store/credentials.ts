@@ -4,11 +4,11 @@
  * once, from an older log that held them in clear).
  */
 import { join } from 'node:path';
-import { SCOPES } from '../core/endpoints.js';
-import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret } from '../core/webhooks/webhooks.js';
+import { SCOPES } from '../../core/endpoints.js';
+import { ed25519PublicKeyOf, newEd25519KeyPair, newStandardSecret } from '../../core/webhooks/webhooks.js';
 import { CREDENTIALS_FILE, readCredentialsFile, type Credentials } from './credentials-file.js';
 import { DAY_MS, isoDate } from './days.js';
-import { newId, randomBase62 } from './ids.js';
+import { newId, randomBase62 } from '../ids.js';
 import { SandboxStore } from './store.js';
 import { hashSecret, keyFields, type StoredKey } from './records.js';
 

@@ -3,10 +3,10 @@
  * request: the fields the service owns (id, status, owner, account,
  * environment) never come from the request.
  */
-import { DAY_MS } from './days.js';
-import { newId } from './ids.js';
-import { accountOf } from './realm.js';
-import type { EnvelopeRecord, SignerRecord, StoredKey } from './records.js';
+import { DAY_MS } from '../store/days.js';
+import { newId } from '../ids.js';
+import { accountOf } from '../store/realm.js';
+import type { EnvelopeRecord, SignerRecord, StoredKey } from '../store/records.js';
 
 export function buildEnvelope(body: Record<string, unknown>, key: StoredKey, now: number): EnvelopeRecord {
   const created = new Date(now).toISOString();

@@ -4,8 +4,8 @@
  * edits, another version, a torn write) is skipped with a notice, never
  * trusted into the state.
  */
-import type { AuditEntry } from '../core/envelope/audit.js';
-import { isRecord } from '../core/envelope/records.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
+import { isRecord } from '../../core/envelope/records.js';
 import type { DeliveryRecord, EnvelopeRecord, IdempotencyRecord, StoredKey } from './records.js';
 
 export type LogEntry =

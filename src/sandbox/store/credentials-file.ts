@@ -7,7 +7,7 @@
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ed25519PublicKeyOf } from '../core/webhooks/webhooks.js';
+import { ed25519PublicKeyOf } from '../../core/webhooks/webhooks.js';
 
 export const CREDENTIALS_FILE = 'credentials.env';
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
-import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from './signing/web-crypto.js';
+import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from './web-crypto.js';
 import { ALGORITHM, importSigningKey, pem, writePrivateFile, type CryptoKey } from './key-files.js';
 import { signedData } from './cms-builder.js';
 

@@ -12,9 +12,9 @@
  * the event (`wrong_number`, `wrong_code`, `expired`).
  */
 import { randomInt } from 'node:crypto';
-import { randomBase62 } from './ids.js';
+import { randomBase62 } from '../ids.js';
 import type { EventRecorder as JourneyEngine, Step } from './journey-shape.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 /** How long an identity check waits for its answer, in sandbox time. */
 export const ID_REQUEST_MS = 120_000;

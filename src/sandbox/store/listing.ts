@@ -6,7 +6,7 @@
  * a page: envelopes created while a client pages through never shift or repeat
  * what it sees.
  */
-import { ENVELOPE_STATUSES } from '../core/envelope/states.js';
+import { ENVELOPE_STATUSES } from '../../core/envelope/states.js';
 import type { EnvelopeRecord } from './records.js';
 
 export const LIST_DEFAULT_LIMIT = 20;

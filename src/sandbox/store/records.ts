@@ -3,8 +3,8 @@
  * signers, idempotency records and webhook deliveries with their attempts.
  */
 import { createHash } from 'node:crypto';
-import { maskKey } from '../core/keys.js';
-import type { EnvelopeStatus } from '../core/envelope/states.js';
+import { maskKey } from '../../core/keys.js';
+import type { EnvelopeStatus } from '../../core/envelope/states.js';
 
 /**
  * An API key as the sandbox keeps it: like a real service, only a hash of the

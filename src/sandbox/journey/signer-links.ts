@@ -7,8 +7,8 @@
  * envelope has ended its page only says how it ended.
  */
 import { createHmac } from 'node:crypto';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
-import type { SandboxStore } from './store.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import type { SandboxStore } from '../store/store.js';
 
 export interface SignerLink {
   envelope: EnvelopeRecord;

@@ -3,9 +3,9 @@
  * step produces and the engine's ways of writing events. Named by shape, in a module of types
  * alone, so that journey.ts can import those modules without a circle of imports.
  */
-import type { AuditEntry } from '../core/envelope/audit.js';
-import type { EventType } from '../core/webhooks/events.js';
-import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord } from './records.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
+import type { EventType } from '../../core/webhooks/events.js';
+import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord } from '../store/records.js';
 
 /** What one step produced, written to the log as one line. */
 export interface Step {

@@ -12,14 +12,14 @@
  * its outcome. Deliveries run beside the API and never hold up a request.
  */
 import { Agent, request } from 'undici';
-import { VERSION } from '../core/version.js';
-import { StorageError } from '../core/errors.js';
-import { DELIVERY_TIMEOUT_MS } from '../core/webhooks/webhook-signing.js';
-import { STORAGE_RETRY_REAL_MS } from './journey.js';
-import type { Clock } from '../core/clock.js';
-import type { SandboxClock, Scheduler } from './clock.js';
-import { type SandboxStore } from './store.js';
-import { deliveryEventId, type DeliveryRecord } from './records.js';
+import { VERSION } from '../../core/version.js';
+import { StorageError } from '../../core/errors.js';
+import { DELIVERY_TIMEOUT_MS } from '../../core/webhooks/webhook-signing.js';
+import { STORAGE_RETRY_REAL_MS } from '../journey/journey.js';
+import type { Clock } from '../../core/clock.js';
+import type { SandboxClock, Scheduler } from '../journey/clock.js';
+import { type SandboxStore } from '../store/store.js';
+import { deliveryEventId, type DeliveryRecord } from '../store/records.js';
 
 /**
  * Waits before retries 1..8, in sandbox time: 17 h 42 min in all, inside the published 24 hours

@@ -7,12 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { canonicalJson } from '../core/envelope/canonical-json.js';
-import type { Scope } from '../core/endpoints.js';
-import { StorageError } from '../core/errors.js';
-import { isoDate } from './days.js';
-import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from './http.js';
-import { keyRealm, sameRealm } from './realm.js';
+import { canonicalJson } from '../../core/envelope/canonical-json.js';
+import type { Scope } from '../../core/endpoints.js';
+import { StorageError } from '../../core/errors.js';
+import { isoDate } from '../store/days.js';
+import { BodyTooLargeError, bearerToken, readBody, sendError, sendJson } from '../http.js';
+import { keyRealm, sameRealm } from '../store/realm.js';
 import type { RequestContext, SandboxServices } from './services.js';
 import {
   idempotencyId,
@@ -21,7 +21,7 @@ import {
   type IdempotencyRecord,
   type StoredKey,
   type StoredResponse,
-} from './records.js';
+} from '../store/records.js';
 
 /**
  * How long an Idempotency-Key is remembered unless `sandbox --idempotency-retention` says otherwise

@@ -8,7 +8,7 @@
 import { expireIdRequest, failVerification } from './id-requests.js';
 import { magicBehaviour } from './magic.js';
 import type { Step, StepEngine } from './journey-shape.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 /** Sandbox-time delays between steps (ms); at speed 1 a two-signer journey takes a few seconds. */
 export const STEP_DELAYS_MS = { notify: 500, view: 1000, verify: 800, sign: 1000 } as const;

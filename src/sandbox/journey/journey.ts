@@ -13,15 +13,21 @@
  * Every step is one fsync'd log line (envelope state, audit entries, webhook
  * deliveries together), so a restart resumes exactly where it stopped.
  */
-import { StorageError } from '../core/errors.js';
-import { FINAL_STATUSES } from '../core/envelope/states.js';
-import type { EventType } from '../core/webhooks/events.js';
+import { StorageError } from '../../core/errors.js';
+import { FINAL_STATUSES } from '../../core/envelope/states.js';
+import type { EventType } from '../../core/webhooks/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import type { Step } from './journey-shape.js';
 import { recordEvent } from './journey-events.js';
 import { STEP_DELAYS_MS, advance, type JourneyMode } from './journey-steps.js';
-import type { SandboxStore } from './store.js';
-import type { DeliveryRecord, EnvelopeRecord, EnvelopeStatus, SignerRecord, StoredKey } from './records.js';
+import type { SandboxStore } from '../store/store.js';
+import type {
+  DeliveryRecord,
+  EnvelopeRecord,
+  EnvelopeStatus,
+  SignerRecord,
+  StoredKey,
+} from '../store/records.js';
 
 export { STEP_DELAYS_MS, journeyOf, type JourneyMode } from './journey-steps.js';
 

@@ -14,24 +14,32 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../../core/webhooks/webhooks.js';
-import { CeremonyRefusal, answer, beginVerification, decline, sign, stageOf, viewed } from '../ceremony.js';
+import {
+  CeremonyRefusal,
+  answer,
+  beginVerification,
+  decline,
+  sign,
+  stageOf,
+  viewed,
+} from '../journey/ceremony.js';
 import { BodyTooLargeError, sendError, sendJson } from '../http.js';
-import { findIdRequest } from '../id-requests.js';
-import { journeyOf } from '../journey.js';
-import { authenticate } from '../middleware.js';
-import { outbox } from '../outbox.js';
-import { sameRealm } from '../realm.js';
-import { ensureSealed, signedCopy } from '../seal.js';
-import type { SandboxServices } from '../services.js';
-import { sendAsset } from './assets.js';
-import { documentPagesSvg } from './document-svg.js';
-import { readForm } from './forms.js';
-import { escapeHtml, page, sendPage } from './html.js';
-import { idPage } from './id-page.js';
-import { outboxPage } from './outbox-page.js';
-import { signerPage } from './signer-page.js';
-import { STRINGS, chosenLanguage, type Language } from './strings.js';
-import type { EnvelopeRecord, SignerRecord } from '../records.js';
+import { findIdRequest } from '../journey/id-requests.js';
+import { journeyOf } from '../journey/journey.js';
+import { authenticate } from '../http/middleware.js';
+import { outbox } from '../pages/outbox.js';
+import { sameRealm } from '../store/realm.js';
+import { ensureSealed, signedCopy } from '../signing/seal.js';
+import type { SandboxServices } from '../http/services.js';
+import { sendAsset } from '../pages/assets.js';
+import { documentPagesSvg } from '../pages/document-svg.js';
+import { readForm } from '../pages/forms.js';
+import { escapeHtml, page, sendPage } from '../pages/html.js';
+import { idPage } from '../pages/id-page.js';
+import { outboxPage } from '../pages/outbox-page.js';
+import { signerPage } from '../pages/signer-page.js';
+import { STRINGS, chosenLanguage, type Language } from '../pages/strings.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 const isLoopbackAddress = (address: string | undefined): boolean =>
   !!address && (/^(::ffff:)?127\./.test(address) || address === '::1');

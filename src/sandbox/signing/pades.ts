@@ -17,7 +17,7 @@ import { plainAddPlaceholder } from '@signpdf/placeholder-plain';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { SigningIdentity } from './signing-identity.js';
-import { usePkijsWithNodeCrypto } from './signing/web-crypto.js';
+import { usePkijsWithNodeCrypto } from './web-crypto.js';
 import { timestampOf } from './tsa.js';
 import { signedData } from './cms-builder.js';
 

@@ -6,9 +6,9 @@
  * The cursor names the last delivery of a page, so deliveries made while a
  * client pages through never shift or repeat what it sees.
  */
-import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../core/webhooks/deliveries.js';
-import { encodeCursor, parsePaging } from './listing.js';
-import { deliveryEventId, type DeliveryRecord } from './records.js';
+import { DELIVERY_STATES, type DeliveryState, type WebhookDelivery } from '../../core/webhooks/deliveries.js';
+import { encodeCursor, parsePaging } from '../store/listing.js';
+import { deliveryEventId, type DeliveryRecord } from '../store/records.js';
 
 export interface DeliveryQuery {
   envelopeId: string | undefined;

@@ -5,7 +5,7 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import type { webcrypto as WebCrypto } from 'node:crypto';
-import { pemToDer, webcrypto } from './signing/web-crypto.js';
+import { pemToDer, webcrypto } from './web-crypto.js';
 
 export type CryptoKey = WebCrypto.CryptoKey;
 export type CryptoKeyPair = WebCrypto.CryptoKeyPair;

@@ -4,12 +4,12 @@
  * has a webhook_url, one delivery of the same event with the envelope, its
  * contract and the signer it concerns.
  */
-import { chainAuditEntry, type AuditFields } from '../core/envelope/audit.js';
-import { newEventId, type EventPayload, type EventType } from '../core/webhooks/events.js';
-import { newId } from './ids.js';
+import { chainAuditEntry, type AuditFields } from '../../core/envelope/audit.js';
+import { newEventId, type EventPayload, type EventType } from '../../core/webhooks/events.js';
+import { newId } from '../ids.js';
 import type { Step } from './journey-shape.js';
-import type { EnvelopeRecord, SignerRecord } from './records.js';
-import type { SandboxStore } from './store.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import type { SandboxStore } from '../store/store.js';
 
 export interface JourneyEvent {
   type: EventType;

@@ -14,9 +14,9 @@ import {
   chainAuditEntry,
   sealedDetail,
   type AuditEntry,
-} from '../core/envelope/audit.js';
-import type { EnvelopeRecord } from './records.js';
-import type { SandboxServices } from './services.js';
+} from '../../core/envelope/audit.js';
+import type { EnvelopeRecord } from '../store/records.js';
+import type { SandboxServices } from '../http/services.js';
 import { signedCopyPdf } from './signed-copy.js';
 
 /** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */

@@ -8,7 +8,7 @@
  * matches the hash its audit trail recorded.
  */
 import 'reflect-metadata';
-import { pemToDer as der, webcrypto } from './signing/web-crypto.js';
+import { pemToDer as der, webcrypto } from './web-crypto.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';

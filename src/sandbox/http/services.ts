@@ -4,18 +4,18 @@
  * and no handler reaches for another's closure.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Operation } from '../core/endpoints.js';
-import type { ValueLists } from '../core/envelope/envelope.js';
-import type { StorageError } from '../core/errors.js';
-import type { Clock } from '../core/clock.js';
-import type { SandboxClock } from './clock.js';
-import type { Credentials } from './credentials-file.js';
-import type { Deliverer } from './deliveries.js';
+import type { Operation } from '../../core/endpoints.js';
+import type { ValueLists } from '../../core/envelope/envelope.js';
+import type { StorageError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import type { SandboxClock } from '../journey/clock.js';
+import type { Credentials } from '../store/credentials-file.js';
+import type { Deliverer } from '../delivery/deliveries.js';
 import type { FaultPlan } from './faults.js';
-import type { JourneyEngine } from './journey.js';
+import type { JourneyEngine } from '../journey/journey.js';
 import type { SlidingWindowLimiter } from './rate-limiter.js';
-import type { SandboxStore } from './store.js';
-import type { StoredKey } from './records.js';
+import type { SandboxStore } from '../store/store.js';
+import type { StoredKey } from '../store/records.js';
 
 export interface Counters {
   requests: number;
@@ -27,9 +27,9 @@ export interface Counters {
   storage_failures: number;
 }
 
-import type { SigningIdentity } from './signing-identity.js';
-import type { SignerLinks } from './signer-links.js';
-import type { FormTokens } from './pages/forms.js';
+import type { SigningIdentity } from '../signing/signing-identity.js';
+import type { SignerLinks } from '../journey/signer-links.js';
+import type { FormTokens } from '../pages/forms.js';
 
 export interface SandboxServices {
   store: SandboxStore;
