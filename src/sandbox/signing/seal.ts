@@ -16,11 +16,19 @@ import {
   type AuditEntry,
 } from '../../core/envelope/audit.js';
 import type { EnvelopeRecord } from '../store/records.js';
-import type { SandboxServices } from '../http/services.js';
+import type { SandboxStore } from '../store/store.js';
 import { signedCopyPdf } from './signed-copy.js';
+import type { SigningIdentity } from './signing-identity.js';
+
+/** What sealing uses of the sandbox's services: its state, its signing identity and its clock. */
+export interface Sealer {
+  store: SandboxStore;
+  identity: SigningIdentity;
+  clock: { now(): number };
+}
 
 /** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */
-export async function signedCopy(services: SandboxServices, envelope: EnvelopeRecord): Promise<Buffer> {
+export async function signedCopy(services: Sealer, envelope: EnvelopeRecord): Promise<Buffer> {
   const trail = (services.store.audits.get(envelope.id) ?? []).filter((entry) => entry.type !== SEALED);
   const { signPdf } = await import('./pades.js');
   return signPdf(
@@ -30,10 +38,10 @@ export async function signedCopy(services: SandboxServices, envelope: EnvelopeRe
   );
 }
 
-const sealing = new WeakMap<SandboxServices, Map<string, Promise<void>>>();
+const sealing = new WeakMap<Sealer, Map<string, Promise<void>>>();
 
 /** Adds the closing entry to a completed envelope's trail, once (concurrent callers wait for the same one). */
-export function ensureSealed(services: SandboxServices, envelope: EnvelopeRecord): Promise<void> {
+export function ensureSealed(services: Sealer, envelope: EnvelopeRecord): Promise<void> {
   if (envelope.status !== 'completed') return Promise.resolve();
   const trail = services.store.audits.get(envelope.id) ?? [];
   if (trail.some((entry) => entry.type === SEALED)) return Promise.resolve();
