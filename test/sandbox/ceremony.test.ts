@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeHtml } from '../../src/sandbox/pages/html.js';
+import { escapeHtml } from '../../src/sandbox/pages/frame.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { Visitor, eventually, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';

@@ -17,7 +17,7 @@
  * the page, then every XML special is escaped, so nothing becomes markup.
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
-import { visibleControls } from './html.js';
+import { visibleControls } from './frame.js';
 import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../signing/pdf-layout.js';
 import type { EnvelopeRecord } from '../store/records.js';
 import { signedCopyRows } from '../signing/signed-copy.js';

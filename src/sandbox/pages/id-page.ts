@@ -6,7 +6,7 @@
 import type { IdRequest } from '../journey/id-requests.js';
 import { TERMINAL } from '../journey/journey.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
-import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
+import { escapeHtml, escapeLine, page, plain, refusalBox } from './frame.js';
 import { hiddenFields } from './forms.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';
 

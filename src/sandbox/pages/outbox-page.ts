@@ -5,7 +5,7 @@
  * wherever the page was opened from.
  */
 import type { OutboxMessage } from './outbox.js';
-import { escapeHtml, escapeLine, page } from './html.js';
+import { escapeHtml, escapeLine, page } from './frame.js';
 import { STRINGS } from './strings.js';
 
 function relative(link: string, baseUrl: string): string {

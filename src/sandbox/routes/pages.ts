@@ -34,7 +34,7 @@ import type { SandboxServices } from '../http/services.js';
 import { sendAsset } from '../pages/assets.js';
 import { documentPagesSvg } from '../pages/document-svg.js';
 import { readForm } from '../pages/forms.js';
-import { escapeHtml, page, sendPage } from '../pages/html.js';
+import { escapeHtml, page, sendPage } from '../pages/frame.js';
 import { idPage } from '../pages/id-page.js';
 import { outboxPage } from '../pages/outbox-page.js';
 import { signerPage } from '../pages/signer-page.js';
