@@ -34,7 +34,8 @@ import type { SandboxServices } from '../http/services.js';
 import { sendAsset } from '../pages/assets.js';
 import { documentPagesSvg } from '../pages/document-svg.js';
 import { readForm } from '../pages/forms.js';
-import { escapeHtml, page, sendPage } from '../pages/frame.js';
+import { page, sendPage } from '../pages/frame.js';
+import { html } from '../pages/html.js';
 import { idPage } from '../pages/id-page.js';
 import { outboxPage } from '../pages/outbox-page.js';
 import { signerPage } from '../pages/signer-page.js';
@@ -60,7 +61,7 @@ function fromThisMachine(req: IncomingMessage): boolean {
 
 function notFoundPage(res: ServerResponse, lang: Language): void {
   const t = STRINGS[lang];
-  sendPage(res, 404, page({ lang, title: t.notFound, main: `<h1>${escapeHtml(t.notFound)}</h1>` }));
+  sendPage(res, 404, page({ lang, title: t.notFound, main: html`<h1>${t.notFound}</h1>` }));
 }
 
 export async function handlePages(
@@ -200,7 +201,7 @@ async function showSigner(
   const { token, setCookie } = services.forms.issue(req, services.links.path(envelope, signer));
   const t = STRINGS[lang];
   const pages = await documentPagesSvg(envelope, services.store.audits.get(envelope.id) ?? [], t.page);
-  const html = signerPage({
+  const shown = signerPage({
     envelope,
     signer,
     stage: stageOf(envelope, signer),
@@ -210,7 +211,7 @@ async function showSigner(
     pages,
     ...(refusal ? { refusal } : {}),
   });
-  sendPage(res, status, html, setCookie ? { 'set-cookie': setCookie } : {});
+  sendPage(res, status, shown, setCookie ? { 'set-cookie': setCookie } : {});
 }
 
 const REFUSAL_STATUS: ReadonlyMap<string, number> = new Map([
