@@ -15,7 +15,7 @@
 //   code cache is only valid where it was made). The licence notices, some with names that are
 //   not ASCII, are the asset `licenses.txt` and a file beside the executables
 //   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/signing/font-files.ts), and
-//   so are the sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts).
+//   so are the sandbox pages' web fonts (src/sandbox/pages/page-files.ts).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
 //   an asset too: scripts/build/exe/keyring-from-asset.cjs writes it to the user's cache directory
 //   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).

@@ -18,7 +18,7 @@ export const requireFromRoot = createRequire(`${root}package.json`);
 export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 /**
- * The sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts reads them): WOFF2 subsets of the
+ * The sandbox pages' web fonts (src/sandbox/pages/page-files.ts reads them): WOFF2 subsets of the
  * fonts above, made by scripts/fonts/web-fonts.sh and kept in assets/fonts; copied beside the
  * bundle and carried by each single executable as the fonts above are.
  */

@@ -4,7 +4,7 @@
  * envelope moves on); every form works without it.
  */
 import type { ServerResponse } from 'node:http';
-import { readWebFont } from './web-fonts.js';
+import { readWebFont } from './page-files.js';
 
 const CSS = `@font-face{font-family:"Sandbox Sans";src:url(/_sandbox/assets/sandbox-sans.woff2) format("woff2");font-weight:400;font-display:swap}
 @font-face{font-family:"Sandbox Sans";src:url(/_sandbox/assets/sandbox-sans-bold.woff2) format("woff2");font-weight:700;font-display:swap}
