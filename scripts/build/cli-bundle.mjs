@@ -25,6 +25,12 @@ export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'];
 
 /**
+ * The sandbox pages' own files kept in assets/pages (src/sandbox/pages/page-files.ts reads them):
+ * copied to dist/pages and carried by each single executable as the fonts are.
+ */
+export const PAGE_FILES = ['ceremony.css'];
+
+/**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
  * (by importing package: another package importing the same name gets the real one).
  *

@@ -3,7 +3,7 @@
  * signer's pages and their forms, the ID app, and the events, deliveries and
  * audit entries they make, compared with the auto journey's.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -476,8 +476,13 @@ describe('what the pages refuse', () => {
         expect([path, response.status]).toEqual([path, 404]);
       }
     }
-    // The files it has are there.
-    expect((await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`)).status).toBe(200);
+    // The files it has are there: the stylesheet is assets/pages/ceremony.css, as shipped.
+    const stylesheet = await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`);
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(await stylesheet.text()).toBe(
+      readFileSync(new URL('../../assets/pages/ceremony.css', import.meta.url), 'utf8'),
+    );
   });
 
   it('records signer.viewed before a step taken without opening the page first', async () => {

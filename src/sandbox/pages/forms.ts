@@ -98,7 +98,9 @@ export class FormTokens {
 
 /** The hidden fields every form carries. */
 export const hiddenFields = (fields: Record<string, string>): Markup[] =>
-  Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`);
+  Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
+  );
 
 /** Forms are a few fields: anything longer is not one of ours. */
 const FORM_LIMIT = 16 * 1024;
