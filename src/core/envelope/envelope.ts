@@ -9,6 +9,12 @@
 import { tooDeepAt } from './canonical-json.js';
 import type { FieldIssue } from '../errors.js';
 import { describe, envelopeSchema, LOCAL_LIMITS, signerSchema } from './schema.js';
+import { OPEN_FIELDS, type OpenField } from './open-fields.js';
+import { isRecord } from './records.js';
+import { closest } from './suggest.js';
+import { checkPlainText } from './plain-text.js';
+import { checkInvisible, invisibleIn } from './invisible.js';
+import { phoneProblem } from './phone.js';
 
 /**
  * Values the published interface says "have been seen" (docs/service.md, Envelope); the full
@@ -37,13 +43,6 @@ export const KNOWN_VALUES = {
   channel: ['email', 'whatsapp'],
   verification: ['uae_pass', 'nafath', 'sms_otp', 'email_otp'],
 } as const satisfies Record<OpenField, readonly string[]>;
-
-import { OPEN_FIELDS, type OpenField } from './open-fields.js';
-import { isRecord } from './records.js';
-import { closest } from './suggest.js';
-import { checkPlainText } from './plain-text.js';
-import { checkInvisible, invisibleIn } from './invisible.js';
-import { phoneProblem } from './phone.js';
 
 export { OPEN_FIELDS, type OpenField };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
@@ -173,71 +172,85 @@ function checkCrossFieldRules(
 
   if (!Array.isArray(input.signers)) return;
   const sequential = input.sequential === true;
+  /** Each order a signer took, with the first signer that took it. */
   const firstWithOrder = new Map<number, number>();
-
   input.signers.forEach((signer: unknown, index) => {
     if (!isRecord(signer)) return;
-    const at = (field: string) => `signers[${index}].${field}`;
-    checkUnknownFields(signer, SIGNER_FIELDS, `signers[${index}]`, 'a signer', options, result);
-    checkOpenValue('channel', signer.channel, at('channel'), options, result);
-    checkOpenValue('verification', signer.verification, at('verification'), options, result);
-    // An invisible character is the invisible rule's to name; the number is judged without it.
-    if (
-      typeof signer.phone === 'string' &&
-      signer.phone.trim() !== '' &&
-      !invisibleIn(signer.phone, 'machine')
-    ) {
-      const problem = phoneProblem(signer.phone);
-      if (problem)
-        result.errors.push({
-          path: at('phone'),
-          message: `${problem.message}, got ${describe(signer.phone)}`,
-          code: problem.code,
-        });
-    }
-
-    if (signer.channel === 'email' && signer.email === undefined) {
-      result.errors.push({
-        path: at('email'),
-        message: 'is required when channel is "email"; add the signer\'s e-mail address',
-      });
-    }
-    if (signer.channel === 'whatsapp' && signer.phone === undefined) {
-      result.errors.push({
-        path: at('phone'),
-        message:
-          'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
-      });
-    }
-
-    if (sequential) {
-      if (signer.order === undefined) {
-        result.errors.push({
-          path: at('order'),
-          message: 'is required when sequential is true; number the signers 1, 2, 3…',
-        });
-      } else if (Number.isInteger(signer.order) && (signer.order as number) >= 1) {
-        const order = signer.order as number;
-        const first = firstWithOrder.get(order);
-        if (first === undefined) firstWithOrder.set(order, index);
-        else
-          result.errors.push({
-            path: at('order'),
-            message: `duplicates the order of signers[${first}] (${order}); orders must be distinct when sequential is true`,
-          });
-      }
-    }
+    checkSignerRules(signer, `signers[${index}]`, options, result);
+    if (sequential) checkSignerOrder(signer.order, index, firstWithOrder, result);
   });
 }
+
+/** One signer's fields: unknown ones, open values, its phone number, and the contact its channel needs. */
+function checkSignerRules(
+  signer: Record<string, unknown>,
+  path: string,
+  options: ValidateOptions,
+  result: ValidationResult,
+): void {
+  checkUnknownFields(signer, SIGNER_FIELDS, path, 'a signer', options, result);
+  checkOpenValue('channel', signer.channel, `${path}.channel`, options, result);
+  checkOpenValue('verification', signer.verification, `${path}.verification`, options, result);
+  // An invisible character is the invisible rule's to name; the number is judged without it.
+  if (
+    typeof signer.phone === 'string' &&
+    signer.phone.trim() !== '' &&
+    !invisibleIn(signer.phone, 'machine')
+  ) {
+    const problem = phoneProblem(signer.phone);
+    if (problem)
+      result.errors.push({
+        path: `${path}.phone`,
+        message: `${problem.message}, got ${describe(signer.phone)}`,
+        code: problem.code,
+      });
+  }
+  if (signer.channel === 'email' && signer.email === undefined) {
+    result.errors.push({
+      path: `${path}.email`,
+      message: 'is required when channel is "email"; add the signer\'s e-mail address',
+    });
+  }
+  if (signer.channel === 'whatsapp' && signer.phone === undefined) {
+    result.errors.push({
+      path: `${path}.phone`,
+      message:
+        'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
+    });
+  }
+}
+
+/** When the signers sign in turn: each needs an order, and no two the same. */
+function checkSignerOrder(
+  order: unknown,
+  index: number,
+  firstWithOrder: Map<number, number>,
+  result: ValidationResult,
+): void {
+  const path = `signers[${index}].order`;
+  if (order === undefined) {
+    result.errors.push({ path, message: 'is required when sequential is true; number the signers 1, 2, 3…' });
+    return;
+  }
+  // A wrong type or a number below 1 is the schema's to name.
+  if (typeof order !== 'number' || !Number.isInteger(order) || order < 1) return;
+  const first = firstWithOrder.get(order);
+  if (first === undefined) firstWithOrder.set(order, index);
+  else
+    result.errors.push({
+      path,
+      message: `duplicates the order of signers[${first}] (${order}); orders must be distinct when sequential is true`,
+    });
+}
+
+/** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
+export const MAX_ENVELOPE_DEPTH = 32;
 
 /**
  * Applies every request rule of the envelope and its signers (docs/service.md,
  * Envelope) that can be checked locally. Errors block sending; warnings are
  * values the published interface does not fully list.
  */
-/** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
-export const MAX_ENVELOPE_DEPTH = 32;
-
 export function validateEnvelope(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const result: ValidationResult = { errors: [], warnings: [] };
   // Checked first, without recursion: the rules below (and hashing, sending) must never see such a value.
