@@ -258,6 +258,8 @@ export class Transport {
             options.binary && response.statusCode < 300 ? MAX_FILE_BYTES : MAX_JSON_ANSWER_BYTES,
           );
       } catch (error) {
+        // Called off before any wait for the next attempt: this one is over, not unanswered.
+        answered.abort();
         // An answer past the bound is not an answer to wait for again: refused, whatever its status.
         if (error instanceof AnswerTooLargeError) {
           throw new UnexpectedResponseError(
