@@ -11,7 +11,7 @@ import {
   UsageError,
   ValidationError,
 } from '../../src/core/errors.js';
-import { WAIT_NOTICE_MS } from '../../src/core/client/transport.js';
+import { WAIT_NOTICE_MS } from '../../src/core/client/exchange.js';
 import { FakeClock, InstantClock, settle } from '../helpers/fake-clock.js';
 
 const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';
