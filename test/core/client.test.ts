@@ -348,16 +348,8 @@ describe('SignClient.createEnvelope', () => {
     const reset: Step = (res) => res.socket!.destroy();
     const { baseUrl } = await scripted([reset, created]);
     const clock = new FakeClock();
-    const traces: TraceEvent[] = [];
     // A backoff longer than the notice's wait: the notice of the attempt that failed must be called off before it.
-    const c = new SignClient({
-      baseUrl,
-      apiKey: KEY,
-      clock,
-      random: () => 0.5,
-      retry: { baseDelayMs: 4 * WAIT_NOTICE_MS },
-      onTrace: (e) => traces.push(e),
-    });
+    const { c, traces } = client(baseUrl, { clock, retry: { baseDelayMs: 4 * WAIT_NOTICE_MS } });
     let done = false;
     const result = c.createEnvelope(ENVELOPE).finally(() => (done = true));
     // Time stands still until the first attempt has failed, so its notice cannot be due while it is on the wire.
