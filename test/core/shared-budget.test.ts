@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@redis/client';
 import type { Clock } from '../../src/core/clock.js';
 import { InterruptedError } from '../../src/core/errors.js';
-import { RatePacer } from '../../src/core/pacing.js';
+import { RatePacer } from '../../src/core/pacing/pacing.js';
 import {
   BUDGET_WINDOW_MS,
   RedisRateBudget,
   budgetName,
   openRedisBudget,
-} from '../../src/core/shared-budget.js';
+} from '../../src/core/pacing/shared-budget.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
 
 const KEY = 'sk_test_sharedbudget0123456789abcdef';
