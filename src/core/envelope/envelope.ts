@@ -45,6 +45,13 @@ export const KNOWN_VALUES = {
 } as const satisfies Record<OpenField, readonly string[]>;
 
 export { OPEN_FIELDS, type OpenField };
+/**
+ * The schemas, for code outside envelope/ that needs them alone (the MCP tools' input): taken from
+ * here, they stay in one chunk of the bundle with these rules, which every command that checks an
+ * envelope loads anyway; imported from schema.ts, they would be a chunk of their own, one more
+ * file for each of those commands to load (test/e2e/startup.test.ts counts them).
+ */
+export { envelopeSchema, signerSchema };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
 
 export interface ValidateOptions {
