@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SignClient, type TraceEvent } from '../../src/core/client.js';
+import { SignClient, type TraceEvent } from '../../src/core/client/client.js';
 import {
   ApiError,
   AuthError,
@@ -11,7 +11,7 @@ import {
   UsageError,
   ValidationError,
 } from '../../src/core/errors.js';
-import { WAIT_NOTICE_MS } from '../../src/core/transport.js';
+import { WAIT_NOTICE_MS } from '../../src/core/client/transport.js';
 import { InstantClock } from '../helpers/fake-clock.js';
 
 const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';

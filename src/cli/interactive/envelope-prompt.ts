@@ -8,8 +8,8 @@
  * tests can drive them without a terminal.
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope.js';
-import { normalizePhone, phoneProblem } from '../../core/phone.js';
+import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope/envelope.js';
+import { normalizePhone, phoneProblem } from '../../core/envelope/phone.js';
 import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
 import type { Prompter } from '../process/prompter.js';

@@ -110,7 +110,7 @@ interface AuditCheck {
 async function auditCheck(ctx: CommandContext, id: string, sha256: string): Promise<AuditCheck> {
   const [client, { verifyAuditChain, SEALED_ENTRY, sealedDetail }] = await Promise.all([
     ctx.client({}, ['getAuditTrail']),
-    import('../../../core/audit.js'),
+    import('../../../core/envelope/audit.js'),
   ]);
   try {
     const trail = await client.getAuditTrail(id, ctx.signal);
