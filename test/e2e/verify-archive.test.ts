@@ -9,7 +9,7 @@
  * ends: exit 130 with the summary of what was done; no progress drawn into a pipe.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { EXAMPLE } from '../helpers/envelopes.js';
 import { CORPUS, DELIBERATE, present, rows, same } from '../helpers/pades-corpus.js';
 import { basePdf } from '../helpers/pdf-build.js';
+import { pdfFolder, withOneByteChanged } from '../helpers/pdf-folders.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 import { sourcedEnv } from '../helpers/terminal-env.js';
 
@@ -60,22 +61,9 @@ afterAll(async () => {
 });
 
 /** A directory under `dir` holding `files` (path → bytes, or the signed copy). */
-function folder(name: string, files: Record<string, Buffer | 'signed'>): string {
-  const root = join(dir, name);
-  for (const [path, bytes] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    if (bytes === 'signed') copyFileSync(signed, join(root, path));
-    else writeFileSync(join(root, path), bytes);
-  }
-  return root;
-}
-
-/** The signed copy with one byte of what it signed changed. */
-function changed(): Buffer {
-  const bytes = Buffer.from(readFileSync(signed));
-  bytes[300] = bytes[300]! ^ 0x01;
-  return bytes;
-}
+const folder = (name: string, files: Record<string, Buffer | 'signed'>) =>
+  pdfFolder(join(dir, name), signed, files);
+const changed = () => withOneByteChanged(signed);
 
 const jsonLines = (text: string) =>
   text

@@ -8,15 +8,16 @@
  * real-world corpus in one run judged as test/core/pades/realworld.test.ts judges it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/core/clock.js';
 import { systemClock } from '../../../../src/core/clock.js';
-import { ROOT, tempDir } from '../../../helpers/paths.js';
+import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { CORPUS, DELIBERATE, NOW, present, rows, same } from '../../../helpers/pades-corpus.js';
+import { pdfFolder, saveSignedCopy, withOneByteChanged } from '../../../helpers/pdf-folders.js';
 import { threadCount } from '../../../../src/cli/commands/envelopes/verify-many.js';
 import { UsageError } from '../../../../src/core/errors.js';
 
@@ -29,46 +30,18 @@ const env = { SIGN_BASE_URL: 'http://127.0.0.1:9' };
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40 });
-  const id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env: sandbox.env },
-    )
-  ).stdout.trim();
   signed = join(dir, 'signed.pdf');
-  await runCommand(['envelopes', 'download', id, '-o', signed, '--wait'], { env: sandbox.env });
   caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, await (await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`)).text());
+  writeFileSync(caFile, await saveSignedCopy(sandbox, signed));
 });
 afterAll(async () => {
   await sandbox?.stop();
 });
 
 /** A directory of the test's own under `dir`, with `files` (path → bytes, or the signed copy). */
-function folder(name: string, files: Record<string, Buffer | 'signed'>): string {
-  const root = join(dir, name);
-  for (const [path, bytes] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    if (bytes === 'signed') copyFileSync(signed, join(root, path));
-    else writeFileSync(join(root, path), bytes);
-  }
-  return root;
-}
-
-/** The signed copy with one byte of its signed content changed. */
-function tampered(): Buffer {
-  const bytes = Buffer.from(readFileSync(signed));
-  bytes[300] = bytes[300]! ^ 0x01;
-  return bytes;
-}
+const folder = (name: string, files: Record<string, Buffer | 'signed'>) =>
+  pdfFolder(join(dir, name), signed, files);
+const tampered = () => withOneByteChanged(signed);
 
 const lines = (text: string) =>
   text

@@ -16,8 +16,9 @@ import { InterruptedError } from '../../../../src/core/errors.js';
 import { VerifyPool } from '../../../../src/cli/commands/envelopes/verify-pool.js';
 import type { FileOutcome, RunSettings } from '../../../../src/cli/commands/envelopes/verify-one.js';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
-import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { basePdf } from '../../../helpers/pdf-build.js';
+import { saveSignedCopy } from '../../../helpers/pdf-folders.js';
 
 const dir = tempDir('sign-cli-verify-pool-');
 const scripts = join(dir, 'scripts');
@@ -61,23 +62,8 @@ beforeAll(async () => {
   );
 
   sandbox = await startTestSandbox({ speed: 40 });
-  const id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env: sandbox.env },
-    )
-  ).stdout.trim();
   signed = join(dir, 'signed.pdf');
-  await runCommand(['envelopes', 'download', id, '-o', signed, '--wait'], { env: sandbox.env });
-  const ca = await (await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`)).text();
+  const ca = await saveSignedCopy(sandbox, signed);
   const { pemCertificates } = await import('../../../../src/core/pades/verify.js');
   settings = {
     trusted: pemCertificates(ca),
