@@ -24,7 +24,10 @@ import type { FileOutcome, RunSettings } from './verify-one.js';
 import { counted, printSummary, RunProgress, type RunCounts } from './verify-report.js';
 import { unreadableJson } from './verify-text.js';
 
-/** The most worker threads a run starts: past this, a run is bound by the disk, not the cores. */
+/**
+ * The most worker threads a run starts, however many cores: each holds a heap and a compiled
+ * verifier of its own (tens of MB); SIGN_VERIFY_THREADS asks for more.
+ */
 const MAX_THREADS = 4;
 
 /**
