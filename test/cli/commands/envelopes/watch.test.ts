@@ -47,7 +47,7 @@ describe('envelopes watch', () => {
     expect(lines.at(-1)).toMatch(new RegExp(`${id}  sent → completed$`));
     expect(new Set(lines.map((l) => l.slice(22))).size).toBe(lines.length);
     expect(result.stderr).toContain(`${id} is completed`);
-  }, 20_000);
+  });
 
   it('on a terminal: one block redrawn in place', async () => {
     const id = await createOne(example());
@@ -60,7 +60,7 @@ describe('envelopes watch', () => {
     // Redrawn: the cursor goes back up over the block instead of adding lines.
     expect(result.stdout).toMatch(/\u001b\[\d+F\u001b\[2K/);
     expect(result.stdout).toContain('completed');
-  }, 20_000);
+  });
 
   it('--json: one JSON line per change; voided while watched is exit 1 with the reason', async () => {
     const id = await createOne(stuck('WATCH-VOID'));
