@@ -34,8 +34,8 @@ export function controlCall<T>(baseUrl: string, apiKey: string, path: string, bo
           else {
             try {
               resolve(JSON.parse(text) as T);
-            } catch (error) {
-              reject(error as Error);
+            } catch {
+              reject(new Error(`${path}: not JSON: ${text.slice(0, 200)}`));
             }
           }
         });

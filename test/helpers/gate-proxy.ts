@@ -26,7 +26,7 @@ export async function startGateProxy(
   let matched = 0;
   let closedFrom = Number.POSITIVE_INFINITY;
   let waiting: (() => void)[] = [];
-  let onHeld: (() => void)[] = [];
+  const onHeld: (() => void)[] = [];
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const upstream = request(
       new URL(req.url ?? '/', target),
