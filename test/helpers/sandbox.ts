@@ -14,6 +14,8 @@ export interface SandboxProcess {
   /** Calls a /_sandbox control endpoint with the sandbox's own key. */
   control<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T>;
   envelopeCount(): Promise<number>;
+  /** What it has written to stderr so far. */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startSandboxProcess(
     first: JSON.parse(first) as Record<string, unknown>,
     child,
     control,
+    stderr: () => stderr,
     envelopeCount: async () => (await control<{ envelopes: number }>('/_sandbox/state')).envelopes,
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
