@@ -19,11 +19,11 @@ const TMUX = ['-S', join(tempDir('sign-cli-interactive-tmux-'), 'socket')];
 const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-t', SESSION, '-S', '-200');
 
-async function waitFor(text: string | RegExp, timeoutMs = 60_000): Promise<string> {
+async function waitFor(text: string | RegExp, timeoutMs = 60_000, capture = screen): Promise<string> {
   // Used for what appears once; prompts asked several times go through answer().
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const shown = screen();
+    const shown = capture();
     if (typeof text === 'string' ? shown.includes(text) : text.test(shown)) return shown;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${shown}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -267,7 +267,6 @@ describe('bulk progress on a terminal', () => {
     const session = `${SESSION}-progress`;
     const command = `cd ${ROOT} && ${sourcedEnv({ SIGN_CONFIG_DIR: tempDir(), SIGN_STATE_DIR: tempDir(), SIGN_BASE_URL: gate.url, SIGN_API_KEY: sandbox.apiKey, NO_COLOR: '1' })}${process.execPath} ${BIN} envelopes create --ndjson -f ${file} --rate 600; echo "EXIT=$?"; sleep 60`;
     const capture = () => tmux('capture-pane', '-p', '-t', session);
-    const lastLine = (shown: string) => shown.trimEnd().split('\n').at(-1) ?? '';
     const before = await sandbox.envelopeCount();
     try {
       for (const stop of [20, 45]) {
@@ -286,21 +285,15 @@ describe('bulk progress on a terminal', () => {
         ]);
         // Every create before the held one has been answered: the line counts them, under theirs.
         const done = stop - 1;
-        const progress = new RegExp(`^${done}/60 · created ${done} · failed 0 · [\\d.]+/s · ETA \\S+`);
-        let shown = '';
-        for (const deadline = Date.now() + 60_000; !progress.test(lastLine((shown = capture())));) {
-          if (Date.now() > deadline)
-            throw new Error(`no progress line under ${done} created; screen:\n${shown}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        // The progress line last on screen (below the lines of what was created).
+        const progressLast = new RegExp(
+          `${done}/60 · created ${done} · failed 0 · [\\d.]+/s · ETA \\S+\\s*$`,
+        );
+        const shown = await waitFor(progressLast, 60_000, capture);
         expect(shown).toMatch(/created env_\w+/);
       }
       gate.open();
-      let shown = '';
-      for (const deadline = Date.now() + 60_000; !/EXIT=\d/.test((shown = capture()));) {
-        if (Date.now() > deadline) throw new Error(`did not finish; screen:\n${shown}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const shown = await waitFor(/EXIT=\d/, 60_000, capture);
       expect(shown).toContain('EXIT=0');
       expect(shown).not.toMatch(/· ETA /);
       expect(await sandbox.envelopeCount()).toBe(before + 60);
