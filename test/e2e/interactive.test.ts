@@ -274,15 +274,13 @@ describe('bulk progress on a terminal', () => {
         gate.open();
         gate.closeAt(stop);
         if (stop === 20) tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '12', command);
+        let guard: NodeJS.Timeout | undefined;
         await Promise.race([
           gate.held(),
-          new Promise((_, reject) =>
-            setTimeout(
-              () => reject(new Error(`no create reached the gate at ${stop}; screen:\n${capture()}`)),
-              60_000,
-            ).unref(),
-          ),
-        ]);
+          new Promise((_, reject) => {
+            guard = setTimeout(() => reject(new Error(`no create reached the gate at ${stop}`)), 60_000);
+          }),
+        ]).finally(() => clearTimeout(guard));
         // Every create before the held one has been answered: the line counts them, under theirs.
         const done = stop - 1;
         // The progress line last on screen (below the lines of what was created).

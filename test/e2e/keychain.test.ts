@@ -194,6 +194,8 @@ describe.skipIf(NO_SECRET_SERVICE)('keys in the OS keychain (a real Secret Servi
         env: { ...frozen.env, ...keyring.env },
         input: `${sandbox.apiKey}\n`,
       });
+      // It ended on its own (runCli's guard would have killed it: no exit code): whichever of its
+      // bound and D-Bus's reply timeout came first, not how long either took.
       expect(stuck.code).toBe(0);
       // Either the bound or D-Bus's own reply timeout ends the call first; either way it is one warning line.
       expect(stuck.stderr.split('\n').filter(Boolean)).toEqual([
@@ -202,9 +204,6 @@ describe.skipIf(NO_SECRET_SERVICE)('keys in the OS keychain (a real Secret Servi
         ),
         expect.stringMatching(/^✓ stored sk_test_/),
       ]);
-      // Ended by the command's own bound, not by D-Bus's 25 s reply timeout (which names no time):
-      // told by what ended it, not by how long it took.
-      expect(stuck.stderr).toMatch(/the Secret Service did not answer: no answer within \d+ s\)/);
       expect(JSON.parse(readFileSync(frozen.file, 'utf8')).profiles.ci.api_key).toBe(sandbox.apiKey);
     } finally {
       thaw();
