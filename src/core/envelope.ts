@@ -1,17 +1,17 @@
 /**
  * The request rules of the service's envelope and signer (docs/service.md, Envelope).
  *
- * Shape and types are zod schemas (zod/mini: the same checks and messages as zod's
- * chained API, at half its start-up cost, which every `validate` and `create` pays; the
- * schemas still offer parse and safeParse); the rules that relate fields to each other
- * (channel -> contact field, distinct orders when sequential) run as a second
- * pass over the well-typed parts, so that one call reports every problem at
- * once instead of stopping at the first broken object.
+ * Each field's type, length and form are envelope-shape.ts's (plain code that reports what the
+ * zod schema of envelope-schema.ts reports, which `sign-cli mcp` publishes); the rules that
+ * relate fields to each other (channel -> contact field, distinct orders when sequential) run as
+ * a second pass over the well-typed parts, so that one call reports every problem at once
+ * instead of stopping at the first broken object.
  */
-import * as z from 'zod/mini';
 import { tooDeepAt } from './canonical-json.js';
-import { MAX_BODY_BYTES } from './endpoints.js';
 import type { FieldIssue } from './errors.js';
+import { describe, ENVELOPE_SHAPE, LOCAL_LIMITS, shapeIssues, SIGNER_SHAPE } from './envelope-shape.js';
+
+export { LOCAL_LIMITS };
 
 /**
  * Values the published interface says "have been seen" (docs/service.md, Envelope); the full
@@ -75,138 +75,32 @@ export interface ValidationResult {
   warnings: FieldIssue[];
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-    case 'number':
-      return `the number ${value}`;
-    case 'boolean':
-      return `${value}`;
-    case 'object':
-      return 'an object';
-    default:
-      return typeof value;
-  }
-}
-
-/** zod error callback: "is required" when absent, else what was expected and what came. */
-const expected = (what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
-
-/**
- * Sanity caps no real service would exceed (the published interface shows no
- * bounds: docs/service.md, Limits; the service decides below them): they keep a
- * runaway generator or a hostile file from being sent at all. docs/assumptions.md.
- */
-export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
-
-const tooLong = (i: { input?: unknown }) =>
-  `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
-
-const nonEmptyString = (what = 'a non-empty string') =>
-  z
-    .string({ error: expected(what) })
-    .check(
-      z.trim(),
-      z.minLength(1, { error: 'must not be empty' }),
-      z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-    );
-
-const positiveInteger = z
-  .number({ error: expected('a positive integer') })
-  .check(
-    z.int({ error: (i) => `must be a positive integer, got ${describe(i.input)}` }),
-    z.positive({ error: (i) => `must be a positive integer (1 or more), got ${describe(i.input)}` }),
-  );
-
-const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).check(
-  z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-  z.refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    {
-      error: (i) =>
-        `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}`,
-    },
-  ),
-);
-
-export const signerSchema = z.looseObject(
-  {
-    name: nonEmptyString(),
-    email: z.optional(
-      z.string({ error: expected('an e-mail address') }).check(
-        z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-        z.regex(EMAIL_RE, {
-          error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
-        }),
-      ),
-    ),
-    // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
-    phone: z.optional(
-      z
-        .string({ error: expected('a phone number in international form') })
-        .check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong })),
-    ),
-    order: z.optional(
-      z
-        .number({ error: expected('an integer from 1') })
-        .check(
-          z.int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-          z.gte(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-        ),
-    ),
-    channel: nonEmptyString('a channel name such as "email" or "whatsapp"'),
-    verification: z.optional(nonEmptyString('a verification method name')),
-  },
-  { error: expected('a signer object') },
-);
-
-export const envelopeSchema = z.looseObject(
-  {
-    title: nonEmptyString(),
-    contract_id: z.optional(nonEmptyString()),
-    document: z.looseObject(
-      {
-        template_id: nonEmptyString(),
-        version: positiveInteger,
-      },
-      { error: expected('an object with template_id and version') },
-    ),
-    signers: z.array(signerSchema, { error: expected('an array of signer objects') }).check(
-      z.minLength(1, { error: 'must list at least one signer' }),
-      z.maxLength(LOCAL_LIMITS.signers, {
-        error: (i) =>
-          `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
-      }),
-    ),
-    sequential: z.optional(z.boolean({ error: expected('true or false') })),
-    signature_level: z.optional(nonEmptyString('a signature level name')),
-    expires_in_days: z.optional(positiveInteger),
-    locale: z.optional(nonEmptyString('a language code such as "ar"')),
-    webhook_url: z.optional(httpUrl),
-  },
-  { error: expected('a JSON object (an envelope)') },
-);
-
 /** A signer as sent (docs/service.md, Envelope): what `createEnvelope` takes. */
-export type SignerInput = z.input<typeof signerSchema>;
+export interface SignerInput {
+  [field: string]: unknown;
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  order?: number | undefined;
+  channel: string;
+  verification?: string | undefined;
+}
 /**
  * An envelope creation request (docs/service.md, Envelope): what `createEnvelope` takes, checked at
- * compile time.
+ * compile time. Fields beyond these pass (the service decides; validateEnvelope names them).
  */
-export type EnvelopeInput = z.input<typeof envelopeSchema>;
+export interface EnvelopeInput {
+  [field: string]: unknown;
+  title: string;
+  contract_id?: string | undefined;
+  document: { [field: string]: unknown; template_id: string; version: number };
+  signers: SignerInput[];
+  sequential?: boolean | undefined;
+  signature_level?: string | undefined;
+  expires_in_days?: number | undefined;
+  locale?: string | undefined;
+  webhook_url?: string | undefined;
+}
 /** @deprecated use SignerInput */
 export type Signer = SignerInput;
 
@@ -247,8 +141,8 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
-const ENVELOPE_FIELDS = new Set(Object.keys(envelopeSchema.shape));
-const SIGNER_FIELDS = new Set(Object.keys(signerSchema.shape));
+const ENVELOPE_FIELDS = new Set(Object.keys(ENVELOPE_SHAPE.fields));
+const SIGNER_FIELDS = new Set(Object.keys(SIGNER_SHAPE.fields));
 const DOCUMENT_FIELDS = new Set(['template_id', 'version']);
 
 /** `['signers', 1, 'phone']` -> `signers[1].phone` */
@@ -432,12 +326,8 @@ export function validateEnvelope(input: unknown, options: ValidateOptions = {}):
     });
     return result;
   }
-  const parsed = envelopeSchema.safeParse(input);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      result.errors.push({ path: formatPath(issue.path), message: issue.message });
-    }
-  }
+  for (const issue of shapeIssues(ENVELOPE_SHAPE, input))
+    result.errors.push({ path: formatPath(issue.path), message: issue.message });
   if (isRecord(input)) checkCrossFieldRules(input, options, result);
   checkPlainText(input, '', 0, MAX_ENVELOPE_DEPTH, result.errors);
   checkInvisible(input, '', 0, MAX_ENVELOPE_DEPTH, result.errors);
