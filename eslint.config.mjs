@@ -24,7 +24,7 @@ export default tseslint.config(
       'node_modules/**',
       'test/fixtures/**',
       // Generated from libphonenumber's metadata (npm run phone-metadata): data, not code.
-      'src/core/phone-metadata.ts',
+      'src/core/envelope/phone-metadata.ts',
     ],
   },
   {

@@ -33,7 +33,7 @@ async function bundleJournals(dir) {
     absWorkingDir: ROOT,
     stdin: {
       contents:
-        "export { CreateJournal } from './src/core/journal.ts';\nexport { RedisJournal } from './src/core/redis-journal.ts';\nexport { createClient } from '@redis/client';\n",
+        "export { CreateJournal } from './src/core/journal/journal.ts';\nexport { RedisJournal } from './src/core/journal/redis-journal.ts';\nexport { createClient } from '@redis/client';\n",
       resolveDir: ROOT,
       sourcefile: 'bench-journals.ts',
       loader: 'ts',

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix,
 # offline from an empty npm cache: the package carries everything it runs (its bundles, the
-# signed copy's fonts); only the keychain binding is an optional dependency, skipped offline.
+# signed copy's fonts, the sandbox pages' fonts and stylesheet); only the keychain binding is an
+# optional dependency, skipped offline.
 # The installed command must answer --version and --help, have its man pages, run the sandbox, create an
 # envelope against it and download a completed envelope's signed copy (pdfkit, fontkit and the
 # DejaVu fonts load from the installed package's node_modules), and a project that installs
-# the tarball must import the library by name.
+# the tarball must import the library and its shared budget by name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -41,6 +42,14 @@ sandbox_pid=$!
 for _ in $(seq 100); do [ -s "$work/sandbox.out" ] && break; sleep 0.1; done
 first_line() { node -e 'const [line] = require("fs").readFileSync(process.argv[1], "utf8").split("\n"); console.log(JSON.parse(line)[process.argv[2]])' "$work/sandbox.out" "$1"; }
 export SIGN_BASE_URL="$(first_line base_url)" SIGN_API_KEY="$(first_line api_key)" SIGN_STATE_DIR="$work/state" SIGN_CONFIG_DIR="$work/config"
+# The pages' stylesheet is a file the package ships (dist/pages), not part of the bundle.
+node -e '
+  fetch(`${process.env.SIGN_BASE_URL}/_sandbox/assets/ceremony.css`).then(async (response) => {
+    const css = await response.text();
+    if (response.status !== 200 || !css.includes("@font-face")) process.exit(1);
+    console.log(`installed sandbox serves its stylesheet: ${css.length} bytes`);
+  });
+'
 "$bin" envelopes create -f "$root/examples/envelope.json" --json > "$work/created.json"
 node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (r.status !== "created" || !r.envelope.id) process.exit(1); console.log(`installed CLI created ${r.envelope.id}`)' "$work/created.json"
 arabic_id="$("$bin" envelopes create -f "$root/examples/envelope-ar.json" --json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).envelope.id)')"
@@ -77,5 +86,10 @@ node --input-type=module -e '
   const { errors } = validateEnvelope({ title: "x" });
   if (errors.length === 0 || keys.length === 0) process.exit(1);
   console.log(`library ${VERSION} imported by name: ${keys.length} key(s) listed, validation works`);
+'
+node --input-type=module -e '
+  import { openRedisBudget } from "esign-envelopes-cli/shared-budget";
+  if (typeof openRedisBudget !== "function") process.exit(1);
+  console.log("esign-envelopes-cli/shared-budget imported by name");
 '
 echo "package check passed"

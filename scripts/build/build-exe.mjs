@@ -14,8 +14,8 @@
 //   decoding a copy. This machine's target gets V8's code cache of it (made at build time; a
 //   code cache is only valid where it was made). The licence notices, some with names that are
 //   not ASCII, are the asset `licenses.txt` and a file beside the executables
-//   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/font-files.ts), and
-//   so are the sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts).
+//   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/signing/font-files.ts), and
+//   so are the sandbox pages' web fonts and stylesheet (src/sandbox/pages/page-files.ts).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
 //   an asset too: scripts/build/exe/keyring-from-asset.cjs writes it to the user's cache directory
 //   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).
@@ -42,6 +42,7 @@ import {
   chunksHash,
   cliBundleOptions,
   FONT_FILES,
+  PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
 } from './cli-bundle.mjs';
@@ -168,6 +169,7 @@ try {
           FONT_FILES.map((f) => [`fonts/${f}`, requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${f}`)]),
         ),
         ...Object.fromEntries(WEB_FONT_FILES.map((f) => [`fonts/${f}`, join(root, 'assets', 'fonts', f)])),
+        ...Object.fromEntries(PAGE_FILES.map((f) => [`pages/${f}`, join(root, 'assets', 'pages', f)])),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
         'licenses.txt': notices,
         ...Object.fromEntries(chunkFiles.map((f) => [`cli/${f}`, join(chunks, f)])),

@@ -1,7 +1,7 @@
 // `npm run build`: the library and the CLI bundle.
 //
 // - The library (`import { SignClient } from 'esign-envelopes-cli'`): esbuild bundles
-//   dist/core/index.js and dist/core/shared-budget.js with what they use (undici, zod, pkijs,
+//   dist/core/index.js and dist/core/pacing/shared-budget.js with what they use (undici, zod, pkijs,
 //   the Redis client, …), so the installed package has no runtime dependency to fetch; tsc
 //   type-checks all of src/ and emits the .d.ts of dist/core (what it emits elsewhere is removed).
 //   Source maps embed their sources (src/ is not in the package).
@@ -12,7 +12,8 @@
 //   with require (scripts/build/merge-chunks.mjs): start-up
 //   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts and the sandbox
-//   pages' web fonts (assets/fonts) are copied to dist/fonts.
+//   pages' web fonts (assets/fonts) are copied to dist/fonts, and the pages' stylesheet
+//   (assets/pages) to dist/pages.
 // - dist/cli/version.cjs: the version alone, so the launcher answers --version without
 //   loading the CLI; dist/cli/launch.cjs: what loads the bundle's chunks with the code caches
 //   of src/cli/launch (made after a command ran: what it ran is not compiled again).
@@ -38,6 +39,7 @@ import {
   chunksHash,
   cliBundleOptions,
   FONT_FILES,
+  PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
 } from './cli-bundle.mjs';
@@ -84,6 +86,25 @@ await esbuild.build({
   logLevel: 'warning',
 });
 assertCharset('dist/cli/launch.cjs', readFileSync(`${root}${out}/cli/launch.cjs`, 'utf8'));
+// The worker thread of an archive run of `envelopes verify` (src/cli/commands/envelopes/verify-pool.ts
+// starts a few): one file of its own with the verifier and the reader of a PDF, so a worker loads
+// that and nothing of the CLI (a chunk shared with the bundle would bring the CLI's code the merge put
+// beside the core's). Not in the launcher's hash: it is loaded by Node in the worker, without the
+// code caches. The single executable has none (its chunks are not files): it verifies on one thread.
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/commands/envelopes/verify-worker.ts'],
+  outfile: `${out}/cli/verify-worker.cjs`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  minify: true,
+  sourcemap: 'linked',
+  sourcesContent: true,
+  logLevel: 'warning',
+});
+assertCharset('dist/cli/verify-worker.cjs', readFileSync(`${root}${out}/cli/verify-worker.cjs`, 'utf8'));
 rmSync(`${root}${out}/cli-split`, { recursive: true });
 writeFileSync(`${root}${out}/cli/version.cjs`, `exports.VERSION = ${JSON.stringify(version)};\n`);
 mkdirSync(`${root}${out}/fonts`);
@@ -91,11 +112,16 @@ for (const file of FONT_FILES)
   copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
 copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);
 for (const file of WEB_FONT_FILES) copyFileSync(`${root}assets/fonts/${file}`, `${root}${out}/fonts/${file}`);
+mkdirSync(`${root}${out}/pages`);
+for (const file of PAGE_FILES) copyFileSync(`${root}assets/pages/${file}`, `${root}${out}/pages/${file}`);
 
 // The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { 'core/index': 'src/core/index.ts', 'core/shared-budget': 'src/core/shared-budget.ts' },
+  entryPoints: {
+    'core/index': 'src/core/index.ts',
+    'core/pacing/shared-budget': 'src/core/pacing/shared-budget.ts',
+  },
   outdir: out,
   bundle: true,
   splitting: true,
@@ -117,7 +143,7 @@ if (process.env.BUILD_METAFILE) writeFileSync(process.env.BUILD_METAFILE, JSON.s
 
 // The maps keep our sources (stacks under --verbose show src/ lines) but not the dependencies'
 // own, which would triple the package for code nobody debugs from a stack trace here.
-for (const dir of ['cli', 'core']) {
+for (const dir of ['cli', 'core', 'core/pacing']) {
   for (const file of readdirSync(`${root}${out}/${dir}`).filter((f) => /\.c?js\.map$/.test(f))) {
     const path = `${root}${out}/${dir}/${file}`;
     const map = JSON.parse(readFileSync(path, 'utf8'));

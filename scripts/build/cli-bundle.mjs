@@ -11,18 +11,24 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export const requireFromRoot = createRequire(`${root}package.json`);
 
 /**
- * The fonts the signed copy embeds (src/sandbox/font-files.ts reads them): copied beside the
+ * The fonts the signed copy embeds (src/sandbox/signing/font-files.ts reads them): copied beside the
  * package's bundle, assets of each single executable. The installed-package and executable
  * checks in CI make a signed copy, so a list that drifted from font-files.ts fails there.
  */
 export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 /**
- * The sandbox pages' web fonts (src/sandbox/pages/web-fonts.ts reads them): WOFF2 subsets of the
+ * The sandbox pages' web fonts (src/sandbox/pages/page-files.ts reads them): WOFF2 subsets of the
  * fonts above, made by scripts/fonts/web-fonts.sh and kept in assets/fonts; copied beside the
  * bundle and carried by each single executable as the fonts above are.
  */
 export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'];
+
+/**
+ * The sandbox pages' own files kept in assets/pages (src/sandbox/pages/page-files.ts reads them):
+ * copied to dist/pages and carried by each single executable as the fonts are.
+ */
+export const PAGE_FILES = ['ceremony.css'];
 
 /**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
@@ -219,7 +225,7 @@ const dynamicCommonJs = {
  * a platform without a prebuilt binary) keys go to the 0600 file with a warning. pdfkit and
  * fontkit are bundled: the signed copy uses neither pdfkit's standard fonts (read from its
  * data files) nor PDF/A's colour profile, only the DejaVu fonts, which the build copies to
- * dist/fonts (src/sandbox/font-files.ts).
+ * dist/fonts (src/sandbox/signing/font-files.ts).
  */
 export const EXTERNAL_PACKAGES = ['@napi-rs/keyring'];
 

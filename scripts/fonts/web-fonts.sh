@@ -2,7 +2,7 @@
 # The sandbox pages' web fonts: assets/fonts/sandbox-sans.woff2 and
 # assets/fonts/sandbox-sans-bold.woff2, subsets of DejaVu Sans and DejaVu Sans Bold as
 # WOFF2, made from the TTFs of the dejavu-fonts-ttf dev dependency (node_modules, after
-# `npm ci`): the fonts the signed copy embeds (src/sandbox/font-files.ts), so a signer's page
+# `npm ci`): the fonts the signed copy embeds (src/sandbox/signing/font-files.ts), so a signer's page
 # shows the document in the letters of the PDF, at a fraction of the TTFs' size. The files are
 # committed; run this again only when the dependency or the subset changes. Also copies
 # DejaVu's licence beside them (assets/fonts/LICENSE): the Bitstream Vera licence allows

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { InProcessMain } from './process/io.js';
 import { UsageError } from '../core/errors.js';
 import type { Operation, PathOverrides } from '../core/endpoints.js';
-import type { SignClient, SignClientOptions } from '../core/client.js';
+import type { SignClient, SignClientOptions } from '../core/client/client.js';
 import type { ClientFactory } from './config/client-factory.js';
 import type { ConfigFile } from './config/config-file.js';
 import type { Connection, GlobalOptions } from './config/connection.js';
@@ -132,7 +132,7 @@ export class CommandContext {
     if (!this.config) {
       const config = (await import('./config/config-file.js')).ConfigFile.open(this.env);
       // Settings and keys another user could have written are refused (their base URL would get our key).
-      const { checkPrivateDirectory, checkPrivateFile } = await import('../core/ownership.js');
+      const { checkPrivateDirectory, checkPrivateFile } = await import('../core/journal/ownership.js');
       checkPrivateDirectory(dirname(config.path));
       checkPrivateFile(config.path);
       this.config = config;

@@ -75,7 +75,7 @@ export async function main(
       if (state.commanderError !== undefined) {
         const [output, { escapeControl }, { habitHint }] = await Promise.all([
           newOutput(),
-          import('../core/text.js'),
+          import('../core/envelope/text.js'),
           import('./help/gh-habits.js'),
         ]);
         // A habit from gh spelt another way here: the pointer, on the error's line.

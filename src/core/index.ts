@@ -9,7 +9,7 @@
  */
 
 // The client, and the pacer several clients share to stay under one rate.
-export { SignClient } from './client.js';
+export { SignClient } from './client/client.js';
 export type {
   AuditTrail,
   CreateEnvelopeResult,
@@ -17,23 +17,24 @@ export type {
   EnvelopePage,
   SignClientOptions,
   TraceEvent,
-} from './client.js';
-export { RatePacer } from './pacing.js';
+} from './client/client.js';
+export { RatePacer } from './pacing/pacing.js';
 
 // Envelopes: the request rules and what is sent.
-export { validateEnvelope } from './envelope.js';
-export type { Envelope, EnvelopeInput, ValidateOptions, ValidationResult } from './envelope.js';
-export { normalizeEnvelope } from './normalize.js';
-export type { EnvelopeStatus } from './states.js';
+export { validateEnvelope } from './envelope/envelope.js';
+export type { ValidateOptions, ValidationResult } from './envelope/envelope.js';
+export type { Envelope, EnvelopeInput } from './envelope/schema.js';
+export { normalizeEnvelope } from './envelope/normalize.js';
+export type { EnvelopeStatus } from './envelope/states.js';
 
 // Webhooks: verifying deliveries, signing test ones.
-export { WebhookVerifier, signStandard, newStandardSecret } from './webhooks.js';
-export type { VerifierOptions, VerifyResult, WebhookScheme } from './webhooks.js';
-export type { EventPayload } from './events.js';
+export { WebhookVerifier, signStandard, newStandardSecret } from './webhooks/webhooks.js';
+export type { VerifierOptions, VerifyResult, WebhookScheme } from './webhooks/webhooks.js';
+export type { EventPayload } from './webhooks/events.js';
 
 // Audit trails and signed PDFs.
-export { verifyAuditChain } from './audit.js';
-export type { AuditVerification } from './audit.js';
+export { verifyAuditChain } from './envelope/audit.js';
+export type { AuditVerification } from './envelope/audit.js';
 export { verifyPdf, NotAPdfError } from './pades/verify.js';
 export type { PdfVerdict, VerifyOptions as PdfVerifyOptions } from './pades/verify.js';
 

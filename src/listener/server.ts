@@ -8,7 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { systemClock } from '../core/clock.js';
-import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhook-parsing.js';
+import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhooks/webhook-parsing.js';
 import { ANSWER_DUPLICATE, ANSWER_NEW, AnswerBatch, clientErrorRefusal, sent } from './answers.js';
 import type { ForwardTarget } from './routes.js';
 import type {

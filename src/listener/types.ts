@@ -1,7 +1,7 @@
 /** What the listener takes, reports and returns (server.ts runs it). */
 import type { Clock } from '../core/clock.js';
-import type { SchemeSuggestion } from '../core/webhook-parsing.js';
-import type { WebhookVerifier } from '../core/webhooks.js';
+import type { SchemeSuggestion } from '../core/webhooks/webhook-parsing.js';
+import type { WebhookVerifier } from '../core/webhooks/webhooks.js';
 import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
 import type { ReceivedDelivery } from './capture.js';

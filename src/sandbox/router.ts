@@ -6,14 +6,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENDPOINTS } from '../core/endpoints.js';
-import { handleControl } from './control.js';
-import { handlePages } from './pages/routes.js';
+import { handleControl } from './routes/control.js';
+import { handlePages } from './routes/pages.js';
 import { sendError } from './http.js';
-import { authenticate, rateLimit } from './middleware.js';
+import { authenticate, rateLimit } from './http/middleware.js';
 import { envelopeRoutes } from './routes/envelopes.js';
 import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
-import type { Route, SandboxServices } from './services.js';
+import type { Route, SandboxServices } from './http/services.js';
 
 /** `/api/v1/envelopes/{id}` -> a regular expression with one capture per parameter. */
 function pathPattern(template: string): RegExp {

@@ -4,7 +4,7 @@
  * of a request (docs/assumptions.md). The request rules themselves come from
  * the shared core, so the CLI and the sandbox agree.
  */
-import type { ValueLists } from '../core/envelope.js';
+import type { ValueLists } from '../core/envelope/envelope.js';
 import type { FieldIssue } from '../core/errors.js';
 
 /**

@@ -9,30 +9,30 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ValueLists } from '../core/envelope.js';
+import type { ValueLists } from '../core/envelope/envelope.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { StorageError } from '../core/errors.js';
-import { ed25519PublicKeyOf, signStandard } from '../core/webhooks.js';
-import { Scheduler, createSandboxClock } from './clock.js';
-import { writeCredentialsFile } from './credentials-file.js';
-import { ed25519SigningKey, sandboxCredentials } from './credentials.js';
-import type { SigningIdentity } from './signing-identity.js';
-import { Deliverer } from './deliveries.js';
-import { FaultPlan, type FaultSettings } from './faults.js';
+import { ed25519PublicKeyOf, signStandard } from '../core/webhooks/webhooks.js';
+import { Scheduler, createSandboxClock } from './journey/clock.js';
+import { writeCredentialsFile } from './store/credentials-file.js';
+import { ed25519SigningKey, sandboxCredentials } from './store/credentials.js';
+import type { SigningIdentity } from './signing/signing-identity.js';
+import { Deliverer } from './delivery/deliveries.js';
+import { FaultPlan, type FaultSettings } from './http/faults.js';
 import { sendError } from './http.js';
 import { newId } from './ids.js';
-import { JourneyEngine, type JourneyMode } from './journey.js';
-import { SignerLinks } from './signer-links.js';
+import { JourneyEngine, type JourneyMode } from './journey/journey.js';
+import { SignerLinks } from './journey/signer-links.js';
 import { FormTokens, formKey } from './pages/forms.js';
-import { IDEMPOTENCY_RETENTION_MS } from './middleware.js';
-import { SlidingWindowLimiter } from './rate-limiter.js';
+import { IDEMPOTENCY_RETENTION_MS } from './http/middleware.js';
+import { SlidingWindowLimiter } from './http/rate-limiter.js';
 import { createRouter } from './router.js';
 import { acceptedValues } from './rules.js';
-import type { Counters, SandboxServices } from './services.js';
-import { SandboxStore } from './store.js';
+import type { Counters, SandboxServices } from './http/services.js';
+import { SandboxStore } from './store/store.js';
 
 export { SANDBOX_LIMITS, SANDBOX_VALUES, acceptedValues } from './rules.js';
-export { IDEMPOTENCY_RETENTION_MS } from './middleware.js';
+export { IDEMPOTENCY_RETENTION_MS } from './http/middleware.js';
 
 export const DEFAULT_SANDBOX_PORT = 4010;
 export const DEFAULT_RATE_LIMIT = 600;
@@ -161,7 +161,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const services = buildServices(options, notices);
   // Made on first start, read after (keys 0600 in the data dir); the CA's certificate is published.
   try {
-    const { signingIdentity } = await import('./signing-identity.js');
+    const { signingIdentity } = await import('./signing/signing-identity.js');
     // Dated by the sandbox's clock, which signing times come from (it runs --speed times real time).
     services.identity = await signingIdentity(options.dataDir, new Date(services.clock.now()));
   } catch (error) {

@@ -16,7 +16,7 @@ const DIRECT_READ = /\bDate\.now\b|\bnew Date\(\s*\)|\bperformance\.now\b|\bproc
 /** Each allowed read: the file, the line's text (trimmed), and why it cannot take a clock. */
 const ALLOWED: { file: string; line: string; why: string }[] = [
   {
-    file: 'src/sandbox/clock.ts',
+    file: 'src/sandbox/journey/clock.ts',
     line: 'realNow: () => number = Date.now,',
     why: 'the default real time of the sandbox clock itself; startSandbox passes its injected clock',
   },

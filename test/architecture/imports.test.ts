@@ -2,8 +2,9 @@
  * The layers as the imports draw them (docs/architecture.md): the core imports nothing of the
  * CLI, the sandbox or the listener; the sandbox and the listener nothing of the CLI; no file
  * reaches itself through its imports (type imports included: a circle of types is still two
- * files that cannot be read apart); the rooms of src/cli import each other without a circle;
- * and src/cli keeps few loose files beside its rooms.
+ * files that cannot be read apart); the rooms of src/cli, src/core and src/sandbox import each
+ * other without a circle, and the rooms of src/core and src/sandbox only as the tables of
+ * docs/architecture.md allow; and each of the three keeps few loose files beside its rooms.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -69,15 +70,52 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-/** src/cli's room of a file: its folder under src/cli (commands/<noun> counts as commands), or the file. */
+/** A file's room in its layer: its folder under src/<layer> (commands/<noun> counts as commands), or the file. */
 const room = (file: string): string => {
   const parts = file.split('/');
-  return parts.length > 2 ? parts[1]! : file;
+  return parts.length > 2 ? `${parts[1]!}/` : parts[1]!;
 };
 
-describe('the layers, as the imports draw them', () => {
-  const graph = importGraph();
+/** The rooms of one layer and the rooms each imports (its own files' imports aside). */
+function roomGraph(graph: Map<string, string[]>, layer: string): Map<string, string[]> {
+  const rooms = new Map<string, string[]>();
+  for (const [file, targets] of graph) {
+    if (!file.startsWith(`${layer}/`)) continue;
+    const from = room(file);
+    const to = targets
+      .filter((t) => t.startsWith(`${layer}/`))
+      .map(room)
+      .filter((r) => r !== from);
+    rooms.set(from, [...new Set([...(rooms.get(from) ?? []), ...to])]);
+  }
+  return rooms;
+}
 
+/** What a room of the table may import: the rooms named, or every room (the top). */
+type Allowance = Set<string> | 'every room';
+
+/**
+ * The table of src/<layer>'s rooms in docs/architecture.md (its section `### src/<layer>`): each
+ * room or loose file named in a row's first cell, with the rooms named in its last cell.
+ */
+function allowedImports(layer: string): Map<string, Allowance> {
+  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const section = doc.split(`### src/${layer}\n`)[1]?.split(/\n#{2,3} /)[0] ?? '';
+  const table = new Map<string, Allowance>();
+  for (const row of section.split('\n').filter((line) => /^\| `/.test(line))) {
+    const cells = row.split(' | ');
+    const named = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    const last = cells.at(-1)!.replace(/\s*\|$/, '');
+    const allowance: Allowance = last === 'every room' ? 'every room' : new Set(named(last));
+    for (const name of named(cells[0]!)) table.set(name, allowance);
+  }
+  return table;
+}
+
+const LOOSE_LIMIT = 10;
+const graph = importGraph();
+
+describe('the layers, as the imports draw them', () => {
   it('lets the core import nothing of the CLI, the sandbox or the listener', () => {
     const upward = [...graph].flatMap(([file, targets]) =>
       file.startsWith('core/')
@@ -100,22 +138,51 @@ describe('the layers, as the imports draw them', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('has no circle between the rooms of src/cli (commands, render, config, input, …)', () => {
-    const rooms = new Map<string, string[]>();
-    for (const [file, targets] of graph) {
-      if (!file.startsWith('cli/')) continue;
-      const from = room(file);
-      const to = targets
-        .filter((t) => t.startsWith('cli/'))
-        .map(room)
-        .filter((r) => r !== from);
-      rooms.set(from, [...new Set([...(rooms.get(from) ?? []), ...to])]);
-    }
-    expect(circles(rooms)).toEqual([]);
+  it.each(['cli', 'core', 'sandbox'])('has no circle between the rooms of src/%s', (layer) => {
+    expect(circles(roomGraph(graph, layer))).toEqual([]);
   });
 
-  it('keeps at most ten loose files in src/cli beside its rooms', () => {
-    const loose = readdirSync(join(SRC, 'cli')).filter((name) => name.endsWith('.ts'));
-    expect(loose.length).toBeLessThanOrEqual(10);
+  it.each(['cli', 'core', 'sandbox'])('keeps at most ten loose files in src/%s beside its rooms', (layer) => {
+    const loose = readdirSync(join(SRC, layer)).filter((name) => name.endsWith('.ts'));
+    expect(loose.length).toBeLessThanOrEqual(LOOSE_LIMIT);
+  });
+});
+
+describe.each(['core', 'sandbox'])('the rooms of src/%s, as docs/architecture.md allows them', (layer) => {
+  const rooms = roomGraph(graph, layer);
+  const table = allowedImports(layer);
+  const shared = (name: string) => name.endsWith('.ts') && table.get(name) !== 'every room';
+
+  it('names every room and loose file of the layer in the table, and nothing else', () => {
+    const onDisk = readdirSync(join(SRC, layer)).map((name) =>
+      statSync(join(SRC, layer, name)).isDirectory() ? `${name}/` : name,
+    );
+    expect([...table.keys()].sort()).toEqual(onDisk.filter((name) => !name.endsWith('.md')).sort());
+  });
+
+  it('has each room import only the rooms its row names, and the shared loose files', () => {
+    const stray = [...rooms].flatMap(([from, targets]) => {
+      const allowance = table.get(from);
+      return targets
+        .filter((to) => !(allowance === 'every room' || allowance?.has(to) || shared(to)))
+        .map((to) => `${from} -> ${to}`);
+    });
+    expect(stray).toEqual([]);
+  });
+
+  it('keeps no allowance that no import uses', () => {
+    const unused = [...table].flatMap(([from, allowance]) =>
+      allowance === 'every room'
+        ? []
+        : [...allowance].filter((to) => !rooms.get(from)?.includes(to)).map((to) => `${from} -> ${to}`),
+    );
+    expect(unused).toEqual([]);
+  });
+
+  it('has no circle in the table', () => {
+    const allowed = new Map(
+      [...table].map(([from, allowance]) => [from, allowance === 'every room' ? [] : [...allowance]]),
+    );
+    expect(circles(allowed)).toEqual([]);
   });
 });

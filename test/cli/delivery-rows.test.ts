@@ -1,6 +1,6 @@
 /** `webhooks deliveries` rows and `webhooks resend` text, without spawning. */
 import { describe, expect, it } from 'vitest';
-import type { WebhookDelivery } from '../../src/core/deliveries.js';
+import type { WebhookDelivery } from '../../src/core/webhooks/deliveries.js';
 import { UsageError } from '../../src/core/errors.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import {

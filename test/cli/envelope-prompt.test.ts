@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { confirm, input, select } from '@inquirer/prompts';
 import { render } from '@inquirer/testing';
 import { describe, expect, it } from 'vitest';
-import { validateEnvelope } from '../../src/core/envelope.js';
+import { validateEnvelope } from '../../src/core/envelope/envelope.js';
 import { CommandContext } from '../../src/cli/context.js';
 import {
   askEnvelope,

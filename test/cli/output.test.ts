@@ -4,7 +4,7 @@ import { expiresCell } from '../../src/cli/commands/keys/list.js';
 import type { KeyRow } from '../../src/cli/commands/keys/key-rows.js';
 import { Output } from '../../src/cli/render/output.js';
 import { Progress } from '../../src/cli/render/progress.js';
-import { escapeControl, oneLine, untrusted } from '../../src/core/text.js';
+import { escapeControl, oneLine, untrusted } from '../../src/core/envelope/text.js';
 
 /** A writable that records what is written, and claims to be (or not be) a terminal. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {

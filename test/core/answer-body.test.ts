@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswerTooLargeError, readBounded, writeBounded } from '../../src/core/answer-body.js';
+import { AnswerTooLargeError, readBounded, writeBounded } from '../../src/core/client/answer-body.js';
 import { StorageError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/paths.js';
 

@@ -5,7 +5,7 @@ import {
   chainAuditEntry,
   verifyAuditChain,
   type AuditEntry,
-} from '../../src/core/audit.js';
+} from '../../src/core/envelope/audit.js';
 
 function trail(n: number): AuditEntry[] {
   const entries: AuditEntry[] = [];

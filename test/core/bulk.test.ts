@@ -11,16 +11,16 @@ import {
   type BulkInput,
   type BulkOutcome,
   type CreateCall,
-} from '../../src/core/bulk.js';
+} from '../../src/core/journal/bulk.js';
 import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../../src/core/errors.js';
-import { derivedIdempotencyKey } from '../../src/core/idempotency.js';
-import { CreateJournal, inDoubt, type Journal, type JournalLookup } from '../../src/core/journal.js';
+import { derivedIdempotencyKey } from '../../src/core/client/idempotency.js';
+import { CreateJournal, inDoubt, type Journal, type JournalLookup } from '../../src/core/journal/journal.js';
 import {
   JOURNAL_KEY_PREFIX,
   RedisJournal,
   journalKeys,
   journalNamespace,
-} from '../../src/core/redis-journal.js';
+} from '../../src/core/journal/redis-journal.js';
 import { fakeService as service, inputs } from '../helpers/bulk-service.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
 

@@ -1,6 +1,6 @@
 /**
- * The envelope's shape as plain code (src/core/envelope-shape.ts, what validate, create and the
- * library run) against the zod schema it stands for (src/core/envelope-schema.ts, what MCP
+ * The envelope's shape as plain code (src/core/envelope/schema.ts, what validate, create and the
+ * library run) against the zod schema it stands for (src/core/envelope/zod-schema.ts, what MCP
  * publishes): the same issues, messages and order for every value tried in every field, for
  * whole envelopes made of many of them at once, and for each field alone as the interactive
  * prompt checks it; the same type for every field the CSV templates fill.
@@ -9,10 +9,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { envelopeSchema, signerSchema } from '../../src/core/envelope-schema.js';
-import { ENVELOPE_SHAPE, shapeIssues, SIGNER_SHAPE, type Shape } from '../../src/core/envelope-shape.js';
-import { formatPath, type EnvelopeInput, type SignerInput } from '../../src/core/envelope.js';
-import { fieldKind } from '../../src/core/template.js';
+import { envelopeSchema, signerSchema } from '../../src/core/envelope/zod-schema.js';
+import {
+  ENVELOPE_SHAPE,
+  shapeIssues,
+  SIGNER_SHAPE,
+  type EnvelopeInput,
+  type Shape,
+  type SignerInput,
+} from '../../src/core/envelope/schema.js';
+import { formatPath } from '../../src/core/envelope/envelope.js';
+import { fieldKind } from '../../src/core/envelope/template.js';
 import { ROOT } from '../helpers/cli.js';
 import { seededRandom } from '../helpers/fault-proxy.js';
 

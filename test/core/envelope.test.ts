@@ -1,6 +1,6 @@
-import { closest } from '../../src/core/suggest.js';
+import { closest } from '../../src/core/envelope/suggest.js';
 import { describe, expect, it } from 'vitest';
-import { formatPath, validateEnvelope } from '../../src/core/envelope.js';
+import { formatPath, validateEnvelope } from '../../src/core/envelope/envelope.js';
 
 type Json = Record<string, unknown>;
 // Test fixtures are mutated freely; the point is to build invalid shapes.

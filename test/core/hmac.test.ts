@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PreparedHmac, type HmacDigest } from '../../src/core/hmac.js';
+import { PreparedHmac, type HmacDigest } from '../../src/core/webhooks/hmac.js';
 
 describe('PreparedHmac', () => {
   // Key lengths around both block sizes (64 for SHA-256, 128 for SHA-512), where RFC 2104 pads or hashes the key.

@@ -1,11 +1,11 @@
 /**
- * Invisible characters (core/invisible.ts) and case slips in known values:
+ * Invisible characters (core/envelope/invisible.ts) and case slips in known values:
  * refused in machine values, named by code point and shown escaped; in names,
  * the joiners stay between letters of a script that needs them.
  */
 import { describe, expect, it } from 'vitest';
-import { validateEnvelope } from '../../src/core/envelope.js';
-import { escapeControl } from '../../src/core/text.js';
+import { validateEnvelope } from '../../src/core/envelope/envelope.js';
+import { escapeControl } from '../../src/core/envelope/text.js';
 
 const envelope = (signer: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   title: 'T',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputParseError } from '../../src/core/errors.js';
-import { lineColumn, locateJsonError, parseJsonText } from '../../src/core/json-source.js';
+import { lineColumn, locateJsonError, parseJsonText } from '../../src/core/envelope/json-source.js';
 
 function failure(text: string): InputParseError {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeEmail, normalizeEnvelope } from '../../src/core/normalize.js';
+import { normalizeEmail, normalizeEnvelope } from '../../src/core/envelope/normalize.js';
 
 describe('normalizeEnvelope: the envelope as it is sent', () => {
   it('NFC and trimmed strings everywhere, e-mail domains in lower case, the input untouched', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/core/errors.js';
-import { RECOVERY_MS, RatePacer, type SharedBudget } from '../../src/core/pacing.js';
+import { RECOVERY_MS, RatePacer, type SharedBudget } from '../../src/core/pacing/pacing.js';
 import { FakeClock, InstantClock, settle } from '../helpers/fake-clock.js';
 
 /** Largest number of timestamps inside any window of `windowMs` (half-open). */

@@ -1,13 +1,13 @@
 /**
- * Phone numbers as people and spreadsheets write them (core/phone.ts): the
+ * Phone numbers as people and spreadsheets write them (core/envelope/phone.ts): the
  * forms that mean one number become E.164; a national number, a number a
  * spreadsheet stored as a number, and one invalid for its country are refused
  * with the reason; validateEnvelope and normalizeEnvelope use them.
  */
 import { describe, expect, it } from 'vitest';
-import { normalizePhone, phoneProblem } from '../../src/core/phone.js';
-import { normalizeEnvelope } from '../../src/core/normalize.js';
-import { validateEnvelope } from '../../src/core/envelope.js';
+import { normalizePhone, phoneProblem } from '../../src/core/envelope/phone.js';
+import { normalizeEnvelope } from '../../src/core/envelope/normalize.js';
+import { validateEnvelope } from '../../src/core/envelope/envelope.js';
 
 describe('normalizePhone', () => {
   it.each([
@@ -74,7 +74,7 @@ describe("the same verdicts as libphonenumber's own parser", () => {
   it('phone-metadata.ts is what `npm run phone-metadata` writes from the installed libphonenumber-js', async () => {
     const { readFileSync } = await import('node:fs');
     const { phoneMetadataSource } = await import('../../scripts/phone-metadata.mjs');
-    expect(readFileSync(new URL('../../src/core/phone-metadata.ts', import.meta.url), 'utf8')).toBe(
+    expect(readFileSync(new URL('../../src/core/envelope/phone-metadata.ts', import.meta.url), 'utf8')).toBe(
       phoneMetadataSource(),
     );
   });

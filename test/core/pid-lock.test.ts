@@ -19,7 +19,7 @@ import {
   takeLockFile,
   takePidLock,
   type LockFiles,
-} from '../../src/core/pid-lock.js';
+} from '../../src/core/journal/pid-lock.js';
 import { ROOT } from '../helpers/paths.js';
 import { ensureFreshBuild } from '../helpers/fresh-build.js';
 
@@ -94,7 +94,7 @@ describe('takePidLock', () => {
       // The module as a file a plain node process imports (the library's bundle does not export it).
       const module = join(dir, 'pid-lock.mjs');
       await build({
-        entryPoints: [join(ROOT, 'src/core/pid-lock.ts')],
+        entryPoints: [join(ROOT, 'src/core/journal/pid-lock.ts')],
         bundle: true,
         platform: 'node',
         format: 'esm',

@@ -1,6 +1,6 @@
 /** The one place a store URL is made safe to show: its password and its credential query values masked. */
 import { describe, expect, it } from 'vitest';
-import { rateStoreSecrets, showRateStoreUrl } from '../../src/core/rate-store-url.js';
+import { rateStoreSecrets, showRateStoreUrl } from '../../src/core/pacing/rate-store-url.js';
 
 describe('showRateStoreUrl', () => {
   it.each([

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { contentHash, runBulk, SharedOutcomeError, type BulkOutcome } from '../../src/core/bulk.js';
+import { contentHash, runBulk, SharedOutcomeError, type BulkOutcome } from '../../src/core/journal/bulk.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { StorageError } from '../../src/core/errors.js';
 import {
@@ -19,7 +19,7 @@ import {
   journalNamespace,
   openRedisJournal,
   type RedisJournalOptions,
-} from '../../src/core/redis-journal.js';
+} from '../../src/core/journal/redis-journal.js';
 import { fakeService, inputs } from '../helpers/bulk-service.js';
 import { NO_REDIS, startRedis, type RedisProcess } from '../helpers/redis.js';
 

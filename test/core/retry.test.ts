@@ -7,7 +7,7 @@ import {
   parseRateLimitDelay,
   parseRetryAfter,
   retryDelay,
-} from '../../src/core/retry.js';
+} from '../../src/core/pacing/retry.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 

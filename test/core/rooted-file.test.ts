@@ -18,7 +18,7 @@ import {
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeBounded } from '../../src/core/answer-body.js';
+import { writeBounded } from '../../src/core/client/answer-body.js';
 import { StorageError, UsageError } from '../../src/core/errors.js';
 import { storageError } from '../../src/core/fs-errors.js';
 import { fileUnderRoot, type RootedFileOptions } from '../../src/core/rooted-file.js';

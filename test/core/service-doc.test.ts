@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, SCOPES } from '../../src/core/endpoints.js';
-import { envelopeSchema, signerSchema } from '../../src/core/envelope-schema.js';
-import { ENVELOPE_STATUSES } from '../../src/core/states.js';
+import { envelopeSchema, signerSchema } from '../../src/core/envelope/zod-schema.js';
+import { ENVELOPE_STATUSES } from '../../src/core/envelope/states.js';
 import { ROOT } from '../helpers/paths.js';
 
 const page = readFileSync(join(ROOT, 'docs', 'service.md'), 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { environmentOfKey, keyFingerprint, serviceIdentity } from '../../src/core/service-identity.js';
-import { budgetName } from '../../src/core/shared-budget.js';
+import { budgetName } from '../../src/core/pacing/shared-budget.js';
 
 describe('one service, whatever the spelling of its URL', () => {
   it.each([

@@ -1,6 +1,6 @@
 /** Envelope templates: placeholders, the schema's types for whole placeholders, empty cells left out. */
 import { describe, expect, it } from 'vitest';
-import { fieldKind, renderTemplate, templatePlaceholders } from '../../src/core/template.js';
+import { fieldKind, renderTemplate, templatePlaceholders } from '../../src/core/envelope/template.js';
 
 const TEMPLATE = {
   title: 'Contract {{id}} for {{name}}',

@@ -12,7 +12,7 @@ import {
   signStandard,
   signStripe,
   WebhookVerifier,
-} from '../../src/core/webhooks.js';
+} from '../../src/core/webhooks/webhooks.js';
 
 /** The Standard Webhooks libraries' published v1a vector (libraries/go/webhook_asymmetric_test.go, TestAsymmetricWebhookSign). */
 const V1A = {

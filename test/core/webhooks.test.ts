@@ -11,8 +11,8 @@ import {
   standardSignature,
   WebhookVerifier,
   strictBase64,
-} from '../../src/core/webhooks.js';
-import { deliveryId } from '../../src/core/webhook-parsing.js';
+} from '../../src/core/webhooks/webhooks.js';
+import { deliveryId } from '../../src/core/webhooks/webhook-parsing.js';
 import { SeenIds } from '../../src/listener/seen-ids.js';
 
 // The published test vectors of the Standard Webhooks project (libraries/javascript/src/webhook.test.ts).

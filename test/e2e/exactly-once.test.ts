@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash, derivedIdempotencyKey } from '../../src/core/idempotency.js';
+import { contentHash, derivedIdempotencyKey } from '../../src/core/client/idempotency.js';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 

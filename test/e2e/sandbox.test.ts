@@ -1,12 +1,13 @@
 /**
  * `sandbox --detach` and `sandbox stop` on the built binary: --detach starts
- * a process of its own and returns once it listens; stop signals it. (The
- * sandbox in the foreground: test/cli/commands/sandbox/, in process.)
+ * a process of its own and returns once it listens; stop signals it. And the
+ * pages' own files the build ships beside the bundle. (The sandbox in the
+ * foreground: test/cli/commands/sandbox/, in process.)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
 
 let sandbox: SandboxProcess;
@@ -73,5 +74,18 @@ describe('sandbox --detach and sandbox stop', () => {
     expect(taken.stderr).toContain(
       `the sandbox stopped at start (exit 1): port ${port} on 127.0.0.1 is already in use`,
     );
+  });
+});
+
+describe("the built sandbox's pages", () => {
+  it('serve the stylesheet and the web fonts the build put beside the bundle (dist/pages, dist/fonts)', async () => {
+    for (const [name, shipped] of [
+      ['ceremony.css', 'assets/pages/ceremony.css'],
+      ['sandbox-sans.woff2', 'assets/fonts/sandbox-sans.woff2'],
+    ] as const) {
+      const response = await fetch(`${sandbox.baseUrl}/_sandbox/assets/${name}`);
+      expect([name, response.status]).toEqual([name, 200]);
+      expect(Buffer.from(await response.arrayBuffer()).equals(readFileSync(join(ROOT, shipped)))).toBe(true);
+    }
   });
 });

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signStandard } from '../../src/core/webhooks.js';
+import { signStandard } from '../../src/core/webhooks/webhooks.js';
 import { ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { startListenerProcess, type ListenerProcess } from '../helpers/listener.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';

@@ -241,7 +241,7 @@ describe('what everyday commands load', () => {
     // libphonenumber's code and its metadata (about 130 KB, read a country at a time when a
     // phone is checked) cost validate about 1 % (A/B of 51 interleaved rounds).
     // Within envelopes, only the command named is loaded (src/cli/command-group.ts), in files
-    // of its own; the envelope's shape is checked without zod (src/core/envelope-shape.ts).
+    // of its own; the envelope's shape is checked without zod (src/core/envelope/schema.ts).
     [['envelopes', 'validate', 'examples/envelope.json'], 14, 325_000],
     [['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 18, 356_000],
     // A spreadsheet adds its reader and csv-parse (about 44 KB in 2 files).
@@ -271,7 +271,7 @@ describe('what everyday commands load', () => {
       if (own === 'validate') expect(text).toContain(summaryOf('validate'));
       // Only the command a line names is registered (src/cli/command-group.ts).
       for (const summary of others) expect(text, `${own} loads "${summary}"`).not.toContain(summary);
-      // The envelope's shape is plain code (src/core/envelope-shape.ts); zod is sign-cli mcp's alone.
+      // The envelope's shape is plain code (src/core/envelope/schema.ts); zod is sign-cli mcp's alone.
       expect(text, `${own} loads zod`).not.toContain('$ZodType');
     }
   });

@@ -1,6 +1,6 @@
 /** Inputs and a fake envelope service for runBulk tests (bulk.test.ts, redis-journal.test.ts). */
-import type { BulkInput, CreateCall } from '../../src/core/bulk.js';
-import type { CreateEnvelopeResult } from '../../src/core/client.js';
+import type { BulkInput, CreateCall } from '../../src/core/journal/bulk.js';
+import type { CreateEnvelopeResult } from '../../src/core/client/client.js';
 
 /** `n` inputs, `{ title: 'T<i>' }`, referenced as lines of one file. */
 export async function* inputs(n: number): AsyncGenerator<BulkInput> {

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { EVENT_TYPES } from '../../src/core/events.js';
+import { EVENT_TYPES } from '../../src/core/webhooks/events.js';
 import { Webhook as SvixWebhook } from 'svix';
 
 /** The bugs a faulty receiver can be seeded with; each is named after what it does wrong. */
@@ -64,7 +64,7 @@ export interface TestReceiver {
 }
 
 const MAX_BODY = 1024 * 1024;
-/** The types its switch handles: the service's, as src/core/events.ts lists them. */
+/** The types its switch handles: the service's, as src/core/webhooks/events.ts lists them. */
 const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 class Refused extends Error {

@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newStandardSecret, signStandard, WebhookVerifier } from '../../src/core/webhooks.js';
+import { newStandardSecret, signStandard, WebhookVerifier } from '../../src/core/webhooks/webhooks.js';
 import { SeenIds } from '../../src/listener/seen-ids.js';
 import {
   startListener,

@@ -3,11 +3,11 @@
  * signer's pages and their forms, the ID app, and the events, deliveries and
  * audit entries they make, compared with the auto journey's.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeHtml } from '../../src/sandbox/pages/html.js';
+import { html } from '../../src/sandbox/pages/html.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { Visitor, eventually, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';
@@ -476,8 +476,13 @@ describe('what the pages refuse', () => {
         expect([path, response.status]).toEqual([path, 404]);
       }
     }
-    // The files it has are there.
-    expect((await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`)).status).toBe(200);
+    // The files it has are there: the stylesheet is assets/pages/ceremony.css, as shipped.
+    const stylesheet = await fetch(`${manual.baseUrl}/_sandbox/assets/ceremony.css`);
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(await stylesheet.text()).toBe(
+      readFileSync(new URL('../../assets/pages/ceremony.css', import.meta.url), 'utf8'),
+    );
   });
 
   it('records signer.viewed before a step taken without opening the page first', async () => {
@@ -532,14 +537,26 @@ describe('what the pages refuse', () => {
   });
 });
 
-describe('escaping', () => {
+describe('the html tag', () => {
   it('shows control and bidi characters as visible escapes, and HTML specials as entities', () => {
-    expect(escapeHtml('a\u202Eb\u2066c\u0007d<>&"\'')).toBe(
+    expect(html`${'a\u202Eb\u2066c\u0007d<>&"\''}`.text).toBe(
       'a\\u202eb\\u2066c\\u0007d&#60;&#62;&#38;&#34;&#39;',
     );
-    expect(escapeHtml('ليلى\nحداد')).toBe('ليلى\nحداد');
+    expect(html`${'ليلى\nحداد'}`.text).toBe('ليلى\nحداد');
     // A Persian name's zero-width non-joiner is part of how it is written: kept.
-    expect(escapeHtml('می\u200cخواهم')).toBe('می\u200cخواهم');
+    expect(html`${'می\u200cخواهم'}`.text).toBe('می\u200cخواهم');
+  });
+
+  it('escapes every value, in lists too, but puts markup it made as it is', () => {
+    const name = '<script>alert(1)</script>';
+    const item = (text: string) => html`<b title="${text}">${text}</b>`;
+    const escaped = '&#60;script&#62;alert(1)&#60;/script&#62;';
+    expect(html`<p>${[item(name), name]}</p>`.text).toBe(
+      `<p><b title="${escaped}">${escaped}</b>${escaped}</p>`,
+    );
+    // Markup's look-alikes are text: only what the tag made is markup.
+    expect(html`${{ text: '<b>' }}`.text).toBe('[object Object]');
+    expect(html`<p>${0}${false}${null}${undefined}</p>`.text).toBe('<p>0</p>');
   });
 });
 

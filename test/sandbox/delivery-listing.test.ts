@@ -5,9 +5,9 @@ import {
   deliveryState,
   parseDeliveryQuery,
   publicDelivery,
-} from '../../src/sandbox/delivery-listing.js';
-import { encodeCursor } from '../../src/sandbox/listing.js';
-import type { DeliveryRecord } from '../../src/sandbox/records.js';
+} from '../../src/sandbox/delivery/delivery-listing.js';
+import { encodeCursor } from '../../src/sandbox/store/listing.js';
+import type { DeliveryRecord } from '../../src/sandbox/store/records.js';
 
 const record = (seq: number, fields: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
   id: `dlv_${seq}`,

@@ -7,11 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainAuditEntry, type AuditEntry } from '../../src/core/audit.js';
+import { chainAuditEntry, type AuditEntry } from '../../src/core/envelope/audit.js';
 import { documentPagesSvg } from '../../src/sandbox/pages/document-svg.js';
-import { renderPdf } from '../../src/sandbox/pdf.js';
-import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/records.js';
-import { signedCopyRows } from '../../src/sandbox/signed-copy.js';
+import { renderPdf } from '../../src/sandbox/signing/pdf.js';
+import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/store/records.js';
+import { signedCopyRows } from '../../src/sandbox/signing/signed-copy.js';
 import { ROOT } from '../helpers/paths.js';
 import { readPdf } from '../helpers/pdf.js';
 
@@ -67,7 +67,7 @@ describe('the document as SVG pages', () => {
   it('shows an Arabic title and English text, the RTL runs anchored at their right end', async () => {
     const body = example('envelope-ar.json');
     body.signers[1]!.name = 'Omar Khalil & Sons "Ltd"';
-    const pages = await documentPagesSvg(sent(body), AUDIT);
+    const pages = (await documentPagesSvg(sent(body), AUDIT)).map(String);
     expect(pages).toHaveLength(1);
     const [page] = pages as [string];
     expect(page).toMatch(
@@ -93,7 +93,9 @@ describe('the document as SVG pages', () => {
     const body = example('envelope.json');
     body.title = 'Lease\u202e2027 <script>alert(1)</script>';
     body.signers[0]!.name = '<img src=x onerror=alert(1)>\u2066evil\u2069\u0007';
-    const pages = await documentPagesSvg(sent(body), AUDIT, (n, total) => `صفحة ${n} من ${total} <b>`);
+    const pages = (await documentPagesSvg(sent(body), AUDIT, (n, total) => `صفحة ${n} من ${total} <b>`)).map(
+      String,
+    );
     const [page] = pages as [string];
     expect(tags(page)).toEqual(new Set(['svg', 'rect', 'text']));
     expect(page).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202a-\u202e\u2066-\u2069]/);
@@ -114,7 +116,7 @@ describe('the document as SVG pages', () => {
       order: i + 1,
     }));
     const envelope = sent(body);
-    const pages = await documentPagesSvg(envelope, AUDIT);
+    const pages = (await documentPagesSvg(envelope, AUDIT)).map(String);
     const pdf = await readPdf(
       await renderPdf(signedCopyRows(envelope, AUDIT), { title: 't', createdAt: new Date(AT) }),
     );

@@ -1,7 +1,7 @@
 /** The sandbox's envelope listing: its query, its order and its cursor. */
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, listPage, parseListQuery } from '../../src/sandbox/listing.js';
-import type { EnvelopeRecord } from '../../src/sandbox/records.js';
+import { encodeCursor, listPage, parseListQuery } from '../../src/sandbox/store/listing.js';
+import type { EnvelopeRecord } from '../../src/sandbox/store/records.js';
 
 const envelopes = Array.from({ length: 25 }, (_, i) => ({
   id: `env_${i}`,

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainAuditEntry, type AuditEntry, type AuditFields } from '../../src/core/audit.js';
-import { signedCopyPdf } from '../../src/sandbox/signed-copy.js';
-import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/records.js';
+import { chainAuditEntry, type AuditEntry, type AuditFields } from '../../src/core/envelope/audit.js';
+import { signedCopyPdf } from '../../src/sandbox/signing/signed-copy.js';
+import type { EnvelopeRecord, SignerRecord } from '../../src/sandbox/store/records.js';
 import { ROOT } from '../helpers/paths.js';
 import { readPdf, type PdfContent } from '../helpers/pdf.js';
 

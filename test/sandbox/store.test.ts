@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainAuditEntry, verifyAuditChain, type AuditEntry } from '../../src/core/audit.js';
-import { SandboxStore } from '../../src/sandbox/store.js';
-import type { DeliveryRecord, EnvelopeRecord } from '../../src/sandbox/records.js';
+import { chainAuditEntry, verifyAuditChain, type AuditEntry } from '../../src/core/envelope/audit.js';
+import { SandboxStore } from '../../src/sandbox/store/store.js';
+import type { DeliveryRecord, EnvelopeRecord } from '../../src/sandbox/store/records.js';
 
 const lines = (dir: string) => readFileSync(join(dir, 'state.jsonl'), 'utf8').trim().split('\n').length;
 

@@ -7,7 +7,7 @@
  */
 import * as asn1js from 'asn1js';
 import { describe, expect, it } from 'vitest';
-import { positiveSerial } from '../../src/sandbox/tsa.js';
+import { positiveSerial } from '../../src/sandbox/signing/tsa.js';
 
 describe('TSA token serials', () => {
   it.each([

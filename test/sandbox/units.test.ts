@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Scheduler, createSandboxClock } from '../../src/sandbox/clock.js';
-import { RETRY_SCHEDULE_MS } from '../../src/sandbox/deliveries.js';
-import { magicBehaviour } from '../../src/sandbox/magic.js';
-import { SlidingWindowLimiter } from '../../src/sandbox/rate-limiter.js';
+import { Scheduler, createSandboxClock } from '../../src/sandbox/journey/clock.js';
+import { RETRY_SCHEDULE_MS } from '../../src/sandbox/delivery/deliveries.js';
+import { magicBehaviour } from '../../src/sandbox/journey/magic.js';
+import { SlidingWindowLimiter } from '../../src/sandbox/http/rate-limiter.js';
 
 describe('sandbox pieces', () => {
   it('retries a delivery up to 8 times within 24 hours (docs/service.md, Events)', () => {

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error fontkit ships no type declarations; the interfaces below describe what is used.
 import * as fontkitModule from 'fontkit';
-import { readFontFile } from '../../src/sandbox/font-files.js';
-import { WEB_FONT_FILES, readWebFont } from '../../src/sandbox/pages/web-fonts.js';
+import { readFontFile } from '../../src/sandbox/signing/font-files.js';
+import { WEB_FONT_FILES, readWebFont } from '../../src/sandbox/pages/page-files.js';
 
 interface Font {
   type: string;

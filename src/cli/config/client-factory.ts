@@ -7,10 +7,10 @@
 import { AuthError } from '../../core/errors.js';
 import { ENDPOINTS, type Operation } from '../../core/endpoints.js';
 import { expiryStatus } from '../../core/keys.js';
-import type { SignClient, SignClientOptions, TraceEvent } from '../../core/client.js';
-import type { SharedBudget } from '../../core/pacing.js';
-import { parseRateStoreUrl, rateStoreSecrets } from '../../core/rate-store-url.js';
-import { proxySettingsFrom } from '../../core/proxy.js';
+import type { SignClient, SignClientOptions, TraceEvent } from '../../core/client/client.js';
+import type { SharedBudget } from '../../core/pacing/pacing.js';
+import { parseRateStoreUrl, rateStoreSecrets } from '../../core/pacing/rate-store-url.js';
+import { proxySettingsFrom } from '../../core/client/proxy.js';
 import type { ConfigFile } from './config-file.js';
 import { checkPathOverrides, type Connection, type GlobalOptions } from './connection.js';
 import { keyLabel } from './connection-labels.js';
@@ -64,7 +64,7 @@ export class ClientFactory {
         ? undefined
         : await this.sharedBudget({ ...connection, apiKey: connection.apiKey });
     // undici and zod load here, not at start-up.
-    const { SignClient } = await import('../../core/client.js');
+    const { SignClient } = await import('../../core/client/client.js');
     return new SignClient({
       sharedBudget,
       baseUrl: connection.baseUrl,
@@ -73,7 +73,7 @@ export class ClientFactory {
       // The command's clock (src/cli/process/io.ts): its waits and notices are the ones tests drive.
       clock: this.inputs.io.clock,
       paths: checkPathOverrides((await this.inputs.loadConfig()).get('paths')),
-      // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as curl and gh read them (core/proxy.ts).
+      // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as curl and gh read them (core/client/proxy.ts).
       proxy: proxySettingsFrom(this.inputs.io.env),
       ...(retries !== undefined
         ? { retry: { maxRetries: parseIntegerOption(retries.name, retries.value, 0, 100) } }
@@ -150,7 +150,7 @@ export class ClientFactory {
       const store = await this.rateStore();
       if (!store) return undefined;
       // The Redis client loads only when a store is configured.
-      const { openRedisBudget } = await import('../../core/shared-budget.js');
+      const { openRedisBudget } = await import('../../core/pacing/shared-budget.js');
       const budget = await openRedisBudget({
         url: store.url,
         baseUrl: connection.baseUrl,

@@ -86,7 +86,7 @@ export async function resolveConnection(inputs: ConnectionInputs): Promise<Conne
     keyProfile = profile;
     // Said by every command that takes its key from the file, not only by doctor.
     const path = (await inputs.loadConfig()).path;
-    const { readableByOthers } = await import('../../core/ownership.js');
+    const { readableByOthers } = await import('../../core/journal/ownership.js');
     const mode = readableByOthers(path);
     if (mode)
       output.warn(`${path} holds API keys and other users can read it (mode ${mode}): chmod 600 ${path}`);

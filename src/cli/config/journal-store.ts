@@ -3,8 +3,8 @@
  * SIGN_JOURNAL_STORE, then the `journal_store` setting (a Redis URL: the journal runners share),
  * else this machine's files; `SIGN_JOURNAL_RETENTION`, then `journal_retention` (default 30 days).
  */
-import { JOURNAL_RETENTION_MS } from '../../core/journal-retention.js';
-import { parseRateStoreUrl, rateStoreSecrets } from '../../core/rate-store-url.js';
+import { JOURNAL_RETENTION_MS } from '../../core/journal/journal-retention.js';
+import { parseRateStoreUrl, rateStoreSecrets } from '../../core/pacing/rate-store-url.js';
 import type { ConfigFile } from './config-file.js';
 import type { Output } from '../render/output.js';
 import { parseRetention } from '../flags/since.js';

@@ -9,7 +9,7 @@
  * The binding is a native addon, loaded only when a key is stored or read
  * there: a command whose key comes from SIGN_API_KEY never loads it.
  */
-import { oneLine } from '../../core/text.js';
+import { oneLine } from '../../core/envelope/text.js';
 
 /** The keychain's service name for every sign-cli entry; the account is the profile's (profileAccount). */
 export const KEYCHAIN_SERVICE = 'sign-cli';

@@ -4,10 +4,10 @@
  */
 import { UsageError } from '../../core/errors.js';
 import { ENDPOINTS, SCOPES, isOperation, parseBaseUrl } from '../../core/endpoints.js';
-import { OPEN_FIELDS, type OpenField } from '../../core/open-fields.js';
+import { OPEN_FIELDS, type OpenField } from '../../core/envelope/open-fields.js';
 import { isScope } from '../../core/keys.js';
-import { WEBHOOK_SCHEMES } from '../../core/webhook-schemes.js';
-import { parseRateStoreUrl, showRateStoreUrl } from '../../core/rate-store-url.js';
+import { WEBHOOK_SCHEMES } from '../../core/webhooks/webhook-schemes.js';
+import { parseRateStoreUrl, showRateStoreUrl } from '../../core/pacing/rate-store-url.js';
 import { parseIntegerOption, parsePositiveNumberOption } from '../flags/values.js';
 import { parseRetention } from '../flags/since.js';
 

@@ -4,7 +4,7 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { closest } from '../../core/suggest.js';
+import { closest } from '../../core/envelope/suggest.js';
 
 /**
  * Every value must be one of `choices`; the first that is not is a usage error (exit 2) naming

@@ -1,6 +1,6 @@
 /**
  * Envelopes from a spreadsheet: a CSV of recipients and an envelope template
- * (core/template.ts), one envelope per row, as an InputSet like the NDJSON
+ * (core/envelope/template.ts), one envelope per row, as an InputSet like the NDJSON
  * one, streamed in constant memory through csv-parse. CSV as spreadsheets
  * write it: UTF-8 or UTF-16 (input/encoding.ts decides once per file, or
  * --encoding), a BOM, Excel's `sep=;` first line, CRLF, quoted fields with
@@ -16,9 +16,9 @@ import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { InputParseError, UsageError } from '../../core/errors.js';
-import { parseJsonText } from '../../core/json-source.js';
-import { normalizeEnvelope } from '../../core/normalize.js';
-import { renderTemplate, templatePlaceholders, type ColumnSources } from '../../core/template.js';
+import { parseJsonText } from '../../core/envelope/json-source.js';
+import { normalizeEnvelope } from '../../core/envelope/normalize.js';
+import { renderTemplate, templatePlaceholders, type ColumnSources } from '../../core/envelope/template.js';
 import {
   ENVELOPE_BOUND,
   readableOnce,

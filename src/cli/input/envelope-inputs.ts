@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
 import { MAX_BODY_BYTES } from '../../core/endpoints.js';
 import { InputParseError, UsageError } from '../../core/errors.js';
-import { parseJsonText } from '../../core/json-source.js';
-import { normalizeEnvelope } from '../../core/normalize.js';
+import { parseJsonText } from '../../core/envelope/json-source.js';
+import { normalizeEnvelope } from '../../core/envelope/normalize.js';
 import { readStdinChunks, sizeText, tooLarge, type InputBound } from './stdin.js';
 import type { Io } from '../process/io.js';
 import { decideEncoding, decodedText, readTextFile, type EncodingDecision } from './encoding.js';
@@ -23,7 +23,7 @@ export interface EnvelopeInput {
   source: string;
   value: unknown;
   /** From a spreadsheet: the columns that filled each field (`signers[1].phone` → `witness_phone`). */
-  columns?: import('../../core/template.js').ColumnSources;
+  columns?: import('../../core/envelope/template.js').ColumnSources;
 }
 
 /** One input as read: a parsed envelope, or where and why it is broken (its JSON, or a CSV row: csv-input.ts). */

@@ -8,9 +8,9 @@
  * tests can drive them without a terminal.
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { SEEN_VALUES, validateEnvelope } from '../../core/envelope.js';
-import { ENVELOPE_SHAPE, shapeIssues, SIGNER_SHAPE, type Shape } from '../../core/envelope-shape.js';
-import { normalizePhone, phoneProblem } from '../../core/phone.js';
+import { SEEN_VALUES, validateEnvelope } from '../../core/envelope/envelope.js';
+import { ENVELOPE_SHAPE, shapeIssues, SIGNER_SHAPE, type Shape } from '../../core/envelope/schema.js';
+import { normalizePhone, phoneProblem } from '../../core/envelope/phone.js';
 import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
 import type { Prompter } from '../process/prompter.js';

@@ -11,7 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../../core/errors.js';
 import { maskKey } from '../../core/keys.js';
-import { isRecord } from '../../core/records.js';
+import { isRecord } from '../../core/envelope/records.js';
 import { environmentOfKey } from '../../core/service-identity.js';
 import { VERSION } from '../../core/version.js';
 import type { InProcessMain } from '../process/io.js';

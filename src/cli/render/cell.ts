@@ -3,7 +3,7 @@
  * apart from table.ts so that commands can build their rows and columns
  * without loading the width measuring (string-width) at start-up.
  */
-import { untrusted } from '../../core/text.js';
+import { untrusted } from '../../core/envelope/text.js';
 
 export interface Column {
   /** The head, written in upper case. */

@@ -3,8 +3,8 @@
  * `webhooks resend` prints. Pure functions, tested without spawning: the
  * command passes the colours it wants.
  */
-import type { WebhookDelivery, WebhookDeliveryAttempt } from '../../core/deliveries.js';
-import { webhookUrlProblem } from '../../core/deliveries.js';
+import type { WebhookDelivery, WebhookDeliveryAttempt } from '../../core/webhooks/deliveries.js';
+import { webhookUrlProblem } from '../../core/webhooks/deliveries.js';
 import { UsageError } from '../../core/errors.js';
 import { cellText, type Column } from './cell.js';
 import { formatTime } from './time.js';

@@ -7,7 +7,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { SignError, ValidationError, type FieldIssue } from '../../core/errors.js';
 import { redactSecrets } from '../../core/keys.js';
-import { escapeControl, oneLine, untrusted } from '../../core/text.js';
+import { escapeControl, oneLine, untrusted } from '../../core/envelope/text.js';
 import type { OutStream } from '../process/io.js';
 import { hintOf } from '../help/hints.js';
 import { wrapText } from '../layout/wrap.js';

@@ -6,7 +6,7 @@
  * TypeScript implementation, loaded only when --query is given.
  */
 import { SignError, UsageError } from '../../core/errors.js';
-import { oneLine } from '../../core/text.js';
+import { oneLine } from '../../core/envelope/text.js';
 
 export type JsonQuery = (value: unknown) => unknown;
 

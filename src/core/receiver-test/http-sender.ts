@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { InterruptedError } from '../errors.js';
-import { errorCode } from '../wire.js';
+import { errorCode } from '../client/wire.js';
 import { VERSION } from '../version.js';
 import { localOnlyConnector } from './local-connector.js';
 import type { DeliverySend } from './run.js';

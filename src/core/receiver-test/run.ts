@@ -9,8 +9,8 @@ import { systemClock, type Clock } from '../clock.js';
 import { MAX_BODY_BYTES } from '../endpoints.js';
 import { NetworkError, UsageError } from '../errors.js';
 // Failures before a connection exists (refused, no such host, no connection in time): nothing there.
-import { NOT_CONNECTED_CODES } from '../wire.js';
-import { DEFAULT_TOLERANCE_SECONDS, DELIVERY_TIMEOUT_MS } from '../webhook-signing.js';
+import { NOT_CONNECTED_CODES } from '../client/wire.js';
+import { DEFAULT_TOLERANCE_SECONDS, DELIVERY_TIMEOUT_MS } from '../webhooks/webhook-signing.js';
 import { seconds, tally } from './answers.js';
 import { alteredBody, badSignature, staleTimestamp, wrongSecret } from './forgery-checks.js';
 import type { DeliverySigner, Headers } from './signer.js';

@@ -1,6 +1,6 @@
 /** The events `webhooks test` sends: the service's own samples (events.ts), each with a fresh id. */
 import { randomBytes } from 'node:crypto';
-import { newEventId, sampleEvent, type EventPayload, type EventType } from '../events.js';
+import { newEventId, sampleEvent, type EventPayload, type EventType } from '../webhooks/events.js';
 
 export interface SampleDelivery {
   id: string;

@@ -4,7 +4,7 @@
  * one, with both (a rotation), or not at all.
  */
 import { randomBytes } from 'node:crypto';
-import { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, newEd25519KeyPair } from '../ed25519.js';
+import { ED25519_PUBLIC_PREFIX, ED25519_SECRET_PREFIX, newEd25519KeyPair } from '../webhooks/ed25519.js';
 import {
   STANDARD_SECRET_PREFIX,
   hmacSignature,
@@ -13,7 +13,7 @@ import {
   stripeSignature,
   type HmacAlgorithm,
   type WebhookScheme,
-} from '../webhook-signing.js';
+} from '../webhooks/webhook-signing.js';
 
 export interface SignerOptions {
   scheme: WebhookScheme;

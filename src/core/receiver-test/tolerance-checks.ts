@@ -5,7 +5,7 @@
  * of order, many at once, large). Any other answer makes the service retry
  * the delivery, and in the end mark it failed.
  */
-import { EVENT_TYPES } from '../events.js';
+import { EVENT_TYPES } from '../webhooks/events.js';
 import { is2xx, quantile, seconds, summarize, tally } from './answers.js';
 import { newEnvelopeId, sampleDelivery } from './sample-events.js';
 import type { Attempt, CheckSpec, Kit, Outcome } from './types.js';

@@ -13,14 +13,14 @@
  * so the browser's own bidi would only second-guess the layout). Text from
  * the envelope (a title, a signer's name) is untrusted: control characters,
  * bidi overrides, embeddings and isolates are shown as visible `\u202e`
- * escapes (src/core/text.ts, as the CLI shows them), so nothing can reorder
+ * escapes (src/core/envelope/text.ts, as the CLI shows them), so nothing can reorder
  * the page, then every XML special is escaped, so nothing becomes markup.
  */
-import type { AuditEntry } from '../../core/audit.js';
-import { visibleControls } from './html.js';
-import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../pdf-layout.js';
-import type { EnvelopeRecord } from '../records.js';
-import { signedCopyRows } from '../signed-copy.js';
+import type { AuditEntry } from '../../core/envelope/audit.js';
+import { html as svg, visibleControls, type Markup } from './html.js';
+import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../signing/pdf-layout.js';
+import type { EnvelopeRecord } from '../store/records.js';
+import { signedCopyRows } from '../signing/signed-copy.js';
 
 const defaultLabel = (n: number, total: number) => `Page ${n} of ${total}`;
 
@@ -28,18 +28,14 @@ const defaultLabel = (n: number, total: number) => `Page ${n} of ${total}`;
 const num = (value: number): string => String(Math.round(value * 100) / 100);
 
 /**
- * Text for XML content or a quoted attribute: the five specials as entities,
- * and what XML forbids even as a reference (C0 controls, lone surrogates,
- * U+FFFE and U+FFFF) as U+FFFD.
+ * Text XML can hold: what it forbids even as a reference (C0 controls, lone surrogates, U+FFFE
+ * and U+FFFF) as U+FFFD. The tag (html.ts, named `svg` here) then escapes the specials.
  */
-function escapeXml(text: string): string {
-  return text
-    .replace(
-      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-      '\ufffd',
-    )
-    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+const xmlText = (text: string): string =>
+  text.replace(
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    '\ufffd',
+  );
 
 /**
  * A cell's text with every control and bidi control character as a visible
@@ -54,34 +50,35 @@ function visible(text: string): string {
     .join('');
 }
 
-function textElement(run: LaidOutRun): string {
-  const weight = run.bold ? ' font-weight="bold"' : '';
+function textElement(run: LaidOutRun): Markup {
   const at = run.rtl
-    ? `x="${num(run.x + run.width)}" direction="rtl" unicode-bidi="bidi-override" text-anchor="start"`
-    : `x="${num(run.x)}" direction="ltr" unicode-bidi="bidi-override"`;
+    ? svg`x="${num(run.x + run.width)}" direction="rtl" unicode-bidi="bidi-override" text-anchor="start"`
+    : svg`x="${num(run.x)}" direction="ltr" unicode-bidi="bidi-override"`;
+  const size = svg`font-size="${num(run.size)}"${run.bold && svg` font-weight="bold"`}`;
   // xml:space on each element: Chrome does not inherit it from the <svg>, and a run's edge spaces are part of its width.
-  return `<text xml:space="preserve" ${at} y="${num(run.baseline)}" font-size="${num(run.size)}"${weight}>${escapeXml(run.text)}</text>`;
+  return svg`<text xml:space="preserve" ${at} y="${num(run.baseline)}" ${size}>${xmlText(run.text)}</text>`;
 }
 
-/** Rows as SVG pages, one string per page. */
+/** Rows as SVG pages, one per page. */
 export async function rowsSvg(
   rows: readonly PdfRow[],
   label: (n: number, total: number) => string = defaultLabel,
-): Promise<string[]> {
+): Promise<Markup[]> {
   const safe = rows.map((row) => ({
     ...row,
     cells: row.cells.map((cell) => ({ ...cell, text: visible(cell.text) })),
   }));
   const pages = await layoutPages(safe);
   const [width, height] = [num(PAGE_WIDTH), num(PAGE_HEIGHT)];
-  return pages.map((runs, i) =>
-    [
-      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" role="group" aria-label="${escapeXml(label(i + 1, pages.length))}" font-family="Sandbox Sans, sans-serif" fill="#1b1b1b" text-rendering="geometricPrecision">`,
-      `<rect x="0.5" y="0.5" width="${num(PAGE_WIDTH - 1)}" height="${num(PAGE_HEIGHT - 1)}" fill="#fff" stroke="#c4c7cc" stroke-width="1"/>`,
-      ...runs.filter((run) => run.text !== '').map(textElement),
-      '</svg>',
-    ].join('\n'),
-  );
+  const look = svg`font-family="Sandbox Sans, sans-serif" fill="#1b1b1b" text-rendering="geometricPrecision"`;
+  const sheet = svg`width="${num(PAGE_WIDTH - 1)}" height="${num(PAGE_HEIGHT - 1)}" fill="#fff" stroke="#c4c7cc"`;
+  return pages.map((runs, i) => {
+    const name = svg`role="group" aria-label="${xmlText(label(i + 1, pages.length))}"`;
+    const text = runs.filter((run) => run.text !== '').map((run) => svg`${textElement(run)}\n`);
+    return svg`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" ${name} ${look}>
+<rect x="0.5" y="0.5" ${sheet} stroke-width="1"/>
+${text}</svg>`;
+  });
 }
 
 /**
@@ -92,6 +89,6 @@ export async function documentPagesSvg(
   envelope: EnvelopeRecord,
   audit: readonly AuditEntry[],
   label?: (n: number, total: number) => string,
-): Promise<string[]> {
+): Promise<Markup[]> {
   return rowsSvg(signedCopyRows(envelope, audit), label);
 }

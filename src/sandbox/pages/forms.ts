@@ -20,8 +20,8 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { readBody } from '../http.js';
 import { randomBase62 } from '../ids.js';
-import { writePrivateFile } from '../key-files.js';
-import { escapeHtml } from './html.js';
+import { writePrivateFile } from '../signing/key-files.js';
+import { html, type Markup } from './html.js';
 
 const COOKIE = 'sandbox_csrf';
 const NONCE = /^[A-Za-z0-9]{32}$/;
@@ -97,10 +97,10 @@ export class FormTokens {
 }
 
 /** The hidden fields every form carries. */
-export const hiddenFields = (fields: Record<string, string>): string =>
-  Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
+export const hiddenFields = (fields: Record<string, string>): Markup[] =>
+  Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
+  );
 
 /** Forms are a few fields: anything longer is not one of ours. */
 const FORM_LIMIT = 16 * 1024;

@@ -1,25 +1,37 @@
 /**
- * The frame of every sandbox page: escaping, the security headers and the
- * shell (language, direction, the one stylesheet and the one script). The
- * pages are served under a strict Content-Security-Policy: nothing inline
- * (no script, no style attribute), nothing from outside the sandbox, forms
- * only to the sandbox itself, never framed. Links carry a signer's token, so
- * no Referer leaves for another site (`same-origin`: with `no-referrer` a browser sends `Origin: null` on the pages' own forms).
+ * The one way the sandbox's pages write HTML: the `html` tag. Every value put into a template
+ * is escaped, unless it is markup this tag made; so text from an envelope, a signer, a form
+ * or a URL never becomes markup, and no call at a value can be forgotten.
+ *
+ *   html`<p class="who">${name}</p>`  // name `<b>` is shown as `<b>`, not bold
  */
-import type { ServerResponse } from 'node:http';
-import { STRINGS, textFor, type Language } from './strings.js';
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/** HTML made by the `html` tag: put into another template as it is. */
+export class Markup {
+  constructor(readonly text: string) {}
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** What a template takes: markup, text or a number (escaped), nothing (`''`), or a list of them. */
+export type HtmlValue = Markup | string | number | false | null | undefined | readonly HtmlValue[];
+
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Markup {
+  let text = strings[0]!;
+  values.forEach((value, i) => {
+    text += render(value) + strings[i + 1]!;
+  });
+  return new Markup(text);
+}
+
+function render(value: HtmlValue): string {
+  if (value instanceof Markup) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === false || value === null || value === undefined) return '';
+  return escapeHtml(String(value));
+}
 
 /**
  * Text for HTML: control characters and the bidi controls that could reorder
@@ -27,13 +39,13 @@ export const CONTENT_SECURITY_POLICY = [
  * then the five HTML specials as entities. Safe in text and in quoted
  * attributes.
  */
-export function escapeHtml(value: unknown): string {
-  return visibleControls(plain(value)).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+function escapeHtml(text: string): string {
+  return visibleControls(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**
  * Control characters and bidi embeddings, overrides and isolates as visible escapes. Unlike a
- * terminal line (core/text.ts), a page keeps the zero-width joiner and non-joiner and the bidi
+ * terminal line (core/envelope/text.ts), a page keeps the zero-width joiner and non-joiner and the bidi
  * marks: names are written with them (Persian, Arabic), and a page renders them as meant.
  */
 export const visibleControls = (text: string): string =>
@@ -42,73 +54,9 @@ export const visibleControls = (text: string): string =>
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
-/** One line of text: line breaks as spaces (after escaping the rest). */
-export const escapeLine = (value: unknown): string => escapeHtml(plain(value).replace(/[\r\n]+/g, ' '));
-
 /** A record's field as text: strings as they are, nothing as nothing, anything else as JSON. */
 export const plain = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 
-/** The box that says why the form just posted changed nothing (a key of the refusals); '' when none. */
-export const refusalBox = (lang: Language, refusal: string | undefined): string =>
-  refusal
-    ? `<div class="box alert" role="alert"><p>${escapeHtml(textFor(STRINGS[lang].refusals, refusal) ?? refusal)}</p></div>`
-    : '';
-
-export interface Shell {
-  lang: Language;
-  title: string;
-  /** Already-escaped HTML of the page's main content. */
-  main: string;
-  /** The same page in the other language (a path with its query), or none. */
-  switchTo?: string;
-  /** For the script: a URL whose answer changes when the page would (it reloads then). */
-  poll?: string;
-}
-
-export function page(shell: Shell): string {
-  const t = STRINGS[shell.lang];
-  const other: Language = shell.lang === 'ar' ? 'en' : 'ar';
-  const nav = shell.switchTo
-    ? `<nav aria-label="${escapeHtml(t.language)}"><a href="${escapeHtml(shell.switchTo)}" lang="${other}" hreflang="${other}">${escapeHtml(t.otherLanguage)}</a></nav>`
-    : '';
-  return `<!doctype html>
-<html lang="${shell.lang}" dir="${shell.lang === 'ar' ? 'rtl' : 'ltr'}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${escapeLine(shell.title)}</title>
-<link rel="icon" href="/_sandbox/assets/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/_sandbox/assets/ceremony.css">
-<script src="/_sandbox/assets/ceremony.js" defer></script>
-</head>
-<body${shell.poll ? ` data-poll="${escapeHtml(shell.poll)}"` : ''}>
-<header class="banner"><p>${escapeHtml(t.sandboxBanner)}</p>${nav}</header>
-<main id="main">
-${shell.main}
-</main>
-</body>
-</html>
-`;
-}
-
-export function sendPage(
-  res: ServerResponse,
-  status: number,
-  html: string,
-  headers: Record<string, string | string[]> = {},
-): void {
-  const body = Buffer.from(html, 'utf8');
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': body.length,
-    'content-security-policy': CONTENT_SECURITY_POLICY,
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'same-origin',
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(body);
-}
+/** A record's field as one line of text: line breaks as spaces. */
+export const oneLine = (value: unknown): string => plain(value).replace(/[\r\n]+/g, ' ');

@@ -3,11 +3,12 @@
  * identity app on the signer's phone (UAE PASS, Nafath), which asks the
  * person to choose, among three numbers, the one the signing page shows.
  */
-import type { IdRequest } from '../id-requests.js';
-import { TERMINAL } from '../journey.js';
-import type { EnvelopeRecord, SignerRecord } from '../records.js';
-import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
+import type { IdRequest } from '../journey/id-requests.js';
+import { TERMINAL } from '../journey/journey.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import { page, refusalBox } from './frame.js';
 import { hiddenFields } from './forms.js';
+import { html, oneLine, type Markup } from './html.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface IdPageView {
@@ -22,35 +23,48 @@ export interface IdPageView {
   refusal?: string;
 }
 
-export function idPage(view: IdPageView): string {
+export function idPage(view: IdPageView): Markup {
   const t = STRINGS[view.lang];
   const method = methodName(String(view.signer.verification), view.lang);
   const path = `/_sandbox/id/${view.request.id}`;
-  const ask = `<p>${escapeHtml(t.idAsk(oneLine(view.signer.name), oneLine(view.envelope.title)))}</p>`;
-  let body: string;
-  if (view.open) {
-    const buttons = (view.request.choices ?? [])
-      .map((n) => `<button type="submit" name="choice" value="${escapeHtml(n)}">${escapeHtml(n)}</button>`)
-      .join('');
-    body = `<p id="choose">${escapeHtml(t.idChoose)}</p><form method="post" action="${escapeHtml(path)}">${hiddenFields({ csrf: view.csrf, lang: view.lang })}<fieldset class="choices" aria-describedby="choose"><legend>${escapeHtml(t.idChoices)}</legend>${buttons}</fieldset></form>`;
-  } else {
-    // Unanswered, the request ended with its envelope (voided, declined, …) or ran out of time.
-    const outcome = view.request.outcome;
-    const text =
-      outcome !== undefined
-        ? (textFor(t.idDone, outcome) ?? outcome)
-        : TERMINAL.has(view.envelope.status)
-          ? (textFor(t.finished, view.envelope.status) ?? view.envelope.status)
-          : t.idDone.expired!;
-    body = `<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status"><p>${escapeHtml(text)}</p></div>`;
-  }
-  const refusal = refusalBox(view.lang, view.refusal);
+  const main = html`<h1>${t.idTitle(method)}</h1>
+    ${refusalBox(view.lang, view.refusal)}
+    <p>${t.idAsk(oneLine(view.signer.name), oneLine(view.envelope.title))}</p>
+    ${view.open ? choices(view, path) : outcome(view)}`;
   return page({
     lang: view.lang,
     title: t.idTitle(method),
-    main: `<h1>${escapeLine(t.idTitle(method))}</h1>${refusal}${ask}${body}`,
+    main,
     switchTo: `${path}?lang=${view.lang === 'ar' ? 'en' : 'ar'}`,
   });
 }
 
-const oneLine = (value: unknown): string => plain(value).replace(/[\r\n]+/g, ' ');
+/** The three numbers to choose from, while the request waits for an answer. */
+function choices(view: IdPageView, path: string): Markup {
+  const t = STRINGS[view.lang];
+  return html`<p id="choose">${t.idChoose}</p>
+    <form method="post" action="${path}">
+      ${hiddenFields({ csrf: view.csrf, lang: view.lang })}
+      <fieldset class="choices" aria-describedby="choose">
+        <legend>${t.idChoices}</legend>
+        ${(view.request.choices ?? []).map(
+          (n) => html`<button type="submit" name="choice" value="${n}">${n}</button>`,
+        )}
+      </fieldset>
+    </form>`;
+}
+
+/** How the request ended: answered, or unanswered when its envelope ended (voided, declined, …) or its time ran out. */
+function outcome(view: IdPageView): Markup {
+  const t = STRINGS[view.lang];
+  const { outcome } = view.request;
+  const text =
+    outcome !== undefined
+      ? (textFor(t.idDone, outcome) ?? outcome)
+      : TERMINAL.has(view.envelope.status)
+        ? (textFor(t.finished, view.envelope.status) ?? view.envelope.status)
+        : t.idDone.expired!;
+  return html`<div class="box ${outcome === 'verified' ? 'notice' : 'alert'}" role="status">
+    <p>${text}</p>
+  </div>`;
+}

@@ -6,10 +6,11 @@
  * Every form is a plain POST back to the sandbox, so the whole ceremony works
  * without script and from the keyboard.
  */
-import type { SignerStage } from '../ceremony.js';
-import type { EnvelopeRecord, SignerRecord } from '../records.js';
-import { escapeHtml, escapeLine, page, plain, refusalBox } from './html.js';
+import type { SignerStage } from '../journey/ceremony.js';
+import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import { page, refusalBox } from './frame.js';
 import { hiddenFields } from './forms.js';
+import { html, oneLine, plain, type Markup } from './html.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface SignerPageView {
@@ -20,60 +21,107 @@ export interface SignerPageView {
   /** `/s/<token>` */
   path: string;
   csrf: string;
-  /** The document's pages, as SVG (escaped by their maker). */
-  pages: string[];
+  /** The document's pages, as SVG. */
+  pages: Markup[];
   /** Why the last request changed nothing (a key of the refusals), if it did. */
   refusal?: string;
 }
 
-function form(view: SignerPageView, action: string, inner: string, label?: string): string {
-  return `<form method="post" action="${escapeHtml(`${view.path}/${action}`)}"${label ? ` aria-label="${escapeHtml(label)}"` : ''}>${hiddenFields({ csrf: view.csrf, lang: view.lang })}${inner}</form>`;
+function form(view: SignerPageView, action: string, inner: Markup, label?: string): Markup {
+  return html`<form method="post" action="${view.path}/${action}" ${label && html`aria-label="${label}"`}>
+    ${hiddenFields({ csrf: view.csrf, lang: view.lang })}${inner}
+  </form>`;
 }
 
-function verifyStep(view: SignerPageView, stage: Extract<SignerStage, { stage: 'verify' }>): string {
+function verifyStep(view: SignerPageView, stage: Extract<SignerStage, { stage: 'verify' }>): Markup {
   const t = STRINGS[view.lang];
   const method = methodName(String(view.signer.verification), view.lang);
-  const heading = `<h2 id="verify">${escapeHtml(t.verifyHeading)}</h2>`;
+  const section = (...content: Markup[]) =>
+    html`<section class="box" aria-labelledby="verify">
+      <h2 id="verify">${t.verifyHeading}</h2>
+      ${content}
+    </section>`;
   const request = stage.request;
   if (!request)
-    return `<section class="box" aria-labelledby="verify">${heading}<p>${escapeHtml(t.verifyWith(method))}</p>${form(view, 'verify', `<button type="submit">${escapeHtml(t.verifyButton)}</button>`)}</section>`;
-  if (request.kind === 'code') {
-    const input = `<label for="code">${escapeHtml(t.codeLabel)}</label><input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" required>${hiddenFields({ request: request.id })}<button type="submit">${escapeHtml(t.codeButton)}</button>`;
-    return `<section class="box" aria-labelledby="verify">${heading}<p>${escapeHtml(t.codeSent(method))}</p>${form(view, 'code', input)}</section>`;
-  }
-  return `<section class="box" aria-labelledby="verify">${heading}<p>${escapeHtml(t.appNumber(method))}</p><p class="number" id="id-number">${escapeHtml(request.answer)}</p><p role="status">${escapeHtml(t.appWaiting)}</p><p><a href="/_sandbox/id/${escapeHtml(request.id)}?lang=${view.lang}">${escapeHtml(t.appLink)}</a></p><p><a class="button" href="${escapeHtml(`${view.path}?lang=${view.lang}`)}">${escapeHtml(t.checkAgain)}</a></p></section>`;
+    return section(
+      html`<p>${t.verifyWith(method)}</p>`,
+      form(view, 'verify', html`<button type="submit">${t.verifyButton}</button>`),
+    );
+  if (request.kind === 'code')
+    return section(
+      html`<p>${t.codeSent(method)}</p>`,
+      form(
+        view,
+        'code',
+        html`<label for="code">${t.codeLabel}</label>
+          <input
+            type="text"
+            id="code"
+            name="code"
+            inputmode="numeric"
+            autocomplete="one-time-code"
+            maxlength="6"
+            required
+          />${hiddenFields({ request: request.id })}<button type="submit">${t.codeButton}</button>`,
+      ),
+    );
+  return section(
+    html`<p>${t.appNumber(method)}</p>
+      <p class="number" id="id-number">${request.answer}</p>
+      <p role="status">${t.appWaiting}</p>
+      <p><a href="/_sandbox/id/${request.id}?lang=${view.lang}">${t.appLink}</a></p>
+      <p><a class="button" href="${view.path}?lang=${view.lang}">${t.checkAgain}</a></p>`,
+  );
 }
 
-function signStep(view: SignerPageView): string {
+function signStep(view: SignerPageView): Markup {
   const t = STRINGS[view.lang];
-  const inner = `<label><input type="checkbox" name="consent" value="yes" required> ${escapeHtml(t.consent)}</label><button type="submit">${escapeHtml(t.signButton)}</button>`;
-  return `<section class="box" aria-labelledby="sign"><h2 id="sign">${escapeHtml(t.signHeading)}</h2>${form(view, 'sign', inner)}</section>`;
+  return html`<section class="box" aria-labelledby="sign">
+    <h2 id="sign">${t.signHeading}</h2>
+    ${form(
+      view,
+      'sign',
+      html`<label><input type="checkbox" name="consent" value="yes" required /> ${t.consent}</label
+        ><button type="submit">${t.signButton}</button>`,
+    )}
+  </section>`;
 }
 
-function declineStep(view: SignerPageView): string {
+function declineStep(view: SignerPageView): Markup {
   const t = STRINGS[view.lang];
-  const inner = `<label for="reason">${escapeHtml(t.declineReason)}</label><textarea id="reason" name="reason" rows="3" maxlength="500" required></textarea><button type="submit" class="danger">${escapeHtml(t.declineButton)}</button>`;
-  return `<section class="box" aria-labelledby="decline"><h2 id="decline">${escapeHtml(t.declineHeading)}</h2>${form(view, 'decline', inner)}</section>`;
+  return html`<section class="box" aria-labelledby="decline">
+    <h2 id="decline">${t.declineHeading}</h2>
+    ${form(
+      view,
+      'decline',
+      html`<label for="reason">${t.declineReason}</label
+        ><textarea id="reason" name="reason" rows="3" maxlength="500" required></textarea
+        ><button type="submit" class="danger">${t.declineButton}</button>`,
+    )}
+  </section>`;
 }
 
 /** A notice for a signer with nothing to do now; undefined when there is a step to take. */
-function notice(view: SignerPageView): string | undefined {
+function notice(view: SignerPageView): Markup | undefined {
   const t = STRINGS[view.lang];
   const { stage } = view;
-  const box = (text: string, extra = '') =>
-    `<div class="box notice" role="status"><p>${escapeHtml(text)}</p>${extra}</div>`;
+  const box = (text: string, extra?: Markup) =>
+    html`<div class="box notice" role="status">
+      <p>${text}</p>
+      ${extra}
+    </div>`;
   switch (stage.stage) {
     case 'finished': {
       const download =
         stage.status === 'completed'
-          ? `<p><a href="${escapeHtml(`${view.path}/signed.pdf`)}">${escapeHtml(t.downloadSigned)}</a></p>`
-          : '';
+          ? html`<p><a href="${view.path}/signed.pdf">${t.downloadSigned}</a></p>`
+          : undefined;
       return box(textFor(t.finished, stage.status) ?? stage.status, download);
     }
     case 'signed':
       return box(t.signed);
     case 'waiting':
-      return box(stage.for ? t.waitingFor(String(stage.for.name).replace(/[\r\n]+/g, ' ')) : t.waiting);
+      return box(stage.for ? t.waitingFor(oneLine(stage.for.name)) : t.waiting);
     case 'robot':
       return box(t.robot);
     default:
@@ -87,24 +135,23 @@ const polls = (stage: SignerStage): boolean =>
   stage.stage === 'signed' ||
   (stage.stage === 'verify' && stage.request?.kind === 'app');
 
-export function signerPage(view: SignerPageView): string {
+function steps(view: SignerPageView): Markup[] {
+  if (view.stage.stage === 'verify') return [verifyStep(view, view.stage), declineStep(view)];
+  if (view.stage.stage === 'sign') return [signStep(view), declineStep(view)];
+  return [];
+}
+
+export function signerPage(view: SignerPageView): Markup {
   const t = STRINGS[view.lang];
   const other = view.lang === 'ar' ? 'en' : 'ar';
-  const refusal = refusalBox(view.lang, view.refusal);
-  const steps =
-    view.stage.stage === 'verify'
-      ? verifyStep(view, view.stage) + declineStep(view)
-      : view.stage.stage === 'sign'
-        ? signStep(view) + declineStep(view)
-        : '';
-  const main = [
-    `<h1>${escapeLine(view.envelope.title)}</h1>`,
-    `<p class="who">${escapeHtml(t.signer)}: <strong>${escapeLine(view.signer.name)}</strong></p>`,
-    refusal,
-    notice(view) ?? '',
-    `<section aria-labelledby="document"><h2 id="document">${escapeHtml(t.document)}</h2><div class="pages">${view.pages.join('\n')}</div></section>`,
-    steps,
-  ].join('\n');
+  const main = html`<h1>${oneLine(view.envelope.title)}</h1>
+    <p class="who">${t.signer}: <strong>${oneLine(view.signer.name)}</strong></p>
+    ${refusalBox(view.lang, view.refusal)} ${notice(view)}
+    <section aria-labelledby="document">
+      <h2 id="document">${t.document}</h2>
+      <div class="pages">${view.pages}</div>
+    </section>
+    ${steps(view)}`;
   return page({
     lang: view.lang,
     title: plain(view.envelope.title),

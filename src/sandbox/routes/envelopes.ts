@@ -3,16 +3,16 @@
  * audit trail (docs/service.md, Envelope, and docs/assumptions.md for the rest).
  */
 import { ENDPOINTS } from '../../core/endpoints.js';
-import { isRecord, validateEnvelope } from '../../core/envelope.js';
+import { isRecord, validateEnvelope } from '../../core/envelope/envelope.js';
 import { sendError, sendJson } from '../http.js';
-import { TERMINAL } from '../journey.js';
-import { listPage, parseListQuery } from '../listing.js';
-import { findEnvelope, keyed } from '../middleware.js';
-import { sameRealm } from '../realm.js';
-import { buildEnvelope, publicEnvelope } from '../resources.js';
+import { TERMINAL } from '../journey/journey.js';
+import { listPage, parseListQuery } from '../store/listing.js';
+import { findEnvelope, keyed } from '../http/middleware.js';
+import { sameRealm } from '../store/realm.js';
+import { buildEnvelope, publicEnvelope } from './resources.js';
 import { VOID_REASON_MAX, sandboxBounds, widenHint } from '../rules.js';
-import type { RequestContext, Route, SandboxServices } from '../services.js';
-import { ensureSealed, signedCopy } from '../seal.js';
+import type { RequestContext, Route, SandboxServices } from '../http/services.js';
+import { ensureSealed, signedCopy } from '../signing/seal.js';
 
 /** POST /api/v1/envelopes: checked by the core's rules, stored with its idempotency record, then the journey starts. */
 function createEnvelope(services: SandboxServices, ctx: RequestContext): Promise<void> {

@@ -1,12 +1,12 @@
 /** Webhook deliveries: the listing and resending an event (docs/assumptions.md). */
-import { isRecord } from '../../core/envelope.js';
-import { webhookUrlProblem } from '../../core/deliveries.js';
-import { deliveryPage, parseDeliveryQuery, publicDelivery } from '../delivery-listing.js';
+import { isRecord } from '../../core/envelope/envelope.js';
+import { webhookUrlProblem } from '../../core/webhooks/deliveries.js';
+import { deliveryPage, parseDeliveryQuery, publicDelivery } from '../delivery/delivery-listing.js';
 import { sendError, sendJson } from '../http.js';
 import { newId } from '../ids.js';
-import { deliveryVisible, keyed } from '../middleware.js';
-import type { RequestContext, Route, SandboxServices } from '../services.js';
-import type { DeliveryRecord } from '../records.js';
+import { deliveryVisible, keyed } from '../http/middleware.js';
+import type { RequestContext, Route, SandboxServices } from '../http/services.js';
+import type { DeliveryRecord } from '../store/records.js';
 
 /** GET /api/v1/webhook-deliveries: every delivery with its attempts, newest first (delivery-listing.ts). */
 function listDeliveries(services: SandboxServices, { req, res, key }: RequestContext): void {

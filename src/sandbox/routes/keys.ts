@@ -3,9 +3,9 @@
  * environment, masked.
  */
 import { sendJson } from '../http.js';
-import { accountOf } from '../realm.js';
-import { listedKey } from '../resources.js';
-import type { Route, SandboxServices } from '../services.js';
+import { accountOf } from '../store/realm.js';
+import { listedKey } from './resources.js';
+import type { Route, SandboxServices } from '../http/services.js';
 
 export function keyRoutes({ store }: SandboxServices): Route[] {
   return [

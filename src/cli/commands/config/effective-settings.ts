@@ -5,7 +5,7 @@
  * docs/configuration.md. Secrets are masked.
  */
 import { maskKey } from '../../../core/keys.js';
-import { showRateStoreUrl } from '../../../core/rate-store-url.js';
+import { showRateStoreUrl } from '../../../core/pacing/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import { SETTINGS } from '../../config/settings.js';
 

@@ -1,6 +1,6 @@
 /** What `config get|set|unset <TAB>` offers: every setting name, with what it is. */
 import { ENDPOINTS } from '../../../core/endpoints.js';
-import { OPEN_FIELDS } from '../../../core/open-fields.js';
+import { OPEN_FIELDS } from '../../../core/envelope/open-fields.js';
 import type { Candidate } from '../../completion/hints.js';
 import { describeWithDefault } from '../../help/help.js';
 import { SETTINGS } from '../../config/settings.js';

@@ -2,17 +2,17 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { baseUrlEndsInApi, ENDPOINTS, joinUrl, resolveEndpoint } from '../../../core/endpoints.js';
-import { describeNetworkError } from '../../../core/network-errors.js';
-import { proxyFor, proxySettingsFrom, proxyVariable, showProxyUrl } from '../../../core/proxy.js';
+import { describeNetworkError } from '../../../core/client/network-errors.js';
+import { proxyFor, proxySettingsFrom, proxyVariable, showProxyUrl } from '../../../core/client/proxy.js';
 import type { Dispatcher } from 'undici';
 import { UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { expiryStatus, maskKey, maskedKeyMatches } from '../../../core/keys.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../../core/webhooks/webhooks.js';
 import { VERSION } from '../../../core/version.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
-import { untrusted } from '../../../core/text.js';
+import { untrusted } from '../../../core/envelope/text.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
 import { describe, type Check, type Mark } from './check.js';
@@ -137,7 +137,7 @@ export async function doctorCommand(ctx: CommandContext): Promise<number> {
     });
   const [{ request }, { createDispatcher }] = await Promise.all([
     import('undici'),
-    import('../../../core/proxy-dispatcher.js'),
+    import('../../../core/client/proxy-dispatcher.js'),
   ]);
   const dispatcher = createDispatcher(proxySettings, { connectMs: 5_000, headersMs: 5_000, bodyMs: 5_000 });
 

@@ -2,7 +2,7 @@
  * `doctor`'s checks of the Redis stores, run only when one is configured: the shared rate
  * budget (`--rate-store`) and the shared create journal (`--journal-store`).
  */
-import { showRateStoreUrl } from '../../../core/rate-store-url.js';
+import { showRateStoreUrl } from '../../../core/pacing/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import { journalStore } from '../../config/journal-store.js';
 import { describe, type Check } from './check.js';
@@ -21,7 +21,7 @@ export async function rateStoreCheck(
   }
   if (!store) return undefined;
   const where = `${showRateStoreUrl(store.url)} (from ${store.source})`;
-  const { RedisRateBudget } = await import('../../../core/shared-budget.js');
+  const { RedisRateBudget } = await import('../../../core/pacing/shared-budget.js');
   const budget = new RedisRateBudget({ url: store.url, baseUrl, apiKey: apiKey ?? '' });
   const started = ctx.io.clock.now();
   try {
@@ -67,7 +67,7 @@ export async function journalStoreCheck(ctx: CommandContext): Promise<Check | un
   }
   if (!store) return undefined;
   const where = `${showRateStoreUrl(store.url)} (from ${store.source})`;
-  const { journalStorePersistence } = await import('../../../core/redis-journal-admin.js');
+  const { journalStorePersistence } = await import('../../../core/journal/redis-journal-admin.js');
   const started = ctx.io.clock.now();
   try {
     const kept = await journalStorePersistence(store.url);

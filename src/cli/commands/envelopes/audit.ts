@@ -1,6 +1,6 @@
 /** `sign-cli envelopes audit <id> [--verify]`: the audit trail, and a check of its hash chain. */
 import type { Command } from 'commander';
-import { verifyAuditChain } from '../../../core/audit.js';
+import { verifyAuditChain } from '../../../core/envelope/audit.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import { cellText, type Column } from '../../render/cell.js';

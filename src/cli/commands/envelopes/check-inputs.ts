@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { completes } from '../../completion/hints.js';
 import { InputParseError, UsageError, type FieldIssue } from '../../../core/errors.js';
-import { validateEnvelope, type ValidationResult } from '../../../core/envelope.js';
+import { validateEnvelope, type ValidationResult } from '../../../core/envelope/envelope.js';
 import { openInputs, type InputSet, type ReadInput } from '../../input/envelope-inputs.js';
 import type { CommandContext } from '../../context.js';
 
@@ -177,7 +177,7 @@ export function delimiterOption(): Option {
 async function checkCountry(value: string | undefined): Promise<string | undefined> {
   if (value === undefined) return undefined;
   const code = value.trim().toUpperCase();
-  const { isPhoneCountry } = await import('../../../core/phone.js');
+  const { isPhoneCountry } = await import('../../../core/envelope/phone.js');
   if (!isPhoneCountry(code))
     throw new UsageError(`--default-country ${value}: not a country code`, {
       hint: 'give the two-letter ISO 3166 code, such as AE, SA, EG or GB',

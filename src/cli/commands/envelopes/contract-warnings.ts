@@ -5,9 +5,9 @@
  * Sent all the same (the edit may be deliberate: a corrected name), but never
  * silently; `--dry-run` names them too, reading the journal without running.
  */
-import { contentHash } from '../../../core/idempotency.js';
-import { createdContracts, type JournalEntry } from '../../../core/journal.js';
-import { isRecord } from '../../../core/records.js';
+import { contentHash } from '../../../core/client/idempotency.js';
+import { createdContracts, type JournalEntry } from '../../../core/journal/journal.js';
+import { isRecord } from '../../../core/envelope/records.js';
 import type { Output } from '../../render/output.js';
 import type { InputSet } from '../../input/envelope-inputs.js';
 import { formatTime } from '../../render/time.js';

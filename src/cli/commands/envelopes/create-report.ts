@@ -3,7 +3,7 @@
  * person, or one JSON object per envelope (docs/commands/envelopes-create.md).
  */
 import { SignError, ValidationError } from '../../../core/errors.js';
-import type { BulkOutcome } from '../../../core/bulk.js';
+import type { BulkOutcome } from '../../../core/journal/bulk.js';
 import type { CommandContext } from '../../context.js';
 import { cellText } from '../../render/cell.js';
 import { hintOf } from '../../help/hints.js';

@@ -7,11 +7,11 @@
  */
 import { ApiError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import type { SignClient } from '../../../core/client.js';
-import type { Journal, JournalEntry } from '../../../core/journal.js';
+import type { SignClient } from '../../../core/client/client.js';
+import type { Journal, JournalEntry } from '../../../core/journal/journal.js';
 import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
-import type { BulkOutcome, BulkSummary } from '../../../core/bulk.js';
-import type { EnvelopeInput } from '../../../core/envelope.js';
+import type { BulkOutcome, BulkSummary } from '../../../core/journal/bulk.js';
+import type { EnvelopeInput } from '../../../core/envelope/schema.js';
 import type { CommandContext } from '../../context.js';
 import { prepareReport, report } from './create-report.js';
 import type { InputSet } from '../../input/envelope-inputs.js';
@@ -76,9 +76,9 @@ export async function send(
     { LockedError },
     { warnSecondForContract: warnSecond },
   ] = await Promise.all([
-    import('../../../core/bulk.js'),
-    import('../../../core/journal.js'),
-    import('../../../core/pid-lock.js'),
+    import('../../../core/journal/bulk.js'),
+    import('../../../core/journal/journal.js'),
+    import('../../../core/journal/pid-lock.js'),
     import('./contract-warnings.js'),
   ]);
   // A prompted envelope has no file to come back to: no journal; its key is derived from its body like any other.
@@ -86,7 +86,7 @@ export async function send(
   let unfinished: { count: number; where: string } | undefined;
   try {
     if (store) {
-      const { openRedisJournal } = await import('../../../core/redis-journal.js');
+      const { openRedisJournal } = await import('../../../core/journal/redis-journal.js');
       // Unreachable: exit 1 before anything is sent, never a local journal instead (it could send twice).
       const shared = await openRedisJournal({
         url: store.url,

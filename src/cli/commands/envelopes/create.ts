@@ -147,7 +147,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
     );
   if (options.idempotencyKey !== undefined) {
     try {
-      (await import('../../../core/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
+      (await import('../../../core/client/idempotency.js')).checkIdempotencyKey(options.idempotencyKey);
     } catch (error) {
       // The core speaks of an Idempotency-Key; here it came from a flag.
       throw new UsageError(`--idempotency-key: ${(error as Error).message}`, { hint: hintOf(error) });

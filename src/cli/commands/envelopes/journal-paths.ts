@@ -1,12 +1,12 @@
 /**
- * Where `envelopes create` keeps its journals (core/journal.ts): one per command, service and
+ * Where `envelopes create` keeps its journals (core/journal/journal.ts): one per command, service and
  * environment, under the state directory unless `--journal` names the file.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { checkStateSubdirectory } from '../../../core/ownership.js';
+import { checkStateSubdirectory } from '../../../core/journal/ownership.js';
 import { serviceIdentity } from '../../../core/service-identity.js';
 import type { CommandContext } from '../../context.js';
 

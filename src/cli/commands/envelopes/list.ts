@@ -1,8 +1,8 @@
 /** `sign-cli envelopes list`: envelopes newest first, filtered; `--all` follows the cursor and streams. */
 import { Option, type Command } from 'commander';
-import type { EnvelopeFilter } from '../../../core/client.js';
+import type { EnvelopeFilter } from '../../../core/client/client.js';
 import { ExitCode } from '../../exit-codes.js';
-import { ENVELOPE_STATUSES } from '../../../core/states.js';
+import { ENVELOPE_STATUSES } from '../../../core/envelope/states.js';
 import type { CommandContext } from '../../context.js';
 import { LIST_COLUMNS, envelopeRow } from '../../render/envelope-rows.js';
 import { checkChoices } from '../../flags/choices.js';

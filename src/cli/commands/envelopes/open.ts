@@ -5,9 +5,9 @@
  * sends its links to the signers themselves: there is none to open there.
  */
 import type { Command } from 'commander';
-import { checkEnvelopeId } from '../../../core/client-requests.js';
+import { checkEnvelopeId } from '../../../core/client/client-requests.js';
 import { UnexpectedResponseError, UsageError } from '../../../core/errors.js';
-import { isRecord } from '../../../core/records.js';
+import { isRecord } from '../../../core/envelope/records.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
@@ -107,7 +107,7 @@ export async function chooseSigner(
     found = signers.filter((signer) => emailKey(signer.email) === emailKey(given));
   } else if (/^(\+|00)?[\d\s().\-\u00a0]+$/.test(given)) {
     // Compared as the service keeps phones (E.164), whatever the spacing typed.
-    const { normalizePhone } = await import('../../../core/phone.js');
+    const { normalizePhone } = await import('../../../core/envelope/phone.js');
     const key = normalizePhone(given);
     found = signers.filter(
       (signer) => typeof signer.phone === 'string' && normalizePhone(signer.phone) === key,

@@ -4,8 +4,8 @@
  * change. Exit 0 when completed, 1 when declined, failed, expired or voided.
  */
 import type { Command } from 'commander';
-import { FINAL_STATUSES } from '../../../core/states.js';
-import type { Envelope } from '../../../core/envelope.js';
+import { FINAL_STATUSES } from '../../../core/envelope/states.js';
+import type { Envelope } from '../../../core/envelope/schema.js';
 import { SignError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';

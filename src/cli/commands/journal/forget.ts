@@ -1,7 +1,7 @@
 /** `sign-cli journal forget`: deletes journals, by id or by age. */
 import { Argument, type Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
-import { findJournal, type JournalInfo } from '../../../core/journal-admin.js';
+import { findJournal, type JournalInfo } from '../../../core/journal/journal-admin.js';
 import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../exit-codes.js';

@@ -4,9 +4,9 @@
  * files. One place, so list, show and forget always agree.
  */
 import { join } from 'node:path';
-import type { JournalEntry } from '../../../core/journal.js';
-import type { JournalInfo, JunkSink } from '../../../core/journal-admin.js';
-import { showRateStoreUrl } from '../../../core/rate-store-url.js';
+import type { JournalEntry } from '../../../core/journal/journal.js';
+import type { JournalInfo, JunkSink } from '../../../core/journal/journal-admin.js';
+import { showRateStoreUrl } from '../../../core/pacing/rate-store-url.js';
 import type { CommandContext } from '../../context.js';
 import { journalRetentionMs, journalStore } from '../../config/journal-store.js';
 import { stateDir } from '../envelopes/journal-paths.js';
@@ -34,7 +34,7 @@ export async function journalSource(ctx: CommandContext, flags: StoreFlags): Pro
   };
   const store = await journalStore(ctx, flags.journalStore);
   if (store) {
-    const admin = await import('../../../core/redis-journal-admin.js');
+    const admin = await import('../../../core/journal/redis-journal-admin.js');
     return {
       where: showRateStoreUrl(store.url),
       list: () => admin.listRedisJournals(store.url, { onJunk }),
@@ -42,7 +42,7 @@ export async function journalSource(ctx: CommandContext, flags: StoreFlags): Pro
       forget: (journal) => admin.forgetRedisJournal(store.url, journal.id),
     };
   }
-  const admin = await import('../../../core/journal-admin.js');
+  const admin = await import('../../../core/journal/journal-admin.js');
   const dir = join(stateDir(ctx.env), 'journals');
   const retentionMs = await journalRetentionMs(ctx);
   return {

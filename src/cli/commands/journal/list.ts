@@ -1,6 +1,6 @@
 /** `sign-cli journal list`: the create journals, with how many inputs are in each state. */
 import type { Command } from 'commander';
-import type { JournalInfo } from '../../../core/journal-admin.js';
+import type { JournalInfo } from '../../../core/journal/journal-admin.js';
 import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../exit-codes.js';

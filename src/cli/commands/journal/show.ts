@@ -1,6 +1,6 @@
 /** `sign-cli journal show <id>`: every input of one journal, its state, key and envelope. */
 import { Argument, type Command } from 'commander';
-import { findJournal } from '../../../core/journal-admin.js';
+import { findJournal } from '../../../core/journal/journal-admin.js';
 import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';
 import { ExitCode } from '../../exit-codes.js';

@@ -206,7 +206,7 @@ async function askService(
   baseUrl: string | undefined,
 ): Promise<ListedKey | undefined> {
   const url = baseUrl ?? (await ctx.resolveConnection()).baseUrl;
-  const { SignClient } = await import('../../../core/client.js');
+  const { SignClient } = await import('../../../core/client/client.js');
   const client = new SignClient({
     baseUrl: url,
     apiKey: key,

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignError } from '../../../core/errors.js';
-import { isAlive, lockHolder } from '../../../core/pid-lock.js';
+import { isAlive, lockHolder } from '../../../core/journal/pid-lock.js';
 
 /** Set in the child's environment: it reports readiness over IPC instead of staying attached. */
 export const DETACHED_ENV = 'SIGN_SANDBOX_DETACHED';
@@ -140,7 +140,7 @@ export async function stopSandbox(
 export async function readCredentials(
   dataDir: string,
 ): Promise<{ base_url: string; api_key: string; webhook_secret: string } | undefined> {
-  const { readCredentialsFile } = await import('../../../sandbox/credentials-file.js');
+  const { readCredentialsFile } = await import('../../../sandbox/store/credentials-file.js');
   const { baseUrl, apiKey, webhookSecret } = readCredentialsFile(dataDir);
   return baseUrl && apiKey && webhookSecret
     ? { base_url: baseUrl, api_key: apiKey, webhook_secret: webhookSecret }

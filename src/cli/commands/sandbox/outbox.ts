@@ -5,9 +5,9 @@
  * new ones as they arrive, until Ctrl-C.
  */
 import type { Command } from 'commander';
-import { checkEnvelopeId } from '../../../core/client-requests.js';
+import { checkEnvelopeId } from '../../../core/client/client-requests.js';
 import { InterruptedError, UnexpectedResponseError } from '../../../core/errors.js';
-import { isRecord } from '../../../core/records.js';
+import { isRecord } from '../../../core/envelope/records.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { Action } from '../../action.js';
 import type { CommandContext } from '../../context.js';

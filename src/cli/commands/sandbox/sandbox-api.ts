@@ -6,8 +6,8 @@
  * (whose signers get their messages and links from it), or an older sandbox.
  */
 import { ApiError, AuthError, UnexpectedResponseError, parseErrorBody } from '../../../core/errors.js';
-import { isRecord } from '../../../core/records.js';
-import type { SignClient } from '../../../core/client.js';
+import { isRecord } from '../../../core/envelope/records.js';
+import type { SignClient } from '../../../core/client/client.js';
 
 export interface SandboxGet {
   path: string;

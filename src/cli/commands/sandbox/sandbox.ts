@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { SignError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import { OPEN_FIELDS } from '../../../core/open-fields.js';
+import { OPEN_FIELDS } from '../../../core/envelope/open-fields.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
 import {
@@ -178,7 +178,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
   if (flags.detach) return detachedStart(ctx, dataDir, flags.journey, stopCommand(flags.dataDir));
   const [{ startSandbox }, { LockedError }] = await Promise.all([
     import('../../../sandbox/server.js'),
-    import('../../../core/pid-lock.js'),
+    import('../../../core/journal/pid-lock.js'),
   ]);
   let sandbox;
   try {

@@ -5,7 +5,11 @@
  * those failing still (retrying).
  */
 import type { Command } from 'commander';
-import { FAILING_STATES, type DeliveryFilter, type WebhookDelivery } from '../../../core/deliveries.js';
+import {
+  FAILING_STATES,
+  type DeliveryFilter,
+  type WebhookDelivery,
+} from '../../../core/webhooks/deliveries.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../../render/delivery-rows.js';

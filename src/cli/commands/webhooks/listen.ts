@@ -11,7 +11,7 @@ import type { Action } from '../../action.js';
 import type { Clock } from '../../../core/clock.js';
 import { formatInstant } from '../../render/time.js';
 import { cellText } from '../../render/cell.js';
-import { isEventType } from '../../../core/events.js';
+import { isEventType } from '../../../core/webhooks/events.js';
 import { fitLine, free, optional, whole, type LinePart } from '../../render/line-fit.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';

@@ -13,8 +13,8 @@ import {
   WebhookVerifier,
   type HmacAlgorithm,
   type WebhookScheme,
-} from '../../../core/webhooks.js';
-import type { SchemeSuggestion } from '../../../core/webhook-parsing.js';
+} from '../../../core/webhooks/webhooks.js';
+import type { SchemeSuggestion } from '../../../core/webhooks/webhook-parsing.js';
 import type { CommandContext } from '../../context.js';
 import { parseIntegerOption } from '../../flags/values.js';
 import { readFlagFile } from '../../input/stdin.js';

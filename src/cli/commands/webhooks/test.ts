@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { StorageError, UsageError } from '../../../core/errors.js';
 import { checkChoices } from '../../flags/choices.js';
 import { CHECK_IDS, type CheckId } from '../../../core/receiver-test/types.js';
-import { DELIVERY_TIMEOUT_MS } from '../../../core/webhook-signing.js';
+import { DELIVERY_TIMEOUT_MS } from '../../../core/webhooks/webhook-signing.js';
 import type { Action } from '../../action.js';
 import { completes, valuesOf } from '../../completion/hints.js';
 import type { CommandContext } from '../../context.js';

@@ -3,10 +3,15 @@ import { Argument, Option, type Command } from 'commander';
 import { NetworkError, UsageError } from '../../../core/errors.js';
 import { oneOf } from '../../flags/choices.js';
 import { ExitCode } from '../../exit-codes.js';
-import { EVENT_TYPES, sampleEvent } from '../../../core/events.js';
-import { ED25519_PUBLIC_PREFIX, hmacSignature, signStandard, signStripe } from '../../../core/webhooks.js';
+import { EVENT_TYPES, sampleEvent } from '../../../core/webhooks/events.js';
+import {
+  ED25519_PUBLIC_PREFIX,
+  hmacSignature,
+  signStandard,
+  signStripe,
+} from '../../../core/webhooks/webhooks.js';
 import { VERSION } from '../../../core/version.js';
-import { errorCode } from '../../../core/wire.js';
+import { errorCode } from '../../../core/client/wire.js';
 import type { CommandContext } from '../../context.js';
 import { collect } from '../../flags/values.js';
 import type { Action } from '../../action.js';

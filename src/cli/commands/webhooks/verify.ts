@@ -2,11 +2,11 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import type { HeaderBag } from '../../../core/webhook-parsing.js';
+import type { HeaderBag } from '../../../core/webhooks/webhook-parsing.js';
 import type { CommandContext } from '../../context.js';
 import type { Action } from '../../action.js';
 import { cellText } from '../../render/cell.js';
-import { untrusted } from '../../../core/text.js';
+import { untrusted } from '../../../core/envelope/text.js';
 import { readFlagFile, readStdin } from '../../input/stdin.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash, derivedIdempotencyKey } from '../../../../src/core/idempotency.js';
+import { contentHash, derivedIdempotencyKey } from '../../../../src/core/client/idempotency.js';
 import { tempDir } from '../../../helpers/paths.js';
 import { EXAMPLE, example, workspace } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';

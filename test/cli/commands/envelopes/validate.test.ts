@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE, example, workspace } from '../../../helpers/envelopes.js';
 import { runCommand } from '../../../helpers/in-process.js';
-import { KNOWN_VALUES } from '../../../../src/core/envelope.js';
+import { KNOWN_VALUES } from '../../../../src/core/envelope/envelope.js';
 import { SANDBOX_VALUES } from '../../../../src/sandbox/rules.js';
 
 const work = workspace('sign-cli-validate-');

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signPdf } from '../../../../src/sandbox/pades.js';
+import { signPdf } from '../../../../src/sandbox/signing/pades.js';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';

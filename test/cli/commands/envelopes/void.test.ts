@@ -5,7 +5,7 @@ import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers
 import { CTRL_C, fakePrompter } from '../../../helpers/prompter.js';
 import { unwrapped } from '../../../helpers/terminal-fit.js';
 
-/** An envelope whose only signer never opens it: it stays `sent` until voided (magic value, sandbox/magic.ts). */
+/** An envelope whose only signer never opens it: it stays `sent` until voided (magic value, sandbox/journey/magic.ts). */
 const stuck = (contractId: string) => ({
   ...example(),
   contract_id: contractId,

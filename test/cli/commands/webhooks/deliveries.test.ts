@@ -1,5 +1,5 @@
 /** `webhooks deliveries`, in process against an in-process sandbox whose webhooks go to real receivers. */
-import { RETRY_SCHEDULE_MS } from '../../../../src/sandbox/deliveries.js';
+import { RETRY_SCHEDULE_MS } from '../../../../src/sandbox/delivery/deliveries.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deliveryFixture,

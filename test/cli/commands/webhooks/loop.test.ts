@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newEd25519KeyPair, signStandard } from '../../../../src/core/webhooks.js';
+import { newEd25519KeyPair, signStandard } from '../../../../src/core/webhooks/webhooks.js';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { runCommand, startCommand, startListener, type TestListener } from '../../../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../../../helpers/receiver.js';

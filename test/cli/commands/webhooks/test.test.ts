@@ -9,7 +9,7 @@ import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newEd25519KeyPair } from '../../../../src/core/ed25519.js';
+import { newEd25519KeyPair } from '../../../../src/core/webhooks/ed25519.js';
 import { example, workspace } from '../../../helpers/envelopes.js';
 import {
   runCommand,
