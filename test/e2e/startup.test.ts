@@ -195,7 +195,10 @@ describe('the code caches of the launcher', () => {
  * What a command line loads (through a preload, at exit): the files of the bundle (require.cache)
  * with their bytes, and the modules of Node itself loaded after start (process.moduleLoadList).
  */
-function loadedBy(args: string[]): { files: string[]; bytes: number; builtins: string[] } {
+function loadedBy(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { files: string[]; bytes: number; builtins: string[] } {
   const dir = tempDir();
   const preload = join(dir, 'loaded.cjs');
   const report = join(dir, 'loaded.json');
@@ -216,7 +219,7 @@ function loadedBy(args: string[]): { files: string[]; bytes: number; builtins: s
   const config = join(dir, 'config');
   execFileSync(process.execPath, ['--require', preload, BIN, ...args], {
     cwd: ROOT,
-    env: { ...cleanEnv(), SIGN_CONFIG_DIR: config },
+    env: cleanEnv({ SIGN_CONFIG_DIR: config, ...env }),
     stdio: 'ignore',
   });
   const loaded = JSON.parse(readFileSync(report, 'utf8')) as { files: string[]; builtins: string[] };
@@ -279,8 +282,8 @@ describe('what everyday commands load', () => {
   // Node's own modules cost start-up too: its streams are 19 modules, fs/promises 12 more. An
   // import of a class from node:stream in a module every command loads (the in-memory IO of
   // the tests and the mcp tools, memory-io.ts), or of fs/promises where verify alone uses it,
-  // loaded them for every command line. What the launcher needs (module, vm, os) and what
-  // commander reads (process) are all an everyday command loads.
+  // loaded them for every command line. What the launcher needs (module, vm), what commander
+  // reads (process) and the config file's env-paths (os) are all an everyday command loads.
   it.each([
     [['--help']],
     [['keys', 'list', '--local']],
@@ -299,6 +302,22 @@ describe('what everyday commands load', () => {
     // Node 20 and 22 add their ESM loader's two (internal/modules/esm/…) to the five of Node 24.
     expect(builtins.length).toBeLessThanOrEqual(8);
   });
+});
+
+describe('the launcher and node:os', () => {
+  it.skipIf(process.platform === 'win32')(
+    '--help finds the cache under $HOME without loading node:os, as os.homedir() would read it',
+    () => {
+      const home = tempDir('sign-cli-home-');
+      const { builtins } = loadedBy(['--help'], {
+        HOME: home,
+        SIGN_CACHE_DIR: undefined,
+        XDG_CACHE_HOME: undefined,
+      });
+      expect(builtins).not.toContain('os');
+      expect(readdirSync(join(home, '.cache', 'sign-cli', 'code'))).toHaveLength(1);
+    },
+  );
 });
 
 describe('envelopes create --dry-run', () => {
