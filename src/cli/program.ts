@@ -81,7 +81,12 @@ export function namedSubcommand(program: Command, argv: readonly string[]): stri
   return words[0] === 'help' ? words[2] : words[1];
 }
 
-/** The program for `state.argv`: the nouns it names registered whole, the others as stand-ins. */
+/**
+ * The program for `state.argv`: the nouns it names registered whole; the others as stand-ins when
+ * their help lines may be shown (the program's help, `help`, a word that is no noun's, completion),
+ * and not at all when the line runs a noun's command (`keys list`: nothing of the other nouns is
+ * read, shown or suggested there, so their help lines are not registered for nothing).
+ */
 export async function programFor(state: RunState): Promise<Command> {
   const action = makeAction(state);
   const program = rootProgram(state);
@@ -100,12 +105,13 @@ export async function programFor(state: RunState): Promise<Command> {
       ),
     ),
   );
+  const alone = named.length === 1 && loaded.size === 1 && !loaded.has('completion');
   for (const entry of COMMAND_INDEX) {
     const noun = registeredBy(entry.name);
     if (noun && loaded.has(noun)) {
       // Registered once, with its companions (completion brings __complete).
       if (noun === entry.name) loaded.get(noun)!(program, action);
-    } else addStandIn(program, entry);
+    } else if (!alone) addStandIn(program, entry);
   }
   return finishProgram(program);
 }

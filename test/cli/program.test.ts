@@ -41,12 +41,28 @@ describe('the command tree a command line needs', () => {
     expect(namedSubcommand(program, ['envelopes', '--', 'validate'])).toBeUndefined();
   });
 
-  it('registers the named noun whole and the others as stand-ins', async () => {
+  it('registers the named noun whole, and the others as stand-ins only where their help lines may show', async () => {
     const program = await programFor(state(['keys', 'list']));
-    const keys = program.commands.find((c) => c.name() === 'keys')!;
-    const envelopes = program.commands.find((c) => c.name() === 'envelopes')!;
-    expect(keys.commands.map((c) => c.name())).toContain('list');
-    expect(envelopes.commands).toHaveLength(0);
+    expect(program.commands.map((c) => c.name()).filter((name) => name !== 'help')).toEqual(['keys']);
+    expect(program.commands[0]!.commands.map((c) => c.name())).toContain('list');
+    for (const argv of [['help', 'keys'], ['kyes', 'list'], ['--help']]) {
+      const withStandIns = await programFor(state(argv));
+      const envelopes = withStandIns.commands.find((c) => c.name() === 'envelopes')!;
+      expect(envelopes.commands, argv.join(' ')).toHaveLength(0);
+    }
+  });
+
+  it("a command's help is the whole tree's, word for word", async () => {
+    const helpOf = (program: Command, path: string[]) => {
+      let command = program;
+      for (const name of path) command = command.commands.find((c) => c.name() === name)!;
+      return command.helpInformation();
+    };
+    const whole = await buildProgram(state([]));
+    for (const path of [['keys', 'list'], ['envelopes', 'validate'], ['envelopes', 'create'], ['keys']])
+      expect(helpOf(await programFor(state([...path, '--help'])), path), path.join(' ')).toBe(
+        helpOf(whole, path),
+      );
   });
 
   it('registers only the envelopes command a line names; every command otherwise', async () => {
@@ -65,8 +81,9 @@ describe('the command tree a command line needs', () => {
     expect(await commandsOf(['envelopes', '--help'])).toEqual(whole);
     expect(await commandsOf(['envelopes', 'validat'])).toEqual(whole);
     expect(await commandsOf(['envelopes', 'help', 'validate'])).toEqual(whole);
-    // Another noun named: envelopes is a stand-in.
-    expect(await commandsOf(['keys', 'validate'])).toEqual([]);
+    // Another noun named: envelopes is not there at all.
+    const keys = await programFor(state(['keys', 'validate']));
+    expect(keys.commands.find((c) => c.name() === 'envelopes')).toBeUndefined();
   });
 
   it("the program's help is the whole tree's, word for word, with no noun loaded", async () => {
