@@ -1,8 +1,9 @@
 /**
  * The command tree. The CLI builds the part a command line needs
- * (`programFor`): the program, the noun the line names (`keys` for
- * `sign-cli keys list`) with its commands, and every other noun as a stand-in
- * with its help line only (src/cli/help/command-index.ts, generated). A noun's code
+ * (`programFor`): the program and the noun the line names (`keys` for
+ * `sign-cli keys list`) with its commands; where the other nouns' help lines may
+ * be shown (the program's help, `help`, a misspelt noun, completion), each of them
+ * as a stand-in with its help line only (src/cli/help/command-index.ts, generated). A noun's code
  * loads only when it is used: `sign-cli --help` and `sign-cli keys list` load
  * none of the envelope commands (start-up). Within `envelopes`, the command the
  * line names is the only one registered (command-group.ts): `envelopes validate`

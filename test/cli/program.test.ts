@@ -1,7 +1,7 @@
 /**
  * The CLI builds only the part of the command tree a command line names
- * (src/cli/program.ts: programFor): the named noun whole, every other one a stand-in
- * with its help line. What a user sees is what the whole tree gives.
+ * (src/cli/program.ts: programFor): the named noun whole; the others, where their help lines
+ * may show, as stand-ins with their help line. What a user sees is what the whole tree gives.
  */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
