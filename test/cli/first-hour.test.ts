@@ -48,13 +48,13 @@ beforeAll(async () => {
     tty: true,
     columns: WIDTH,
   });
-  await sandbox.waitFor('Ctrl-C stops it', 20_000);
+  await sandbox.waitFor('Ctrl-C stops it', 60_000);
   narrow.set('sandbox', sandbox.io.stdout.text + sandbox.io.stderr.text);
   const reference = startCommand(['sandbox', '--port', '0', '--data-dir', join(work, 'wide')], {
     tty: true,
     columns: WIDE,
   });
-  await reference.waitFor('Ctrl-C stops it', 20_000);
+  await reference.waitFor('Ctrl-C stops it', 60_000);
   reference.interrupt();
   const stopped = await reference.done;
   wide.push(stopped.stdout + stopped.stderr);
@@ -67,7 +67,7 @@ beforeAll(async () => {
   // One state directory for every step, as a person's: the second create finds the first in the journal.
   env.SIGN_STATE_DIR = join(work, 'state');
   listener = await startListener([], env, { tty: true, columns: WIDTH });
-}, 60_000);
+});
 
 afterAll(async () => {
   await listener?.stop();
@@ -153,5 +153,5 @@ describe('the first hour, at 80 columns', () => {
       fitProblems(text, WIDTH, words).map((problem) => `${name}: ${problem}`),
     );
     expect(problems).toEqual([]);
-  }, 120_000);
+  });
 });

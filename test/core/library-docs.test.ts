@@ -59,7 +59,7 @@ describe('docs/library.md', () => {
     const result = typecheck(files);
     expect(result.output).toBe('');
     expect(result.status).toBe(0);
-  }, 60_000);
+  });
 
   it('the types refuse a misspelt or wrongly typed envelope at compile time', () => {
     writeFileSync(
@@ -70,7 +70,7 @@ describe('docs/library.md', () => {
     expect(result.status).not.toBe(0);
     expect(result.output).toMatch(/misuse\.mts\(3,/);
     expect(result.output).toMatch(/misuse\.mts\(5,/);
-  }, 60_000);
+  });
 
   it.each([
     [1, /^env_\w+ sent true true$/m],

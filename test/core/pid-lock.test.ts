@@ -140,7 +140,7 @@ describe('takePidLock', () => {
         results.join(', '),
       ).toHaveLength(1);
     }
-  }, 20_000);
+  });
 
   it('never lets two takers hold it, whatever other takers do between any two of its file operations', () => {
     // Every interleaving of three takers of a stale lock, run in this process one file operation

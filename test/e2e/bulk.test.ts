@@ -72,7 +72,7 @@ describe('envelopes create --ndjson', () => {
     expect(after.rate_limited - before.rate_limited).toBe(0);
     expect(result.stderr).toContain('created 500 in test, already created 0, failed 0');
     expect(result.stderr).not.toContain('Warning');
-  }, 60_000);
+  });
 
   it('stops before sending anything when one line is invalid, naming file:line and the JSON path', async () => {
     const file = ndjson('one-bad', 300, (i, e) => {
@@ -111,7 +111,7 @@ describe('envelopes create --ndjson', () => {
       .split('\n')
       .filter((l) => JSON.parse(l).status === 'created');
     expect(replayed).toHaveLength(100);
-  }, 60_000);
+  });
 
   it('a run killed with SIGKILL halfway, then re-run, leaves exactly one envelope per line', async () => {
     const file = ndjson('killed', 500);
@@ -166,7 +166,7 @@ describe('envelopes create --ndjson', () => {
     } finally {
       await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
     }
-  }, 90_000);
+  });
 
   it('takes several files and directories, and NDJSON from stdin', async () => {
     const dir = join(work, 'dir');

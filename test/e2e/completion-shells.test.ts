@@ -75,7 +75,7 @@ class Terminal {
   private tmux(...args: string[]): string {
     const env = { ...process.env };
     delete env.TMUX;
-    return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8', env, timeout: 5_000 });
+    return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8', env, timeout: 60_000 });
   }
 
   start(cwd: string, env: Record<string, string>, argv: string[]): void {
@@ -146,15 +146,15 @@ async function complete(term: Terminal, c: Case): Promise<string> {
     term.keys('C-c');
     await new Promise((r) => setTimeout(r, 100));
     term.keys('C-l');
-    ready = await term.waitFor((s) => s.trim() === PROMPT.trim(), 1_500);
+    ready = await term.waitFor((s) => s.trim() === PROMPT.trim(), 20_000);
   }
   expect(ready, `no clean prompt; the screen:\n${term.screen()}`).toBe(true);
   term.literal(c.line);
-  await term.waitFor((s) => s.includes(c.line.trimEnd()), 2_000);
+  await term.waitFor((s) => s.includes(c.line.trimEnd()), 60_000);
   const shows = (s: string) => c.expect.every((word) => s.split('\n').slice(1).join('\n').includes(word));
   for (let tab = 1; tab <= c.tabs; tab++) {
     term.keys('Tab');
-    if (await term.waitFor(shows, tab === c.tabs ? 5_000 : 800)) break;
+    if (await term.waitFor(shows, tab === c.tabs ? 60_000 : 800)) break;
   }
   return term.screen();
 }
@@ -219,12 +219,12 @@ describe.each(['bash', 'zsh', 'fish'] as const)('completion in a real %s', (shel
         SIGN_CONFIG_DIR: configDir,
         NO_COLOR: '1',
       };
-      execFileSync(shell, ['-c', install], { env, cwd: home, timeout: 10_000 });
+      execFileSync(shell, ['-c', install], { env, cwd: home, timeout: 60_000 });
 
       const term = new Terminal(dir);
       try {
         term.start(home, env, argv);
-        const started = await term.waitFor((s) => s.includes(PROMPT.trim()), 10_000);
+        const started = await term.waitFor((s) => s.includes(PROMPT.trim()), 60_000);
         expect(started, `${shell} did not start; the screen:\n${term.screen()}`).toBe(true);
         for (const c of CASES) {
           // zsh installed on $fpath lists on the very first Tab when nothing can be inserted.

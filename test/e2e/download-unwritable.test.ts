@@ -29,7 +29,7 @@ beforeAll(async () => {
     timeoutMs: 60_000,
   });
   expect(first.code, first.stderr).toBe(0);
-}, 90_000);
+});
 afterAll(async () => {
   await sandbox?.stop();
 });
@@ -55,5 +55,5 @@ describe('sign-cli envelopes download, to a path that cannot be written', () => 
       expect(lines[0]).toContain(`error: could not write ${target}.part: ${why}`);
       expect(readdirSync(dir).sort()).toEqual(before);
     }
-  }, 60_000);
+  });
 });

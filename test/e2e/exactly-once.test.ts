@@ -120,7 +120,7 @@ describe('the same input is never created twice', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('created 50 in test, already created 0, failed 0');
     expect((await state()).envelopes - before).toBe(100);
-  }, 120_000);
+  });
 
   it('a single file run twice says "already created <id>" and names --new; --new creates a second', async () => {
     const file = jsonFile('single');
@@ -320,7 +320,7 @@ describe('Ctrl-C stops sending at once', () => {
       // Counted from when the run took the signal (its handler says so, then stops the pacer at
       // once), not from when it was sent: on a loaded machine the signal can wait a pacer tick or
       // two, and a request sent meanwhile was sent before Ctrl-C took effect.
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 60_000;
       while (!stderr.includes('interrupting') && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 5));
       const atSignal = (await state()).created;
@@ -347,7 +347,7 @@ describe('Ctrl-C stops sending at once', () => {
     });
     expect(rerun.code).toBe(0);
     expect((await state()).envelopes - before).toBe(300);
-  }, 90_000);
+  });
 });
 
 describe('a stopped service', () => {

@@ -182,7 +182,7 @@ describe.skipIf(NO_REDIS)('--journal-store with a real redis-server', () => {
     expect(secondAlone.code).toBe(0);
     const twice = await countEnvelopes(sandbox.baseUrl, sandbox.apiKey, 'REL-alone-');
     expect(twice).toMatchObject({ found: 40, distinct: 20, duplicates: 20 });
-  }, 40_000);
+  });
 
   it("environments and accounts on one Redis keep their own journals; another application's keys are left alone", async () => {
     const mint = async (body: Record<string, unknown>) =>

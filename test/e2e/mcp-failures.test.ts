@@ -78,7 +78,7 @@ beforeAll(async () => {
   waiting = await cli(['envelopes', 'create', '-f', join(dir, 'b.json'), '--query', 'envelope.id']);
   // Back once the sandbox's signer has signed (at --speed 40, seconds): its signed copy exists.
   await cli(['envelopes', 'download', completed, '--wait', '-o', join(dir, 'a.pdf')]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await Promise.all(sessions.map((s) => s.close()));
@@ -133,7 +133,7 @@ describe('sign-cli mcp: every tool fails as a result, and the server lives on', 
       ['get_envelope', { id: waiting }],
     );
     expect(existsSync(join(root, 'x.pdf'))).toBe(false);
-  }, 120_000);
+  });
 
   it('a key without the scope (403) for void and audit; nothing voided', async () => {
     const readOnly = (
@@ -153,7 +153,7 @@ describe('sign-cli mcp: every tool fails as a result, and the server lives on', 
       /HTTP 403 insufficient_scope.*audit:read/,
       ['list_envelopes', { limit: 1 }],
     );
-  }, 60_000);
+  });
 
   it('an expired key (401), the service unreachable: the local tools still answer', async () => {
     const expired = (await sandbox.control<{ key: string }>('/_sandbox/keys', { expires: '2000-01-01' })).key;
@@ -169,7 +169,7 @@ describe('sign-cli mcp: every tool fails as a result, and the server lives on', 
       'validate_envelope',
       { envelope: example() },
     ]);
-  }, 60_000);
+  });
 
   it("a 429 from the sandbox's rate limit: nothing created; the same envelope after it is created once", async () => {
     const key = (await sandbox.control<{ key: string }>('/_sandbox/keys', { name: 'limited' })).key;
@@ -191,5 +191,5 @@ describe('sign-cli mcp: every tool fails as a result, and the server lives on', 
     expect(created.schemaErrors).toEqual([]);
     expect(created.structuredContent).toMatchObject({ result: 'created', environment: 'test' });
     expect(await sandbox.envelopeCount()).toBe(before + 1);
-  }, 60_000);
+  });
 });

@@ -67,7 +67,7 @@ beforeAll(async () => {
     .split('\n')[0]!
     .replace(/"/g, '');
   writeFileSync(join(root, 'ca.pem'), readFileSync(join(sandbox.dataDir, 'ca.pem')));
-}, 120_000);
+});
 
 afterAll(async () => {
   await receiver?.close();
@@ -156,5 +156,5 @@ describe('sign-cli mcp, through the MCP Inspector CLI', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({
       structuredContent: { id: completed, environment: 'test' },
     });
-  }, 60_000);
+  });
 });

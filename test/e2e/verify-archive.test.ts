@@ -55,7 +55,7 @@ beforeAll(async () => {
   expect(downloaded.code, downloaded.stderr).toBe(0);
   ca = join(dir, 'ca.pem');
   writeFileSync(ca, await (await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`)).text());
-}, 90_000);
+});
 afterAll(async () => {
   await sandbox?.stop();
 });
@@ -161,7 +161,7 @@ describe.skipIf(process.platform === 'win32')('progress in a terminal', () => {
 
   /** The screen once `done` holds of it; the deadline only ends a run that went wrong. */
   async function screenWhen(done: (shown: string) => boolean): Promise<string> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const shown = tmux('capture-pane', '-p', '-t', session, '-S', '-50');
       if (done(shown)) return shown;

@@ -95,7 +95,7 @@ export async function outboxOf(
 }
 
 /** Polls until `find` returns something (bounded). */
-export async function eventually<T>(find: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(find: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await find();
@@ -103,4 +103,40 @@ export async function eventually<T>(find: () => Promise<T | undefined>, timeoutM
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+interface SignerLinks {
+  signers: { name: string; link: string; turn: boolean }[];
+}
+
+/**
+ * In a manual journey, `name` signs once it is their turn (a signer without an identity
+ * check): their page opened, consent given. The envelope moves only when this is called,
+ * so a test decides when each step happens.
+ */
+export async function signWhenTurn(
+  baseUrl: string,
+  apiKey: string,
+  envelopeId: string,
+  name: string,
+): Promise<void> {
+  const signer = await eventually(async () => {
+    const response = await fetch(`${baseUrl}/_sandbox/envelopes/${envelopeId}/links`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    if (!response.ok) throw new Error(`links: HTTP ${response.status} ${await response.text()}`);
+    return ((await response.json()) as SignerLinks).signers.find((s) => s.name === name && s.turn);
+  }, 60_000);
+  const path = new URL(signer.link).pathname;
+  const visitor = new Visitor(baseUrl);
+  const page = await visitor.get(path);
+  const signed = await visitor.post(`${path}/sign`, {
+    csrf: Visitor.csrf(page.html),
+    consent: 'yes',
+    lang: 'en',
+  });
+  // Signed: the form answered with its redirect, and the page it leads to asks for nothing more
+  // ("You have signed", or the envelope's end when this was the last signature).
+  if (signed.status !== 303 || signed.html.includes('name="consent"'))
+    throw new Error(`${name} could not sign: HTTP ${signed.status} ${signed.html.slice(0, 300)}`);
 }

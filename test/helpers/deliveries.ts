@@ -67,7 +67,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-export async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out');

@@ -13,6 +13,7 @@ import { testIo as makeTestIo, type TestIo, type TestIoOptions } from '../../src
 import { main } from '../../src/cli/main.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { BIN, type CliResult } from './paths.js';
+import { controlCall } from './control.js';
 
 /** An environment as cleanEnv() gives a spawned run, without touching process.env. */
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -84,7 +85,7 @@ export function startCommand(
     stderr: io.stderr.text,
     io,
   }));
-  const waitFor = async (text: string | RegExp, timeoutMs = 10_000): Promise<void> => {
+  const waitFor = async (text: string | RegExp, timeoutMs = 60_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     const seen = () => {
       const all = io.stdout.text + io.stderr.text;
@@ -121,15 +122,8 @@ export interface TestSandbox {
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sign-cli-sandbox-'));
   const sandbox = await startSandbox({ port: 0, speed: 20, ...options, dataDir });
-  const control = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${sandbox.baseUrl}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const control = <T>(path: string, body?: unknown): Promise<T> =>
+    controlCall<T>(sandbox.baseUrl, sandbox.apiKey, path, body);
   return {
     baseUrl: sandbox.baseUrl,
     apiKey: sandbox.apiKey,
@@ -173,7 +167,7 @@ export async function startListener(
   const run = startCommand(['webhooks', 'listen', '--port', '0', ...args], { env, ...terminal });
   let stopped: Promise<CommandResult> | undefined;
   await Promise.race([
-    run.waitFor(/listening on http:\/\/\S+/, 45_000),
+    run.waitFor(/listening on http:\/\/\S+/, 60_000),
     run.done.then((result) => {
       throw new Error(`listener exited with ${result.code}: ${result.stderr}`);
     }),
@@ -183,7 +177,7 @@ export async function startListener(
   )![1]!;
   const waitFor =
     (lines: () => string[]) =>
-    async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
+    async (predicate: (lines: string[]) => boolean, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(lines())) {
         if (Date.now() > deadline)

@@ -43,7 +43,7 @@ export async function startListenerProcess(
   });
   const waitFor =
     (lines: string[]) =>
-    async (predicate: (lines: string[]) => boolean, timeoutMs = 10_000) => {
+    async (predicate: (lines: string[]) => boolean, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(lines)) {
         if (Date.now() > deadline)

@@ -33,7 +33,7 @@ export async function startReceiver(answer: (n: number) => number | 'hang' = () 
   return {
     url,
     deliveries,
-    async waitFor(predicate, timeoutMs = 15_000) {
+    async waitFor(predicate, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(deliveries)) {
         if (Date.now() > deadline)

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { BIN, ROOT, cleanEnv, tempDir } from './cli.js';
+import { controlCall } from './control.js';
 
 export interface SandboxProcess {
   baseUrl: string;
@@ -13,6 +14,8 @@ export interface SandboxProcess {
   /** Calls a /_sandbox control endpoint with the sandbox's own key. */
   control<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T>;
   envelopeCount(): Promise<number>;
+  /** What it has written to stderr so far. */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -42,15 +45,8 @@ export async function startSandboxProcess(
     child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
   });
   const info = JSON.parse(first) as { base_url: string; api_key: string; webhook_secret: string };
-  const control = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${info.base_url}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${info.api_key}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const control = <T>(path: string, body?: unknown): Promise<T> =>
+    controlCall<T>(info.base_url, info.api_key, path, body);
   return {
     baseUrl: info.base_url,
     apiKey: info.api_key,
@@ -59,6 +55,7 @@ export async function startSandboxProcess(
     first: JSON.parse(first) as Record<string, unknown>,
     child,
     control,
+    stderr: () => stderr,
     envelopeCount: async () => (await control<{ envelopes: number }>('/_sandbox/state')).envelopes,
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {

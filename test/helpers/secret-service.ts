@@ -43,7 +43,7 @@ function stopped(child: ChildProcess): Promise<void> {
 }
 
 async function until(what: string, ready: () => boolean, log: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (!ready()) {
     if (Date.now() > deadline) throw new Error(`${what} did not start:\n${log()}`);
     await new Promise((r) => setTimeout(r, 25));

@@ -42,7 +42,7 @@ export async function startTinyproxy(): Promise<ProxyProcess> {
   let log = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (!/Accepting connections/.test(log)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`tinyproxy did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 20));

@@ -83,7 +83,7 @@ function send(probe: Probe): Promise<Answer> {
         });
       },
     );
-    req.setTimeout(15_000, () => req.destroy());
+    req.setTimeout(60_000, () => req.destroy());
     req.on('error', () => resolve({ status: null }));
     req.end(probe.body);
   });
@@ -99,7 +99,7 @@ function sendRaw(bytes: string): Promise<Answer> {
       const code = /"code":"([^"]+)"/.exec(text);
       resolve({ status: status ? Number(status[1]) : null, ...(code ? { code: code[1] } : {}) });
     };
-    socket.setTimeout(15_000, finish);
+    socket.setTimeout(60_000, finish);
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1');
       // One answer is enough: the connection may be kept alive.
@@ -337,27 +337,48 @@ describe('the sandbox under hostile requests', () => {
 
   it('answers an over-rate burst on a fresh key with 429 and Retry-After beyond 600 a minute', async () => {
     const id = before[1]!.id;
-    const probes: Probe[] = Array.from({ length: 700 }, () => ({
+    const probe = (status: number): Probe => ({
       kind: 'burst',
       path: `/api/v1/envelopes/${id}`,
       headers: auth(keys.burst!),
-      status: 200,
-    }));
+      status,
+    });
+    // No timed expectation: what the limit must do is judged against when each request was sent
+    // and answered. A fresh key's first 600 requests are let through, however long they take;
+    // every request after them answered within 60 s of the first one's sending arrived while
+    // those 600 were all in its window, so it is refused. A machine too slow to get an answer
+    // back within that minute judges fewer of them (the count is in the figures), never wrongly.
     const started = Date.now();
-    const { answers } = await run(probes, 50);
+    const first = await run(
+      Array.from({ length: 600 }, () => probe(200)),
+      50,
+    );
+    const windowEnds = started + 60_000;
+    const beyond: { answer: Answer; answeredAt: number }[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let i = 0; i < 10; i++) {
+          const answer = await send(probe(429));
+          beyond.push({ answer, answeredAt: Date.now() });
+        }
+      }),
+    );
     const elapsed = seconds(started);
+    const answers = [...first.answers, ...beyond.map((b) => b.answer)];
     const ok = answers.filter((a) => a.status === 200).length;
     const limited = answers.filter((a) => a.status === 429);
+    const judged = beyond.filter((b) => b.answeredAt < windowEnds);
     recordFigures(SECTION, {
       'burst: GETs sent': 700,
       'burst: 200': ok,
       'burst: 429': limited.length,
       'burst: duration (s)': elapsed,
+      'burst: beyond 600 answered within the minute': judged.length,
     });
     totals.sent += 700;
-    expect(elapsed).toBeLessThan(60);
-    expect(ok).toBe(600);
-    expect(limited).toHaveLength(100);
+    expect(first.wrong.slice(0, 20)).toEqual([]);
+    expect(judged.filter((b) => b.answer.status !== 429).map((b) => b.answer)).toEqual([]);
+    expect(ok + limited.length).toBe(700);
     expect(limited.every((a) => a.code === 'rate_limited' && /^\d+$/.test(a.retryAfter ?? ''))).toBe(true);
     // The limit is per key: the sandbox's own key is not held back by the burst.
     expect(

@@ -45,7 +45,7 @@ async function waitForStatus(
   sandbox: SandboxProcess,
   id: string,
   status: string,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -271,7 +271,7 @@ describe('webhook retries (speed 100)', () => {
     const receiver = await startReceiver((n) => (n < 3 ? 500 : 200));
     try {
       const { id } = await create(sandbox, { ...EXAMPLE, webhook_url: receiver.url });
-      await receiver.waitFor((all) => eventTypes(all).includes('envelope.completed'), 20_000);
+      await receiver.waitFor((all) => eventTypes(all).includes('envelope.completed'), 60_000);
       const first = receiver.deliveries.slice(0, 4);
       expect(first.map((d) => d.answered)).toEqual([500, 500, 500, 200]);
       expect(new Set(first.map((d) => d.headers['webhook-id'])).size).toBe(1);
@@ -305,7 +305,7 @@ describe('final delivery failure and expiry (speed 200000)', () => {
     const receiver = await startReceiver((n) => (n < 9 ? 503 : 200));
     try {
       const { id } = await create(sandbox, { ...EXAMPLE, webhook_url: receiver.url });
-      await receiver.waitFor((all) => eventTypes(all).includes('envelope.completed'), 20_000);
+      await receiver.waitFor((all) => eventTypes(all).includes('envelope.completed'), 60_000);
       const firstId = receiver.deliveries[0]!.headers['webhook-id'];
       expect(receiver.deliveries.filter((d) => d.headers['webhook-id'] === firstId)).toHaveLength(9);
       const { data } = await sandbox.control<{

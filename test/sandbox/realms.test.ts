@@ -160,7 +160,7 @@ describe('realms: every envelope belongs to the account and environment of the k
         idempotencyKey: 'realm-hook',
       })
     ).json()) as { id: string };
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     let mine: { event_id: string; envelope_id: string }[] = [];
     while (mine.length === 0 && Date.now() < deadline) {
       mine = (

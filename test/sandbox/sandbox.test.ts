@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox.js';
+import { eventually } from '../helpers/ceremony.js';
 
 const ENVELOPE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
   string,
@@ -400,10 +401,18 @@ describe('sandbox', () => {
       join(dir, 'state.jsonl'),
       '{"t":"created","envelope":{"id":"env_x","status":"sent","signers":[]}}\n',
     );
-    const result = await runCli(['sandbox', '--port', '0', '--data-dir', dir, '--json'], { timeoutMs: 3000 });
-    expect(result.stderr).toMatch(
-      /warning: state\.jsonl:\d+: idempotency record without scope, key, fingerprint or response; line skipped/,
-    );
-    expect(result.stdout).toContain('"base_url"');
+    // Started (its --json line out), then read: the warning is written while the log is replayed,
+    // before it listens, so it is there by the time the start is seen (on stderr's own pipe: waited for).
+    const second = await startSandboxProcess({ dataDir: dir });
+    try {
+      expect(second.first.base_url).toMatch(/^http:/);
+      const warning =
+        /warning: state\.jsonl:\d+: idempotency record without scope, key, fingerprint or response; line skipped/;
+      await eventually(async () => (warning.test(second.stderr()) ? true : undefined), 60_000).catch(() => {
+        throw new Error(`no warning; stderr: ${second.stderr()}`);
+      });
+    } finally {
+      await second.stop();
+    }
   });
 });

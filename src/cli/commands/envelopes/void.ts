@@ -24,7 +24,8 @@ export const doc: CommandDoc = {
     'The request (`POST /api/v1/envelopes/{id}/void` with `{"reason"}`, scope `envelopes:write`) carries an Idempotency-Key derived from the id and the reason, so a retry or a re-run after a lost answer gets the first answer back. Voiding an envelope that is already completed, declined, failed, expired or voided is a 409 `envelope_final`, exit 1 (not retried). `--json` prints the voided envelope.',
   ],
   examples: [
-    'bad=$(sign-cli envelopes create -f envelope.json --new --query envelope.id)',
+    'sed s/layla.haddad@/layla.haddad+noview@/ envelope.json > unopened.json   # on the sandbox, a +noview signer never opens it: the envelope is still under way when it is voided',
+    'bad=$(sign-cli envelopes create -f unopened.json --new --query envelope.id)',
     'sign-cli envelopes void "$bad" --reason "sent to the wrong signer" --yes',
     'sign-cli envelopes void "$bad" --reason "sent to the wrong signer" --yes --json   # again: the same answer, not an error',
   ],

@@ -91,7 +91,7 @@ describe('api', () => {
     const ids = all.stdout.trim().split('\n');
     expect(ids.length).toBe(total);
     expect(new Set(ids).size).toBe(total);
-  }, 60_000);
+  });
 
   it('--include prints the status line and headers; --silent prints nothing', async () => {
     const included = await api(['/api/v1/api-keys', '--include']);

@@ -62,7 +62,7 @@ beforeAll(async () => {
   await runCommand(['envelopes', 'watch', ids.get('EMP-FORGED-120')!, '--interval', '0.1', '--json'], {
     env: sandbox.env,
   });
-}, 60_000);
+});
 afterAll(async () => {
   await sandbox?.stop();
 });

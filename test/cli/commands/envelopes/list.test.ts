@@ -45,7 +45,7 @@ beforeAll(async () => {
       .map((line) => JSON.parse(line) as [string, string]),
   );
   expect(new Set(idOf.values()).size).toBe(250);
-}, 60_000);
+});
 afterAll(async () => {
   await sandbox?.stop();
 });

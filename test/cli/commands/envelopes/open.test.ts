@@ -31,7 +31,7 @@ beforeAll(async () => {
   // The example: Layla (order 1, e-mail) then Omar (order 2, WhatsApp), in order.
   id = await create(example());
   // Layla's turn comes once she is notified, half a second of sandbox time after the create.
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   do links = await sandbox.control(`/_sandbox/envelopes/${id}/links`);
   while (!links.signers.some((s) => s.turn) && Date.now() < deadline);
 });

@@ -1,6 +1,7 @@
 /** `envelopes watch`, in process against an in-process sandbox: lines per change, JSON, exit codes, Ctrl-C. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example } from '../../../helpers/envelopes.js';
+import { signWhenTurn } from '../../../helpers/ceremony.js';
 import { runCommand, startCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 
 const stuck = (contractId: string) => ({
@@ -47,20 +48,39 @@ describe('envelopes watch', () => {
     expect(lines.at(-1)).toMatch(new RegExp(`${id}  sent → completed$`));
     expect(new Set(lines.map((l) => l.slice(22))).size).toBe(lines.length);
     expect(result.stderr).toContain(`${id} is completed`);
-  }, 20_000);
+  });
 
   it('on a terminal: one block redrawn in place', async () => {
-    const id = await createOne(example());
-    const result = await runCommand(['envelopes', 'watch', id, '--interval', '0.2'], {
-      env,
-      tty: true,
-      columns: 100,
-    });
-    expect(result.code).toBe(0);
-    // Redrawn: the cursor goes back up over the block instead of adding lines.
-    expect(result.stdout).toMatch(/\u001b\[\d+F\u001b\[2K/);
-    expect(result.stdout).toContain('completed');
-  }, 20_000);
+    // A journey that waits for people: the first signature comes only once the first block is on
+    // screen, so there is a change to redraw whatever the machine's speed.
+    const people = await startTestSandbox({ journey: 'manual' });
+    try {
+      const body = example() as { signers: Record<string, unknown>[] };
+      for (const signer of body.signers) delete signer.verification;
+      const id = (
+        await runCommand(['envelopes', 'create', '-f', '-', '--new', '--query', 'envelope.id'], {
+          env: people.env,
+          input: JSON.stringify(body),
+        })
+      ).stdout.trim();
+      const run = startCommand(['envelopes', 'watch', id, '--interval', '0.2'], {
+        env: people.env,
+        tty: true,
+        columns: 100,
+      });
+      await run.waitFor('0 of 2 signed');
+      await signWhenTurn(people.baseUrl, people.apiKey, id, 'Layla Haddad');
+      await run.waitFor('1 of 2 signed');
+      await signWhenTurn(people.baseUrl, people.apiKey, id, 'Omar Khalil');
+      const result = await run.done;
+      expect(result.code).toBe(0);
+      // Redrawn: the cursor goes back up over the block instead of adding lines.
+      expect(result.stdout).toMatch(/\u001b\[\d+F\u001b\[2K/);
+      expect(result.stdout).toContain('completed');
+    } finally {
+      await people.stop();
+    }
+  });
 
   it('--json: one JSON line per change; voided while watched is exit 1 with the reason', async () => {
     const id = await createOne(stuck('WATCH-VOID'));

@@ -15,7 +15,7 @@ import { eventTypes, startReceiver } from '../../../helpers/receiver.js';
 let f: DeliveryFixture;
 beforeAll(async () => {
   f = await deliveryFixture();
-}, 30_000);
+});
 afterAll(async () => {
   await f?.close();
 });
@@ -153,7 +153,7 @@ describe('webhooks deliveries --all', () => {
     const both = await f.cli(['webhooks', 'deliveries', '--all', '--limit', '3']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--all and --limit do not go together');
-  }, 30_000);
+  });
 });
 
 describe('after a restart', () => {

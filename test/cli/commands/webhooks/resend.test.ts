@@ -12,7 +12,7 @@ import {
 let f: DeliveryFixture;
 beforeAll(async () => {
   f = await deliveryFixture();
-}, 30_000);
+});
 afterAll(async () => {
   await f?.close();
 });
