@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html } from '../../src/sandbox/pages/html.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
-import { Visitor, eventually, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';
+import { Visitor, eventually, outboxOf, type OutboxMessage, type Visit } from '../helpers/ceremony.js';
 
 interface EnvelopeJson {
   status: string;
@@ -132,7 +132,7 @@ async function signAll(sandbox: TestSandbox, id: string): Promise<void> {
   const layla = new Visitor(sandbox.baseUrl);
   const first = await invitation(sandbox, id, 'layla@example.com');
   const page = await layla.get(pathOf(first.link!));
-  expect(page.html).toContain('Verify identity');
+  expect(page.html).toContain('Verify with UAE PASS');
   const verifying = await layla.post(`${pathOf(first.link!)}/verify`, {
     csrf: Visitor.csrf(page.html),
     lang: 'en',
@@ -150,24 +150,36 @@ async function signAll(sandbox: TestSandbox, id: string): Promise<void> {
     choice: shown,
     lang: 'en',
   });
-  expect(done.html).toContain('your identity is verified');
-  const ready = await layla.get(pathOf(first.link!));
-  expect(ready.html).toContain('I have read the document');
-  const signed = await layla.post(`${pathOf(first.link!)}/sign`, {
-    csrf: Visitor.csrf(ready.html),
-    consent: 'yes',
-    lang: 'en',
-  });
-  expect(signed.html).toContain('You have signed');
+  // The app hands the person back to the signing page, at their next step: their signature.
+  expect(done.html).toContain('Step 2 of 3');
+  expect(done.html).toContain('Your name, as your signature');
+  await adoptAndSign(layla, pathOf(first.link!), 'Layla Haddad');
 
   const omar = new Visitor(sandbox.baseUrl);
   const second = await invitation(sandbox, id, '+971501234567');
-  const omarPage = await omar.get(pathOf(second.link!));
-  await omar.post(`${pathOf(second.link!)}/sign`, {
-    csrf: Visitor.csrf(omarPage.html),
+  await adoptAndSign(omar, pathOf(second.link!), 'Omar Khalil');
+}
+
+/** A signer types their name as their signature, sees it shown back, and signs with it. */
+async function adoptAndSign(visitor: Visitor, link: string, typed: string): Promise<Visit> {
+  const page = await visitor.get(link);
+  const adopted = await visitor.post(`${link}/signature`, {
+    csrf: Visitor.csrf(page.html),
+    kind: 'typed',
+    typed,
+    lang: 'en',
+  });
+  expect(adopted.html).toContain('Your signature, as it will appear on the document');
+  expect(adopted.html).toContain(
+    `class="signature-typed" dir="auto" role="img" aria-label="Your signature">${typed}</p>`,
+  );
+  const signed = await visitor.post(`${link}/sign`, {
+    csrf: Visitor.csrf(adopted.html),
     consent: 'yes',
     lang: 'en',
   });
+  expect(signed.html).toMatch(/You have signed|Everyone has signed/);
+  return signed;
 }
 
 describe('the manual journey', () => {
@@ -181,7 +193,7 @@ describe('the manual journey', () => {
     const omarLink = (await links(manual, id)).body.signers[1]!;
     expect(omarLink.turn).toBe(false);
     const early = await new Visitor(manual.baseUrl).get(pathOf(omarLink.link));
-    expect(early.html).toContain('Waiting for Layla Haddad to sign first');
+    expect(early.html).toContain('Layla Haddad (signer 1) signs first.');
     expect(early.html).not.toContain('name="consent"');
 
     await signAll(manual, id);
@@ -208,7 +220,7 @@ describe('the manual journey', () => {
     const done = await new Visitor(manual.baseUrl).get(
       pathOf((await links(manual, id)).body.signers[0]!.link),
     );
-    expect(done.html).toContain('This envelope was completed');
+    expect(done.html).toContain('Everyone has signed');
     const copy = await fetch(`${(await links(manual, id)).body.signers[0]!.link}/signed.pdf`);
     expect(copy.headers.get('content-type')).toBe('application/pdf');
     expect(
@@ -242,30 +254,111 @@ describe('the manual journey', () => {
       .find((p) => p.type === 'signer.declined' && p.data.envelope_id === id);
     expect(declined!.data.reason).toBe('The rent is wrong');
     const after = await sara.get(pathOf(link));
-    expect(after.html).toContain('This envelope was declined');
+    expect(after.html).toContain('You declined to sign');
+    // The reason is shown back to the one who gave it.
+    expect(after.html).toContain('<q dir="auto">The rent is wrong</q>');
     expect(after.html).not.toContain('name="reason"');
   });
 
-  it('fails the check on a wrong number in the ID app', async () => {
+  it('allows three attempts in the ID app: a wrong number leaves the check open, the third fails it', async () => {
     const id = await create(manual, body());
-    const link = (await invitation(manual, id, 'layla@example.com')).link!;
+    const link = pathOf((await invitation(manual, id, 'layla@example.com')).link!);
     const layla = new Visitor(manual.baseUrl);
-    const page = await layla.get(pathOf(link));
-    const verifying = await layla.post(`${pathOf(link)}/verify`, { csrf: Visitor.csrf(page.html) });
-    const shown = /id="id-number">(\d+)</.exec(verifying.html)![1]!;
-    const request = (await outboxOf(manual.baseUrl, manual.apiKey, id)).find((m) => m.kind === 'id_request')!;
-    const app = await layla.get(pathOf(request.link!));
-    const wrong = [...app.html.matchAll(/name="choice" value="(\d+)"/g)]
-      .map((m) => m[1]!)
-      .find((n) => n !== shown)!;
-    const answered = await layla.post(pathOf(request.link!), { csrf: Visitor.csrf(app.html), choice: wrong });
-    expect(answered.html).toContain('the check failed');
+    let page = await layla.get(link);
+    expect(page.html).toContain('3 attempts left.');
+    page = await layla.post(`${link}/verify`, { csrf: Visitor.csrf(page.html) });
+    for (const left of [2, 1, 0]) {
+      const shown = /id="id-number">(\d+)</.exec(page.html)![1]!;
+      // The newest request is the one the page shows.
+      const request = (await outboxOf(manual.baseUrl, manual.apiKey, id))
+        .filter((m) => m.kind === 'id_request')
+        .at(-1)!;
+      expect(request.expires_at).toBe(new Date(Date.parse(request.at) + 120_000).toISOString());
+      const app = await layla.get(pathOf(request.link!));
+      const wrong = [...app.html.matchAll(/name="choice" value="(\d+)"/g)]
+        .map((m) => m[1]!)
+        .find((n) => n !== shown)!;
+      const answered = await layla.post(pathOf(request.link!), {
+        csrf: Visitor.csrf(app.html),
+        choice: wrong,
+      });
+      if (left === 0) {
+        expect(answered.html).toContain('That was the last attempt: the check failed.');
+        break;
+      }
+      expect(answered.html).toContain(
+        `${left === 1 ? 'One attempt is left' : `${left} attempts are left`}: return to the signing page`,
+      );
+      expect((await envelope(manual, id)).status).toBe('sent');
+      page = await layla.get(link);
+      expect(page.html).toContain('That was not the number shown here.');
+      expect(page.html).toContain(left === 1 ? 'Last attempt.' : `${left} attempts left.`);
+      page = await layla.post(`${link}/verify`, { csrf: Visitor.csrf(page.html), renew: 'yes' });
+    }
     expect((await envelope(manual, id)).status).toBe('failed');
     await receiver.waitFor(() => eventsOf(id).includes('envelope.failed'));
+    const events = receiver.deliveries
+      .map((d) => JSON.parse(d.body) as EventJson)
+      .filter((p) => p.data.envelope_id === id)
+      .map((p) => p.type);
+    // Only the last failure is an event.
+    expect(events.filter((type) => type === 'signer.verification_failed')).toHaveLength(1);
     const failed = receiver.deliveries
       .map((d) => JSON.parse(d.body) as EventJson)
       .find((p) => p.type === 'signer.verification_failed' && p.data.envelope_id === id);
     expect(failed!.data.reason).toBe('wrong_number');
+    expect((await layla.get(link)).html).toContain('Your identity could not be confirmed after 3 attempts');
+  });
+
+  it('sends a code by SMS to the phone, takes a wrong one as one attempt, and a new code on request', async () => {
+    const id = await create(
+      manual,
+      body({
+        signers: [
+          {
+            name: 'Sara',
+            email: 'sara@example.com',
+            phone: '+971501234567',
+            channel: 'email',
+            verification: 'sms_otp',
+          },
+        ],
+        sequential: false,
+      }),
+    );
+    const link = pathOf((await invitation(manual, id, 'sara@example.com')).link!);
+    const sara = new Visitor(manual.baseUrl);
+    let page = await sara.post(`${link}/verify`, { csrf: Visitor.csrf((await sara.get(link)).html) });
+    const codes = async () =>
+      (await outboxOf(manual.baseUrl, manual.apiKey, id)).filter((m) => m.kind === 'code');
+    const [first] = await codes();
+    // The page and the outbox agree: a code by SMS, to the phone.
+    expect(first).toMatchObject({ channel: 'sms', to: '+971501234567' });
+    expect(page.html).toContain('We sent a six-digit code by SMS to +971•••4567.');
+    expect(page.html).toMatch(/Valid until \d\d:\d\d UTC \(2 minutes\)\. 3 attempts left\./);
+    const code = /: (\d{6})$/.exec(first!.subject)![1]!;
+    const wrong = code === '000000' ? '111111' : '000000';
+    const request = /name="request" value="([^"]+)"/.exec(page.html)![1]!;
+    page = await sara.post(`${link}/code`, { csrf: Visitor.csrf(page.html), request, code: wrong });
+    expect(page.html).toContain('That code is not the one we sent. 2 attempts left.');
+    expect((await envelope(manual, id)).signers[0]!.status).toBe('viewed');
+    page = await sara.post(`${link}/verify`, { csrf: Visitor.csrf(page.html), renew: 'yes' });
+    const [, second] = await codes();
+    expect(second!.subject).not.toBe(first!.subject);
+    const newCode = /: (\d{6})$/.exec(second!.subject)![1]!;
+    const newRequest = /name="request" value="([^"]+)"/.exec(page.html)![1]!;
+    expect(newRequest).not.toBe(request);
+    // The old code is no longer open.
+    expect((await sara.post(`${link}/code`, { csrf: Visitor.csrf(page.html), request, code })).status).toBe(
+      409,
+    );
+    page = await sara.post(`${link}/code`, {
+      csrf: Visitor.csrf(page.html),
+      request: newRequest,
+      code: newCode,
+    });
+    expect((await envelope(manual, id)).signers[0]!.status).toBe('verified');
+    expect(page.html).toContain('Step 2 of 3');
   });
 
   it('refuses a form without its CSRF token or from another origin, and changes nothing', async () => {
@@ -285,6 +378,9 @@ describe('the manual journey', () => {
     expect(
       (await sara.post(`${link}/sign`, { consent: 'yes', csrf }, { 'sec-fetch-site': 'cross-site' })).status,
     ).toBe(403);
+    // Signing needs a signature of one's own first, and then the consent.
+    expect((await sara.post(`${link}/sign`, { csrf, consent: 'yes' })).status).toBe(409);
+    expect((await sara.post(`${link}/signature`, { csrf, kind: 'typed', typed: 'Sara' })).status).toBe(303);
     expect((await sara.post(`${link}/sign`, { csrf })).status).toBe(400);
     expect((await envelope(manual, id)).signers[0]!.status).toBe('viewed');
     const response = await fetch(new URL(link, manual.baseUrl));
@@ -458,7 +554,7 @@ describe('what the pages refuse', () => {
       },
       body: JSON.stringify({ reason: 'wrong tenant' }),
     });
-    expect((await layla.get(pathOf(request.link!))).html).toContain('voided by its sender');
+    expect((await layla.get(pathOf(request.link!))).html).toContain('Cancelled by the sender.');
   });
 
   it("answers a name of Object's prototype with a 404, never a 5xx", async () => {
@@ -499,9 +595,12 @@ describe('what the pages refuse', () => {
     const omar = pathOf((await invitation(manual, id, 'omar@example.com')).link!);
     // A form refused (no token) shows the page's form, with its token, without a GET of the page.
     const visitor = new Visitor(manual.baseUrl);
-    const refused = await visitor.post(`${omar}/sign`, { consent: 'yes' });
+    const refused = await visitor.post(`${omar}/signature`, { kind: 'typed', typed: 'Omar' });
     expect(refused.status).toBe(403);
     const csrf = Visitor.csrf(refused.html);
+    expect((await visitor.post(`${omar}/signature`, { csrf, kind: 'typed', typed: 'Omar' })).status).toBe(
+      303,
+    );
     expect((await visitor.post(`${omar}/sign`, { csrf, consent: 'yes' })).status).toBe(303);
     const trail = await fetch(`${manual.baseUrl}/api/v1/envelopes/${id}/audit-trail`, {
       headers: { authorization: `Bearer ${manual.apiKey}` },
@@ -561,22 +660,32 @@ describe('the html tag', () => {
 });
 
 describe('the ID app check', () => {
-  it('expires unanswered after two minutes of sandbox time', async () => {
+  it('expires a number unanswered after two minutes of sandbox time, and fails the check at the third', async () => {
     const fast = await startTestSandbox({ journey: 'manual', speed: 2000 });
     try {
       const id = await create(fast, body({ webhook_url: receiver.url }));
       const link = pathOf((await invitation(fast, id, 'layla@example.com')).link!);
       const layla = new Visitor(fast.baseUrl);
-      const page = await layla.get(link);
+      let page = await layla.get(link);
       await layla.post(`${link}/verify`, { csrf: Visitor.csrf(page.html) });
+      for (const left of ['2 attempts left.', 'Last attempt.']) {
+        page = await eventually(async () => {
+          const now = await layla.get(link);
+          return now.html.includes('Your answer did not come in time.') ? now : undefined;
+        });
+        expect(page.html).toContain(left);
+        expect((await envelope(fast, id)).status).toBe('sent');
+        await layla.post(`${link}/verify`, { csrf: Visitor.csrf(page.html), renew: 'yes' });
+      }
       await eventually(async () => ((await envelope(fast, id)).status === 'failed' ? true : undefined));
       await receiver.waitFor(() => eventsOf(id).includes('envelope.failed'));
       const failed = receiver.deliveries
         .map((d) => JSON.parse(d.body) as EventJson)
         .find((p) => p.type === 'signer.verification_failed' && p.data.envelope_id === id);
       expect(failed!.data.reason).toBe('expired');
-      const request = (await outboxOf(fast.baseUrl, fast.apiKey, id)).find((m) => m.kind === 'id_request')!;
-      expect((await layla.get(pathOf(request.link!))).html).toContain('This request has expired');
+      const requests = (await outboxOf(fast.baseUrl, fast.apiKey, id)).filter((m) => m.kind === 'id_request');
+      expect(requests).toHaveLength(3);
+      expect((await layla.get(pathOf(requests[0]!.link!))).html).toContain('This request has expired.');
     } finally {
       await fast.stop();
     }

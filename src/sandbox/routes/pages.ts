@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../../core/webhooks/webhooks.js';
 import {
   CeremonyRefusal,
+  adoptSignature,
   answer,
   beginVerification,
   decline,
@@ -23,6 +24,7 @@ import {
   stageOf,
   viewed,
 } from '../journey/ceremony.js';
+import { drawnSignature, typedSignature } from '../documents/signature.js';
 import { BodyTooLargeError, sendError, sendJson } from '../http.js';
 import { findIdRequest } from '../journey/id-requests.js';
 import { journeyOf } from '../journey/journey.js';
@@ -30,9 +32,9 @@ import { authenticate } from '../http/middleware.js';
 import { outbox } from '../pages/outbox.js';
 import { sameRealm } from '../store/realm.js';
 import { ensureSealed, signedCopy } from '../signing/seal.js';
+import { ownCopyPdf } from '../signing/signed-copy.js';
 import type { SandboxServices } from '../http/services.js';
 import { sendAsset } from '../pages/assets.js';
-import { documentPagesSvg } from '../pages/document-svg.js';
 import { readForm } from '../pages/forms.js';
 import { page, sendPage } from '../pages/frame.js';
 import { html } from '../pages/html.js';
@@ -91,7 +93,9 @@ async function route(
     if (!sendAsset(res, asset[1]!)) sendError(res, 404, 'not_found', `no sandbox asset ${asset[1]!}`);
     return true;
   }
-  const signer = /^\/s\/([^/]+)(?:\/(state|signed\.pdf|verify|code|sign|decline))?$/.exec(path);
+  const signer = /^\/s\/([^/]+)(?:\/(state|signed\.pdf|copy\.pdf|verify|code|signature|sign|decline))?$/.exec(
+    path,
+  );
   if (signer) {
     await signerRoute(services, req, res, url, signer[1]!, signer[2]);
     return true;
@@ -133,7 +137,11 @@ function visibleTo(services: SandboxServices, req: IncomingMessage, res: ServerR
 
 function outboxRoute(services: SandboxServices, req: IncomingMessage, res: ServerResponse, url: URL): void {
   const only = url.searchParams.get('envelope');
-  const links = { baseUrl: services.baseUrl, signerPath: services.links.path.bind(services.links) };
+  const links = {
+    baseUrl: services.baseUrl,
+    signerPath: services.links.path.bind(services.links),
+    senderOf: (envelope: EnvelopeRecord) => services.store.keys.get(envelope.owner)?.name ?? envelope.owner,
+  };
   const pick = (visible: (e: EnvelopeRecord) => boolean) =>
     [...services.store.envelopes.values()].filter((e) => visible(e) && (!only || e.id === only));
   if (req.headers.authorization === undefined) {
@@ -151,7 +159,7 @@ function outboxRoute(services: SandboxServices, req: IncomingMessage, res: Serve
       links,
       services.clock.now(),
     );
-    sendPage(res, 200, outboxPage(messages, services.baseUrl, `${url.pathname}${url.search}`));
+    sendPage(res, 200, outboxPage(messages, chosenLanguage(url.searchParams.get('lang'), 'en'), url));
     return;
   }
   const visible = visibleTo(services, req, res);
@@ -196,11 +204,10 @@ async function showSigner(
   lang: Language,
   status = 200,
   refusal?: string,
+  changing = false,
 ): Promise<void> {
   const { envelope, signer } = found;
   const { token, setCookie } = services.forms.issue(req, services.links.path(envelope, signer));
-  const t = STRINGS[lang];
-  const pages = await documentPagesSvg(envelope, services.store.audits.get(envelope.id) ?? [], t.page);
   const shown = signerPage({
     envelope,
     signer,
@@ -208,7 +215,11 @@ async function showSigner(
     lang,
     path: services.links.path(envelope, signer),
     csrf: token,
-    pages,
+    document: services.templates.document(envelope, lang),
+    signedLanguage: services.templates.signedLanguage(envelope),
+    audit: services.store.audits.get(envelope.id) ?? [],
+    now: services.clock.now(),
+    changing,
     ...(refusal ? { refusal } : {}),
   });
   sendPage(res, status, shown, setCookie ? { 'set-cookie': setCookie } : {});
@@ -220,6 +231,11 @@ const REFUSAL_STATUS: ReadonlyMap<string, number> = new Map([
   ['consent_required', 400],
   ['reason_required', 400],
   ['bad_answer', 400],
+  ['too_many_requests', 429],
+  ['signature_required', 409],
+  ['signature_empty', 400],
+  ['signature_too_long', 400],
+  ['signature_unreadable', 400],
   ['csrf', 403],
 ]);
 
@@ -243,7 +259,10 @@ async function signerRoute(
     const lang = chosenLanguage(asked, envelope.locale);
     if (action === undefined) {
       viewed(engine, envelope, signer);
-      await showSigner(services, req, res, found, lang);
+      const changing = url.searchParams.get('step') === 'signature';
+      await showSigner(services, req, res, found, lang, 200, undefined, changing);
+    } else if (action === 'copy.pdf') {
+      await sendOwnCopy(services, res, envelope, signer);
     } else if (action === 'state') {
       const stage = stageOf(envelope, signer);
       sendJson(
@@ -272,7 +291,13 @@ async function signerRoute(
     } else sendError(res, 405, 'method_not_allowed', `use POST for ${url.pathname}`, {}, { allow: 'POST' });
     return;
   }
-  if (req.method !== 'POST' || action === undefined || action === 'state' || action === 'signed.pdf') {
+  if (
+    req.method !== 'POST' ||
+    action === undefined ||
+    action === 'state' ||
+    action === 'signed.pdf' ||
+    action === 'copy.pdf'
+  ) {
     sendError(res, 405, 'method_not_allowed', `use GET for ${url.pathname}`, {}, { allow: 'GET' });
     return;
   }
@@ -284,21 +309,66 @@ async function signerRoute(
   try {
     // A form comes from the page: a signer who acts has opened it (also in another tab of the same browser).
     viewed(engine, envelope, signer);
-    if (action === 'verify') beginVerification(engine, envelope, signer);
+    if (action === 'verify') beginVerification(engine, envelope, signer, form.get('renew') === 'yes');
     else if (action === 'code')
       answer(engine, envelope, signer, form.get('request') ?? '', (form.get('code') ?? '').trim(), 'code');
+    else if (action === 'signature')
+      adoptSignature(
+        engine,
+        envelope,
+        signer,
+        form.get('kind') === 'drawn'
+          ? drawnSignature(form.get('drawn') ?? '')
+          : typedSignature(form.get('typed') ?? ''),
+      );
     else if (action === 'sign') sign(engine, envelope, signer, form.get('consent') === 'yes');
     else decline(engine, envelope, signer, form.get('reason') ?? '');
   } catch (error) {
     if (error instanceof CeremonyRefusal) return refuse(error.code);
     throw error;
   }
-  // Post/redirect/get: a reload does not send the form again.
+  // Post/redirect/get: a reload does not send the form again; the page comes back at the step.
   res.writeHead(303, {
-    location: `${services.links.path(envelope, signer)}?lang=${lang}`,
+    location: `${services.links.path(envelope, signer)}?lang=${lang}#step`,
     'cache-control': 'no-store',
   });
   res.end();
+}
+
+/** The signer's own copy, once they have signed: the signed copy when everyone has, else the document with the signatures so far. */
+async function sendOwnCopy(
+  services: SandboxServices,
+  res: ServerResponse,
+  envelope: EnvelopeRecord,
+  signer: SignerRecord,
+): Promise<void> {
+  if (signer.status !== 'signed') {
+    sendError(
+      res,
+      409,
+      'not_signed',
+      `the signer is ${signer.status}; their copy exists once they have signed`,
+    );
+    return;
+  }
+  let pdf: Buffer;
+  if (envelope.status === 'completed') {
+    await ensureSealed(services, envelope);
+    pdf = await signedCopy(services, envelope);
+  } else
+    pdf = await ownCopyPdf(
+      envelope,
+      signer,
+      services.store.audits.get(envelope.id) ?? [],
+      services.templates,
+    );
+  res.writeHead(200, {
+    'content-type': 'application/pdf',
+    'content-length': pdf.length,
+    'content-disposition': `attachment; filename="${envelope.id}-${signer.id}.pdf"`,
+    'cache-control': 'no-store',
+  });
+  res.end(pdf);
 }
 
 async function idRoute(
@@ -331,6 +401,8 @@ async function idRoute(
         open: isOpen(),
         lang,
         csrf: token,
+        signerPath: services.links.path(envelope, signer),
+        now: services.clock.now(),
         ...(refusal ? { refusal } : {}),
       }),
       setCookie ? { 'set-cookie': setCookie } : {},
@@ -369,6 +441,11 @@ async function idRoute(
       }
     }
   }
-  res.writeHead(303, { location: `${url.pathname}?lang=${lang}`, 'cache-control': 'no-store' });
+  // The app hands the person back to the signing page once verified (on the same phone too); otherwise it says why not.
+  const location =
+    request.outcome === 'verified'
+      ? `${services.links.path(envelope, signer)}?lang=${lang}#step`
+      : `${url.pathname}?lang=${lang}`;
+  res.writeHead(303, { location, 'cache-control': 'no-store' });
   res.end();
 }
