@@ -16,7 +16,12 @@
     var region = doc.getElementById('announce');
     if (!step) return;
     if (location.hash === '#step') {
-      step.scrollIntoView({ block: 'start' });
+      // The browser has scrolled the step to the top. Beside the document (a wide screen) it is
+      // in view from the top of the page, with the title and progress above it: go back there.
+      var panel = step.closest('.panel');
+      if (panel && getComputedStyle(panel).position === 'sticky') window.scrollTo(0, 0);
+      var box = step.getBoundingClientRect();
+      if (box.top < 0 || box.bottom > window.innerHeight) step.scrollIntoView({ block: 'start' });
       step.focus({ preventScroll: true });
     }
     if (!region) return;

@@ -2,7 +2,7 @@
  * The outbox as a page, like a mail catcher's inbox (Mailpit): every message the service would
  * have sent, newest first, in the language asked (`?lang=ar`; English otherwise): when it went
  * and by which channel, from whom, to whom, until when it holds, its text as sent (in the
- * envelope's language) and its link, whole, as the recipient got it.
+ * envelope's language, its link whole, as the recipient got it) and the button it carries.
  */
 import { channelName, humanTime } from '../documents/humanise.js';
 import { page } from './frame.js';
@@ -13,8 +13,6 @@ import { STRINGS, textFor, type Language } from './strings.js';
 function article(message: OutboxMessage, lang: Language): Markup {
   const t = STRINGS[lang];
   const f = t.outboxFields;
-  // The text without its link: the link is shown below, whole, and as the message's button.
-  const text = message.link ? message.text.replace(message.link, '').trim() : message.text;
   const row = (label: string, value: Markup | string, dir?: 'auto' | 'ltr') =>
     html`<div><dt>${label}</dt><dd${dir ? html` dir="${dir}"` : ''}>${value}</dd></div>`;
   const expires = message.expires_at ? humanTime(message.expires_at, lang) : undefined;
@@ -26,15 +24,14 @@ function article(message: OutboxMessage, lang: Language): Markup {
       ${row(f.from, t.outboxSender(oneLine(message.from)))} ${row(f.to, oneLine(message.to), 'auto')}
       ${expires && row(f.expires, expires)} ${row(f.envelope, message.envelope_id, 'ltr')}
     </dl>
-    <p class="text" dir="auto">${text}</p>
+    <p class="text" dir="auto">${message.text}</p>
     ${
       message.link &&
       html`<p>
           <a class="button primary" href="${message.link}"
             >${textFor(t.outboxOpen, message.kind) ?? message.link}</a
           >
-        </p>
-        <p class="link" dir="ltr">${message.link}</p>`
+        </p>`
     }
   </article>`;
 }

@@ -6,6 +6,7 @@
  * own words (outbox-words.ts).
  */
 import type { Language } from '../documents/humanise.js';
+import { html, type Markup } from './html.js';
 
 export type { Language } from '../documents/humanise.js';
 export { methodName } from '../documents/humanise.js';
@@ -22,6 +23,12 @@ export const chosenLanguage = (asked: string | null, locale: unknown): Language 
  */
 export const textFor = (table: Readonly<Record<string, string>>, name: string): string | undefined =>
   Object.hasOwn(table, name) ? table[name] : undefined;
+
+/**
+ * A value from the envelope inside a sentence of the other script (a Latin name in an Arabic
+ * sentence, a phone number in either): isolated, so the sentence's direction does not reorder it.
+ */
+const b = (value: string): Markup => html`<bdi>${value}</bdi>`;
 
 const EN = {
   language: 'Language',
@@ -52,7 +59,7 @@ const EN = {
   appWaiting: 'Waiting for your answer in the app. This page moves on by itself once you have answered.',
   checkAgain: 'I have answered: continue',
   newNumber: 'Show a new number',
-  codeSent: (channel: string, to: string) => `We sent a six-digit code by ${channel} to ${to}.`,
+  codeSent: (channel: string, to: string): Markup => html`We sent a six-digit code by ${channel} to ${b(to)}.`,
   codeLabel: 'The code',
   codeButton: 'Check the code',
   newCode: 'Send a new code',
@@ -89,7 +96,7 @@ const EN = {
     signedTitle: 'You have signed',
     signedText: (signed: number, total: number) =>
       `Thank you. ${signed} of ${total} signers have signed. Everyone receives the completed copy once all have signed.`,
-    signedNext: (name: string) => `${name} signs next.`,
+    signedNext: (name: string): Markup => html`${b(name)} signs next.`,
     ownCopy: 'Download your copy (PDF)',
     completedTitle: 'Everyone has signed',
     completedText:
@@ -98,12 +105,12 @@ const EN = {
     declinedTitle: 'Declined',
     youDeclined: 'You declined to sign. The envelope has stopped, and its sender has been told.',
     yourReason: 'Your reason',
-    otherDeclined: (name: string) => `${name} declined to sign, so the envelope has stopped.`,
+    otherDeclined: (name: string): Markup => html`${b(name)} declined to sign, so the envelope has stopped.`,
     nothingMore: 'There is nothing more to do.',
     failedTitle: 'Identity check failed',
     youFailed: (attempts: number) =>
       `Your identity could not be confirmed after ${attempts} attempts, so the envelope has stopped.`,
-    otherFailed: (name: string) => `The identity check of ${name} failed, so the envelope has stopped.`,
+    otherFailed: (name: string): Markup => html`The identity check of ${b(name)} failed, so the envelope has stopped.`,
     askSender: 'Ask the sender to send the envelope again.',
     voidedTitle: 'Cancelled by the sender',
     voidedText: 'The sender cancelled (voided) this envelope. There is nothing to sign.',
@@ -111,8 +118,8 @@ const EN = {
     expiredTitle: 'Expired',
     expiredText: (day: string) => `This envelope expired on ${day}, before everyone had signed.`,
     waitingTitle: 'Not your turn yet',
-    waitingFor: (name: string, n: number) =>
-      `${name} (signer ${n}) signs first. This page lets you sign when it is your turn, and you will get a message then.`,
+    waitingFor: (name: string, n: number): Markup =>
+      html`${b(name)} (signer ${n}) signs first. This page lets you sign when it is your turn, and you will get a message then.`,
     notYet: 'Your invitation is on its way. Reload this page in a moment.',
     robotTitle: 'Signed by the sandbox',
     robot:
@@ -133,7 +140,7 @@ const EN = {
   } as Record<string, string>,
   // The ID app.
   idTitle: (method: string) => `${method} (sandbox)`,
-  idAsk: (name: string, title: string) => `${name}, confirm that you are signing "${title}".`,
+  idAsk: (name: string, title: string): Markup => html`${b(name)}, confirm that you are signing "${b(title)}".`,
   idChoose: 'Choose the number shown on the signing page.',
   idChoices: 'Numbers',
   idVerified: 'Done: your identity is verified.',
@@ -157,7 +164,7 @@ const EN = {
     expires: 'Expires',
     envelope: 'Envelope',
   },
-  outboxSender: (key: string) => `sign-cli sandbox, for the API key "${key}"`,
+  outboxSender: (key: string): Markup => html`sign-cli sandbox, for the API key "${b(key)}"`,
   outboxOpen: {
     invitation: 'Review and sign',
     reminder: 'Review and sign',
@@ -192,7 +199,7 @@ const AR: PageStrings = {
   appWaiting: 'بانتظار إجابتك في التطبيق. تنتقل هذه الصفحة وحدها بعد أن تجيب.',
   checkAgain: 'أجبت: متابعة',
   newNumber: 'اعرض رقماً جديداً',
-  codeSent: (channel, to) => `أرسلنا رمزاً من ستة أرقام عبر ${channel} إلى ${to}.`,
+  codeSent: (channel, to) => html`أرسلنا رمزاً من ستة أرقام عبر ${channel} إلى ${b(to)}.`,
   codeLabel: 'الرمز',
   codeButton: 'تحقق من الرمز',
   newCode: 'أرسل رمزاً جديداً',
@@ -222,7 +229,7 @@ const AR: PageStrings = {
     signedTitle: 'لقد وقّعت',
     signedText: (signed, total) =>
       `شكراً لك. وقّع ${signed} من ${total} من الموقّعين. يتلقى الجميع النسخة المكتملة بعد أن يوقّع الكل.`,
-    signedNext: (name) => `يوقّع ${name} بعدك.`,
+    signedNext: (name) => html`يوقّع ${b(name)} بعدك.`,
     ownCopy: 'نزّل نسختك (PDF)',
     completedTitle: 'وقّع الجميع',
     completedText: 'اكتمل المظروف. تحمل النسخة الموقّعة كل التوقيعات وشهادة إتمام، مختومة من الخدمة.',
@@ -230,11 +237,11 @@ const AR: PageStrings = {
     declinedTitle: 'مرفوض',
     youDeclined: 'رفضت التوقيع. توقف المظروف وأُبلغ مرسله.',
     yourReason: 'سببك',
-    otherDeclined: (name) => `رفض ${name} التوقيع، فتوقف المظروف.`,
+    otherDeclined: (name) => html`رفض ${b(name)} التوقيع، فتوقف المظروف.`,
     nothingMore: 'لا شيء آخر عليك فعله.',
     failedTitle: 'فشل التحقق من الهوية',
     youFailed: (attempts) => `تعذّر تأكيد هويتك بعد ${attempts} محاولات، فتوقف المظروف.`,
-    otherFailed: (name) => `فشل التحقق من هوية ${name}، فتوقف المظروف.`,
+    otherFailed: (name) => html`فشل التحقق من هوية ${b(name)}، فتوقف المظروف.`,
     askSender: 'اطلب من المرسل إرسال المظروف مرة أخرى.',
     voidedTitle: 'ألغاه المرسل',
     voidedText: 'ألغى المرسل هذا المظروف. لا يوجد ما توقّعه.',
@@ -243,7 +250,7 @@ const AR: PageStrings = {
     expiredText: (day) => `انتهت صلاحية هذا المظروف في ${day} قبل أن يوقّع الجميع.`,
     waitingTitle: 'لم يحن دورك بعد',
     waitingFor: (name, n) =>
-      `يوقّع ${name} (الموقّع ${n}) أولاً. ستتمكن من التوقيع من هذه الصفحة عندما يحين دورك، وستصلك رسالة عندها.`,
+      html`يوقّع ${b(name)} (الموقّع ${n}) أولاً. ستتمكن من التوقيع من هذه الصفحة عندما يحين دورك، وستصلك رسالة عندها.`,
     notYet: 'دعوتك في الطريق. أعد تحميل هذه الصفحة بعد لحظات.',
     robotTitle: 'توقّعه البيئة التجريبية',
     robot:
@@ -263,7 +270,7 @@ const AR: PageStrings = {
     csrf: 'تعذّر التحقق من هذا النموذج: إما أنه قديم وإما أنه لم يُرسَل من هذه الصفحة. لم يُنفَّذ شيء. أعد تحميل هذه الصفحة (الرابط الذي أُرسل إليك) وحاول مرة أخرى.',
   },
   idTitle: (method) => `${method} (تجريبي)`,
-  idAsk: (name, title) => `${name}، أكّد أنك توقّع «${title}».`,
+  idAsk: (name, title) => html`${b(name)}، أكّد أنك توقّع «${b(title)}».`,
   idChoose: 'اختر الرقم الظاهر في صفحة التوقيع.',
   idChoices: 'الأرقام',
   idVerified: 'تم: تحققنا من هويتك.',
@@ -286,7 +293,7 @@ const AR: PageStrings = {
     expires: 'تنتهي',
     envelope: 'المظروف',
   },
-  outboxSender: (key) => `بيئة sign-cli التجريبية، لمفتاح API «${key}»`,
+  outboxSender: (key) => html`بيئة sign-cli التجريبية، لمفتاح API «${b(key)}»`,
   outboxOpen: {
     invitation: 'راجع ووقّع',
     reminder: 'راجع ووقّع',
