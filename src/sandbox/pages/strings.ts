@@ -30,6 +30,12 @@ export const textFor = (table: Readonly<Record<string, string>>, name: string): 
  */
 const b = (value: string): Markup => html`<bdi>${value}</bdi>`;
 
+/**
+ * A sentence of text and isolated values. Not a tagged template: the bundle must be Latin-1, and
+ * a tagged template's Arabic cannot be written as escapes (its raw text is kept as written).
+ */
+const sentence = (...parts: (string | number | Markup)[]): Markup => html`${parts}`;
+
 const EN = {
   language: 'Language',
   otherLanguage: 'العربية',
@@ -59,7 +65,8 @@ const EN = {
   appWaiting: 'Waiting for your answer in the app. This page moves on by itself once you have answered.',
   checkAgain: 'I have answered: continue',
   newNumber: 'Show a new number',
-  codeSent: (channel: string, to: string): Markup => html`We sent a six-digit code by ${channel} to ${b(to)}.`,
+  codeSent: (channel: string, to: string): Markup =>
+    sentence(`We sent a six-digit code by `, channel, ` to `, b(to), `.`),
   codeLabel: 'The code',
   codeButton: 'Check the code',
   newCode: 'Send a new code',
@@ -96,7 +103,7 @@ const EN = {
     signedTitle: 'You have signed',
     signedText: (signed: number, total: number) =>
       `Thank you. ${signed} of ${total} signers have signed. Everyone receives the completed copy once all have signed.`,
-    signedNext: (name: string): Markup => html`${b(name)} signs next.`,
+    signedNext: (name: string): Markup => sentence(b(name), ` signs next.`),
     ownCopy: 'Download your copy (PDF)',
     completedTitle: 'Everyone has signed',
     completedText:
@@ -105,12 +112,14 @@ const EN = {
     declinedTitle: 'Declined',
     youDeclined: 'You declined to sign. The envelope has stopped, and its sender has been told.',
     yourReason: 'Your reason',
-    otherDeclined: (name: string): Markup => html`${b(name)} declined to sign, so the envelope has stopped.`,
+    otherDeclined: (name: string): Markup =>
+      sentence(b(name), ` declined to sign, so the envelope has stopped.`),
     nothingMore: 'There is nothing more to do.',
     failedTitle: 'Identity check failed',
     youFailed: (attempts: number) =>
       `Your identity could not be confirmed after ${attempts} attempts, so the envelope has stopped.`,
-    otherFailed: (name: string): Markup => html`The identity check of ${b(name)} failed, so the envelope has stopped.`,
+    otherFailed: (name: string): Markup =>
+      sentence(`The identity check of `, b(name), ` failed, so the envelope has stopped.`),
     askSender: 'Ask the sender to send the envelope again.',
     voidedTitle: 'Cancelled by the sender',
     voidedText: 'The sender cancelled (voided) this envelope. There is nothing to sign.',
@@ -119,7 +128,12 @@ const EN = {
     expiredText: (day: string) => `This envelope expired on ${day}, before everyone had signed.`,
     waitingTitle: 'Not your turn yet',
     waitingFor: (name: string, n: number): Markup =>
-      html`${b(name)} (signer ${n}) signs first. This page lets you sign when it is your turn, and you will get a message then.`,
+      sentence(
+        b(name),
+        ` (signer `,
+        n,
+        `) signs first. This page lets you sign when it is your turn, and you will get a message then.`,
+      ),
     notYet: 'Your invitation is on its way. Reload this page in a moment.',
     robotTitle: 'Signed by the sandbox',
     robot:
@@ -140,7 +154,8 @@ const EN = {
   } as Record<string, string>,
   // The ID app.
   idTitle: (method: string) => `${method} (sandbox)`,
-  idAsk: (name: string, title: string): Markup => html`${b(name)}, confirm that you are signing "${b(title)}".`,
+  idAsk: (name: string, title: string): Markup =>
+    sentence(b(name), `, confirm that you are signing "`, b(title), `".`),
   idChoose: 'Choose the number shown on the signing page.',
   idChoices: 'Numbers',
   idVerified: 'Done: your identity is verified.',
@@ -164,7 +179,7 @@ const EN = {
     expires: 'Expires',
     envelope: 'Envelope',
   },
-  outboxSender: (key: string): Markup => html`sign-cli sandbox, for the API key "${b(key)}"`,
+  outboxSender: (key: string): Markup => sentence(`sign-cli sandbox, for the API key "`, b(key), `"`),
   outboxOpen: {
     invitation: 'Review and sign',
     reminder: 'Review and sign',
@@ -199,7 +214,7 @@ const AR: PageStrings = {
   appWaiting: 'بانتظار إجابتك في التطبيق. تنتقل هذه الصفحة وحدها بعد أن تجيب.',
   checkAgain: 'أجبت: متابعة',
   newNumber: 'اعرض رقماً جديداً',
-  codeSent: (channel, to) => html`أرسلنا رمزاً من ستة أرقام عبر ${channel} إلى ${b(to)}.`,
+  codeSent: (channel, to) => sentence(`أرسلنا رمزاً من ستة أرقام عبر `, channel, ` إلى `, b(to), `.`),
   codeLabel: 'الرمز',
   codeButton: 'تحقق من الرمز',
   newCode: 'أرسل رمزاً جديداً',
@@ -229,7 +244,7 @@ const AR: PageStrings = {
     signedTitle: 'لقد وقّعت',
     signedText: (signed, total) =>
       `شكراً لك. وقّع ${signed} من ${total} من الموقّعين. يتلقى الجميع النسخة المكتملة بعد أن يوقّع الكل.`,
-    signedNext: (name) => html`يوقّع ${b(name)} بعدك.`,
+    signedNext: (name) => sentence(`يوقّع `, b(name), ` بعدك.`),
     ownCopy: 'نزّل نسختك (PDF)',
     completedTitle: 'وقّع الجميع',
     completedText: 'اكتمل المظروف. تحمل النسخة الموقّعة كل التوقيعات وشهادة إتمام، مختومة من الخدمة.',
@@ -237,11 +252,11 @@ const AR: PageStrings = {
     declinedTitle: 'مرفوض',
     youDeclined: 'رفضت التوقيع. توقف المظروف وأُبلغ مرسله.',
     yourReason: 'سببك',
-    otherDeclined: (name) => html`رفض ${b(name)} التوقيع، فتوقف المظروف.`,
+    otherDeclined: (name) => sentence(`رفض `, b(name), ` التوقيع، فتوقف المظروف.`),
     nothingMore: 'لا شيء آخر عليك فعله.',
     failedTitle: 'فشل التحقق من الهوية',
     youFailed: (attempts) => `تعذّر تأكيد هويتك بعد ${attempts} محاولات، فتوقف المظروف.`,
-    otherFailed: (name) => html`فشل التحقق من هوية ${b(name)}، فتوقف المظروف.`,
+    otherFailed: (name) => sentence(`فشل التحقق من هوية `, b(name), `، فتوقف المظروف.`),
     askSender: 'اطلب من المرسل إرسال المظروف مرة أخرى.',
     voidedTitle: 'ألغاه المرسل',
     voidedText: 'ألغى المرسل هذا المظروف. لا يوجد ما توقّعه.',
@@ -250,7 +265,13 @@ const AR: PageStrings = {
     expiredText: (day) => `انتهت صلاحية هذا المظروف في ${day} قبل أن يوقّع الجميع.`,
     waitingTitle: 'لم يحن دورك بعد',
     waitingFor: (name, n) =>
-      html`يوقّع ${b(name)} (الموقّع ${n}) أولاً. ستتمكن من التوقيع من هذه الصفحة عندما يحين دورك، وستصلك رسالة عندها.`,
+      sentence(
+        `يوقّع `,
+        b(name),
+        ` (الموقّع `,
+        n,
+        `) أولاً. ستتمكن من التوقيع من هذه الصفحة عندما يحين دورك، وستصلك رسالة عندها.`,
+      ),
     notYet: 'دعوتك في الطريق. أعد تحميل هذه الصفحة بعد لحظات.',
     robotTitle: 'توقّعه البيئة التجريبية',
     robot:
@@ -270,7 +291,7 @@ const AR: PageStrings = {
     csrf: 'تعذّر التحقق من هذا النموذج: إما أنه قديم وإما أنه لم يُرسَل من هذه الصفحة. لم يُنفَّذ شيء. أعد تحميل هذه الصفحة (الرابط الذي أُرسل إليك) وحاول مرة أخرى.',
   },
   idTitle: (method) => `${method} (تجريبي)`,
-  idAsk: (name, title) => html`${b(name)}، أكّد أنك توقّع «${b(title)}».`,
+  idAsk: (name, title) => sentence(b(name), `، أكّد أنك توقّع «`, b(title), `».`),
   idChoose: 'اختر الرقم الظاهر في صفحة التوقيع.',
   idChoices: 'الأرقام',
   idVerified: 'تم: تحققنا من هويتك.',
@@ -293,7 +314,7 @@ const AR: PageStrings = {
     expires: 'تنتهي',
     envelope: 'المظروف',
   },
-  outboxSender: (key) => html`بيئة sign-cli التجريبية، لمفتاح API «${b(key)}»`,
+  outboxSender: (key) => sentence(`بيئة sign-cli التجريبية، لمفتاح API «`, b(key), `»`),
   outboxOpen: {
     invitation: 'راجع ووقّع',
     reminder: 'راجع ووقّع',
