@@ -134,7 +134,11 @@ export async function expectFits(page: Page, label: string): Promise<void> {
  * lines within the window), has the focus, and is said in the live region.
  */
 export async function expectStepInView(page: Page, said: string | RegExp): Promise<void> {
-  await page.waitForFunction("document.activeElement && document.activeElement.id === 'step'");
+  // A function, not a string: a string predicate is evaluated with eval, which the page's CSP refuses.
+  await page.waitForFunction(() => {
+    const { document } = globalThis as unknown as { document: { activeElement: { id: string } | null } };
+    return document.activeElement?.id === 'step';
+  });
   const inView = await page.evaluate<{ top: number; headingInView: boolean; fits: boolean }>(`(() => {
     const height = window.innerHeight;
     const step = document.getElementById('step').getBoundingClientRect();
