@@ -16,13 +16,21 @@
     var region = doc.getElementById('announce');
     if (!step) return;
     if (location.hash === '#step') {
-      // The browser has scrolled the step to the top. Beside the document (a wide screen) it is
-      // in view from the top of the page, with the title and progress above it: go back there.
-      var panel = step.closest('.panel');
-      if (panel && getComputedStyle(panel).position === 'sticky') window.scrollTo(0, 0);
-      var box = step.getBoundingClientRect();
-      if (box.top < 0 || box.bottom > window.innerHeight) step.scrollIntoView({ block: 'start' });
-      step.focus({ preventScroll: true });
+      // After the browser's own scroll to the fragment, which comes once the page has loaded.
+      var settle = function () {
+        // Beside the document (a wide screen) the step is in view from the top of the page, with
+        // the title and progress above it: go back there unless it would not fit.
+        var panel = step.closest('.panel');
+        if (panel && getComputedStyle(panel).position === 'sticky') window.scrollTo(0, 0);
+        var box = step.getBoundingClientRect();
+        if (box.top < 0 || box.bottom > window.innerHeight) step.scrollIntoView({ block: 'start' });
+        step.focus({ preventScroll: true });
+      };
+      if (doc.readyState === 'complete') setTimeout(settle, 0);
+      else
+        window.addEventListener('load', function () {
+          setTimeout(settle, 0);
+        });
     }
     if (!region) return;
     var count = step.querySelector('.step-count');

@@ -13,25 +13,29 @@ import { STRINGS, textFor, type Language } from './strings.js';
 function article(message: OutboxMessage, lang: Language): Markup {
   const t = STRINGS[lang];
   const f = t.outboxFields;
-  const row = (label: string, value: Markup | string, dir?: 'auto' | 'ltr') =>
-    html`<div><dt>${label}</dt><dd${dir ? html` dir="${dir}"` : ''}>${value}</dd></div>`;
+  // A contact or an id isolated (bdi), so that the page's direction does not reorder it.
+  const row = (label: string, value: Markup | string, isolate = false) =>
+    html`<div>
+      <dt>${label}</dt>
+      <dd>${isolate ? html`<bdi>${value}</bdi>` : value}</dd>
+    </div>`;
   const expires = message.expires_at ? humanTime(message.expires_at, lang) : undefined;
   return html`<article class="message" aria-labelledby="${message.id}">
     <h2 id="${message.id}" dir="auto">${oneLine(message.subject)}</h2>
     <dl class="meta">
       ${row(f.sent, humanTime(message.at, lang) ?? message.at)}
       ${row(f.channel, html`<span class="channel ${message.channel}">${channelName(message.channel, lang)}</span>`)}
-      ${row(f.from, t.outboxSender(oneLine(message.from)))} ${row(f.to, oneLine(message.to), 'auto')}
-      ${expires && row(f.expires, expires)} ${row(f.envelope, message.envelope_id, 'ltr')}
+      ${row(f.from, t.outboxSender(oneLine(message.from)))} ${row(f.to, oneLine(message.to), true)}
+      ${expires && row(f.expires, expires)} ${row(f.envelope, message.envelope_id, true)}
     </dl>
     <p class="text" dir="auto">${message.text}</p>
     ${
       message.link &&
       html`<p>
-          <a class="button primary" href="${message.link}"
-            >${textFor(t.outboxOpen, message.kind) ?? message.link}</a
-          >
-        </p>`
+        <a class="button primary" href="${message.link}"
+          >${textFor(t.outboxOpen, message.kind) ?? message.link}</a
+        >
+      </p>`
     }
   </article>`;
 }
