@@ -193,7 +193,7 @@ describe('the manual journey', () => {
     const omarLink = (await links(manual, id)).body.signers[1]!;
     expect(omarLink.turn).toBe(false);
     const early = await new Visitor(manual.baseUrl).get(pathOf(omarLink.link));
-    expect(early.html).toContain('Layla Haddad (signer 1) signs first.');
+    expect(early.html).toContain('<bdi>Layla Haddad</bdi> (signer 1) signs first.');
     expect(early.html).not.toContain('name="consent"');
 
     await signAll(manual, id);
@@ -334,7 +334,7 @@ describe('the manual journey', () => {
     const [first] = await codes();
     // The page and the outbox agree: a code by SMS, to the phone.
     expect(first).toMatchObject({ channel: 'sms', to: '+971501234567' });
-    expect(page.html).toContain('We sent a six-digit code by SMS to +971•••4567.');
+    expect(page.html).toContain('We sent a six-digit code by SMS to <bdi>+971•••4567</bdi>.');
     expect(page.html).toMatch(/Valid until \d\d:\d\d UTC \(2 minutes\)\. 3 attempts left\./);
     const code = /: (\d{6})$/.exec(first!.subject)![1]!;
     const wrong = code === '000000' ? '111111' : '000000';
