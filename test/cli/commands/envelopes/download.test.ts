@@ -44,11 +44,16 @@ describe('envelopes download', () => {
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const read = await readPdf(pdf);
-    expect(read.pages).toBe(2);
-    const [copy, certificate] = read.lines as [string[], string[]];
-    expect(copy[1]).toBe(arabic.title);
-    expect(copy).toContain(`Contract ID: ${arabic.contract_id}`);
-    expect(certificate[0]).toBe('Certificate of completion');
+    // The document (the lease, in Arabic, filled in, each signer's place), then the certificate.
+    const page = read.lines.findIndex((lines) => lines[0] === 'Certificate of completion');
+    expect(page).toBeGreaterThan(0);
+    const copy = read.lines.slice(0, page).flat();
+    const certificate = read.lines[page]!;
+    expect(copy[1]).toBe('عقد إيجار مكتب');
+    expect(copy[0]).toContain(`المرجع: ${arabic.contract_id}`);
+    arabic.signers.forEach(({ name }) => expect(copy).toContain(name));
+    expect(certificate).toContain(`Title: ${arabic.title}`);
+    expect(certificate).toContain(`Contract ID: ${arabic.contract_id}`);
     arabic.signers.forEach(({ name }, i) => expect(certificate).toContain(`${i + 1}. ${name}`));
     const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as {
       entries: { hash: string; type: string; detail: string }[];
