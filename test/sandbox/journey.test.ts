@@ -177,12 +177,13 @@ describe('signing journey and webhooks (speed 40)', () => {
     for (const expected of [
       String(EXAMPLE.title),
       String(EXAMPLE.contract_id),
-      'tpl_lease_renewal, version 3',
       'Layla Haddad',
       'Omar Khalil',
       'uae_pass',
       'whatsapp',
-      'Signed at: 20',
+      // Each signer's place, with their signature (typed: the automatic journey's signers type their name).
+      'Signature: typed signature "Layla Haddad"',
+      'Signed: 20',
     ]) {
       expect(text).toContain(expected);
     }
