@@ -90,7 +90,7 @@ const xOf = (read: PdfContent, page: number, str: string) =>
 /** The pages before the certificate of completion: the document. */
 const documentPart = (read: PdfContent) => read.lines.slice(0, certificatePage(read)).flat();
 const certificatePage = (read: PdfContent) =>
-  read.lines.findIndex((lines) => lines[0] === 'Certificate of completion');
+  read.lines.findIndex((lines) => lines[0] === 'Certificate of completion' || lines[0] === 'شهادة الإتمام');
 
 describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
   it('prints the Arabic example as its signers read it: the lease in Arabic, filled in, each signature in its place, then the certificate', async () => {
@@ -118,31 +118,44 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     expect(places).toContain('الموقّع 2 من 2');
     expect(places.filter((line) => line === omar)).toHaveLength(2);
 
+    // The certificate of completion closes the copy in the document's language, its values in words.
     const certificate = read.lines[certificatePage(read)]!;
+    expect(certificate[0]).toBe('شهادة الإتمام');
     for (const line of [
-      `Envelope: ${envelope.id}`,
-      `Title: ${String(body.title)}`,
-      `Contract ID: ${String(body.contract_id)}`,
-      'Status: completed',
-      'Sent by: api_key:key_test (sandbox)',
+      `المظروف: ${envelope.id}`,
+      `العنوان: ${String(body.title)}`,
+      `رقم العقد: ${String(body.contract_id)}`,
+      'الحالة: مكتمل',
+      'الموقّعون: 2، بالترتيب',
+      'أرسله: api_key:key_test (sandbox)',
+      'أُرسل: 1 مارس 2027، 09:00:00 UTC',
       `1. ${layla}`,
-      'Channel: email',
-      'Contact: layla.haddad@example.com',
-      `Verification: uae_pass, verified ${String(envelope.signers[0]!.verified_at)}`,
-      `Signed: ${String(envelope.signers[0]!.signed_at)}`,
-      `Signature: typed signature "${layla}"`,
+      'القناة: البريد الإلكتروني',
+      'جهة الاتصال: layla.haddad@example.com',
+      'وقّع: 1 مارس 2027، 09:00:03 UTC',
+      `التوقيع: توقيع مكتوب: «${layla}»`,
       `2. ${omar}`,
-      'Channel: whatsapp',
-      `Contact: ${String(body.signers[1]!.phone)}`,
-      'Verification: none',
-      `Signed: ${String(envelope.signers[1]!.signed_at)}`,
-      `Entries: ${audit.length} (seq 1 to ${audit.length}), each chained to the one before by SHA-256`,
-      `Head hash (SHA-256): ${hashOf(audit)}`,
-      `Completed: ${String(envelope.completed_at)}`,
+      'القناة: واتساب',
+      `جهة الاتصال: ${String(body.signers[1]!.phone)}`,
+      'التحقق: لا يوجد',
+      `القيود: ${audit.length} (من 1 إلى ${audit.length})، كل قيد مربوط بما قبله بـ SHA-256`,
+      `تجزئة SHA-256 لآخر قيد: ${hashOf(audit)}`,
+      'القيد الأول: 1 مارس 2027، 09:00:00 UTC envelope.created',
+      `للتحقق: sign-cli envelopes audit ${envelope.id} --verify`,
     ]) {
       expect(certificate).toContain(line);
     }
-    expect(read.lines.at(-1)!.at(-1)).toMatch(/a test document with no legal effect\.$/);
+    expect(certificate.join(' ')).toContain(
+      'التحقق: الهوية الرقمية الإماراتية (UAE PASS)، تحقق في 1 مارس 2027، 09:00:02 UTC',
+    );
+    // Laid out as an Arabic form: labels at the right margin, values flush right before them.
+    const page = certificatePage(read);
+    const rightEnd = (str: string) =>
+      xOf(read, page, str) + read.items[page]!.find((i) => i.str === str)!.width;
+    expect(rightEnd('المظروف:')).toBeCloseTo(PAGE_WIDTH - MARGIN, 0);
+    expect(rightEnd(envelope.id)).toBeCloseTo(PAGE_WIDTH - MARGIN - 150, 0);
+    expect(certificate.join(' ')).not.toMatch(/uae_pass|whatsapp|\d{4}-\d\d-\d\dT/);
+    expect(read.lines.at(-1)!.at(-1)).toMatch(/مستند اختباري ليس له أثر قانوني\.$/);
     // Nothing of it is lost to "?" (what the standard fonts printed for Arabic), nor to a glyph with no text.
     expect(read.text.join('')).not.toMatch(/[?\u0000-\u0008]/);
   });
@@ -176,7 +189,8 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
 
   it('lays out a line mixing Arabic, digits and Latin in bidi order, and reads back in logical order', async () => {
     const title = 'عقد إيجار 2027 — CTR-2027-0042';
-    const { read } = await render({ ...example('envelope-ar.json'), title });
+    // An English envelope's certificate (left to right), an Arabic title in it.
+    const { read } = await render({ ...example('envelope.json'), locale: 'en', title });
     const page = certificatePage(read);
     expect(read.lines[page]).toContain(`Title: ${title}`);
     // A right-to-left paragraph: the Arabic words on the right, the contract id at the left end.
@@ -236,11 +250,22 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     const certificate = read.lines[certificatePage(read)]!;
     expect(certificate).toEqual(
       expect.arrayContaining([
+        'Certificate of completion',
+        'Status: Completed',
+        'Signers: 2, in order',
+        'Sent: 1 March 2027, 09:00:00 UTC',
         '1. Layla Haddad',
+        'Channel: E-mail',
+        'Verification: UAE PASS, verified 1 March 2027, 09:00:02 UTC',
+        'Signed: 1 March 2027, 09:00:03 UTC',
         '2. Omar Khalil',
-        'Channel: whatsapp',
+        'Channel: WhatsApp',
         'Contact: +971501234567',
+        'Verification: None',
+        `Entries: ${audit.length} (seq 1 to ${audit.length}), each chained to the one before by SHA-256`,
+        'First entry: 1 March 2027, 09:00:00 UTC envelope.created',
         `Head hash (SHA-256): ${hashOf(audit)}`,
+        `Check: sign-cli envelopes audit ${envelope.id} --verify`,
       ]),
     );
   });
@@ -294,11 +319,11 @@ describe('signed copy PDF (pdfkit, DejaVu Sans, bidi)', () => {
     // The title wraps between words, onto a second page, and its lines read back as the whole title.
     const rest = read.lines.slice(certificate).flat();
     const titleLines = rest.slice(
-      rest.findIndex((line) => line.startsWith('Title: ')),
-      rest.findIndex((line) => line.startsWith('Contract ID: ')),
+      rest.findIndex((line) => line.startsWith('العنوان: ')),
+      rest.findIndex((line) => line.startsWith('رقم العقد: ')),
     );
     expect(titleLines.length).toBeGreaterThan(10);
-    expect(titleLines.join(' ')).toBe(`Title: ${title}`);
+    expect(titleLines.join(' ')).toBe(`العنوان: ${title}`);
     expect(rest).toContain('30. ليلى حداد 30');
   });
 

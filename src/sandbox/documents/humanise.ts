@@ -40,19 +40,23 @@ export function humanDay(value: unknown, lang: Language): string | undefined {
   return format.format(at).replace(/[\u200e\u200f\u061c]/g, '');
 }
 
-/** `09:05 UTC`: the hour on a 24-hour clock, the zone named. */
-export function humanClock(value: unknown): string | undefined {
+/** `09:05 UTC`: the hour on a 24-hour clock, the zone named; `09:05:30 UTC` with `seconds`. */
+export function humanClock(value: unknown, seconds = false): string | undefined {
   const at = timeOf(value);
   if (at === undefined) return undefined;
   const time = new Date(at);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(time.getUTCHours())}:${two(time.getUTCMinutes())} UTC`;
+  const clock = `${two(time.getUTCHours())}:${two(time.getUTCMinutes())}`;
+  return `${seconds ? `${clock}:${two(time.getUTCSeconds())}` : clock} UTC`;
 }
 
-/** `1 March 2027, 09:05 UTC` / `1 مارس 2027، 09:05 UTC`. */
-export function humanTime(value: unknown, lang: Language): string | undefined {
+/**
+ * `1 March 2027, 09:05 UTC` / `1 مارس 2027، 09:05 UTC`; to the second with `seconds` (a record,
+ * as the certificate of completion keeps one).
+ */
+export function humanTime(value: unknown, lang: Language, seconds = false): string | undefined {
   const day = humanDay(value, lang);
-  const clock = humanClock(value);
+  const clock = humanClock(value, seconds);
   if (day === undefined || clock === undefined) return undefined;
   return `${day}${lang === 'ar' ? '، ' : ', '}${clock}`;
 }
