@@ -34,6 +34,11 @@ export default tseslint.config(
     rules: { 'no-unused-vars': ['error', unusedVars] },
   },
   {
+    // The sandbox pages' one script runs in the browser, as a classic script.
+    files: ['assets/pages/*.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
+  },
+  {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {

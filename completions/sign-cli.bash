@@ -91,6 +91,7 @@ _sign_cli() {
     --signing) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'hmac ed25519' -- "$cur")); return ;;
     --accept) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'signature_level= locale= channel= verification=' -- "$cur")); return ;;
     --journey) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'auto manual' -- "$cur")); return ;;
+    --templates) COMPREPLY=(); return ;;
     --method) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     -X) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --raw-field) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -103,7 +104,7 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--templates|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -151,7 +152,7 @@ _sign_cli() {
       'journal show') words='--journal-store'" $globals" ;;
       'journal forget') words='--older-than --yes -y --journal-store'" $globals" ;;
       'doctor') words=''" $globals" ;;
-      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --detach'" $globals" ;;
+      'sandbox') words='--port --host --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --templates --detach'" $globals" ;;
       'sandbox stop') words=''" $globals" ;;
       'sandbox outbox') words='--envelope --follow'" $globals" ;;
       'api') words='--method -X --raw-field -f --field -F --input --header -H --paginate --include -i --silent'" $globals" ;;

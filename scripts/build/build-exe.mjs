@@ -42,6 +42,7 @@ import {
   chunksHash,
   cliBundleOptions,
   FONT_FILES,
+  FONT_LICENSES,
   PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
@@ -122,6 +123,11 @@ try {
       .map((block) => block.trimEnd())
       .filter(Boolean),
   );
+  // The fonts' licences too: the handwriting fonts (SIL OFL) travel as assets of the executable.
+  for (const file of FONT_LICENSES)
+    blocks.add(
+      `assets/fonts (${file}):\n${readFileSync(join(root, 'assets', 'fonts', file), 'utf8').trimEnd()}`,
+    );
   const notices = join(work, 'THIRD-PARTY-NOTICES.txt');
   writeFileSync(notices, `Bundled license information:\n\n${[...blocks].join('\n\n')}\n`);
 

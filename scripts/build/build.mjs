@@ -39,6 +39,7 @@ import {
   chunksHash,
   cliBundleOptions,
   FONT_FILES,
+  FONT_LICENSES,
   PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
@@ -111,7 +112,8 @@ mkdirSync(`${root}${out}/fonts`);
 for (const file of FONT_FILES)
   copyFileSync(requireFromRoot.resolve(`dejavu-fonts-ttf/ttf/${file}`), `${root}${out}/fonts/${file}`);
 copyFileSync(requireFromRoot.resolve('dejavu-fonts-ttf/LICENSE'), `${root}${out}/fonts/LICENSE`);
-for (const file of WEB_FONT_FILES) copyFileSync(`${root}assets/fonts/${file}`, `${root}${out}/fonts/${file}`);
+for (const file of [...WEB_FONT_FILES, ...FONT_LICENSES])
+  copyFileSync(`${root}assets/fonts/${file}`, `${root}${out}/fonts/${file}`);
 mkdirSync(`${root}${out}/pages`);
 for (const file of PAGE_FILES) copyFileSync(`${root}assets/pages/${file}`, `${root}${out}/pages/${file}`);
 

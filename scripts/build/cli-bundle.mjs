@@ -19,16 +19,27 @@ export const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 /**
  * The sandbox pages' web fonts (src/sandbox/pages/page-files.ts reads them): WOFF2 subsets of the
- * fonts above, made by scripts/fonts/web-fonts.sh and kept in assets/fonts; copied beside the
- * bundle and carried by each single executable as the fonts above are.
+ * fonts above, made by scripts/fonts/web-fonts.sh, and the handwriting fonts of a typed signature
+ * (scripts/fonts/signature-fonts.sh; the signed copy draws with them too,
+ * src/sandbox/signing/font-files.ts), kept in assets/fonts; copied beside the bundle with their
+ * licences and carried by each single executable as the fonts above are.
  */
-export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'];
+export const WEB_FONT_FILES = [
+  'sandbox-sans.woff2',
+  'sandbox-sans-bold.woff2',
+  'signature-latin.woff',
+  'signature-latin-ext.woff',
+  'signature-arabic.woff',
+];
+
+/** The licences of the fonts of assets/fonts, copied beside them (and into the executables' notices). */
+export const FONT_LICENSES = ['OFL-DancingScript.txt', 'OFL-ArefRuqaa.txt'];
 
 /**
  * The sandbox pages' own files kept in assets/pages (src/sandbox/pages/page-files.ts reads them):
  * copied to dist/pages and carried by each single executable as the fonts are.
  */
-export const PAGE_FILES = ['ceremony.css'];
+export const PAGE_FILES = ['ceremony.css', 'ceremony.js'];
 
 /**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it

@@ -24,6 +24,7 @@ import { newId } from './ids.js';
 import { JourneyEngine, type JourneyMode } from './journey/journey.js';
 import { SignerLinks } from './journey/signer-links.js';
 import { FormTokens, formKey } from './pages/forms.js';
+import { Templates } from './documents/templates.js';
 import { IDEMPOTENCY_RETENTION_MS } from './http/middleware.js';
 import { SlidingWindowLimiter } from './http/rate-limiter.js';
 import { createRouter } from './router.js';
@@ -66,6 +67,12 @@ export interface SandboxOptions {
    * people on the signer's pages (`sandbox --journey`). Kept per envelope, as it was created.
    */
   journey?: JourneyMode;
+  /**
+   * A directory of document templates (`sandbox --templates`): `<template_id>.v<version>.txt`
+   * each (documents/template-format.ts), beside the built-in ones. One that cannot be read is a
+   * TemplateError, and the sandbox does not start.
+   */
+  templates?: string;
 }
 
 export interface RunningSandbox {
@@ -88,6 +95,9 @@ function buildServices(
   options: SandboxOptions,
   notices: string[],
 ): SandboxServices & { scheduler: Scheduler } {
+  // Read before the state is opened: a template in error stops the start with nothing locked.
+  const templates =
+    options.templates === undefined ? Templates.builtIn() : Templates.fromDirectory(options.templates);
   const store = new SandboxStore(options.dataDir);
   notices.push(...store.problems);
   const realClock = options.clock ?? systemClock;
@@ -150,6 +160,7 @@ function buildServices(
     forms: new FormTokens(formKey(options.dataDir)),
     // Set by startSandbox once it listens.
     baseUrl: '',
+    templates,
   };
 }
 

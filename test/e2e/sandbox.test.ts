@@ -78,10 +78,12 @@ describe('sandbox --detach and sandbox stop', () => {
 });
 
 describe("the built sandbox's pages", () => {
-  it('serve the stylesheet and the web fonts the build put beside the bundle (dist/pages, dist/fonts)', async () => {
+  it('serve the stylesheet, the script and the web fonts the build put beside the bundle (dist/pages, dist/fonts)', async () => {
     for (const [name, shipped] of [
       ['ceremony.css', 'assets/pages/ceremony.css'],
+      ['ceremony.js', 'assets/pages/ceremony.js'],
       ['sandbox-sans.woff2', 'assets/fonts/sandbox-sans.woff2'],
+      ['signature-arabic.woff', 'assets/fonts/signature-arabic.woff'],
     ] as const) {
       const response = await fetch(`${sandbox.baseUrl}/_sandbox/assets/${name}`);
       expect([name, response.status]).toEqual([name, 200]);

@@ -156,6 +156,10 @@ export interface PageOptions {
   locale?: string;
   /** prefers-reduced-motion: default no-preference. */
   reducedMotion?: 'reduce' | 'no-preference';
+  /** The window's size in CSS pixels: default 1024×768. */
+  viewport?: { width: number; height: number };
+  /** A phone: touch events, and the mobile viewport meta tag honoured. */
+  mobile?: boolean;
 }
 
 export interface TestPage {
@@ -204,7 +208,8 @@ type CspWindow = Record<string, ((violation: string) => void) | undefined> & {
  */
 export async function newPage(browser: Browser, options: PageOptions = {}): Promise<TestPage> {
   const context = await browser.newContext({
-    viewport: { width: 1024, height: 768 },
+    viewport: options.viewport ?? { width: 1024, height: 768 },
+    ...(options.mobile ? { isMobile: true, hasTouch: true } : {}),
     deviceScaleFactor: 1,
     locale: options.locale ?? 'en-US',
     reducedMotion: options.reducedMotion ?? 'no-preference',
@@ -318,7 +323,8 @@ export function describeViolations(violations: AxeViolation[]): string {
 export const SCREENSHOTS_DIR = join(ROOT, 'docs', 'images', 'sandbox');
 
 /**
- * A full-page PNG of the page, animations finished and caret hidden. Written to
+ * A PNG of the page (the whole page, or with `fullPage` false what the window shows),
+ * animations finished and caret hidden. Written to
  * `<dir>/<name>.png` when `dir` is given, else to docs/images/sandbox/<name>.png
  * when SIGN_SCREENSHOTS=1, else only returned. Returns the image and where it was written.
  */
@@ -326,10 +332,11 @@ export async function screenshot(
   page: Page,
   name: string,
   dir?: string,
+  fullPage = true,
 ): Promise<{ png: Buffer; path: string | undefined }> {
   const target = dir ?? (process.env.SIGN_SCREENSHOTS === '1' ? SCREENSHOTS_DIR : undefined);
   if (target) mkdirSync(target, { recursive: true });
   const path = target ? join(target, `${name}.png`) : undefined;
-  const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', path });
+  const png = await page.screenshot({ fullPage, animations: 'disabled', caret: 'hide', path });
   return { png, path };
 }

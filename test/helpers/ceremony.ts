@@ -15,10 +15,12 @@ export interface OutboxMessage {
   kind: string;
   channel: string;
   to: string;
+  from: string;
   subject: string;
   text: string;
   link: string | null;
   at: string;
+  expires_at: string | null;
 }
 
 export class Visitor {

@@ -1,17 +1,27 @@
 /**
  * The pages' web fonts (scripts/fonts/web-fonts.sh): WOFF2 subsets of the
  * signed copy's DejaVu fonts, small enough for a page's first load, with what
- * Latin and Arabic need, shaped and measured as the PDF's layout measures them.
+ * Latin and Arabic need, shaped and measured as the PDF's layout measures them;
+ * and the handwriting fonts of a typed signature (scripts/fonts/signature-fonts.sh),
+ * the same files on the page and in the PDF, each with its licence.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/paths.js';
 // @ts-expect-error fontkit ships no type declarations; the interfaces below describe what is used.
 import * as fontkitModule from 'fontkit';
-import { readFontFile } from '../../src/sandbox/signing/font-files.js';
+import {
+  SIGNATURE_FONT_FILES,
+  readFontFile,
+  readSignatureFont,
+} from '../../src/sandbox/signing/font-files.js';
 import { WEB_FONT_FILES, readWebFont } from '../../src/sandbox/pages/page-files.js';
 
 interface Font {
   type: string;
   familyName: string;
+  copyright: string;
   hasGlyphForCodePoint(codePoint: number): boolean;
   layout(text: string): { glyphs: { id: number; name: string }[]; advanceWidth: number };
 }
@@ -24,7 +34,7 @@ const SOURCES = {
 const ARABIC_INDIC_DIGITS = '٠١٢٣٤٥٦٧٨٩';
 const SAMPLE = `Aa é Łódź — “Layla” ليلى حداد، عقد إيجار لا (أم علي) ${ARABIC_INDIC_DIGITS}`;
 
-describe.each(WEB_FONT_FILES)('web font %s', (name) => {
+describe.each(Object.keys(SOURCES) as (keyof typeof SOURCES)[])('web font %s', (name) => {
   const data = readWebFont(name);
   const font = fontkit.create(data);
 
@@ -52,5 +62,40 @@ describe.each(WEB_FONT_FILES)('web font %s', (name) => {
   it('measures text as the TTF the PDF is laid out with', () => {
     const ttf = fontkit.create(readFontFile(SOURCES[name]));
     expect(font.layout(SAMPLE).advanceWidth).toBe(ttf.layout(SAMPLE).advanceWidth);
+  });
+});
+
+const SIGNATURE_FONTS = {
+  'signature-latin.woff': {
+    family: 'Dancing Script',
+    licence: 'OFL-DancingScript.txt',
+    sample: 'Layla Haddad Chloé',
+  },
+  'signature-latin-ext.woff': { family: 'Dancing Script', licence: 'OFL-DancingScript.txt', sample: 'ŁŞąğő' },
+  'signature-arabic.woff': { family: 'Aref Ruqaa', licence: 'OFL-ArefRuqaa.txt', sample: 'ليلى حداد' },
+} as const;
+
+describe.each(SIGNATURE_FONT_FILES)('signature font %s', (name) => {
+  const { family, licence, sample } = SIGNATURE_FONTS[name];
+  const data = readSignatureFont(name);
+  const font = fontkit.create(data);
+
+  it('is the handwriting font itself, a WOFF, served by the pages as the PDF draws with it', () => {
+    expect(data.subarray(0, 4).toString('latin1')).toBe('wOFF');
+    expect(font.familyName).toBe(family);
+    expect(WEB_FONT_FILES).toContain(name);
+    expect(readWebFont(name).equals(data)).toBe(true);
+    expect(data.length).toBeLessThan(64 * 1024);
+  });
+
+  it('draws the names it is for, and ships with its licence, the SIL Open Font License', () => {
+    for (const char of sample.replace(/ /g, ''))
+      expect(font.hasGlyphForCodePoint(char.codePointAt(0)!), char).toBe(true);
+    const text = readFileSync(join(ROOT, 'assets', 'fonts', licence), 'utf8');
+    expect(text).toContain('SIL Open Font License, Version 1.1');
+    expect(text).toContain(
+      family === 'Aref Ruqaa' ? 'Aref Ruqaa Project Authors' : 'Dancing Script Project Authors',
+    );
+    expect(existsSync(join(ROOT, 'assets', 'fonts', name))).toBe(true);
   });
 });

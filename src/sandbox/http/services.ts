@@ -30,6 +30,7 @@ export interface Counters {
 import type { SigningIdentity } from '../signing/signing-identity.js';
 import type { SignerLinks } from '../journey/signer-links.js';
 import type { FormTokens } from '../pages/forms.js';
+import type { Templates } from '../documents/templates.js';
 
 export interface SandboxServices {
   store: SandboxStore;
@@ -61,6 +62,8 @@ export interface SandboxServices {
   forms: FormTokens;
   /** Where the sandbox listens (`http://127.0.0.1:4010`): the links of the outbox are absolute. */
   baseUrl: string;
+  /** The documents' templates: the built-in ones and `--templates`. */
+  templates: Templates;
 }
 
 /** One authenticated API request, with the path's parameters decoded. */

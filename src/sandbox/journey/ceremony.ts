@@ -1,12 +1,15 @@
 /**
  * The signing ceremony of a manual journey: what a person does on the
- * signer's page (open, verify identity, sign or decline) and in the ID app,
- * each checked against the envelope's state and recorded by the journey
- * engine exactly as the auto journey records it (same events, deliveries and
- * audit entries, one stored line per step).
+ * signer's page (open, verify identity, adopt a signature, sign or decline)
+ * and in the ID app, each checked against the envelope's state and recorded
+ * by the journey engine exactly as the auto journey records it (same events,
+ * deliveries and audit entries, one stored line per step). Adopting a
+ * signature and a failed attempt that is not the last are no event: they are
+ * stored with the envelope.
  */
 import { TERMINAL, journeyOf, type JourneyEngine } from './journey.js';
-import { answerIdRequest, openIdRequest, startIdRequest, type IdRequest } from './id-requests.js';
+import { answerIdRequest, canRenew, openIdRequest, startIdRequest, type IdRequest } from './id-requests.js';
+import { signatureOf, type Signature, type SignatureProblem } from '../documents/signature.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 /** Where a signer stands, as their page shows it. */
@@ -16,12 +19,27 @@ export type SignerStage =
   | { stage: 'waiting'; for: SignerRecord | undefined }
   | { stage: 'robot' }
   | { stage: 'verify'; request?: IdRequest }
-  | { stage: 'sign' };
+  | { stage: 'signature' }
+  | { stage: 'sign'; signature: Signature };
+
+/** The steps a signer takes, in order: the identity check when the envelope asks for one, then their signature, then signing. */
+export type StepName = 'verify' | 'signature' | 'sign';
+
+export const stepsOf = (signer: SignerRecord): StepName[] =>
+  signer.verification ? ['verify', 'signature', 'sign'] : ['signature', 'sign'];
 
 /** A person's request that the state does not allow; the page says why and changes nothing. */
 export class CeremonyRefusal extends Error {
   constructor(
-    readonly code: 'not_now' | 'consent_required' | 'reason_required' | 'no_request' | 'bad_answer',
+    readonly code:
+      | 'not_now'
+      | 'consent_required'
+      | 'reason_required'
+      | 'no_request'
+      | 'bad_answer'
+      | 'too_many_requests'
+      | 'signature_required'
+      | SignatureProblem,
   ) {
     super(code);
   }
@@ -46,7 +64,8 @@ export function stageOf(envelope: EnvelopeRecord, signer: SignerRecord): SignerS
     const request = openIdRequest(signer);
     return request ? { stage: 'verify', request } : { stage: 'verify' };
   }
-  return { stage: 'sign' };
+  const signature = signatureOf(signer);
+  return signature ? { stage: 'sign', signature } : { stage: 'signature' };
 }
 
 /** The signer opened their page: `signer.viewed`, once, when it is their turn. */
@@ -73,15 +92,20 @@ function mustAct(envelope: EnvelopeRecord, signer: SignerRecord, stage: SignerSt
     throw new CeremonyRefusal('not_now');
 }
 
-/** Starts an identity check (the page shows its number, or a code goes to the outbox). */
+/**
+ * Starts an identity check (the page shows its number, or a code goes to the outbox), or, with
+ * `renew`, replaces the open number or code with a new one (the signer asked for it).
+ */
 export function beginVerification(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
   signer: SignerRecord,
+  renew = false,
 ): IdRequest {
   mustAct(envelope, signer, 'verify');
   const open = openIdRequest(signer);
-  if (open) return open;
+  if (open && !renew) return open;
+  if (!canRenew(signer)) throw new CeremonyRefusal('too_many_requests');
   let request: IdRequest | undefined;
   engine.act(envelope, (_step, at) => {
     request = startIdRequest(signer, at);
@@ -111,12 +135,30 @@ export function answer(
   engine.act(envelope, (step, at) => answerIdRequest(engine, envelope, signer, request, value, step, at));
 }
 
+/** The signer's own signature, typed or drawn, kept until they sign (and changeable until then). */
+export function adoptSignature(
+  engine: JourneyEngine,
+  envelope: EnvelopeRecord,
+  signer: SignerRecord,
+  signature: Signature | SignatureProblem,
+): void {
+  const stage = stageOf(envelope, signer).stage;
+  if (journeyOf(envelope) !== 'manual' || (stage !== 'signature' && stage !== 'sign'))
+    throw new CeremonyRefusal('not_now');
+  if (typeof signature === 'string') throw new CeremonyRefusal(signature);
+  engine.act(envelope, () => {
+    signer.signature = signature;
+  });
+}
+
 export function sign(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
   signer: SignerRecord,
   consent: boolean,
 ): void {
+  if (journeyOf(envelope) === 'manual' && stageOf(envelope, signer).stage === 'signature')
+    throw new CeremonyRefusal('signature_required');
   mustAct(envelope, signer, 'sign');
   if (!consent) throw new CeremonyRefusal('consent_required');
   engine.act(envelope, (step, at) => engine.signOrDecline(envelope, signer, step, at, false));
@@ -133,7 +175,7 @@ export function decline(
 ): void {
   if (journeyOf(envelope) !== 'manual') throw new CeremonyRefusal('not_now');
   const stage = stageOf(envelope, signer).stage;
-  if (stage !== 'verify' && stage !== 'sign') throw new CeremonyRefusal('not_now');
+  if (stage !== 'verify' && stage !== 'signature' && stage !== 'sign') throw new CeremonyRefusal('not_now');
   // By characters, not UTF-16 units: a cut never splits a surrogate pair.
   const text = Array.from(reason.trim()).slice(0, DECLINE_REASON_MAX).join('');
   if (!text) throw new CeremonyRefusal('reason_required');

@@ -2,22 +2,33 @@
  * Identity checks of a manual journey, as the national digital identity
  * services run them (UAE PASS, Nafath): the signer's page shows a number, the
  * person's phone app (the sandbox's page at /_sandbox/id/<request>) offers
- * three, and choosing the one shown verifies. A wrong choice fails the check;
- * no answer within ID_REQUEST_MS (sandbox time, so `--speed` scales it)
- * expires it. One-time-code methods (`sms_otp`, `email_otp`) send a code to
- * the signer's channel instead (a message in the outbox), typed on the page.
+ * three, and choosing the one shown verifies. One-time-code methods (`sms_otp`,
+ * `email_otp`) send a code instead (a message in the outbox: by SMS to the signer's phone, by
+ * e-mail to their address), typed on the page.
  *
- * Each outcome is the same event as in the auto journey (`signer.verified`,
- * or `signer.verification_failed` and `envelope.failed`), with the reason in
- * the event (`wrong_number`, `wrong_code`, `expired`).
+ * A check allows MAX_ATTEMPTS failures, as identity services and signing services do: a wrong
+ * number chosen (that request ends; the page offers another), a wrong code typed (the code
+ * stays good until it expires), or a request left unanswered for ID_REQUEST_MS of sandbox time
+ * (`--speed` scales it). A new code or number can be asked for (up to MAX_REQUESTS in one
+ * check). Only the last failure fails the check.
+ *
+ * Each outcome is the same event as in the auto journey (`signer.verified`, or
+ * `signer.verification_failed` and `envelope.failed`), with the reason of the last failure in
+ * the event (`wrong_number`, `wrong_code`, `expired`); the failures before it make no event.
  */
 import { randomInt } from 'node:crypto';
 import { randomBase62 } from '../ids.js';
 import type { EventRecorder as JourneyEngine, Step } from './journey-shape.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
-/** How long an identity check waits for its answer, in sandbox time. */
+/** How long a number or a code waits for its answer, in sandbox time. */
 export const ID_REQUEST_MS = 120_000;
+
+/** Failures a check allows: the last of them fails it. */
+export const MAX_ATTEMPTS = 3;
+
+/** Numbers or codes one check may send (the first included): a new one is asked for, not farmed. */
+export const MAX_REQUESTS = 6;
 
 /** Methods checked with a code sent to the signer's channel; any other method is an app check. */
 const CODE_METHODS: ReadonlySet<string> = new Set(['sms_otp', 'email_otp']);
@@ -33,7 +44,10 @@ export interface IdRequest {
   created_at: string;
   /** Sandbox time (ms) after which an unanswered request has expired. */
   expires_at: number;
-  outcome?: 'verified' | 'wrong' | 'expired';
+  /** Wrong answers it was given (a code may be typed again; an app request ends at its first). */
+  wrong?: number;
+  /** How it ended: answered, wrongly answered, unanswered in time, or replaced by a new one the signer asked for. */
+  outcome?: 'verified' | 'wrong' | 'expired' | 'replaced';
 }
 
 export const idRequestsOf = (signer: SignerRecord): IdRequest[] =>
@@ -45,6 +59,32 @@ export const openIdRequest = (signer: SignerRecord): IdRequest | undefined =>
 
 export const isCodeMethod = (method: string): boolean => CODE_METHODS.has(method);
 
+/** The failures of the signer's check so far: wrong answers and requests left to expire. */
+export function failuresOf(signer: SignerRecord): number {
+  return idRequestsOf(signer).reduce(
+    // Requests from before attempts were counted ended at their one wrong answer.
+    (sum, r) => sum + (r.wrong ?? (r.outcome === 'wrong' ? 1 : 0)) + (r.outcome === 'expired' ? 1 : 0),
+    0,
+  );
+}
+
+/** Failures the check still allows before the one that fails it. */
+export const attemptsLeft = (signer: SignerRecord): number => Math.max(0, MAX_ATTEMPTS - failuresOf(signer));
+
+/** Whether the signer may ask for another number or code. */
+export const canRenew = (signer: SignerRecord): boolean => idRequestsOf(signer).length < MAX_REQUESTS;
+
+/**
+ * How a code reaches the signer: `sms_otp` by SMS to their phone, `email_otp` by e-mail to their
+ * address; a signer without that contact gets it on their own channel.
+ */
+export function codeChannel(signer: SignerRecord): { channel: string; to: string } {
+  if (signer.verification === 'sms_otp' && signer.phone) return { channel: 'sms', to: signer.phone };
+  if (signer.verification === 'email_otp' && signer.email) return { channel: 'email', to: signer.email };
+  const to = signer.channel === 'whatsapp' ? signer.phone : signer.email;
+  return { channel: signer.channel, to: to ?? signer.email ?? signer.phone ?? '' };
+}
+
 function twoDigitChoices(): { answer: string; choices: string[] } {
   const numbers = new Set<number>();
   while (numbers.size < 3) numbers.add(randomInt(10, 100));
@@ -52,8 +92,10 @@ function twoDigitChoices(): { answer: string; choices: string[] } {
   return { answer: choices[randomInt(0, 3)]!, choices };
 }
 
-/** A new check for the signer (an open one is replaced by nothing: the caller checks there is none). */
+/** A new number or code for the signer; an open one is replaced (the caller checks MAX_REQUESTS). */
 export function startIdRequest(signer: SignerRecord, at: number): IdRequest {
+  const open = openIdRequest(signer);
+  if (open) open.outcome = 'replaced';
   const kind = isCodeMethod(signer.verification ?? '') ? 'code' : 'app';
   const request: IdRequest = {
     id: `idr_${randomBase62(22)}`,
@@ -106,7 +148,10 @@ export function failVerification(
   );
 }
 
-/** The person's answer: the right one verifies the signer, any other fails the check. */
+/**
+ * The person's answer: the right one verifies the signer; a wrong one is a failure, which fails
+ * the check when it is the last the check allows.
+ */
 export function answerIdRequest(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
@@ -117,6 +162,7 @@ export function answerIdRequest(
   at: number,
 ): void {
   if (answer === request.answer) {
+    const failed = failuresOf(signer);
     request.outcome = 'verified';
     signer.status = 'verified';
     signer.verified_at = new Date(at).toISOString();
@@ -127,18 +173,28 @@ export function answerIdRequest(
       at,
       'signer.verified',
       actorOf(signer),
-      `identity verified with ${String(signer.verification)}`,
+      `identity verified with ${String(signer.verification)}${failed > 0 ? ` after ${failed} failed attempt${failed === 1 ? '' : 's'}` : ''}`,
       signer,
     );
     return;
   }
+  request.wrong = (request.wrong ?? 0) + 1;
+  // An app's request ends at a wrong choice (the page shows a new number); a code stays good until it expires.
+  if (request.kind === 'app') request.outcome = 'wrong';
+  if (failuresOf(signer) < MAX_ATTEMPTS) {
+    if (request.kind === 'app') signer.next_at = null;
+    return;
+  }
   request.outcome = 'wrong';
   const wrong = request.kind === 'app' ? 'wrong_number' : 'wrong_code';
-  const why = request.kind === 'app' ? 'a wrong number was chosen in the app' : 'a wrong code was typed';
+  const why =
+    request.kind === 'app'
+      ? `a wrong number was chosen in the app (${MAX_ATTEMPTS} failed attempts)`
+      : `a wrong code was typed (${MAX_ATTEMPTS} failed attempts)`;
   failVerification(engine, envelope, signer, step, at, why, wrong);
 }
 
-/** The engine's timer for a signer of a manual journey: an open check whose time ran out. */
+/** The engine's timer for a signer of a manual journey: an open request whose time ran out. */
 export function expireIdRequest(
   engine: JourneyEngine,
   envelope: EnvelopeRecord,
@@ -153,13 +209,15 @@ export function expireIdRequest(
     return;
   }
   request.outcome = 'expired';
+  // Not the last failure: the signer asks for a new number or code on their page.
+  if (failuresOf(signer) < MAX_ATTEMPTS) return;
   failVerification(
     engine,
     envelope,
     signer,
     step,
     request.expires_at,
-    'the check was not answered in time',
+    `the check was not answered in time (${MAX_ATTEMPTS} failed attempts)`,
     'expired',
   );
 }

@@ -19,6 +19,7 @@ import type { EventType } from '../../core/webhooks/events.js';
 import type { SandboxClock, Scheduler } from './clock.js';
 import type { Step } from './journey-shape.js';
 import { recordEvent } from './journey-events.js';
+import { describeSignature, signatureOf } from '../documents/signature.js';
 import { STEP_DELAYS_MS, advance, type JourneyMode } from './journey-steps.js';
 import type { SandboxStore } from '../store/store.js';
 import type {
@@ -176,6 +177,8 @@ export class JourneyEngine {
 
   private stepAndStore(envelope: EnvelopeRecord): void {
     const now = this.clock.now();
+    // A step may change the envelope without an event (a person's failed attempt that is not the last).
+    const before = JSON.stringify(envelope);
     const step: Step = { audit: [], deliveries: [] };
     for (;;) {
       const due = envelope.signers
@@ -197,7 +200,7 @@ export class JourneyEngine {
       advance(this, envelope, due, step);
       if (TERMINAL.has(envelope.status)) break;
     }
-    if (step.audit.length > 0) {
+    if (step.audit.length > 0 || JSON.stringify(envelope) !== before) {
       envelope.updated_at = new Date(now).toISOString();
       this.store.saveJourney(envelope, step.audit, step.deliveries);
       this.onDeliveries(step.deliveries);
@@ -242,13 +245,14 @@ export class JourneyEngine {
     }
     signer.status = 'signed';
     signer.signed_at = iso(at);
+    const own = signatureOf(signer);
     this.record(
       envelope,
       step,
       at,
       'signer.signed',
       actor,
-      `signed (${typeof envelope.signature_level === 'string' ? envelope.signature_level : 'default'} signature)`,
+      `signed (${typeof envelope.signature_level === 'string' ? envelope.signature_level : 'default'} signature)${own ? ` with a ${describeSignature(own)}` : ''}`,
       signer,
     );
     if (envelope.signers.every((s) => s.status === 'signed')) {

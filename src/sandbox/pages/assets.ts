@@ -1,31 +1,12 @@
 /**
- * The pages' own files: one stylesheet (assets/pages/ceremony.css), one script, the icon and
- * the two web fonts.
- * The script only makes the pages livelier (a waiting page reloads when its
- * envelope moves on); every form works without it.
+ * The pages' own files: one stylesheet (assets/pages/ceremony.css), one script
+ * (assets/pages/ceremony.js), the icon and the web fonts.
+ * The script only makes the pages livelier (the step scrolled to and announced,
+ * a waiting page reloaded when its envelope moves on, the signature pad); every
+ * form works without it.
  */
 import type { ServerResponse } from 'node:http';
-import { readStylesheet, readWebFont, STYLESHEET } from './page-files.js';
-
-const JS = `"use strict";
-(function () {
-  var url = document.body.getAttribute("data-poll");
-  if (!url || !window.fetch) return;
-  var first = null;
-  function check() {
-    fetch(url, { credentials: "same-origin", cache: "no-store" })
-      .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (text) {
-        if (text === null) return;
-        if (first === null) first = text;
-        else if (text !== first) { window.location.reload(); return; }
-        setTimeout(check, 1500);
-      })
-      .catch(function () { setTimeout(check, 3000); });
-  }
-  check();
-})();
-`;
+import { readScript, readStylesheet, readWebFont, SCRIPT, STYLESHEET, WEB_FONT_FILES } from './page-files.js';
 
 /** A browser asks for an icon; one of our own keeps it from asking for /favicon.ico (a 404). */
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#5b3a00"/><path d="M3 11c2-4 3 2 5-2s2 3 5 0" stroke="#fff" stroke-width="1.5" fill="none"/></svg>`;
@@ -37,9 +18,14 @@ const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect 
 const FILES: ReadonlyMap<string, { type: string; body: () => Buffer }> = new Map([
   ['icon.svg', { type: 'image/svg+xml', body: () => Buffer.from(ICON) }],
   [STYLESHEET, { type: 'text/css; charset=utf-8', body: readStylesheet }],
-  ['ceremony.js', { type: 'text/javascript; charset=utf-8', body: () => Buffer.from(JS) }],
-  ['sandbox-sans.woff2', { type: 'font/woff2', body: () => readWebFont('sandbox-sans.woff2') }],
-  ['sandbox-sans-bold.woff2', { type: 'font/woff2', body: () => readWebFont('sandbox-sans-bold.woff2') }],
+  [SCRIPT, { type: 'text/javascript; charset=utf-8', body: readScript }],
+  ...WEB_FONT_FILES.map(
+    (name) =>
+      [
+        name,
+        { type: name.endsWith('.woff2') ? 'font/woff2' : 'font/woff', body: () => readWebFont(name) },
+      ] as const,
+  ),
 ]);
 
 const cache = new Map<string, Buffer>();

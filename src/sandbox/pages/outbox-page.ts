@@ -1,37 +1,58 @@
 /**
- * The outbox as a page, like a mail catcher's inbox (Mailpit): every message
- * the service would have sent, newest first, with its recipient, channel,
- * text and link. Links are shown relative to the sandbox, so they open
- * wherever the page was opened from.
+ * The outbox as a page, like a mail catcher's inbox (Mailpit): every message the service would
+ * have sent, newest first, in the language asked (`?lang=ar`; English otherwise): when it went
+ * and by which channel, from whom, to whom, until when it holds, its text as sent (in the
+ * envelope's language, its link whole, as the recipient got it) and the button it carries.
  */
+import { channelName, humanTime } from '../documents/humanise.js';
 import { page } from './frame.js';
 import { html, oneLine, type Markup } from './html.js';
 import type { OutboxMessage } from './outbox.js';
-import { STRINGS } from './strings.js';
+import { STRINGS, textFor, type Language } from './strings.js';
 
-function relative(link: string, baseUrl: string): string {
-  return link.startsWith(`${baseUrl}/`) ? link.slice(baseUrl.length) : link;
-}
-
-function article(message: OutboxMessage, baseUrl: string): Markup {
-  const link = message.link ? relative(message.link, baseUrl) : null;
-  const text = message.link ? message.text.replace(message.link, '').trim() : message.text;
-  const meta = [message.at, message.channel, message.to, message.kind, message.envelope_id].map(oneLine);
+function article(message: OutboxMessage, lang: Language): Markup {
+  const t = STRINGS[lang];
+  const f = t.outboxFields;
+  // A contact or an id isolated (bdi), so that the page's direction does not reorder it.
+  const row = (label: string, value: Markup | string, isolate = false) =>
+    html`<div>
+      <dt>${label}</dt>
+      <dd>${isolate ? html`<bdi>${value}</bdi>` : value}</dd>
+    </div>`;
+  const expires = message.expires_at ? humanTime(message.expires_at, lang) : undefined;
   return html`<article class="message" aria-labelledby="${message.id}">
     <h2 id="${message.id}" dir="auto">${oneLine(message.subject)}</h2>
-    <p class="meta">${meta.join(' \u00b7 ')}</p>
-    <p class="text" dir="auto">${text}</p>
-    ${link && html`<p><a href="${link}">${link}</a></p>`}
+    <dl class="meta">
+      ${row(f.sent, humanTime(message.at, lang) ?? message.at)}
+      ${row(f.channel, html`<span class="channel ${message.channel}">${channelName(message.channel, lang)}</span>`)}
+      ${row(f.from, t.outboxSender(oneLine(message.from)))} ${row(f.to, oneLine(message.to), true)}
+      ${expires && row(f.expires, expires)} ${row(f.envelope, message.envelope_id, true)}
+    </dl>
+    <p class="text" dir="auto">${message.text}</p>
+    ${
+      message.link &&
+      html`<p>
+        <a class="button primary" href="${message.link}"
+          >${textFor(t.outboxOpen, message.kind) ?? message.link}</a
+        >
+      </p>`
+    }
   </article>`;
 }
 
-export function outboxPage(messages: OutboxMessage[], baseUrl: string, self: string): Markup {
-  const t = STRINGS.en;
+export function outboxPage(messages: OutboxMessage[], lang: Language, self: URL): Markup {
+  const t = STRINGS[lang];
   const list = [...messages].reverse();
   const main = html`<h1>${t.outboxTitle}</h1>
     <p>${t.outboxIntro}</p>
-    ${
-      list.length === 0 ? html`<p role="status">${t.outboxEmpty}</p>` : list.map((m) => article(m, baseUrl))
-    }`;
-  return page({ lang: 'en', title: t.outboxTitle, main, poll: self });
+    ${list.length === 0 ? html`<p role="status">${t.outboxEmpty}</p>` : list.map((m) => article(m, lang))}`;
+  const other = new URL(self);
+  other.searchParams.set('lang', lang === 'ar' ? 'en' : 'ar');
+  return page({
+    lang,
+    title: t.outboxTitle,
+    main,
+    switchTo: `${other.pathname}${other.search}`,
+    poll: `${self.pathname}${self.search}`,
+  });
 }

@@ -3,15 +3,18 @@
  * envelopes' state rather than kept apart, so it is the same after a restart
  * and cannot disagree with the journey: an invitation when a signer is
  * notified, a reminder each sandbox day they have not acted (at most three),
- * a one-time code or an ID-app request for each identity check, and the
- * completed copy to every signer. Texts are in the envelope's locale (Arabic
- * for `ar`, English otherwise).
+ * a one-time code (by SMS or e-mail, as its method says) or an ID-app request
+ * for each number or code of an identity check, and the completed copy to
+ * every signer. Texts are in the envelope's locale (Arabic for `ar`, English
+ * otherwise); each message says who sent it, by which channel, and until when
+ * it holds (the envelope's expiry, or the code's).
  */
 import { createHash } from 'node:crypto';
 import { DAY_MS } from '../store/days.js';
-import { idRequestsOf } from '../journey/id-requests.js';
+import { codeChannel, idRequestsOf } from '../journey/id-requests.js';
 import { plain } from './html.js';
-import { messageTexts, pageLanguage } from './strings.js';
+import { messageTexts } from './outbox-words.js';
+import { pageLanguage } from './strings.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
 export type MessageKind = 'invitation' | 'reminder' | 'code' | 'id_request' | 'completed';
@@ -21,21 +24,28 @@ export interface OutboxMessage {
   envelope_id: string;
   signer_id: string | null;
   kind: MessageKind;
+  /** How it went: `email`, `whatsapp`, `sms` (a code of sms_otp) or `app` (the ID app's request). */
   channel: string;
   to: string;
+  /** Who sent it: the name of the API key that created the envelope. */
+  from: string;
   subject: string;
   text: string;
   link: string | null;
   at: string;
+  /** Until when it holds: the envelope's expiry (invitations, reminders), the code's or number's; else null. */
+  expires_at: string | null;
 }
 
 /** Reminders stop after this many. */
 export const MAX_REMINDERS = 3;
 
-/** What the outbox needs to make links: the sandbox's address and each signer's page. */
+/** What the outbox needs to make links: the sandbox's address and each signer's page; and who sent an envelope. */
 export interface OutboxLinks {
   baseUrl: string;
   signerPath(envelope: EnvelopeRecord, signer: SignerRecord): string;
+  /** The name of the API key that created the envelope. */
+  senderOf(envelope: EnvelopeRecord): string;
 }
 
 const messageId = (...parts: string[]): string =>
@@ -43,6 +53,9 @@ const messageId = (...parts: string[]): string =>
 
 const contactOf = (signer: SignerRecord): string =>
   String((signer.channel === 'whatsapp' ? signer.phone : signer.email) ?? signer.email ?? signer.phone ?? '');
+
+const isoOrNull = (at: number | undefined): string | null =>
+  at === undefined ? null : new Date(at).toISOString();
 
 const timeOf = (value: unknown): number | undefined =>
   typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? Date.parse(value) : undefined;
@@ -57,6 +70,8 @@ function remindedUntil(envelope: EnvelopeRecord, signer: SignerRecord, now: numb
 export function envelopeMessages(envelope: EnvelopeRecord, links: OutboxLinks, now: number): OutboxMessage[] {
   const lang = pageLanguage(envelope.locale);
   const title = plain(envelope.title);
+  const from = links.senderOf(envelope);
+  const envelopeExpiry = timeOf(envelope.expires_at);
   const messages: OutboxMessage[] = [];
   const add = (
     signer: SignerRecord,
@@ -64,37 +79,51 @@ export function envelopeMessages(envelope: EnvelopeRecord, links: OutboxLinks, n
     at: number,
     n: number,
     link: string | null,
-    extra: { code?: string; channel?: string; method?: string } = {},
+    extra: {
+      code?: string;
+      channel?: string;
+      to?: string;
+      method?: string;
+      expires?: number | undefined;
+    } = {},
   ) => {
-    const texts = messageTexts(lang, kind, { name: signer.name, title, link, ...extra });
+    const texts = messageTexts(lang, kind, { name: signer.name, title, link, at, ...extra });
     messages.push({
       id: messageId(envelope.id, signer.id, kind, String(n)),
       envelope_id: envelope.id,
       signer_id: signer.id,
       kind,
       channel: extra.channel ?? signer.channel,
-      to: extra.channel === 'app' ? signer.name : contactOf(signer),
+      to: extra.to ?? (extra.channel === 'app' ? signer.name : contactOf(signer)),
+      from,
       subject: texts.subject,
       text: texts.text,
       link,
       at: new Date(at).toISOString(),
+      expires_at: isoOrNull(extra.expires),
     });
   };
   for (const signer of envelope.signers) {
     const link = `${links.baseUrl}${links.signerPath(envelope, signer)}`;
     const notified = timeOf(signer.notified_at);
     if (notified === undefined) continue;
-    add(signer, 'invitation', notified, 0, link);
+    add(signer, 'invitation', notified, 0, link, { expires: envelopeExpiry });
     const until = remindedUntil(envelope, signer, now);
     for (let n = 1; n <= MAX_REMINDERS && notified + n * DAY_MS < until; n++)
-      add(signer, 'reminder', notified + n * DAY_MS, n, link);
+      add(signer, 'reminder', notified + n * DAY_MS, n, link, { expires: envelopeExpiry });
     idRequestsOf(signer).forEach((request, n) => {
       const at = Date.parse(request.created_at);
-      if (request.kind === 'code') add(signer, 'code', at, n, null, { code: request.answer });
+      if (request.kind === 'code')
+        add(signer, 'code', at, n, null, {
+          code: request.answer,
+          ...codeChannel(signer),
+          expires: request.expires_at,
+        });
       else
         add(signer, 'id_request', at, n, `${links.baseUrl}/_sandbox/id/${request.id}`, {
           channel: 'app',
           method: String(signer.verification),
+          expires: request.expires_at,
         });
     });
     const completed = timeOf(envelope.completed_at);

@@ -1,7 +1,8 @@
 /**
  * The pages' files that are files of their own, wherever sign-cli runs: the web fonts (WOFF2
- * subsets of the signed copy's DejaVu fonts, made by scripts/fonts/web-fonts.sh) and the
- * stylesheet. They are found the three ways font-files.ts finds the TTFs: in a single executable
+ * subsets of the signed copy's DejaVu fonts, made by scripts/fonts/web-fonts.sh; the handwriting
+ * fonts of a typed signature, scripts/fonts/signature-fonts.sh, which the signed copy draws with
+ * too), the stylesheet and the script. They are found the three ways font-files.ts finds the TTFs: in a single executable
  * they are assets of the executable (scripts/build/build-exe.mjs); in the built CLI they are
  * files beside the bundle (dist/fonts and dist/pages, copied by scripts/build/build.mjs); from
  * source (tests) they are read from assets/fonts and assets/pages.
@@ -9,12 +10,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 /** The web fonts: what the build copies and the executable carries (scripts/build/cli-bundle.mjs lists them too). */
-export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'] as const;
+export const WEB_FONT_FILES = [
+  'sandbox-sans.woff2',
+  'sandbox-sans-bold.woff2',
+  'signature-latin.woff',
+  'signature-latin-ext.woff',
+  'signature-arabic.woff',
+] as const;
 
 export type WebFontName = (typeof WEB_FONT_FILES)[number];
 
-/** The pages' one stylesheet (assets/pages; scripts/build/cli-bundle.mjs names it too). */
+/** The pages' one stylesheet and one script (assets/pages; scripts/build/cli-bundle.mjs names them too). */
 export const STYLESHEET = 'ceremony.css';
+export const SCRIPT = 'ceremony.js';
 
 function readShipped(dir: 'fonts' | 'pages', name: string): Buffer {
   const sea = process.getBuiltinModule?.('node:sea') as typeof import('node:sea') | undefined;
@@ -28,3 +36,5 @@ function readShipped(dir: 'fonts' | 'pages', name: string): Buffer {
 export const readWebFont = (name: WebFontName): Buffer => readShipped('fonts', name);
 
 export const readStylesheet = (): Buffer => readShipped('pages', STYLESHEET);
+
+export const readScript = (): Buffer => readShipped('pages', SCRIPT);

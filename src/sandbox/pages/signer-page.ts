@@ -1,163 +1,107 @@
 /**
- * The signer's page, `/s/<token>`: the envelope's title, the signer's name,
- * the document's pages, and the one step open to the signer now (verify
- * identity, sign with consent, or decline with a reason), or why there is
- * none (waiting for an earlier signer, already signed, the envelope ended).
- * Every form is a plain POST back to the sandbox, so the whole ceremony works
- * without script and from the keyboard.
+ * The signer's page, `/s/<token>`: the envelope's title, who signs (signer 2 of 3) and their
+ * steps (step 2 of 3), the document to read, and the one step open now (signer-steps.ts) or
+ * where the envelope stands (outcome.ts). On a wide screen the step stays beside the document;
+ * on a phone it follows the document, and a link at the top leads to it. After every action the
+ * page comes back at the step (`#step`): the script scrolls it into view, focuses it and says it
+ * in a live region (without script the browser still scrolls to it).
  */
-import type { SignerStage } from '../journey/ceremony.js';
-import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import { signatureOf } from '../documents/signature.js';
+import { stepsOf, type StepName } from '../journey/ceremony.js';
+import { ordered } from '../signing/document-rows.js';
+import { documentHtml } from './document-html.js';
 import { page, refusalBox } from './frame.js';
-import { hiddenFields } from './forms.js';
 import { html, oneLine, plain, type Markup } from './html.js';
-import { STRINGS, methodName, textFor, type Language } from './strings.js';
+import { outcome } from './outcome.js';
+import { declineBox, signStep, signatureStep, verifyStep, type SignerPageView } from './signer-steps.js';
+import { STRINGS } from './strings.js';
 
-export interface SignerPageView {
-  envelope: EnvelopeRecord;
-  signer: SignerRecord;
-  stage: SignerStage;
-  lang: Language;
-  /** `/s/<token>` */
-  path: string;
-  csrf: string;
-  /** The document's pages, as SVG. */
-  pages: Markup[];
-  /** Why the last request changed nothing (a key of the refusals), if it did. */
-  refusal?: string;
-}
+export type { SignerPageView } from './signer-steps.js';
 
-function form(view: SignerPageView, action: string, inner: Markup, label?: string): Markup {
-  return html`<form method="post" action="${view.path}/${action}" ${label && html`aria-label="${label}"`}>
-    ${hiddenFields({ csrf: view.csrf, lang: view.lang })}${inner}
-  </form>`;
-}
-
-function verifyStep(view: SignerPageView, stage: Extract<SignerStage, { stage: 'verify' }>): Markup {
-  const t = STRINGS[view.lang];
-  const method = methodName(String(view.signer.verification), view.lang);
-  const section = (...content: Markup[]) =>
-    html`<section class="box" aria-labelledby="verify">
-      <h2 id="verify">${t.verifyHeading}</h2>
-      ${content}
-    </section>`;
-  const request = stage.request;
-  if (!request)
-    return section(
-      html`<p>${t.verifyWith(method)}</p>`,
-      form(view, 'verify', html`<button type="submit">${t.verifyButton}</button>`),
-    );
-  if (request.kind === 'code')
-    return section(
-      html`<p>${t.codeSent(method)}</p>`,
-      form(
-        view,
-        'code',
-        html`<label for="code">${t.codeLabel}</label>
-          <input
-            type="text"
-            id="code"
-            name="code"
-            inputmode="numeric"
-            autocomplete="one-time-code"
-            maxlength="6"
-            required
-          />${hiddenFields({ request: request.id })}<button type="submit">${t.codeButton}</button>`,
-      ),
-    );
-  return section(
-    html`<p>${t.appNumber(method)}</p>
-      <p class="number" id="id-number">${request.answer}</p>
-      <p role="status">${t.appWaiting}</p>
-      <p><a href="/_sandbox/id/${request.id}?lang=${view.lang}">${t.appLink}</a></p>
-      <p><a class="button" href="${view.path}?lang=${view.lang}">${t.checkAgain}</a></p>`,
-  );
-}
-
-function signStep(view: SignerPageView): Markup {
-  const t = STRINGS[view.lang];
-  return html`<section class="box" aria-labelledby="sign">
-    <h2 id="sign">${t.signHeading}</h2>
-    ${form(
-      view,
-      'sign',
-      html`<label><input type="checkbox" name="consent" value="yes" required /> ${t.consent}</label
-        ><button type="submit">${t.signButton}</button>`,
-    )}
-  </section>`;
-}
-
-function declineStep(view: SignerPageView): Markup {
-  const t = STRINGS[view.lang];
-  return html`<section class="box" aria-labelledby="decline">
-    <h2 id="decline">${t.declineHeading}</h2>
-    ${form(
-      view,
-      'decline',
-      html`<label for="reason">${t.declineReason}</label
-        ><textarea id="reason" name="reason" rows="3" maxlength="500" required></textarea
-        ><button type="submit" class="danger">${t.declineButton}</button>`,
-    )}
-  </section>`;
-}
-
-/** A notice for a signer with nothing to do now; undefined when there is a step to take. */
-function notice(view: SignerPageView): Markup | undefined {
-  const t = STRINGS[view.lang];
+/** The step the page shows, if any: the stage's, or the signature again when the signer asked to change it. */
+function currentStep(view: SignerPageView): StepName | undefined {
   const { stage } = view;
-  const box = (text: string, extra?: Markup) =>
-    html`<div class="box notice" role="status">
-      <p>${text}</p>
-      ${extra}
-    </div>`;
-  switch (stage.stage) {
-    case 'finished': {
-      const download =
-        stage.status === 'completed'
-          ? html`<p><a href="${view.path}/signed.pdf">${t.downloadSigned}</a></p>`
-          : undefined;
-      return box(textFor(t.finished, stage.status) ?? stage.status, download);
-    }
-    case 'signed':
-      return box(t.signed);
-    case 'waiting':
-      return box(stage.for ? t.waitingFor(oneLine(stage.for.name)) : t.waiting);
-    case 'robot':
-      return box(t.robot);
-    default:
-      return undefined;
-  }
+  if (stage.stage === 'sign' && view.changing) return 'signature';
+  return stage.stage === 'verify' || stage.stage === 'signature' || stage.stage === 'sign'
+    ? stage.stage
+    : undefined;
 }
 
-const polls = (stage: SignerStage): boolean =>
-  stage.stage === 'waiting' ||
-  stage.stage === 'robot' ||
-  stage.stage === 'signed' ||
-  (stage.stage === 'verify' && stage.request?.kind === 'app');
+function stepPanel(view: SignerPageView, step: StepName): Markup {
+  const t = STRINGS[view.lang];
+  const steps = stepsOf(view.signer);
+  const n = steps.indexOf(step) + 1;
+  const { stage } = view;
+  const content =
+    step === 'verify'
+      ? verifyStep(view, stage.stage === 'verify' ? stage.request : undefined)
+      : step === 'signature'
+        ? signatureStep(view)
+        : signStep(view, stage.stage === 'sign' ? stage.signature : signatureOf(view.signer)!);
+  return html`<section class="step" id="step" tabindex="-1" aria-labelledby="step-title">
+      <p class="step-count">${t.stepOf(n, steps.length)}</p>
+      <h2 id="step-title">${t.stepNames[step]}</h2>
+      ${content}
+    </section>
+    ${declineBox(view)}`;
+}
 
-function steps(view: SignerPageView): Markup[] {
-  if (view.stage.stage === 'verify') return [verifyStep(view, view.stage), declineStep(view)];
-  if (view.stage.stage === 'sign') return [signStep(view), declineStep(view)];
-  return [];
+function progress(view: SignerPageView, step: StepName | undefined): Markup {
+  const t = STRINGS[view.lang];
+  const steps = stepsOf(view.signer);
+  const at = step ? steps.indexOf(step) : view.signer.status === 'signed' ? steps.length : -1;
+  return html`<ol class="progress" aria-label="${t.yourSteps}">
+    ${steps.map((name, i) => {
+      const state = i < at ? 'done' : i === at ? 'current' : 'todo';
+      return html`<li class="${state}" ${state === 'current' && html`aria-current="step"`}>
+        <span class="n" aria-hidden="true">${i + 1}</span> ${t.stepNames[name]}
+      </li>`;
+    })}
+  </ol>`;
 }
 
 export function signerPage(view: SignerPageView): Markup {
   const t = STRINGS[view.lang];
   const other = view.lang === 'ar' ? 'en' : 'ar';
-  const main = html`<h1>${oneLine(view.envelope.title)}</h1>
-    <p class="who">${t.signer}: <strong>${oneLine(view.signer.name)}</strong></p>
-    ${refusalBox(view.lang, view.refusal)} ${notice(view)}
-    <section aria-labelledby="document">
-      <h2 id="document">${t.document}</h2>
-      <div class="pages">${view.pages}</div>
-    </section>
-    ${steps(view)}`;
+  const signers = ordered(view.envelope);
+  const step = currentStep(view);
+  const steps = stepsOf(view.signer);
+  const aside = step ? stepPanel(view, step) : outcome(view);
+  const skip = step ? t.goToStep(steps.indexOf(step) + 1, steps.length, t.stepNames[step]!) : t.goToOutcome;
+  const main = html`<div class="intro">
+      <h1>${oneLine(view.envelope.title)}</h1>
+      <p class="who">
+        <strong>${oneLine(view.signer.name)}</strong>
+        <span>${t.signerOf(signers.indexOf(view.signer) + 1, signers.length)}</span>
+      </p>
+      ${progress(view, step)}
+      <p class="skip"><a href="#step">${skip}</a></p>
+    </div>
+    ${refusalBox(view.lang, view.refusal)}
+    <div class="layout">
+      ${documentHtml({
+        envelope: view.envelope,
+        audit: view.audit,
+        document: view.document,
+        signer: view.signer,
+        adopted: signatureOf(view.signer),
+        lang: view.lang,
+        signedLanguage: view.signedLanguage,
+      })}
+      <div class="panel">${aside}</div>
+    </div>
+    <p class="visually-hidden" id="announce" role="status" aria-live="polite"></p>`;
+  const polls =
+    view.stage.stage === 'waiting' ||
+    view.stage.stage === 'robot' ||
+    view.stage.stage === 'signed' ||
+    (view.stage.stage === 'verify' && view.stage.request?.kind === 'app');
   return page({
     lang: view.lang,
     title: plain(view.envelope.title),
     main,
     switchTo: `${view.path}?lang=${other}`,
-    // A page with nothing to do, or waiting for the app, reloads itself when the envelope moves on.
-    ...(polls(view.stage) ? { poll: `${view.path}/state` } : {}),
+    // A page with nothing to do, or waiting for the app, reloads itself (at its step) when the envelope moves on.
+    ...(polls ? { poll: `${view.path}/state` } : {}),
   });
 }

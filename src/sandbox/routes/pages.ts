@@ -14,33 +14,22 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { safeEqual } from '../../core/webhooks/webhooks.js';
-import {
-  CeremonyRefusal,
-  answer,
-  beginVerification,
-  decline,
-  sign,
-  stageOf,
-  viewed,
-} from '../journey/ceremony.js';
+import { CeremonyRefusal, answer, stageOf } from '../journey/ceremony.js';
 import { BodyTooLargeError, sendError, sendJson } from '../http.js';
 import { findIdRequest } from '../journey/id-requests.js';
 import { journeyOf } from '../journey/journey.js';
 import { authenticate } from '../http/middleware.js';
 import { outbox } from '../pages/outbox.js';
 import { sameRealm } from '../store/realm.js';
-import { ensureSealed, signedCopy } from '../signing/seal.js';
 import type { SandboxServices } from '../http/services.js';
 import { sendAsset } from '../pages/assets.js';
-import { documentPagesSvg } from '../pages/document-svg.js';
 import { readForm } from '../pages/forms.js';
-import { page, sendPage } from '../pages/frame.js';
-import { html } from '../pages/html.js';
+import { sendPage } from '../pages/frame.js';
 import { idPage } from '../pages/id-page.js';
 import { outboxPage } from '../pages/outbox-page.js';
-import { signerPage } from '../pages/signer-page.js';
-import { STRINGS, chosenLanguage, type Language } from '../pages/strings.js';
-import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
+import { chosenLanguage, type Language } from '../pages/strings.js';
+import { notFoundPage, signerRoute } from './signer-route.js';
+import type { EnvelopeRecord } from '../store/records.js';
 
 const isLoopbackAddress = (address: string | undefined): boolean =>
   !!address && (/^(::ffff:)?127\./.test(address) || address === '::1');
@@ -57,11 +46,6 @@ function fromThisMachine(req: IncomingMessage): boolean {
     isLoopbackAddress(req.socket.remoteAddress) &&
     (host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]')
   );
-}
-
-function notFoundPage(res: ServerResponse, lang: Language): void {
-  const t = STRINGS[lang];
-  sendPage(res, 404, page({ lang, title: t.notFound, main: html`<h1>${t.notFound}</h1>` }));
 }
 
 export async function handlePages(
@@ -91,7 +75,9 @@ async function route(
     if (!sendAsset(res, asset[1]!)) sendError(res, 404, 'not_found', `no sandbox asset ${asset[1]!}`);
     return true;
   }
-  const signer = /^\/s\/([^/]+)(?:\/(state|signed\.pdf|verify|code|sign|decline))?$/.exec(path);
+  const signer = /^\/s\/([^/]+)(?:\/(state|signed\.pdf|copy\.pdf|verify|code|signature|sign|decline))?$/.exec(
+    path,
+  );
   if (signer) {
     await signerRoute(services, req, res, url, signer[1]!, signer[2]);
     return true;
@@ -133,7 +119,11 @@ function visibleTo(services: SandboxServices, req: IncomingMessage, res: ServerR
 
 function outboxRoute(services: SandboxServices, req: IncomingMessage, res: ServerResponse, url: URL): void {
   const only = url.searchParams.get('envelope');
-  const links = { baseUrl: services.baseUrl, signerPath: services.links.path.bind(services.links) };
+  const links = {
+    baseUrl: services.baseUrl,
+    signerPath: services.links.path.bind(services.links),
+    senderOf: (envelope: EnvelopeRecord) => services.store.keys.get(envelope.owner)?.name ?? envelope.owner,
+  };
   const pick = (visible: (e: EnvelopeRecord) => boolean) =>
     [...services.store.envelopes.values()].filter((e) => visible(e) && (!only || e.id === only));
   if (req.headers.authorization === undefined) {
@@ -151,7 +141,7 @@ function outboxRoute(services: SandboxServices, req: IncomingMessage, res: Serve
       links,
       services.clock.now(),
     );
-    sendPage(res, 200, outboxPage(messages, services.baseUrl, `${url.pathname}${url.search}`));
+    sendPage(res, 200, outboxPage(messages, chosenLanguage(url.searchParams.get('lang'), 'en'), url));
     return;
   }
   const visible = visibleTo(services, req, res);
@@ -188,119 +178,6 @@ function linksRoute(services: SandboxServices, req: IncomingMessage, res: Server
   });
 }
 
-async function showSigner(
-  services: SandboxServices,
-  req: IncomingMessage,
-  res: ServerResponse,
-  found: { envelope: EnvelopeRecord; signer: SignerRecord },
-  lang: Language,
-  status = 200,
-  refusal?: string,
-): Promise<void> {
-  const { envelope, signer } = found;
-  const { token, setCookie } = services.forms.issue(req, services.links.path(envelope, signer));
-  const t = STRINGS[lang];
-  const pages = await documentPagesSvg(envelope, services.store.audits.get(envelope.id) ?? [], t.page);
-  const shown = signerPage({
-    envelope,
-    signer,
-    stage: stageOf(envelope, signer),
-    lang,
-    path: services.links.path(envelope, signer),
-    csrf: token,
-    pages,
-    ...(refusal ? { refusal } : {}),
-  });
-  sendPage(res, status, shown, setCookie ? { 'set-cookie': setCookie } : {});
-}
-
-const REFUSAL_STATUS: ReadonlyMap<string, number> = new Map([
-  ['not_now', 409],
-  ['no_request', 409],
-  ['consent_required', 400],
-  ['reason_required', 400],
-  ['bad_answer', 400],
-  ['csrf', 403],
-]);
-
-async function signerRoute(
-  services: SandboxServices,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  token: string,
-  action: string | undefined,
-): Promise<void> {
-  const found = services.links.resolve(token);
-  const asked = url.searchParams.get('lang');
-  if (!found) {
-    notFoundPage(res, chosenLanguage(asked, undefined));
-    return;
-  }
-  const { envelope, signer } = found;
-  const engine = services.journey;
-  if (req.method === 'GET') {
-    const lang = chosenLanguage(asked, envelope.locale);
-    if (action === undefined) {
-      viewed(engine, envelope, signer);
-      await showSigner(services, req, res, found, lang);
-    } else if (action === 'state') {
-      const stage = stageOf(envelope, signer);
-      sendJson(
-        res,
-        200,
-        { stage: stage.stage, envelope_status: envelope.status, signer_status: signer.status },
-        { 'cache-control': 'no-store' },
-      );
-    } else if (action === 'signed.pdf' && envelope.status !== 'completed') {
-      sendError(
-        res,
-        409,
-        'envelope_not_completed',
-        `the envelope is ${envelope.status}; a signed copy exists once every signer has signed`,
-      );
-    } else if (action === 'signed.pdf') {
-      await ensureSealed(services, envelope);
-      const pdf = await signedCopy(services, envelope);
-      res.writeHead(200, {
-        'content-type': 'application/pdf',
-        'content-length': pdf.length,
-        'content-disposition': `attachment; filename="${envelope.id}-signed.pdf"`,
-        'cache-control': 'no-store',
-      });
-      res.end(pdf);
-    } else sendError(res, 405, 'method_not_allowed', `use POST for ${url.pathname}`, {}, { allow: 'POST' });
-    return;
-  }
-  if (req.method !== 'POST' || action === undefined || action === 'state' || action === 'signed.pdf') {
-    sendError(res, 405, 'method_not_allowed', `use GET for ${url.pathname}`, {}, { allow: 'GET' });
-    return;
-  }
-  const form = await readForm(req);
-  const lang = chosenLanguage(form.get('lang'), envelope.locale);
-  const refuse = (code: string) =>
-    showSigner(services, req, res, found, lang, REFUSAL_STATUS.get(code) ?? 400, code);
-  if (!services.forms.accepts(req, form, services.links.path(envelope, signer))) return refuse('csrf');
-  try {
-    // A form comes from the page: a signer who acts has opened it (also in another tab of the same browser).
-    viewed(engine, envelope, signer);
-    if (action === 'verify') beginVerification(engine, envelope, signer);
-    else if (action === 'code')
-      answer(engine, envelope, signer, form.get('request') ?? '', (form.get('code') ?? '').trim(), 'code');
-    else if (action === 'sign') sign(engine, envelope, signer, form.get('consent') === 'yes');
-    else decline(engine, envelope, signer, form.get('reason') ?? '');
-  } catch (error) {
-    if (error instanceof CeremonyRefusal) return refuse(error.code);
-    throw error;
-  }
-  // Post/redirect/get: a reload does not send the form again.
-  res.writeHead(303, {
-    location: `${services.links.path(envelope, signer)}?lang=${lang}`,
-    'cache-control': 'no-store',
-  });
-  res.end();
-}
-
 async function idRoute(
   services: SandboxServices,
   req: IncomingMessage,
@@ -331,6 +208,8 @@ async function idRoute(
         open: isOpen(),
         lang,
         csrf: token,
+        signerPath: services.links.path(envelope, signer),
+        now: services.clock.now(),
         ...(refusal ? { refusal } : {}),
       }),
       setCookie ? { 'set-cookie': setCookie } : {},
@@ -369,6 +248,11 @@ async function idRoute(
       }
     }
   }
-  res.writeHead(303, { location: `${url.pathname}?lang=${lang}`, 'cache-control': 'no-store' });
+  // The app hands the person back to the signing page once verified (on the same phone too); otherwise it says why not.
+  const location =
+    request.outcome === 'verified'
+      ? `${services.links.path(envelope, signer)}?lang=${lang}#step`
+      : `${url.pathname}?lang=${lang}`;
+  res.writeHead(303, { location, 'cache-control': 'no-store' });
   res.end();
 }

@@ -49,7 +49,10 @@ export function publicEnvelope(envelope: EnvelopeRecord): Record<string, unknown
   const { owner: _owner, account: _account, journey: _journey, ...rest } = envelope;
   return {
     ...rest,
-    signers: envelope.signers.map(({ next_at: _next, id_requests: _requests, ...signer }) => signer),
+    // A signer's adopted signature is drawn on the signed copy, not shown in the API.
+    signers: envelope.signers.map(
+      ({ next_at: _next, id_requests: _requests, signature: _signature, ...signer }) => signer,
+    ),
   };
 }
 

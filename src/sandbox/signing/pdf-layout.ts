@@ -1,18 +1,18 @@
 /**
- * The layout of the signed copy's pages, shared by the PDF (pdf.ts) and the
- * signer's pages in the browser (pages/document-svg.ts), so both show the
- * same lines on the same pages.
+ * The layout of the signed copy's pages (pdf.ts draws them).
  *
  * Layout is rows of cells (label and value columns), each cell wrapped to its
  * width; rows that do not fit go on to the next page, so no text leaves the
  * page. Every cell is one bidi paragraph (Unicode bidi algorithm, bidi-js),
  * its direction taken from its first strong character (an Arabic title is
  * right to left even with a Latin contract id in it). A paragraph starts at
- * the left edge of its cell, RTL ones included: the frame of the document
- * (labels, headings) is English and left to right, and Arabic values pushed
- * to the right margin would drift away from their labels. Within an RTL
- * paragraph the lines are flush right (`alignRight`), and within every line
- * the runs are in bidi visual order.
+ * the left edge of its cell, RTL ones included, unless the cell is aligned
+ * right (`align`, the text of an Arabic document): in an English frame
+ * (labels, headings) Arabic values pushed to the right margin would drift
+ * away from their labels. Within an RTL paragraph the lines are flush right
+ * (`alignRight`), and within every line the runs are in bidi visual order.
+ * A row may instead hold a signature's place (`mark`): a box pdf.ts draws the
+ * signature in, over a line.
  *
  * Each line is cut into directional runs, each placed at its visual x and
  * listed in logical order. Widths come from fontkit (pdfkit's font engine) with
@@ -21,9 +21,12 @@
  * neither mirrors brackets nor knows the bidi level, so RTL runs go through
  * their own font variant (`rtlVariant`).
  */
-import { FONT_FILES, readFontFile } from './font-files.js';
-import type { Bidi, EmbeddingLevels } from 'bidi-js';
+import type { EmbeddingLevels } from 'bidi-js';
 import { visualOrder } from './bidi-order.js';
+import { loadToolkit, type Face, type Toolkit } from './pdf-fonts.js';
+import type { Signature } from '../documents/signature.js';
+
+export { loadToolkit } from './pdf-fonts.js';
 
 export interface PdfCell {
   text: string;
@@ -34,6 +37,22 @@ export interface PdfCell {
   at?: number;
   /** Width in points; to the right margin unless given. */
   width?: number;
+  /** `right`: every line ends at the cell's right edge (the paragraphs of a right-to-left document). */
+  align?: 'right';
+}
+
+/** A typed signature's text is laid under its drawing, invisible: what a reader copies, or a screen reader reads. */
+const HIDDEN_TEXT_SIZE = 10;
+
+/** A signature's place: a box the signature is drawn in (none yet: the box stays empty), over a line. */
+export interface PdfMark {
+  /** Left edge and width, in points from the left margin. */
+  at: number;
+  width: number;
+  height: number;
+  signature?: Signature | undefined;
+  /** `right`: the signature ends at the box's right edge (a right-to-left document's), else it starts at its left. */
+  align?: 'right';
 }
 
 export interface PdfRow {
@@ -42,6 +61,10 @@ export interface PdfRow {
   gap?: number;
   /** Starts a new page (unless the current one is still empty). */
   newPage?: boolean;
+  /** Starts a new page unless this many points (from the row's top) still fit: keeps a block together. */
+  keep?: number;
+  /** A signature's place, below the row's cells (a row may have no cells). */
+  mark?: PdfMark;
 }
 
 export const PAGE_WIDTH = 595.28; // A4 in points
@@ -50,99 +73,6 @@ export const MARGIN = 56;
 /** Width between the margins: a cell's `at + width` must not exceed it. */
 export const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const LINE_HEIGHT = 1.4;
-
-/** What fontkit (also pdfkit's font engine) gives; fontkit ships no types, so only what is used here. */
-interface Glyph {
-  id: number;
-  codePoints: number[];
-}
-interface GlyphRun {
-  glyphs: Glyph[];
-  advanceWidth: number;
-}
-interface FontkitFont {
-  postscriptName: string;
-  unitsPerEm: number;
-  /** Above the baseline, in font units: where pdfkit puts the baseline below the y it is given. */
-  ascent: number;
-  layout(
-    text: string,
-    features?: string[],
-    script?: string,
-    language?: string,
-    direction?: 'ltr' | 'rtl',
-  ): GlyphRun;
-}
-interface Face {
-  ltr: FontkitFont;
-  rtl: FontkitFont;
-}
-export interface Toolkit {
-  bidi: Bidi;
-  regular: Face;
-  bold: Face;
-}
-
-let toolkit: Promise<Toolkit> | undefined;
-
-/**
- * fontkit and bidi-js load on the first page laid out, not at sandbox
- * start-up; the fonts are read and parsed once per process (fontkit parses
- * tables lazily and caches glyphs: later documents reuse that work). The
- * fonts are found by font-files.ts, from source, the bundle, an installed
- * package and a single executable alike.
- */
-export function loadToolkit(): Promise<Toolkit> {
-  toolkit ??= (async () => {
-    const [fontkit, { default: bidiModule }] = await Promise.all([
-      // @ts-expect-error fontkit ships no type declarations; the interfaces above describe what is used.
-      import('fontkit') as Promise<{ create(data: Uint8Array): FontkitFont }>,
-      import('bidi-js'),
-    ]);
-    // bidi-js's types describe an ES module, its Node entry is UMD: either way, the default export is the factory.
-    const bidi = (bidiModule as unknown as () => Bidi)();
-    const face = (file: (typeof FONT_FILES)[number]): Face => {
-      const font = fontkit.create(readFontFile(file));
-      return { ltr: font, rtl: rtlVariant(font, bidi) };
-    };
-    return { bidi, regular: face('DejaVuSans.ttf'), bold: face('DejaVuSans-Bold.ttf') };
-  })();
-  toolkit.catch(() => (toolkit = undefined));
-  return toolkit;
-}
-
-/**
- * The font as used for right-to-left runs, handed to pdfkit as a font of its
- * own. Its layout:
- * - mirrors brackets first (bidi rule L4: "(" at an odd level shows as ")");
- * - shapes right to left, so the glyphs come out in visual order even for a
- *   run with no Arabic letter in it (fontkit would otherwise pick the
- *   direction from the script);
- * - gives each glyph the code points an extractor must see: the unmirrored
- *   character, and a ligature's characters (lam-alef, "لا") in visual order,
- *   because extractors reverse an RTL run character by character (a glyph's
- *   ToUnicode string included) to get back to logical order.
- * Being a separate PDF font, its ToUnicode map does not clash with the
- * left-to-right one (where ")" is ")").
- */
-function rtlVariant(font: FontkitFont, bidi: Bidi): FontkitFont {
-  const mirror = (ch: string) => bidi.getMirroredCharacter(ch) ?? ch;
-  const variant = Object.create(font) as FontkitFont;
-  // pdfkit reuses an already-embedded font with the same PostScript name.
-  Object.defineProperty(variant, 'postscriptName', { value: `${font.postscriptName}-RTL` });
-  variant.layout = (text, features) => {
-    const run = font.layout(Array.from(text, mirror).join(''), features, undefined, undefined, 'rtl');
-    run.glyphs = run.glyphs.map((glyph) => {
-      const chars = glyph.codePoints.map((cp) => mirror(String.fromCodePoint(cp)).codePointAt(0)!);
-      if (chars.length > 1) chars.reverse();
-      return chars.every((cp, i) => cp === glyph.codePoints[i])
-        ? glyph
-        : (Object.create(glyph, { codePoints: { value: chars } }) as Glyph);
-    });
-    return run;
-  };
-  return variant;
-}
 
 interface Run {
   /** The run's characters in logical order. */
@@ -282,10 +212,9 @@ class Typesetter {
  * its label.
  */
 function alignRight(lines: Line[]): void {
-  const width = (line: Line) => line.reduce((sum, run) => sum + run.width, 0);
-  const widest = Math.max(...lines.map(width));
+  const widest = Math.max(...lines.map(lineWidth));
   for (const line of lines) {
-    const shift = widest - width(line);
+    const shift = widest - lineWidth(line);
     for (const run of line) run.x += shift;
   }
 }
@@ -304,25 +233,47 @@ export interface LaidOutRun {
   size: number;
   bold: boolean;
   rtl: boolean;
+  /** Drawn invisible: a typed signature's text, under its drawing. */
+  hidden?: boolean;
 }
 
-/** One page's runs, in the order they are drawn: line by line, each line's cells left to right, runs in logical order. */
-export type LaidOutPage = LaidOutRun[];
+/** A signature's place as placed on its page, in points from the page's top left corner. */
+export interface LaidOutMark {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  signature: Signature | undefined;
+  align: 'left' | 'right';
+}
+
+/**
+ * One page: its runs in the order they are drawn (line by line, each line's cells left to
+ * right, runs in logical order), and its signatures' places.
+ */
+export interface LaidOutPage {
+  runs: LaidOutRun[];
+  marks: LaidOutMark[];
+}
+
+const lineWidth = (line: Line) => line.reduce((sum, run) => sum + run.width, 0);
 
 /** Rows of cells laid out on A4 pages; there is always at least one page. */
 export async function layoutPages(rows: readonly PdfRow[]): Promise<LaidOutPage[]> {
   const kit = await loadToolkit();
   const setter = new Typesetter(kit);
-  const pages: LaidOutPage[] = [[]];
+  const pages: LaidOutPage[] = [{ runs: [], marks: [] }];
   let y = MARGIN;
   let empty = true;
   const newPage = () => {
-    pages.push([]);
+    pages.push({ runs: [], marks: [] });
     y = MARGIN;
     empty = true;
   };
+  const bottom = PAGE_HEIGHT - MARGIN;
   for (const row of rows) {
     if (row.newPage && !empty) newPage();
+    if (row.keep !== undefined && !empty && y + (row.gap ?? 0) + row.keep > bottom) newPage();
     const cells = row.cells.map((cell) => {
       const at = cell.at ?? 0;
       const width = Math.max(1, Math.min(cell.width ?? CONTENT_WIDTH - at, CONTENT_WIDTH - at));
@@ -330,21 +281,55 @@ export async function layoutPages(rows: readonly PdfRow[]): Promise<LaidOutPage[
       const bold = cell.bold ?? false;
       const font = (bold ? kit.bold : kit.regular).ltr;
       const ascent = (font.ascent / font.unitsPerEm) * size;
-      return { at, size, bold, ascent, lines: setter.lines(cell, width) };
+      const lines = setter.lines(cell, width);
+      if (cell.align === 'right')
+        for (const line of lines) {
+          const shift = width - Math.max(0, ...line.map((run) => run.x + run.width));
+          for (const run of line) run.x += shift;
+        }
+      return { at, size, bold, ascent, lines };
     });
-    const height = Math.max(...row.cells.map((cell) => (cell.size ?? 10) * LINE_HEIGHT));
-    const count = Math.max(...cells.map((c) => c.lines.length));
+    const height = Math.max(0, ...row.cells.map((cell) => (cell.size ?? 10) * LINE_HEIGHT));
+    const count = Math.max(0, ...cells.map((c) => c.lines.length));
     for (let k = 0; k < count; k++) {
-      if (!empty && y + (k === 0 ? (row.gap ?? 0) : 0) + height > PAGE_HEIGHT - MARGIN) newPage();
+      if (!empty && y + (k === 0 ? (row.gap ?? 0) : 0) + height > bottom) newPage();
       if (k === 0 && !empty) y += row.gap ?? 0;
       const page = pages.at(-1)!;
       for (const { at, size, bold, ascent, lines } of cells) {
         for (const run of lines[k] ?? []) {
           const { text, rtl, width } = run;
-          page.push({ text, x: MARGIN + at + run.x, y, baseline: y + ascent, width, size, bold, rtl });
+          page.runs.push({ text, x: MARGIN + at + run.x, y, baseline: y + ascent, width, size, bold, rtl });
         }
       }
       y += height;
+      empty = false;
+    }
+    if (row.mark) {
+      const { at, width, height: markHeight, signature, align } = row.mark;
+      const gap = count === 0 ? (row.gap ?? 0) : 0;
+      if (!empty && y + gap + markHeight > bottom) newPage();
+      if (!empty) y += gap;
+      const page = pages.at(-1)!;
+      page.marks.push({ x: MARGIN + at, y, width, height: markHeight, signature, align: align ?? 'left' });
+      if (signature?.kind === 'typed') {
+        const [line = []] = setter.lines({ text: signature.text, size: HIDDEN_TEXT_SIZE }, width);
+        const used = lineWidth(line);
+        const ascent = (kit.regular.ltr.ascent / kit.regular.ltr.unitsPerEm) * HIDDEN_TEXT_SIZE;
+        const top = y + markHeight - HIDDEN_TEXT_SIZE * LINE_HEIGHT - 6;
+        for (const run of line)
+          page.runs.push({
+            text: run.text,
+            x: MARGIN + at + (align === 'right' ? width - used : 0) + run.x,
+            y: top,
+            baseline: top + ascent,
+            width: run.width,
+            size: HIDDEN_TEXT_SIZE,
+            bold: false,
+            rtl: run.rtl,
+            hidden: true,
+          });
+      }
+      y += markHeight;
       empty = false;
     }
   }

@@ -12,9 +12,13 @@
  * between two runs of a right-to-left line: test/helpers/pdf.ts). RTL runs are
  * drawn with the layout's RTL variant of the font, a PDF font of its own. No
  * /ActualText: poppler (pdftotext, Evince) reverses it as if it were in visual
- * order, and pdf.js ignores it.
+ * order, and pdf.js ignores it. Signatures are drawn in their places by
+ * signature-mark.ts: a typed one as the outlines of the handwriting fonts'
+ * glyphs, over its text laid out as any other (invisible), which is what an
+ * extractor reads.
  */
 import { MARGIN, layoutPages, loadToolkit, type PdfRow } from './pdf-layout.js';
+import { drawMark } from './signature-mark.js';
 
 export { CONTENT_WIDTH, type PdfCell, type PdfRow } from './pdf-layout.js';
 
@@ -54,12 +58,15 @@ export async function renderPdf(rows: PdfRow[], info: { title: string; createdAt
   pages.forEach((page, i) => {
     // pdfkit starts with a page of its own.
     if (i > 0) doc.addPage();
-    for (const run of page) {
+    for (const mark of page.marks) drawMark(doc, kit, mark);
+    for (const run of page.runs) {
+      if (run.hidden) doc.fillOpacity(0);
       doc.font(fontName(run.bold, run.rtl)).fontSize(run.size);
       // A span per run, so that extractors keep the runs apart, in this (logical) order.
       doc.markContent('Span');
       doc.text(run.text, run.x, run.y, { lineBreak: false, features: [] });
       doc.endMarkedContent();
+      if (run.hidden) doc.fillOpacity(1);
     }
   });
   doc.end();

@@ -19,12 +19,14 @@ import type { EnvelopeRecord } from '../store/records.js';
 import type { SandboxStore } from '../store/store.js';
 import { signedCopyPdf } from './signed-copy.js';
 import type { SigningIdentity } from './signing-identity.js';
+import type { Templates } from '../documents/templates.js';
 
-/** What sealing uses of the sandbox's services: its state, its signing identity and its clock. */
+/** What sealing uses of the sandbox's services: its state, its signing identity and its clock, and where documents' texts come from. */
 export interface Sealer {
   store: SandboxStore;
   identity: SigningIdentity;
   clock: { now(): number };
+  templates?: Templates;
 }
 
 /** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */
@@ -32,7 +34,7 @@ export async function signedCopy(services: Sealer, envelope: EnvelopeRecord): Pr
   const trail = (services.store.audits.get(envelope.id) ?? []).filter((entry) => entry.type !== SEALED);
   const { signPdf } = await import('./pades.js');
   return signPdf(
-    await signedCopyPdf(envelope, trail),
+    await signedCopyPdf(envelope, trail, services.templates),
     services.identity,
     new Date(typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.updated_at),
   );

@@ -1,17 +1,25 @@
 /**
- * The signed copy of a completed envelope, as a PDF: the envelope as signed
- * (page 1), then a certificate of completion like DocuSign's (each signer,
- * channel, verification and times, and the audit trail's head hash), which
- * starts on a page of its own and ends the document.
+ * The signed copy of a completed envelope, as a PDF: the document as its
+ * signers read and signed it, each signature in its place (document-rows.ts),
+ * then a certificate of completion like DocuSign's (each signer, channel,
+ * verification, signature and times, and the audit trail's head hash), in the
+ * document's language, which starts on a page of its own and ends the document. A signer's own copy,
+ * before everyone has signed, is the document alone.
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
-import { CONTENT_WIDTH, renderPdf, type PdfRow } from './pdf.js';
+import { CERTIFICATE_WORDS, levelName, signatureWords, statusName } from '../documents/certificate-words.js';
+import { wordsFor } from '../documents/document-words.js';
+import { channelName, humanTime, methodName, type Language } from '../documents/humanise.js';
+import type { Signature } from '../documents/signature.js';
+import { Templates } from '../documents/templates.js';
+import { CONTENT_WIDTH, renderPdf, type PdfCell, type PdfRow } from './pdf.js';
+import { documentRows, ordered, signatureShown, whenDone } from './document-rows.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 
-/** Values start here (points from the left margin); labels fit before it. */
+/** Values start here (points from the label's edge of the page); labels fit before it. */
 const VALUE_AT = 150;
-/** Signer details are indented under the signer's name. */
-const INDENT = 18;
+/** Signer details are indented under the signer's name; a signer's number (`30.`) fits before it with a space. */
+const INDENT = 22;
 
 const text = (value: unknown): string =>
   value === undefined || value === null || value === ''
@@ -20,163 +28,177 @@ const text = (value: unknown): string =>
       ? value
       : JSON.stringify(value);
 
-const heading = (title: string, size = 12, gap = 14): PdfRow => ({
-  gap,
-  cells: [{ text: title, size, bold: true }],
-});
+/**
+ * The certificate's rows in one language and direction: a right-to-left certificate is the
+ * left-to-right one mirrored (labels at the right margin, values to their left, each cell flush
+ * right), as an Arabic form is laid out.
+ */
+class CertificateLayout {
+  private readonly rtl: boolean;
 
-function field(
-  label: string,
-  value: unknown,
-  options: { indent?: number; size?: number; gap?: number } = {},
-): PdfRow {
-  const indent = options.indent ?? 0;
-  return {
-    gap: options.gap ?? 2,
-    cells: [
-      { text: `${label}:`, at: indent, width: VALUE_AT - indent - 6, size: options.size },
-      { text: text(value), at: VALUE_AT, width: CONTENT_WIDTH - VALUE_AT, size: options.size },
-    ],
-  };
+  constructor(readonly lang: Language) {
+    this.rtl = lang === 'ar';
+  }
+
+  /** A cell from `at` (points from the label's margin) `width` wide, mirrored when right to left. */
+  private cell(cell: PdfCell & { at: number; width: number }): PdfCell {
+    return this.rtl ? { ...cell, at: CONTENT_WIDTH - cell.at - cell.width, align: 'right' } : cell;
+  }
+
+  heading(title: string, size = 12, gap = 14): PdfRow {
+    return { gap, cells: [this.cell({ text: title, size, bold: true, at: 0, width: CONTENT_WIDTH })] };
+  }
+
+  note(words: string, size: number, gap: number): PdfRow {
+    return { gap, cells: [this.cell({ text: words, size, at: 0, width: CONTENT_WIDTH })] };
+  }
+
+  field(
+    label: string,
+    value: unknown,
+    options: { indent?: number; size?: number; gap?: number } = {},
+  ): PdfRow {
+    const indent = options.indent ?? 0;
+    return {
+      gap: options.gap ?? 2,
+      cells: [
+        this.cell({ text: `${label}:`, at: indent, width: VALUE_AT - indent - 6, size: options.size }),
+        this.cell({ text: text(value), at: VALUE_AT, width: CONTENT_WIDTH - VALUE_AT, size: options.size }),
+      ],
+    };
+  }
+
+  /** "1." and the name, the name in a cell of its own: a bidi paragraph that starts with the name's own script. */
+  signerName(number: string, name: string): PdfRow {
+    return {
+      gap: 10,
+      cells: [
+        this.cell({ text: number, bold: true, at: 0, width: INDENT }),
+        this.cell({ text: name, bold: true, at: INDENT, width: CONTENT_WIDTH - INDENT }),
+      ],
+    };
+  }
+
+  /** A signature's drawing, in the value column. */
+  mark(signature: Signature): PdfRow {
+    const width = 160;
+    return {
+      cells: [],
+      keep: 40,
+      mark: this.rtl
+        ? { at: CONTENT_WIDTH - VALUE_AT - width, width, height: 36, signature, align: 'right' }
+        : { at: VALUE_AT, width, height: 36, signature },
+    };
+  }
 }
-
-/** "1." and the name, the name in a cell of its own: a bidi paragraph that starts with the name's own script. */
-const signerName = (number: string, name: string): PdfRow => ({
-  gap: 10,
-  cells: [
-    { text: number, bold: true, width: INDENT },
-    { text: name, bold: true, at: INDENT },
-  ],
-});
 
 const contactOf = (signer: SignerRecord): unknown =>
   signer.channel === 'whatsapp' ? signer.phone : (signer.email ?? signer.phone);
 
-/** Signers in signing order. */
-const ordered = (envelope: EnvelopeRecord): SignerRecord[] =>
-  [...envelope.signers].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
-
-/** When the signer did `type` (signer.viewed, …): the envelope record, else the signer's audit entry. */
-function timeOf(
-  signer: SignerRecord,
-  field: string,
-  type: string,
-  audit: readonly AuditEntry[],
-): string | undefined {
-  if (typeof signer[field] === 'string') return signer[field];
-  return audit.find((entry) => entry.type === type && entry.actor.startsWith(`signer:${signer.id} `))?.at;
-}
-
-/**
- * The envelope as signed: the signed copy's first part, also shown to a signer
- * before signing (fields not yet known, such as "Completed", show as "-").
- */
-export function signedCopyRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
-  const document = (envelope.document ?? {}) as { template_id?: unknown; version?: unknown };
-  const rows: PdfRow[] = [
-    heading('Signed copy', 18, 0),
-    { gap: 6, cells: [{ text: text(envelope.title), size: 14, bold: true }] },
-    field('Envelope', envelope.id, { gap: 10 }),
-    field('Contract ID', envelope.contract_id),
-    field('Document template', `${text(document.template_id)}, version ${text(document.version)}`),
-    field('Signature level', envelope.signature_level),
-    field('Locale', envelope.locale),
-    field('Sent', envelope.created_at),
-    field('Completed', envelope.completed_at),
-    field('Signing order', envelope.sequential ? 'sequential' : 'any order'),
-    heading('Signers'),
-  ];
-  ordered(envelope).forEach((signer, i) => {
-    rows.push(
-      signerName(`${signer.order ?? i + 1}.`, signer.name),
-      field('Channel', signer.channel, { indent: INDENT }),
-      field('Contact', contactOf(signer), { indent: INDENT }),
-      field('Verification', signer.verification ?? 'none', { indent: INDENT }),
-      field('Signed at', timeOf(signer, 'signed_at', 'signer.signed', audit), { indent: INDENT }),
-    );
-  });
-  rows.push(
-    heading('Audit trail'),
-    field('Entries', audit.length),
-    field('Head hash (SHA-256)', audit.at(-1)?.hash, { size: 8 }),
-    {
-      gap: 16,
-      cells: [
-        {
-          text: 'Generated by the sign-cli sandbox: a test document with no legal effect. The certificate of completion follows.',
-          size: 8,
-        },
-      ],
-    },
-  );
-  return rows;
-}
-
-function certificateRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): PdfRow[] {
+function certificateRows(envelope: EnvelopeRecord, audit: readonly AuditEntry[], lang: Language): PdfRow[] {
+  const words = CERTIFICATE_WORDS[lang];
+  const layout = new CertificateLayout(lang);
+  const time = (value: unknown) => humanTime(value, lang, true);
+  const named = (value: unknown, name: (value: string, lang: Language) => string) =>
+    typeof value === 'string' ? name(value, lang) : value;
   const signers = ordered(envelope);
   const first = audit[0];
   const last = audit.at(-1);
   const rows: PdfRow[] = [
-    { ...heading('Certificate of completion', 18, 0), newPage: true },
-    heading('Envelope', 12, 10),
-    field('Envelope', envelope.id),
-    field('Title', envelope.title),
-    field('Contract ID', envelope.contract_id),
-    field('Status', envelope.status),
-    field('Signature level', envelope.signature_level),
-    field('Signers', `${signers.length}, ${envelope.sequential ? 'in order' : 'in any order'}`),
-    field('Sent by', first?.type === 'envelope.created' ? first.actor : undefined),
-    field('Sent', envelope.created_at),
-    field('Completed', envelope.completed_at),
-    heading('Signer events'),
+    { ...layout.heading(words.title, 18, 0), newPage: true },
+    layout.heading(words.envelopeHeading, 12, 10),
+    layout.field(words.envelope, envelope.id),
+    layout.field(words.documentTitle, envelope.title),
+    layout.field(words.contractId, envelope.contract_id),
+    layout.field(words.status, named(envelope.status, statusName)),
+    layout.field(words.level, named(envelope.signature_level, levelName)),
+    layout.field(words.signers, words.signerCount(signers.length, envelope.sequential === true)),
+    layout.field(words.sentBy, first?.type === 'envelope.created' ? first.actor : undefined),
+    layout.field(words.sent, time(envelope.created_at)),
+    layout.field(words.completed, time(envelope.completed_at)),
+    layout.heading(words.signerEvents),
   ];
   signers.forEach((signer, i) => {
-    const verifiedAt = timeOf(signer, 'verified_at', 'signer.verified', audit);
-    const verification = signer.verification
-      ? `${signer.verification}${verifiedAt ? `, verified ${verifiedAt}` : ''}`
-      : 'none';
+    const verification =
+      typeof signer.verification === 'string'
+        ? words.verifiedWith(
+            methodName(signer.verification, lang),
+            time(whenDone(signer, 'verified_at', 'signer.verified', audit)),
+          )
+        : words.noVerification;
+    const indent = { indent: INDENT };
     rows.push(
-      signerName(`${signer.order ?? i + 1}.`, signer.name),
-      field('Channel', signer.channel, { indent: INDENT }),
-      field('Contact', contactOf(signer), { indent: INDENT }),
-      field('Verification', verification, { indent: INDENT }),
-      field('Notified', signer.notified_at, { indent: INDENT }),
-      field('Viewed', timeOf(signer, 'viewed_at', 'signer.viewed', audit), { indent: INDENT }),
-      field('Signed', timeOf(signer, 'signed_at', 'signer.signed', audit), { indent: INDENT }),
+      layout.signerName(`${signer.order ?? i + 1}.`, signer.name),
+      layout.field(words.channel, named(signer.channel, channelName), indent),
+      layout.field(words.contact, contactOf(signer), indent),
+      layout.field(words.verification, verification, indent),
+      layout.field(words.notified, time(signer.notified_at), indent),
+      layout.field(words.viewed, time(whenDone(signer, 'viewed_at', 'signer.viewed', audit)), indent),
+      layout.field(words.signed, time(whenDone(signer, 'signed_at', 'signer.signed', audit)), indent),
     );
+    const signature = signatureShown(signer);
+    if (signature)
+      rows.push(
+        layout.field(words.signature, signatureWords(signature, lang), indent),
+        layout.mark(signature),
+      );
   });
   rows.push(
-    heading('Audit trail'),
-    field(
-      'Entries',
-      audit.length === 0
-        ? 0
-        : `${audit.length} (seq ${first!.seq} to ${last!.seq}), each chained to the one before by SHA-256`,
+    layout.heading(words.auditTrail),
+    layout.field(
+      words.entries,
+      audit.length === 0 ? 0 : words.entryCount(audit.length, first!.seq, last!.seq),
     ),
-    field('First entry', first ? `${first.at} ${first.type}` : undefined),
-    field('Last entry', last ? `${last.at} ${last.type}` : undefined),
-    field('Head hash (SHA-256)', last?.hash, { size: 8 }),
-    field('Check', `sign-cli envelopes audit ${envelope.id} --verify`),
-    {
-      gap: 18,
-      cells: [
-        {
-          text: 'Generated by the sign-cli sandbox, a local emulator of the e-signature service: a test document with no legal effect.',
-          size: 8,
-        },
-      ],
-    },
+    // An entry's type is the trail's own word for it (`envelopes audit` shows the same).
+    layout.field(words.firstEntry, first ? `${time(first.at)} ${first.type}` : undefined),
+    layout.field(words.lastEntry, last ? `${time(last.at)} ${last.type}` : undefined),
+    layout.field(words.headHash, last?.hash, { size: 8 }),
+    layout.field(words.check, `sign-cli envelopes audit ${envelope.id} --verify`),
+    layout.note(words.footer, 8, 18),
   );
   return rows;
 }
 
-/** The signed copy and its certificate of completion; `audit` is the envelope's whole trail. */
-export function signedCopyPdf(envelope: EnvelopeRecord, audit: readonly AuditEntry[]): Promise<Buffer> {
-  const rows = [...signedCopyRows(envelope, audit), ...certificateRows(envelope, audit)];
+/**
+ * The signed copy and its certificate of completion; `audit` is the envelope's whole trail,
+ * `templates` where its document's text comes from.
+ */
+export function signedCopyPdf(
+  envelope: EnvelopeRecord,
+  audit: readonly AuditEntry[],
+  templates: Templates = Templates.builtIn(),
+): Promise<Buffer> {
+  const document = templates.document(envelope);
+  // The certificate is in the document's language: the copy reads in one language to its end.
+  const lang: Language = document.lang === 'ar' ? 'ar' : 'en';
+  const rows = [
+    ...documentRows(envelope, audit, document, wordsFor(document.lang).certificateFollows),
+    ...certificateRows(envelope, audit, lang),
+  ];
   return renderPdf(rows, {
-    title: `Signed copy: ${text(envelope.title)}`,
+    title: CERTIFICATE_WORDS[lang].copyTitle(text(envelope.title)),
     createdAt: new Date(
       typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.created_at,
     ),
+  });
+}
+
+/**
+ * A signer's own copy once they have signed, before everyone has: the document with the
+ * signatures so far, saying whose copy it is. Not the signed copy (no certificate, no seal):
+ * that comes at the completion.
+ */
+export function ownCopyPdf(
+  envelope: EnvelopeRecord,
+  signer: SignerRecord,
+  audit: readonly AuditEntry[],
+  templates: Templates = Templates.builtIn(),
+): Promise<Buffer> {
+  const document = templates.document(envelope);
+  const signed = envelope.signers.filter((s) => s.status === 'signed').length;
+  const note = wordsFor(document.lang).ownCopy(signer.name, signed, envelope.signers.length);
+  return renderPdf(documentRows(envelope, audit, document, note), {
+    title: `${text(envelope.title)} (${signer.name})`,
+    createdAt: new Date(typeof signer.signed_at === 'string' ? signer.signed_at : envelope.updated_at),
   });
 }

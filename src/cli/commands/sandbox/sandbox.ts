@@ -35,6 +35,7 @@ interface SandboxFlags {
   accept: string[];
   signing: 'hmac' | 'ed25519';
   journey: Journey;
+  templates?: string;
   detach?: boolean;
 }
 
@@ -86,6 +87,7 @@ export const doc: CommandDoc = {
     'With `--detach`, its output goes to <data-dir>/sandbox.log (never a secret in it). When a sandbox already runs on the data dir (a block pasted twice), it says so, with its pid and URL, and exits 0. `sign-cli sandbox stop` stops it.',
     '`--speed` runs journey steps, expiry and webhook retries that many times faster. `--signing ed25519` signs deliveries with Ed25519 (`v1a`): receivers verify with the `whpk_` public key it prints. `--accept` widens the values it accepts for the fields the service leaves open (also `sign-cli config set sandbox.accept.<field> …`).',
     '`--journey manual` makes envelopes wait for people, as the service does: each signer has a signing page (`sign-cli envelopes open <id>` opens it), what they are sent (invitations, reminders, one-time codes, ID requests) lands in the outbox (`sign-cli sandbox outbox`), and a national-ID check is a mock page of its own. `--journey auto`, the default, has simulated signers act on their own (their magic contact values: docs/sandbox.md).',
+    '`--templates <dir>` adds your own documents beside the built-in office lease (`tpl_office_lease`, also `tpl_lease_renewal`) and supplier agreement (`tpl_supplier_agreement`): one plain-text file per template version, named `<template_id>.v<version>.txt`, with a section per language (`[en]`, `[ar]`), `#` and `##` headings, `-` list items, paragraphs, and `{{title}}`, `{{contract_id}}`, `{{date}}`, `{{party.1}}`… filled from the envelope (the format: docs/sandbox.md; an example: examples/templates). A file it cannot use stops the start (exit 2) naming the file and line.',
     '`--idempotency-retention` is how long it remembers an Idempotency-Key (default 24h, in real time whatever `--speed`): a request re-sent within it gets the first response again; after it, the same key is a new request (a create makes a new envelope), as at a service that has forgotten the key.',
   ],
   examples: [
@@ -158,6 +160,10 @@ export function registerSandbox(program: Command, action: Action): void {
       ),
     )
     .option(
+      '--templates <dir>',
+      'document templates of your own, one file per version (<template_id>.v<version>.txt), beside the built-in ones',
+    )
+    .option(
       '--detach',
       'run in the background: return once it listens and its credentials are written (output in <data-dir>/sandbox.log); `sign-cli sandbox stop` ends it',
     )
@@ -190,6 +196,7 @@ export async function sandboxCommand(ctx: CommandContext, flags: SandboxFlags): 
       accept,
       signing: flags.signing,
       journey: flags.journey,
+      ...(flags.templates === undefined ? {} : { templates: flags.templates }),
       faults: { rate_limit: rateLimit, latency_ms: latency },
       idempotencyRetentionMs,
       clock: ctx.io.clock,

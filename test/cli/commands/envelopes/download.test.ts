@@ -44,17 +44,22 @@ describe('envelopes download', () => {
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const read = await readPdf(pdf);
-    expect(read.pages).toBe(2);
-    const [copy, certificate] = read.lines as [string[], string[]];
-    expect(copy[1]).toBe(arabic.title);
-    expect(copy).toContain(`Contract ID: ${arabic.contract_id}`);
-    expect(certificate[0]).toBe('Certificate of completion');
+    // The document (the lease, in Arabic, filled in, each signer's place), then the certificate, in Arabic too.
+    const page = read.lines.findIndex((lines) => lines[0] === 'شهادة الإتمام');
+    expect(page).toBeGreaterThan(0);
+    const copy = read.lines.slice(0, page).flat();
+    const certificate = read.lines[page]!;
+    expect(copy[1]).toBe('عقد إيجار مكتب');
+    expect(copy[0]).toContain(`المرجع: ${arabic.contract_id}`);
+    arabic.signers.forEach(({ name }) => expect(copy).toContain(name));
+    expect(certificate).toContain(`العنوان: ${arabic.title}`);
+    expect(certificate).toContain(`رقم العقد: ${arabic.contract_id}`);
     arabic.signers.forEach(({ name }, i) => expect(certificate).toContain(`${i + 1}. ${name}`));
     const trail = JSON.parse((await runCommand(['envelopes', 'audit', id, '--json'], { env })).stdout) as {
       entries: { hash: string; type: string; detail: string }[];
     };
     // The certificate carries the trail up to the completion; the trail's closing entry then names this document's hash.
-    expect(certificate).toContain(`Head hash (SHA-256): ${trail.entries.at(-2)!.hash}`);
+    expect(certificate).toContain(`تجزئة SHA-256 لآخر قيد: ${trail.entries.at(-2)!.hash}`);
     expect(trail.entries.at(-1)).toMatchObject({
       type: 'document.sealed',
       detail: `signed copy sha256 ${JSON.parse(download.stdout).sha256}`,

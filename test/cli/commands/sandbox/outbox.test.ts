@@ -79,10 +79,14 @@ describe('sandbox outbox', () => {
       kind: 'invitation',
       channel: 'email',
       to: 'layla.haddad@example.com',
+      // The API key that created the envelope: the sandbox's own.
+      from: 'sandbox',
       subject: 'Please sign: Lease two',
       text: expect.stringContaining('\n'),
       link: expect.stringMatching(/\/s\//),
       at: expect.any(String),
+      // The envelope's expiry: until when the invitation holds.
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
     });
     const kinds = await runCommand(['sandbox', 'outbox', '--query', 'kind'], { env: sandbox.env });
     expect(kinds.stdout).toBe('invitation\ninvitation\n');
