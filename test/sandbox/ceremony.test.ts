@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { html } from '../../src/sandbox/pages/html.js';
+import { html } from '../../src/core/web/html.js';
 import { eventTypes, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { Visitor, eventually, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';

@@ -17,7 +17,7 @@
  * the page, then every XML special is escaped, so nothing becomes markup.
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
-import { html as svg, visibleControls, type Markup } from './html.js';
+import { html as svg, visibleControls, type Markup } from '../../core/web/html.js';
 import { PAGE_HEIGHT, PAGE_WIDTH, layoutPages, type LaidOutRun, type PdfRow } from '../signing/pdf-layout.js';
 import type { EnvelopeRecord } from '../store/records.js';
 import { signedCopyRows } from '../signing/signed-copy.js';

@@ -5,7 +5,7 @@
  * wherever the page was opened from.
  */
 import { page } from './frame.js';
-import { html, oneLine, type Markup } from './html.js';
+import { html, oneLine, type Markup } from '../../core/web/html.js';
 import type { OutboxMessage } from './outbox.js';
 import { STRINGS } from './strings.js';
 

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { DAY_MS } from '../store/days.js';
 import { idRequestsOf } from '../journey/id-requests.js';
-import { plain } from './html.js';
+import { plain } from '../../core/web/html.js';
 import { messageTexts, pageLanguage } from './strings.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 

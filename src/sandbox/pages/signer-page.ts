@@ -10,7 +10,7 @@ import type { SignerStage } from '../journey/ceremony.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 import { page, refusalBox } from './frame.js';
 import { hiddenFields } from './forms.js';
-import { html, oneLine, plain, type Markup } from './html.js';
+import { html, oneLine, plain, type Markup } from '../../core/web/html.js';
 import { STRINGS, methodName, textFor, type Language } from './strings.js';
 
 export interface SignerPageView {

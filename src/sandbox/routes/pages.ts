@@ -35,7 +35,7 @@ import { sendAsset } from '../pages/assets.js';
 import { documentPagesSvg } from '../pages/document-svg.js';
 import { readForm } from '../pages/forms.js';
 import { page, sendPage } from '../pages/frame.js';
-import { html } from '../pages/html.js';
+import { html } from '../../core/web/html.js';
 import { idPage } from '../pages/id-page.js';
 import { outboxPage } from '../pages/outbox-page.js';
 import { signerPage } from '../pages/signer-page.js';
