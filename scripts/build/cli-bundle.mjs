@@ -31,6 +31,13 @@ export const WEB_FONT_FILES = ['sandbox-sans.woff2', 'sandbox-sans-bold.woff2'];
 export const PAGE_FILES = ['ceremony.css'];
 
 /**
+ * The webhook inspector's files kept in assets/inspector (src/core/web/shipped-files.ts reads them):
+ * its stylesheet, its page script, and the SQLite writer it runs as a worker thread; copied to
+ * dist/inspector and carried by each single executable as the fonts are.
+ */
+export const INSPECTOR_FILES = ['inspector.css', 'inspector.js', 'sqlite-writer.js'];
+
+/**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
  * (by importing package: another package importing the same name gets the real one).
  *
