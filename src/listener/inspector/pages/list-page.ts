@@ -34,6 +34,11 @@ export interface ListView {
   older?: string;
 }
 
+// Escapes, not the characters: the bundle holds Latin-1 only (scripts/build), and Prettier, which
+// formats the html templates, would write the character back in one.
+const ASKING = 'asking\u2026';
+const TEXT_HINT = 'id, envelope, name\u2026';
+
 const STATUS_LABELS: Record<StatusFilter, string> = {
   verified: 'Verified',
   refused: 'Refused',
@@ -41,20 +46,26 @@ const STATUS_LABELS: Record<StatusFilter, string> = {
   'forward-failed': 'A forward failed',
 };
 
+/** One element, so that it stays one cell's content when a phone shows the table as cards. */
 export function verdict(delivery: DeliverySummary): Markup {
   if (delivery.verified)
-    return html`<span class="verdict ok">Verified</span
-      >${delivery.filtered ? html` <span class="note">(outside --events)</span>` : ''}`;
-  return html`<span class="verdict bad"
-      >Refused${delivery.answered !== null ? ` (${delivery.answered})` : ''}</span
-    >
-    <span class="reason">${delivery.reason ?? ''}</span>`;
+    return html`<span
+      ><span class="verdict ok">Verified</span>${
+        delivery.filtered ? html` <span class="note">(outside --events)</span>` : ''
+      }</span
+    >`;
+  return html`<span
+    ><span class="verdict bad">Refused${delivery.answered !== null ? ` (${delivery.answered})` : ''}</span>
+    <span class="reason">${delivery.reason ?? ''}</span></span
+  >`;
 }
 
 export function forwards(delivery: DeliverySummary): Markup {
   const attempts = delivery.attempts.filter((a) => a.kind === 'forward');
   if (attempts.length === 0)
-    return delivery.verified && delivery.answered === null ? html`<span class="note">asking…</span>` : html``;
+    return delivery.verified && delivery.answered === null
+      ? html`<span class="note">${ASKING}</span>`
+      : html``;
   return html`<ul class="forwards">
     ${attempts.map(
       (a) =>
@@ -67,6 +78,11 @@ export function forwards(delivery: DeliverySummary): Markup {
 }
 
 function row(delivery: DeliverySummary): Markup {
+  // What forwards() shows something for: an app's answer, or a verified delivery still being answered.
+  const forwarded =
+    delivery.attempts.some((a) => a.kind === 'forward') || (delivery.verified && delivery.answered === null);
+  // A cell with nothing in it is left out of a phone's card (class "blank"), not shown as a label alone.
+  const blank = (empty: boolean) => (empty ? 'blank' : '');
   return html`<tr id="d-${delivery.id}" class="${delivery.verified ? 'verified' : 'refused'}">
     <td data-label="Time">
       <a id="open-${delivery.id}" href="/deliveries/${delivery.id}"
@@ -76,10 +92,12 @@ function row(delivery: DeliverySummary): Markup {
       >
     </td>
     <td data-label="Type">${delivery.type ?? html`<span class="note">none</span>`}</td>
-    <td data-label="Envelope">${delivery.envelopeId ?? ''}</td>
+    <td data-label="Envelope" class="${blank(!delivery.envelopeId)}">${delivery.envelopeId ?? ''}</td>
     <td data-label="Verdict">${verdict(delivery)}</td>
-    <td data-label="Redelivery">${delivery.delivery > 1 ? `#${delivery.delivery}` : ''}</td>
-    <td data-label="Forwarded">${forwards(delivery)}</td>
+    <td data-label="Redelivery" class="${blank(delivery.delivery <= 1)}">
+      ${delivery.delivery > 1 ? `#${delivery.delivery}` : ''}
+    </td>
+    <td data-label="Forwarded" class="${blank(!forwarded)}">${forwards(delivery)}</td>
   </tr>`;
 }
 
@@ -104,7 +122,7 @@ function filters(view: ListView): Markup {
     </label>
     <label
       >Text
-      <input type="search" name="q" value="${query.text ?? ''}" placeholder="id, envelope, name…" />
+      <input type="search" name="q" value="${query.text ?? ''}" placeholder="${TEXT_HINT}" />
     </label>
     <button type="submit">Filter</button>
     ${query.type !== undefined || query.status !== undefined || query.text ? html`<a href="/">Clear</a>` : ''}
@@ -129,7 +147,7 @@ export function listPage(view: ListView): Markup {
             ${listener.forwardTo.map((url, i) => html`${i > 0 ? ', ' : ''}<code>${url}</code>`)}`
           : ''
       }.
-      Kept in ${listener.keptIn}, the newest ${listener.keep}.
+      Kept in ${listener.keptIn}, the newest ${listener.keep.toLocaleString('en-US')}.
     </p>
     ${filters(view)}
     <p id="summary" role="status">${summaryLine(view)}</p>
