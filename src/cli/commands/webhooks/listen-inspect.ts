@@ -29,7 +29,7 @@ export function addInspectOptions(command: Command): Command {
   return command
     .option(
       '--inspect [host:port]',
-      `also serve a page and a JSON API of every delivery, to read, replay, or edit and replay (signed again); default 127.0.0.1:${DEFAULT_PORT}, port 0 picks a free one`,
+      `also serve a page and a JSON API of every delivery, to read, replay, or edit and replay them; on 127.0.0.1:${DEFAULT_PORT} when given alone, port 0 picks a free one`,
     )
     .option(
       '--inspect-db <file>',
@@ -199,7 +199,7 @@ export async function openInspection(
     );
   return {
     url: running.url,
-    keptIn: `kept in ${file ?? 'memory only'}, the newest ${keep}`,
+    keptIn: `kept in ${file ?? 'memory only'}, the newest ${keep.toLocaleString('en-US')}`,
     observer: running.observer,
     listening: (url) => {
       facts.url = url;
