@@ -230,18 +230,14 @@ export class SqliteStore implements DeliveryStore {
       this.prunedUpTo = cutoff;
       for (const id of this.pending.keys()) if (id <= cutoff) this.pending.delete(id);
     }
+    // The deliveries first written by this batch: read from the file once it is acknowledged.
+    // (Their ids as they came, not found by searching the pending ones against every batch in
+    // flight: that grew with the square of the backlog under load.)
     const seq = ++this.sent;
-    this.batches.set(
-      seq,
-      [...this.pending.keys()].filter((id) => !this.inBatch(id)),
-    );
+    this.batches.set(seq, this.fresh);
+    this.fresh = [];
     this.worker.postMessage({ seq, ops: this.ops });
     this.ops = [];
-  }
-
-  private inBatch(id: number): boolean {
-    for (const ids of this.batches.values()) if (ids.includes(id)) return true;
-    return false;
   }
 
   private acknowledged({ seq, error }: { seq: number; error?: string }): void {
