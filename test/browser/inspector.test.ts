@@ -241,6 +241,55 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
     }
   });
 
+  it("refuses a replay another site's page asks for: a JSON fetch, a no-cors POST and a form", async () => {
+    const replays = async () =>
+      ((await (await fetch(new URL('api/deliveries/1', inspector()))).json()) as { replays: unknown[] })
+        .replays.length;
+    const before = { app: app.requests, replays: await replays() };
+    const tab = await newPage(browser);
+    try {
+      // Another origin on this machine: the listener's own port (it answers a GET with 405; a page all the same).
+      await tab.page.goto(`${listener.url}/elsewhere`);
+      const target = new URL('api/deliveries/1/replay', inspector()).href;
+      const outcomes = await tab.page.evaluate(async (url) => {
+        const web = globalThis as unknown as {
+          fetch: (url: string, init: object) => Promise<{ type: string; status: number }>;
+        };
+        const tried: string[] = [];
+        // With CORS: the browser asks first (a preflight), which nothing answers, so it never sends it.
+        await web
+          .fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+          .then((r) => tried.push(`cors ${r.status}`))
+          .catch(() => tried.push('cors refused by the browser'));
+        // no-cors: sent, as text/plain (a JSON content type is not allowed there), unread.
+        await web
+          .fetch(url, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+          .then((r) => tried.push(`no-cors ${r.type}`))
+          .catch(() => tried.push('no-cors failed'));
+        return tried;
+      }, target);
+      expect(outcomes).toEqual(['cors refused by the browser', 'no-cors opaque']);
+      // A form posted to it from that page (text/plain, the one encoding that could carry JSON).
+      const answer = tab.page.waitForResponse(target);
+      await tab.page.setContent(
+        `<form method="post" enctype="text/plain" action="${target}"><input name='{"body":"x","a":"' value='"}'></form>`,
+      );
+      await tab.page.evaluate(() =>
+        (globalThis as unknown as { document: { forms: { submit(): void }[] } }).document.forms[0]!.submit(),
+      );
+      expect([403, 415]).toContain((await answer).status());
+    } finally {
+      await tab.close();
+    }
+    expect(app.requests).toBe(before.app);
+    expect(await replays()).toBe(before.replays);
+  });
+
   it('shows after a restart the deliveries that came before', async () => {
     expect(await listener.stop()).toBe(0);
     listener = await start();
