@@ -273,7 +273,10 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
           .catch(() => tried.push('no-cors failed'));
         return tried;
       }, target);
-      expect(outcomes).toEqual(['cors refused by the browser', 'no-cors opaque']);
+      // The no-cors one is sent and refused (415: not JSON); its answer is not the page's to read
+      // (Cross-Origin-Resource-Policy: same-origin makes the fetch fail) either way.
+      expect(outcomes[0]).toBe('cors refused by the browser');
+      expect(outcomes[1]).toMatch(/^no-cors (opaque|failed)$/);
       // A form posted to it from that page (text/plain, the one encoding that could carry JSON).
       const answer = tab.page.waitForResponse(target);
       await tab.page.setContent(
