@@ -106,6 +106,8 @@ export async function handleApi(
     if (idText === undefined) {
       const query = listQuery(url.searchParams, DEFAULT_LIMIT);
       if (typeof query === 'string') throw new ApiError(400, query);
+      // Every delivery already answered is listed: the writes handed to the SQLite writer are kept first.
+      await store.flushed();
       return send(200, { deliveries: store.list(query).map(summaryJson) });
     }
     if (replaying) {

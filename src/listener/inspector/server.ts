@@ -163,7 +163,8 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       });
     }
     if (url.pathname.startsWith('/assets/')) return sendAsset(res, url.pathname.slice('/assets/'.length));
-    pages(res, url);
+    // As the API's list: what was answered before the page was asked for is on it.
+    void store.flushed().then(() => pages(res, url));
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
