@@ -39,6 +39,16 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
   {
+    // The webhook inspector's page script runs in the browser, as a classic script (no modules).
+    files: ['assets/inspector/inspector.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
+  },
+  {
+    // Run as a worker thread from its text (eval): CommonJS.
+    files: ['assets/inspector/sqlite-writer.js'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+  {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { newStandardSecret, signStandard } from '../dist/core/index.js';
+import { benchInspect } from './listener-inspect.mjs';
 import { BIN, ROOT, rssMb, spawnServer, stop } from './util.mjs';
 
 const ROUNDS = Number(process.env.BENCH_LISTENER_ROUNDS ?? 7);
@@ -118,6 +119,7 @@ function runWrk(server, file, seconds) {
     socketErrors,
     generatorCores: (toSeconds(user) + toSeconds(sys)) / elapsed,
     serverCores: (cpuSeconds(server.child.pid) - serverCpu) / elapsed,
+    elapsed,
   };
 }
 
@@ -172,6 +174,22 @@ export async function benchListener() {
     runWrk(listener, firstRound, 1);
     const rssAfterDuplicates = rssMb(listener.child.pid);
 
+    // The listener with and without --inspect, on a Node with node:sqlite (listener-inspect.mjs).
+    await stop(bare.child);
+    const inspect = await benchInspect({
+      dir,
+      secret,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      warmFile,
+      runWrk,
+      deliveriesFor: async (round) => {
+        const file = join(dir, `inspect-${round}.tsv`);
+        await writeDeliveries(file, secret, perRound, `i${round}_`);
+        return file;
+      },
+    });
+
     const ratios = listenerRuns.map((run, i) => run.perSecond / bareRuns[i].perSecond).sort((a, b) => a - b);
     const ratio = median(ratios);
     const rates = (runs) => runs.map((run) => run.perSecond);
@@ -199,8 +217,9 @@ export async function benchListener() {
         ['listener RSS after warm-up', `${rssWarm} MB`],
         [`listener RSS after ${distinct} distinct events`, `${rssAfter} MB (target < 150 MB)`],
         ['listener RSS after 1 s of duplicates', `${rssAfterDuplicates} MB`],
+        ...inspect.rows,
       ],
-      ok: failed === 0 && !repeated && ratio >= 0.7 && rssAfter < 150,
+      ok: failed === 0 && !repeated && ratio >= 0.7 && rssAfter < 150 && inspect.ok,
     };
   } finally {
     await stop(bare.child);

@@ -8,20 +8,25 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = `${ROOT}bin/sign-cli.js`;
 
-/** Spawns a process and resolves with it and the URL from its first "listening on" line (stdout or stderr). */
-export function spawnServer(args, env = {}, { stdout = 'pipe' } = {}) {
-  const child = spawn(process.execPath, args, {
+/**
+ * Spawns a process (on this Node, or `node`) and resolves with it, the URL from its first
+ * "listening on" line (stdout or stderr), and every line it has written so far (`lines`, growing).
+ */
+export function spawnServer(args, env = {}, { stdout = 'pipe', node = process.execPath } = {}) {
+  const child = spawn(node, args, {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', stdout, 'pipe'],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening on" from ${args.join(' ')}`)), 15_000);
+    const lines = [];
     const onLine = (line) => {
+      lines.push(line);
       const match = /listening on (http:\/\/\S+)/.exec(line) ?? /"base_url":"(http:\/\/[^"]+)"/.exec(line);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], firstLine: line });
+        resolve({ child, url: match[1], firstLine: line, lines });
       }
     };
     if (child.stdout) createInterface({ input: child.stdout }).on('line', onLine);
@@ -32,7 +37,8 @@ export function spawnServer(args, env = {}, { stdout = 'pipe' } = {}) {
 
 export function stop(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    // Ended already: by itself (exitCode) or by a signal (signalCode; exitCode stays null then).
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', resolve);
     child.kill('SIGINT');
   });

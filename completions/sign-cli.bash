@@ -67,6 +67,9 @@ _sign_cli() {
     --signature-header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --algorithm) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'sha256 sha512' -- "$cur")); return ;;
     --tolerance) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --inspect) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
+    --inspect-db) COMPREPLY=(); return ;;
+    --inspect-keep) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --body-file) COMPREPLY=(); return ;;
     --header) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --request-file) COMPREPLY=(); return ;;
@@ -104,7 +107,7 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--templates|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--inspect|--inspect-db|--inspect-keep|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--templates|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
         '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
@@ -129,7 +132,7 @@ _sign_cli() {
       'envelopes open') words='--signer --no-browser -n'" $globals" ;;
       'envelopes void') words='--reason --yes -y'" $globals" ;;
       'webhooks') words=''" $globals" ;;
-      'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
+      'webhooks listen') words='--port --host --events --forward-to --forward-header --forward-insecure --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --inspect --inspect-db --inspect-keep --allow-remote'" $globals" ;;
       'webhooks verify') words='--body-file --header --request-file --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;
       'webhooks trigger') words='--to --set --local-only --secret-file --scheme --signature-header --algorithm'" $globals" ;;
       'webhooks test') words='--secret --only --burst --answer-timeout --junit --allow-remote --secret-file --scheme --signature-header --algorithm --tolerance'" $globals" ;;

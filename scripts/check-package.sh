@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a user installs: `npm pack`, then `npm install -g` of the tarball into an empty prefix,
 # offline from an empty npm cache: the package carries everything it runs (its bundles, the
-# signed copy's fonts, the sandbox pages' fonts and stylesheet); only the keychain binding is an
+# signed copy's fonts, the sandbox pages' fonts and stylesheet, the webhook inspector's files); only the keychain binding is an
 # optional dependency, skipped offline.
 # The installed command must answer --version and --help, have its man pages, run the sandbox, create an
 # envelope against it and download a completed envelope's signed copy (pdfkit, fontkit and the
@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 work="$(mktemp -d)"
 sandbox_pid=""
+listener_pid=""
 cleanup() {
   [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null || true
+  [ -n "$listener_pid" ] && kill "$listener_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -50,6 +52,31 @@ node -e '
     console.log(`installed sandbox serves its stylesheet: ${css.length} bytes`);
   });
 '
+# The webhook inspector's files are files the package ships (dist/inspector): its page and script
+# are served, and (where Node has node:sqlite) its SQLite writer runs from them: a delivery sent
+# (unsigned, so refused, and kept all the same) is listed by the API and, on such a Node, is in the file.
+SIGN_WEBHOOK_SECRET="$(first_line webhook_secret)" "$bin" webhooks listen --port 0 --inspect 0 > /dev/null 2> "$work/listener.err" &
+listener_pid=$!
+for _ in $(seq 100); do grep -q 'inspect deliveries at' "$work/listener.err" 2>/dev/null && break; sleep 0.1; done
+node -e '
+  const log = require("fs").readFileSync(process.argv[1], "utf8");
+  const at = /inspect deliveries at (http:\/\/\S+)/.exec(log);
+  const listening = /listening on (http:\/\/\S+)/.exec(log);
+  if (!at || !listening) { console.error("the installed listener did not start its inspector"); process.exit(1); }
+  (async () => {
+    const answers = await Promise.all(["", "assets/inspector.js", "assets/inspector.css"].map((path) => fetch(at[1] + path)));
+    if (answers.some((answer) => answer.status !== 200)) process.exit(1);
+    const sent = await fetch(`${listening[1]}/hooks`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"id\":\"evt_package\"}" });
+    const { deliveries } = await (await fetch(`${at[1]}api/deliveries`)).json();
+    if (sent.status !== 401 || deliveries.length !== 1) { console.error(`the installed inspector did not keep a delivery: ${sent.status}, ${deliveries.length}`); process.exit(1); }
+    console.log(`installed listener serves its inspector (${(await answers[1].text()).length} bytes of script) and keeps deliveries`);
+  })();
+' "$work/listener.err"
+kill -INT "$listener_pid"; wait "$listener_pid"; listener_pid=""
+if node --no-warnings -e 'try { process.exit(process.getBuiltinModule?.("node:sqlite") ? 0 : 1) } catch { process.exit(1) }'; then
+  [ -s "$SIGN_STATE_DIR/inspector/deliveries.sqlite" ] || { echo "the installed inspector wrote no SQLite file"; exit 1; }
+  echo "installed inspector kept its delivery in $SIGN_STATE_DIR/inspector/deliveries.sqlite (node:sqlite, $(node --version))"
+fi
 "$bin" envelopes create -f "$root/examples/envelope.json" --json > "$work/created.json"
 node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (r.status !== "created" || !r.envelope.id) process.exit(1); console.log(`installed CLI created ${r.envelope.id}`)' "$work/created.json"
 arabic_id="$("$bin" envelopes create -f "$root/examples/envelope-ar.json" --json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).envelope.id)')"

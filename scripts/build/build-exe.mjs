@@ -15,7 +15,8 @@
 //   code cache is only valid where it was made). The licence notices, some with names that are
 //   not ASCII, are the asset `licenses.txt` and a file beside the executables
 //   (THIRD-PARTY-NOTICES.txt); the signed copy's fonts are assets (src/sandbox/signing/font-files.ts), and
-//   so are the sandbox pages' web fonts and stylesheet (src/sandbox/pages/page-files.ts).
+//   so are the sandbox pages' web fonts and stylesheet (src/sandbox/pages/page-files.ts) and the
+//   webhook inspector's files (src/core/web/shipped-files.ts reads them all).
 // - The keychain binding (@napi-rs/keyring's native addon for the target, from the registry) is
 //   an asset too: scripts/build/exe/keyring-from-asset.cjs writes it to the user's cache directory
 //   once, checked by its SHA-256, and loads it from there (a native addon loads only from a file).
@@ -43,6 +44,7 @@ import {
   cliBundleOptions,
   FONT_FILES,
   FONT_LICENSES,
+  INSPECTOR_FILES,
   PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
@@ -176,6 +178,9 @@ try {
         ),
         ...Object.fromEntries(WEB_FONT_FILES.map((f) => [`fonts/${f}`, join(root, 'assets', 'fonts', f)])),
         ...Object.fromEntries(PAGE_FILES.map((f) => [`pages/${f}`, join(root, 'assets', 'pages', f)])),
+        ...Object.fromEntries(
+          INSPECTOR_FILES.map((f) => [`inspector/${f}`, join(root, 'assets', 'inspector', f)]),
+        ),
         'keyring.node': registryKeyringAddon(target, KEYRING_VERSION),
         'licenses.txt': notices,
         ...Object.fromEntries(chunkFiles.map((f) => [`cli/${f}`, join(chunks, f)])),

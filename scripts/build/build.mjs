@@ -12,8 +12,8 @@
 //   with require (scripts/build/merge-chunks.mjs): start-up
 //   cost is the modules a command loads and their number (bench/startup.mjs). Only the keychain's
 //   native addon stays outside it (EXTERNAL_PACKAGES); the signed copy's fonts and the sandbox
-//   pages' web fonts (assets/fonts) are copied to dist/fonts, and the pages' stylesheet
-//   (assets/pages) to dist/pages.
+//   pages' web fonts (assets/fonts) are copied to dist/fonts, the pages' stylesheet
+//   (assets/pages) to dist/pages, and the webhook inspector's files (assets/inspector) to dist/inspector.
 // - dist/cli/version.cjs: the version alone, so the launcher answers --version without
 //   loading the CLI; dist/cli/launch.cjs: what loads the bundle's chunks with the code caches
 //   of src/cli/launch (made after a command ran: what it ran is not compiled again).
@@ -40,6 +40,7 @@ import {
   cliBundleOptions,
   FONT_FILES,
   FONT_LICENSES,
+  INSPECTOR_FILES,
   PAGE_FILES,
   requireFromRoot,
   WEB_FONT_FILES,
@@ -116,6 +117,9 @@ for (const file of [...WEB_FONT_FILES, ...FONT_LICENSES])
   copyFileSync(`${root}assets/fonts/${file}`, `${root}${out}/fonts/${file}`);
 mkdirSync(`${root}${out}/pages`);
 for (const file of PAGE_FILES) copyFileSync(`${root}assets/pages/${file}`, `${root}${out}/pages/${file}`);
+mkdirSync(`${root}${out}/inspector`);
+for (const file of INSPECTOR_FILES)
+  copyFileSync(`${root}assets/inspector/${file}`, `${root}${out}/inspector/${file}`);
 
 // The library, self-contained: its dependencies bundled (not minified: a library is read in a debugger).
 await esbuild.build({

@@ -42,6 +42,13 @@ export const FONT_LICENSES = ['OFL-DancingScript.txt', 'OFL-ArefRuqaa.txt'];
 export const PAGE_FILES = ['ceremony.css', 'ceremony.js'];
 
 /**
+ * The webhook inspector's files kept in assets/inspector (src/core/web/shipped-files.ts reads them):
+ * its stylesheet, its page script, and the SQLite writer it runs as a worker thread; copied to
+ * dist/inspector and carried by each single executable as the fonts are.
+ */
+export const INSPECTOR_FILES = ['inspector.css', 'inspector.js', 'sqlite-writer.js'];
+
+/**
  * Parts of dependencies the bundle replaces, each by a stand-in for what sign-cli uses of it
  * (by importing package: another package importing the same name gets the real one).
  *

@@ -6,22 +6,25 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Agent, request } from 'undici';
 import { systemClock } from '../core/clock.js';
 import { deliveryId, type HeaderBag, type SchemeSuggestion } from '../core/webhooks/webhook-parsing.js';
 import { ANSWER_DUPLICATE, ANSWER_NEW, AnswerBatch, clientErrorRefusal, sent } from './answers.js';
+import { answerFromApps, deliveryHeaders, forwardAgent, postDelivery, reported } from './forwarding.js';
 import type { ForwardTarget } from './routes.js';
 import type {
   ForwardOutcome,
   ListenedEvent,
+  ObservedDelivery,
   ListenerOptions,
   ListenerStats,
   RunningListener,
 } from './types.js';
 
 export type {
+  DeliveryObserver,
   ForwardOutcome,
   ListenedEvent,
+  ObservedDelivery,
   ListenerOptions,
   ListenerStats,
   Rejection,
@@ -30,26 +33,12 @@ export type {
 
 export const DEFAULT_LISTEN_PORT = 4020;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-const FORWARD_TIMEOUT_MS = 30_000;
 /** Refused bodies up to this size are read and dropped; larger ones cost the client its connection. */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
 const SAVE_EVERY_MS = 5_000;
 /** At Ctrl-C, answers already queued get this long to reach their senders before connections are cut. */
 const CLOSE_GRACE_MS = 1_000;
-/** Headers that describe one hop, not the delivery; never forwarded (nor set with --forward-header). */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'host',
-  'content-length',
-  'upgrade',
-  'proxy-connection',
-  'te',
-  'trailer',
-]);
-/** How much of an app's answer is kept for --verbose. */
-const ANSWER_SAMPLE_BYTES = 500;
+export { HOP_BY_HOP } from './forwarding.js';
 
 function field(payload: unknown, ...path: string[]): unknown {
   let value = payload;
@@ -69,14 +58,8 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   /** Set at close(): deliveries still arriving are refused with 503, so the sender retries them later. */
   let closing = false;
-  const agent =
-    targets.length > 0
-      ? new Agent({
-          headersTimeout: FORWARD_TIMEOUT_MS,
-          bodyTimeout: FORWARD_TIMEOUT_MS,
-          ...(options.forwardInsecure ? { connect: { rejectUnauthorized: false } } : {}),
-        })
-      : undefined;
+  const agent = targets.length > 0 ? forwardAgent(options.forwardInsecure === true) : undefined;
+  const observer = options.observer;
 
   function reject(
     req: IncomingMessage,
@@ -103,82 +86,18 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     });
   }
 
-  /** Posts the delivery as received (body and signature headers, plus --forward-header) to one target. */
-  async function forwardOne(
-    url: string,
-    headers: Record<string, string>,
-    body: Buffer,
-  ): Promise<ForwardOutcome & { answer?: Buffer; contentType?: string }> {
-    const started = now();
-    try {
-      const response = await request(url, { method: 'POST', headers, body, dispatcher: agent });
-      const answer = Buffer.from(await response.body.arrayBuffer());
-      const contentType = response.headers['content-type'];
-      return {
-        url,
-        status: response.statusCode,
-        durationMs: now() - started,
-        body: answer.subarray(0, ANSWER_SAMPLE_BYTES).toString('utf8'),
-        answer,
-        ...(typeof contentType === 'string' ? { contentType } : {}),
-      };
-    } catch (error) {
-      return { url, error: `${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}` };
-    }
-  }
-
-  /**
-   * Forwards to every matching target at once and answers the sender from
-   * them, so its retries follow the apps: one target's answer is relayed as
-   * is; with several, 200 when all took it, else the first failure's status
-   * (502 when a target could not be reached).
-   */
+  /** Forwards to every matching target at once; the sender gets what the apps answered (forwarding.ts). */
   async function forward(
     req: IncomingMessage,
     res: ServerResponse,
     body: Buffer,
     matching: readonly ForwardTarget[],
-  ): Promise<ForwardOutcome[]> {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name))
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    Object.assign(headers, options.forwardHeaders);
-    const outcomes = await Promise.all(matching.map((target) => forwardOne(target.url, headers, body)));
-    const failed = outcomes.find((o) => !('status' in o) || o.status < 200 || o.status >= 300);
-    const single = outcomes.length === 1 ? outcomes[0]! : undefined;
-    if (single && 'status' in single) {
-      res.writeHead(single.status, {
-        ...(single.contentType ? { 'content-type': single.contentType } : {}),
-        'content-length': single.answer!.length,
-      });
-      res.end(single.answer);
-    } else if (failed && 'status' in failed) {
-      const text = JSON.stringify({ error: `forwarding to ${failed.url} answered ${failed.status}` });
-      res.writeHead(failed.status, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      res.end(text);
-    } else if (failed) {
-      const text = JSON.stringify({
-        error: `forwarding to ${failed.url} failed: ${'error' in failed ? failed.error : ''}`,
-      });
-      res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    } else {
-      const text = JSON.stringify({ received: true, forwarded: outcomes.length });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    }
-    return outcomes.map(
-      ({
-        answer: _answer,
-        contentType: _type,
-        ...outcome
-      }: ForwardOutcome & { answer?: Buffer; contentType?: string }) => outcome,
+  ): Promise<{ outcomes: ForwardOutcome[]; answered: number }> {
+    const headers = deliveryHeaders(req.headers, options.forwardHeaders);
+    const outcomes = await Promise.all(
+      matching.map((target) => postDelivery(target.url, headers, body, agent!, now)),
     );
+    return { answered: answerFromApps(res, outcomes), outcomes: reported(outcomes) };
   }
 
   /**
@@ -242,26 +161,32 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       });
       return;
     }
-    const result = verifier.verify(headers, body, now());
-    let saved: string | undefined;
-    if (options.onReceived) {
-      try {
-        saved = options.onReceived(
-          {
+    const receivedAt = now();
+    const result = verifier.verify(headers, body, receivedAt);
+    // What --save-dir and the inspector keep: the request as it came (built only when one of them asks).
+    const request =
+      options.onReceived || observer
+        ? {
             method: req.method ?? 'POST',
             url: req.url ?? '/',
             httpVersion: req.httpVersion,
             rawHeaders: req.rawHeaders,
             body,
             id: result.id,
-          },
-          result.ok,
-        );
+          }
+        : undefined;
+    let saved: string | undefined;
+    if (options.onReceived) {
+      try {
+        saved = options.onReceived(request!, result.ok);
       } catch {
         // The callback reports its own failure (a full disk); the delivery is still verified and answered.
       }
     }
+    const observe = (seen: Omit<ObservedDelivery, 'receivedAt' | 'request' | 'verdict'>): number =>
+      observer!.arrived({ receivedAt, request: request!, verdict: result, ...seen });
     if (!result.ok) {
+      if (observer) observe({ answered: result.status, refusal: result.reason });
       reject(
         req,
         res,
@@ -277,7 +202,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     try {
       payload = JSON.parse(text);
     } catch {
-      reject(req, res, 400, `signature valid but the body is not JSON (${body.length} bytes)`);
+      const reason = `signature valid but the body is not JSON (${body.length} bytes)`;
+      if (observer) observe({ answered: 400, refusal: reason });
+      reject(req, res, 400, reason);
       return;
     }
     stats.verified++;
@@ -301,21 +228,26 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       rawBody: text,
       ...(saved ? { saved } : {}),
     };
+    const answer = delivery > 1 ? ANSWER_DUPLICATE : ANSWER_NEW;
     // Outside --events: verified and answered, so the sender does not retry, but not shown or forwarded.
     if (options.events && !options.events(event.type)) {
       stats.filtered++;
-      answers.push(res, delivery > 1 ? ANSWER_DUPLICATE : ANSWER_NEW);
+      if (observer) observe({ answered: 200, event, filtered: true });
+      answers.push(res, answer);
       return;
     }
     const matching = targets.length === 0 ? targets : targets.filter((t) => t.matches(event.type));
     if (matching.length > 0) {
-      void forward(req, res, body, matching).then((outcomes) => {
+      const key = observer ? observe({ event }) : 0;
+      void forward(req, res, body, matching).then(({ outcomes, answered }) => {
         event.forwards = outcomes;
+        observer?.forwarded(key, outcomes, answered);
         options.onEvent(event);
       });
       return;
     }
-    answers.push(res, delivery > 1 ? ANSWER_DUPLICATE : ANSWER_NEW);
+    if (observer) observe({ answered: 200, event });
+    answers.push(res, answer);
     options.onEvent(event);
   }
 

@@ -1,7 +1,7 @@
 /** What the listener takes, reports and returns (server.ts runs it). */
 import type { Clock } from '../core/clock.js';
 import type { SchemeSuggestion } from '../core/webhooks/webhook-parsing.js';
-import type { WebhookVerifier } from '../core/webhooks/webhooks.js';
+import type { VerifyResult, WebhookVerifier } from '../core/webhooks/webhooks.js';
 import type { ForwardTarget } from './routes.js';
 import type { SeenIds } from './seen-ids.js';
 import type { ReceivedDelivery } from './capture.js';
@@ -37,6 +37,31 @@ export interface Rejection {
   path?: string;
 }
 
+/** A delivery read whole, as the listener judged it: what the inspector keeps. */
+export interface ObservedDelivery {
+  /** When it was read whole (the clock's milliseconds). */
+  receivedAt: number;
+  /** The request as it came. */
+  request: ReceivedDelivery;
+  verdict: VerifyResult;
+  /** What the sender was answered; absent while the forward targets are asked (forwarded() tells then). */
+  answered?: number;
+  /** Why it was refused: the verifier's reason, or the listener's (a body that is not JSON). */
+  refusal?: string;
+  /** Verified and read as JSON. */
+  event?: ListenedEvent;
+  /** Verified, but outside --events: answered, neither shown nor forwarded. */
+  filtered?: boolean;
+}
+
+/** Told of every delivery read whole, and of what the apps answered it. Called on the hot path: keep it cheap. */
+export interface DeliveryObserver {
+  /** Returns a key for forwarded() of the same delivery. */
+  arrived(delivery: ObservedDelivery): number;
+  /** What each forward target answered, and what the sender was answered from them. */
+  forwarded(key: number, outcomes: readonly ForwardOutcome[], answered: number): void;
+}
+
 export interface ListenerStats {
   received: number;
   verified: number;
@@ -67,6 +92,8 @@ export interface ListenerOptions {
   clock?: Pick<Clock, 'now'>;
   /** Every delivery read whole, verified or not, as it was received (`--save-dir`); returns where it was kept. */
   onReceived?(delivery: ReceivedDelivery, verified: boolean): string | undefined;
+  /** Every delivery read whole and what became of it (`--inspect`). */
+  observer?: DeliveryObserver;
   onEvent(event: ListenedEvent): void;
   onReject(rejection: Rejection): void;
 }

@@ -1,6 +1,7 @@
 /**
  * The layers as the imports draw them (docs/architecture.md): the core imports nothing of the
- * CLI, the sandbox or the listener; the sandbox and the listener nothing of the CLI; no file
+ * CLI, the sandbox or the listener; the sandbox and the listener nothing of the CLI nor of each
+ * other; no file
  * reaches itself through its imports (type imports included: a circle of types is still two
  * files that cannot be read apart); the rooms of src/cli, src/core and src/sandbox import each
  * other without a circle, and the rooms of src/core and src/sandbox only as the tables of
@@ -132,6 +133,18 @@ describe('the layers, as the imports draw them', () => {
         : [],
     );
     expect(upward).toEqual([]);
+  });
+
+  it('lets the sandbox and the listener import nothing of each other (what their pages share is in src/core/web)', () => {
+    const across = [...graph].flatMap(([file, targets]) => {
+      const other = file.startsWith('sandbox/')
+        ? 'listener/'
+        : file.startsWith('listener/')
+          ? 'sandbox/'
+          : '';
+      return other ? targets.filter((t) => t.startsWith(other)).map((t) => `${file} -> ${t}`) : [];
+    });
+    expect(across).toEqual([]);
   });
 
   it('has no circle of imports between files', () => {

@@ -143,6 +143,8 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
 
 export interface TestListener {
   url: string;
+  /** With --inspect: the inspector's URL (`http://127.0.0.1:<port>/`). */
+  inspector?: string;
   /** Complete lines written so far. */
   readonly stdout: string[];
   readonly stderr: string[];
@@ -172,9 +174,9 @@ export async function startListener(
       throw new Error(`listener exited with ${result.code}: ${result.stderr}`);
     }),
   ]);
-  const url = /listening on (http:\/\/[^\s\u001b]+)/.exec(
-    run.io.stderr.text.replace(/\u001b\[[0-9;]*m/g, ''),
-  )![1]!;
+  const started = run.io.stderr.text.replace(/\u001b\[[0-9;]*m/g, '');
+  const url = /listening on (http:\/\/[^\s\u001b]+)/.exec(started)![1]!;
+  const inspector = /inspect deliveries at (http:\/\/\S+)/.exec(started)?.[1];
   const waitFor =
     (lines: () => string[]) =>
     async (predicate: (lines: string[]) => boolean, timeoutMs = 60_000) => {
@@ -189,6 +191,7 @@ export async function startListener(
   const stderr = () => completeLines(run.io.stderr.text);
   return {
     url,
+    ...(inspector ? { inspector } : {}),
     get stdout() {
       return stdout();
     },

@@ -4,6 +4,8 @@ import { BIN, ROOT, cleanEnv } from './cli.js';
 
 export interface ListenerProcess {
   url: string;
+  /** With --inspect: the inspector's URL (`http://127.0.0.1:<port>/`). */
+  inspector?: string;
   child: ChildProcess;
   stdout: string[];
   stderr: string[];
@@ -29,14 +31,19 @@ export async function startListenerProcess(
   createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
   const errLines = createInterface({ input: child.stderr });
   errLines.on('line', (line) => stderr.push(line));
+  const inspecting = args.includes('--inspect');
+  let inspector: string | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`listener did not start: ${stderr.join('\n')}`)), 45_000);
+    let listening: string | undefined;
     errLines.on('line', (line) => {
-      // The URL is bold when colour is on: read the line without its colour codes.
-      const match = /listening on (http:\/\/[^\s\u001b]+)/.exec(line.replace(/\u001b\[[0-9;]*m/g, ''));
-      if (match) {
+      // The URLs are bold when colour is on: read the lines without their colour codes.
+      const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+      listening ??= /listening on (http:\/\/[^\s\u001b]+)/.exec(plain)?.[1];
+      inspector ??= /inspect deliveries at (http:\/\/\S+)/.exec(plain)?.[1];
+      if (listening && (!inspecting || inspector)) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(listening);
       }
     });
     child.once('exit', (code) => reject(new Error(`listener exited with ${code}: ${stderr.join('\n')}`)));
@@ -53,6 +60,7 @@ export async function startListenerProcess(
     };
   return {
     url,
+    ...(inspector ? { inspector } : {}),
     child,
     stdout,
     stderr,

@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { html } from '../../src/sandbox/pages/html.js';
+import { html } from '../../src/core/web/html.js';
 import { Visitor, outboxOf, type OutboxMessage } from '../helpers/ceremony.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { create, envelope, invitation, leaseBody, pathOf, rawPost } from '../helpers/manual-journey.js';

@@ -13,7 +13,7 @@ import type { FilledDocument } from '../documents/templates.js';
 import type { Signature } from '../documents/signature.js';
 import { ordered, signatureShown, whenDone } from '../signing/document-rows.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
-import { html, oneLine, type Markup } from './html.js';
+import { html, oneLine, type Markup } from '../../core/web/html.js';
 import { signatureMarkup } from './signature-view.js';
 import { STRINGS, type Language } from './strings.js';
 

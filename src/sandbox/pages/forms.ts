@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { readBody } from '../http.js';
 import { randomBase62 } from '../ids.js';
 import { writePrivateFile } from '../signing/key-files.js';
-import { html, type Markup } from './html.js';
+import { html, type Markup } from '../../core/web/html.js';
 
 const COOKIE = 'sandbox_csrf';
 const NONCE = /^[A-Za-z0-9]{32}$/;

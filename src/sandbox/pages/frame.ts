@@ -7,7 +7,7 @@
  * no Referer leaves for another site (`same-origin`: with `no-referrer` a browser sends `Origin: null` on the pages' own forms).
  */
 import type { ServerResponse } from 'node:http';
-import { html, oneLine, type Markup } from './html.js';
+import { html, oneLine, type Markup } from '../../core/web/html.js';
 import { STRINGS, textFor, type Language } from './strings.js';
 
 export const CONTENT_SECURITY_POLICY = [

@@ -12,7 +12,7 @@ import { TERMINAL } from '../journey/journey.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 import { page, refusalBox } from './frame.js';
 import { hiddenFields } from './forms.js';
-import { html, oneLine, type Markup } from './html.js';
+import { html, oneLine, type Markup } from '../../core/web/html.js';
 import { STRINGS, methodName, type Language } from './strings.js';
 
 export interface IdPageView {

@@ -6,7 +6,7 @@
  */
 import { channelName, humanTime } from '../documents/humanise.js';
 import { page } from './frame.js';
-import { html, oneLine, type Markup } from './html.js';
+import { html, oneLine, type Markup } from '../../core/web/html.js';
 import type { OutboxMessage } from './outbox.js';
 import { STRINGS, textFor, type Language } from './strings.js';
 

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { DAY_MS } from '../store/days.js';
 import { codeChannel, idRequestsOf } from '../journey/id-requests.js';
-import { plain } from './html.js';
+import { plain } from '../../core/web/html.js';
 import { messageTexts } from './outbox-words.js';
 import { pageLanguage } from './strings.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';

@@ -8,7 +8,7 @@ import { humanDay } from '../documents/humanise.js';
 import { MAX_ATTEMPTS } from '../journey/id-requests.js';
 import { ordered } from '../signing/document-rows.js';
 import type { SignerRecord } from '../store/records.js';
-import { html, oneLine, plain, type Markup } from './html.js';
+import { html, oneLine, plain, type Markup } from '../../core/web/html.js';
 import type { SignerPageView } from './signer-steps.js';
 import { STRINGS } from './strings.js';
 

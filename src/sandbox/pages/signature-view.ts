@@ -4,7 +4,7 @@
  * the drawing's own box; drawn with presentation attributes only, as the pages' CSP wants.
  */
 import { SIGNATURE_BOX, signaturePath, type Signature } from '../documents/signature.js';
-import { html, type Markup } from './html.js';
+import { html, type Markup } from '../../core/web/html.js';
 
 export function signatureMarkup(signature: Signature, label: string): Markup {
   if (signature.kind === 'typed')

@@ -11,7 +11,7 @@ import { stepsOf, type StepName } from '../journey/ceremony.js';
 import { ordered } from '../signing/document-rows.js';
 import { documentHtml } from './document-html.js';
 import { page, refusalBox } from './frame.js';
-import { html, oneLine, plain, type Markup } from './html.js';
+import { html, oneLine, plain, type Markup } from '../../core/web/html.js';
 import { outcome } from './outcome.js';
 import { declineBox, signStep, signatureStep, verifyStep, type SignerPageView } from './signer-steps.js';
 import { STRINGS } from './strings.js';

@@ -13,7 +13,7 @@ import type { SignerStage } from '../journey/ceremony.js';
 import { attemptsLeft, canRenew, codeChannel, idRequestsOf, type IdRequest } from '../journey/id-requests.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
 import { hiddenFields } from './forms.js';
-import { html, type Markup } from './html.js';
+import { html, type Markup } from '../../core/web/html.js';
 import { signatureMarkup } from './signature-view.js';
 import { STRINGS, type Language } from './strings.js';
 

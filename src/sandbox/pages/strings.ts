@@ -6,7 +6,7 @@
  * own words (outbox-words.ts).
  */
 import type { Language } from '../documents/humanise.js';
-import { html, type Markup } from './html.js';
+import { html, type Markup } from '../../core/web/html.js';
 
 export type { Language } from '../documents/humanise.js';
 export { methodName } from '../documents/humanise.js';

@@ -22,7 +22,7 @@ import { ensureSealed, signedCopy } from '../signing/seal.js';
 import { ownCopyPdf } from '../signing/signed-copy.js';
 import { readForm } from '../pages/forms.js';
 import { page, sendPage } from '../pages/frame.js';
-import { html } from '../pages/html.js';
+import { html } from '../../core/web/html.js';
 import { signerPage } from '../pages/signer-page.js';
 import { STRINGS, chosenLanguage, type Language } from '../pages/strings.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';

@@ -1,23 +1,19 @@
 /** `sign-cli webhooks listen`: a local receiver that verifies, de-duplicates, prints and forwards. */
-import type { ChalkInstance } from 'chalk';
 import { Option, type Command } from 'commander';
 import { SignError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { maskKey } from '../../../core/keys.js';
 import type { CommandContext } from '../../context.js';
 import { collect, parseIntegerOption } from '../../flags/values.js';
-import type { Output } from '../../render/output.js';
 import type { Action } from '../../action.js';
-import type { Clock } from '../../../core/clock.js';
-import { formatInstant } from '../../render/time.js';
-import { cellText } from '../../render/cell.js';
-import { isEventType } from '../../../core/webhooks/events.js';
-import { fitLine, free, optional, whole, type LinePart } from '../../render/line-fit.js';
+import { fitLine, free, whole, type LinePart } from '../../render/line-fit.js';
+import { eventLine, forwardBodies, forwardParts, jsonEventLine, stamp } from '../../render/listen-lines.js';
 import { addSchemeOptions, buildVerifier, schemeAdvice, type SchemeFlags } from './options.js';
-import type { ForwardOutcome, ListenedEvent, Rejection } from '../../../listener/server.js';
+import { addInspectOptions, openInspection, type InspectFlags } from './listen-inspect.js';
+import type { Rejection } from '../../../listener/server.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 
-interface ListenFlags extends SchemeFlags {
+interface ListenFlags extends SchemeFlags, InspectFlags {
   port: string;
   host: string;
   forwardTo: string[];
@@ -52,6 +48,9 @@ export const doc: CommandDoc = {
     'A body altered in transit is told apart from a wrong secret by checking, after a mismatch only, whether the signature fits the body as proxies and frameworks commonly change it (a trailing newline, line ends, a byte-order mark, the JSON re-serialised).',
     'The same event can arrive more than once: a redelivery of an id already seen prints as `duplicate #2 of evt_… (signer.signed), not a new event` (`"duplicate": true` in JSON). The id is `webhook-id`, else the payload\'s `id`, else a hash of the body; `--state` keeps the ids seen across restarts (the newest 50,000). Every event already printed gets its answer out before Ctrl-C ends the listener; a delivery that arrives during the shutdown is refused with 503, so the service sends it again later.',
     '`--save-dir` keeps each delivery exactly as received, verified or refused, one file each (`<time>-<n>-<webhook-id>.http`, mode 0600), which `webhooks verify --request-file` reads. `--json` prints one line per verified event: `{"id", "type", "timestamp", "duplicate", "payload"}`; the apps\' answers then go to stderr.',
+    "**The inspector.** `--inspect` serves a page beside the listener (default `127.0.0.1:4040`; `--inspect 0` picks a free port, printed on start): every delivery read whole, verified or refused, newest first, with its time, type, envelope, verdict (a refused one with its reason), redelivery and what each forward target answered, following new ones as they come and filtered by type, status and text. A delivery's page shows its headers, its body as formatted JSON (the raw bytes one click away), the signature's verdict (the secret that matched, masked; the signed timestamp's age) and every answer an app gave. From there it is replayed as received (the same bytes and signature, to the forward targets or to a URL on this machine or a private network; any address with `--allow-remote`), or edited and signed again with the listener's secret, in its scheme, with a fresh timestamp (and a new `webhook-id` when the body changed), so the app takes it.",
+    'The same as JSON, for scripts and tests: `GET /api/deliveries` (newest first; `?type=`, `?status=verified|refused|duplicate|forward-failed`, `?q=`, `?before=<id>`, `?limit=`), `GET /api/deliveries/<id>` (with `headers`, `body`, `signature`, `replays`), `POST /api/deliveries/<id>/replay` with an optional `{"body": "…", "headers": {"name": "value"}, "to": "http://…"}` (a body or headers: edited, signed again). A script\'s JSON POST is taken; a browser\'s from another site is refused (403), and every request must name the inspector in `Host` (an IP address or `localhost`: DNS rebinding). Secrets are masked in the page and the API as everywhere.',
+    'Deliveries are kept in SQLite (`inspector/deliveries.sqlite` in the state directory, or `--inspect-db <file>`; mode 0600, one listener a file), the newest `--inspect-keep` (default 10,000), the oldest dropped first, so a restarted listener shows what came before. That needs node:sqlite (Node 22.13 or later): on an older Node the inspector keeps them in memory, and says so, and `--inspect-db` is refused.',
   ],
   examples: [
     'sign-cli webhooks listen --port 4021                     # any path; the secret from SIGN_WEBHOOK_SECRET',
@@ -59,6 +58,7 @@ export const doc: CommandDoc = {
     'sign-cli webhooks listen --port 4021 --secret-file secret.txt --forward-to http://localhost:3000/hooks   # your app on :3000',
     "sign-cli webhooks listen --port 4022 --events 'signer.*,envelope.completed' --forward-to 'signer.*=http://localhost:3000/signers' --forward-to http://localhost:3000/all",
     'sign-cli webhooks listen --port 4023 --save-dir deliveries --json',
+    'sign-cli webhooks listen --port 4024 --inspect 127.0.0.1:4044   # every delivery at http://127.0.0.1:4044/, to replay or edit',
   ],
 };
 
@@ -99,139 +99,7 @@ export function registerListen(webhooks: Command, action: Action): void {
       '--save-dir <dir>',
       'keep each delivery exactly as received (raw HTTP: headers and body), one file each, for `webhooks verify --request-file`',
     );
-  addSchemeOptions(command).action(action(listenCommand));
-}
-
-/** When the delivery arrived, in the one time format (UTC, marked): the same text on every machine. */
-function stamp(clock: Pick<Clock, 'now'>): string {
-  return formatInstant(new Date(clock.now()));
-}
-
-/**
- * `{"id","type","timestamp","duplicate","payload"}` on one line. The payload is
- * the received JSON text itself when it is already one line (it was parsed, so
- * it is valid JSON), which spares serialising it again for every event.
- */
-function jsonEventLine(event: ListenedEvent): string {
-  const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"duplicate":${event.duplicate},"payload":`;
-  const payload = /[\r\n]/.test(event.rawBody) ? JSON.stringify(event.payload) : event.rawBody.trim();
-  return `${head}${payload}}`;
-}
-
-/**
- * One line per event, always, that fits the terminal (line-fit.ts): every
- * value comes from a delivery, so each is escaped and its whitespace runs
- * collapsed (a signer named `Omar\n06:43:00  envelope.completed …`, or `Omar`
- * and 42 spaces before a fake event, shows as one name, not a second event),
- * and the name, an unknown type, a URL and an error are cut with … to the
- * width, so nothing a delivery holds can wrap to the start of a line. The
- * time, the ids and a known type are shown whole; the state is left out
- * before the name is cut short when it only repeats the type.
- */
-export function eventLine(output: Pick<Output, 'out' | 'columns'>, event: ListenedEvent, at: string): string {
-  const { out } = output;
-  const payload = event.payload as { data?: unknown } | null;
-  const data = (
-    payload && typeof payload.data === 'object' && payload.data !== null ? payload.data : {}
-  ) as Record<string, unknown>;
-  const signer = (typeof data.signer === 'object' && data.signer !== null ? data.signer : {}) as Record<
-    string,
-    unknown
-  >;
-  const type = cellText(event.type);
-  const status = cellText(signer.status ?? data.envelope_status);
-  const colour = /completed|signed/.test(type)
-    ? out.green
-    : /declined|failed|expired/.test(type)
-      ? out.red
-      : out.cyan;
-  // A type of the service's own list is a word to read by; anything else is the sender's free text.
-  const typePart = isEventType(event.type)
-    ? whole(event.type, { pad: 18, paint: colour })
-    : free(event.type, { pad: 18, paint: colour, rank: 1 });
-  const forwards: LinePart[] = (event.forwards ?? []).flatMap((f) => [
-    '  ',
-    ...forwardParts(out, f, event.forwards!.length > 1),
-  ]);
-  if (event.duplicate) {
-    // Our words and the id; the type, the sender's, is left out whole rather than cut when the line is short of room.
-    return fitLine(
-      [
-        whole(at, { paint: out.dim }),
-        '  ',
-        { text: `duplicate #${event.delivery}`, paint: out.yellow },
-        ' of ',
-        whole(event.id),
-        optional(` (${type})`, 1),
-        optional(', not a new event', 0),
-        ...forwards,
-      ],
-      output.columns,
-    );
-  }
-  return fitLine(
-    [
-      whole(at, { paint: out.dim }),
-      '  ',
-      typePart,
-      ' ',
-      whole(data.envelope_id, { pad: 24 }),
-      ' ',
-      free(signer.name, { pad: 18 }),
-      ' ',
-      // `signer.signed … signed`: the state says again what the type said; it goes before the name is cut short.
-      status !== '' && type.endsWith(`.${status}`)
-        ? optional(status)
-        : free(signer.status ?? data.envelope_status, { rank: 2 }),
-      ...forwards,
-    ],
-    output.columns,
-  );
-}
-
-/** What the app answered a forwarded delivery (`→ 200 12 ms`, with its URL when there are several), or why forwarding failed. */
-function forwardParts(colour: ChalkInstance, forward: ForwardOutcome, withUrl: boolean): LinePart[] {
-  const where: LinePart[] = withUrl ? [' ', free(forward.url, { rank: 1 })] : [];
-  // A failed forward is never silent: red, and marked ✗ for a terminal without colour.
-  if (!('status' in forward))
-    return [
-      { text: '→', paint: colour.dim },
-      ...where,
-      ' ',
-      { text: 'forward failed: ', paint: colour.red },
-      free(forward.error, { rank: 1, paint: colour.red }),
-      { text: ' ✗', paint: colour.red },
-    ];
-  const ok = forward.status >= 200 && forward.status < 300;
-  return [
-    { text: '→', paint: colour.dim },
-    ...where,
-    ' ',
-    ok
-      ? { text: String(forward.status), paint: colour.green }
-      : { text: `${forward.status} ✗`, paint: colour.red },
-    ' ',
-    { text: `${forward.durationMs} ms`, paint: colour.dim },
-  ];
-}
-
-/** --verbose: what each app answered, one line each. */
-function forwardBodies(event: ListenedEvent, width: number | undefined): string[] {
-  return (event.forwards ?? []).flatMap((f) =>
-    'body' in f
-      ? [
-          fitLine(
-            [
-              '  ← ',
-              free(f.url, { rank: 1 }),
-              ': ',
-              f.body.trim() === '' ? '(empty body)' : free(f.body.trim().slice(0, 200)),
-            ],
-            width,
-          ),
-        ]
-      : [],
-  );
+  addInspectOptions(addSchemeOptions(command)).action(action(listenCommand));
 }
 
 export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Promise<number> {
@@ -277,6 +145,14 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
     }
   }
   let saveFailures = 0;
+  const inspection = await openInspection(ctx, flags, {
+    verifier,
+    secrets,
+    targets,
+    forwardHeaders,
+    forwardInsecure: flags.forwardInsecure === true,
+    maxBodyBytes: maxBody,
+  });
   // Lines are fitted to the terminal as events come, synchronously: the Unicode width measure is loaded now.
   if (output.columns !== undefined || output.errColumns !== undefined)
     await (await import('../../render/table.js')).loadUnicodeWidth();
@@ -294,6 +170,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
       forwardInsecure: flags.forwardInsecure === true,
       clock: ctx.io.clock,
       ...(events ? { events } : {}),
+      ...(inspection ? { observer: inspection.observer } : {}),
       ...(capture
         ? {
             onReceived: (delivery) => {
@@ -361,6 +238,7 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
       },
     });
   } catch (error) {
+    await inspection?.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new SignError(`port ${port} on ${flags.host} is already in use`, {
         hint: 'pass --port 0 to pick a free port, or another --port',
@@ -375,8 +253,13 @@ export async function listenCommand(ctx: CommandContext, flags: ListenFlags): Pr
       `${targets.length > 0 ? `, forwarding ${targets.map((t) => (t.pattern ? `${t.pattern} to ${t.url}` : `to ${t.url}`)).join(', ')}` : ''}` +
       `${capture ? `, saving each delivery in ${capture.dir}` : ''}; Ctrl-C to stop`,
   );
+  if (inspection) {
+    inspection.listening(listener.url);
+    output.info(`inspect deliveries at ${output.err.bold(inspection.url)} (${inspection.keptIn})`);
+  }
   await ctx.untilInterrupted();
   await listener.close();
+  await inspection?.close();
   output.flush();
   // A terminal has echoed ^C where the cursor was: the summary starts on a line of its own.
   if (ctx.io.stderr.isTTY === true) output.info('');

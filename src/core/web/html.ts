@@ -1,7 +1,8 @@
 /**
- * The one way the sandbox's pages write HTML: the `html` tag. Every value put into a template
- * is escaped, unless it is markup this tag made; so text from an envelope, a signer, a form
- * or a URL never becomes markup, and no call at a value can be forgotten.
+ * The one way sign-cli's pages (the sandbox's, the webhook inspector's) write HTML: the `html`
+ * tag. Every value put into a template is escaped, unless it is markup this tag made; so text
+ * from an envelope, a signer, a delivery, a form or a URL never becomes markup, and no call at a
+ * value can be forgotten.
  *
  *   html`<p class="who">${name}</p>`  // name `<b>` is shown as `<b>`, not bold
  */

@@ -1,0 +1,149 @@
+/**
+ * The inspector's SQLite file: its tables, the statements its writer runs (sqlite-writer.js, a
+ * worker thread, runs them by their index in WRITES), and what a row reads back as.
+ */
+import type { SqliteValue } from './sqlite.js';
+import type { Attempt, AttemptKind, DeliveryRecord, DeliverySummary } from './records.js';
+
+/** PRAGMA user_version of the files this code writes; a newer file is refused, not rewritten. */
+export const SCHEMA_VERSION = 1;
+
+/** Run once on a new file. Headers are node's rawHeaders joined by newlines (no name or value holds one). */
+export const SCHEMA = `
+CREATE TABLE deliveries (
+  id INTEGER PRIMARY KEY,
+  received_at INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  http_version TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  body BLOB NOT NULL,
+  verified INTEGER NOT NULL,
+  answered INTEGER,
+  reason TEXT,
+  code TEXT,
+  event_id TEXT,
+  type TEXT,
+  envelope_id TEXT,
+  delivery INTEGER NOT NULL,
+  filtered INTEGER NOT NULL,
+  secret TEXT,
+  signed_at INTEGER
+);
+CREATE TABLE attempts (
+  delivery_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  status INTEGER,
+  duration_ms INTEGER,
+  answer TEXT,
+  error TEXT
+);
+CREATE INDEX attempts_by_delivery ON attempts (delivery_id);
+PRAGMA user_version = ${SCHEMA_VERSION};
+`;
+
+/** Every connection's own settings: WAL commits without waiting for the disk (a crash of the machine may lose the last ones). */
+export const CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL;';
+
+/** What the writer runs, by index. */
+export const WRITES = [
+  `INSERT INTO deliveries (id, received_at, method, path, http_version, headers, body, verified, answered,
+     reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  'UPDATE deliveries SET answered = ? WHERE id = ?',
+  'INSERT INTO attempts (delivery_id, kind, at, url, status, duration_ms, answer, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  'DELETE FROM attempts WHERE delivery_id <= ?',
+  'DELETE FROM deliveries WHERE id <= ?',
+] as const;
+export const INSERT_DELIVERY = 0;
+export const SET_ANSWERED = 1;
+export const INSERT_ATTEMPT = 2;
+export const PRUNE_ATTEMPTS = 3;
+export const PRUNE_DELIVERIES = 4;
+
+/** The columns of a line of the list. */
+export const SUMMARY_COLUMNS =
+  'id, received_at, method, path, verified, answered, reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at';
+
+/** The writer's operation that keeps a delivery: INSERT_DELIVERY and its parameters. The body is copied: a view into node's read buffer would carry all of it to the writer. */
+export const insertDeliveryOp = (record: DeliveryRecord): SqliteValue[] => [
+  INSERT_DELIVERY,
+  record.id,
+  record.receivedAt,
+  record.method,
+  record.path,
+  record.httpVersion,
+  record.rawHeaders.join('\n'),
+  new Uint8Array(record.body),
+  record.verified ? 1 : 0,
+  record.answered,
+  record.reason,
+  record.code,
+  record.eventId,
+  record.type,
+  record.envelopeId,
+  record.delivery,
+  record.filtered ? 1 : 0,
+  record.secret,
+  record.signedAt,
+];
+
+/** The writer's operation that keeps what an app answered. */
+export const insertAttemptOp = (id: number, attempt: Attempt): SqliteValue[] => [
+  INSERT_ATTEMPT,
+  id,
+  attempt.kind,
+  attempt.at,
+  attempt.url,
+  attempt.status,
+  attempt.durationMs,
+  attempt.answer,
+  attempt.error,
+];
+
+type Row = Record<string, SqliteValue>;
+const text = (value: SqliteValue | undefined): string | null =>
+  value === null || value === undefined ? null : String(value);
+const number = (value: SqliteValue | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+export const attemptOf = (row: Row): Attempt => ({
+  kind: String(row.kind) as AttemptKind,
+  at: Number(row.at),
+  url: String(row.url),
+  status: number(row.status),
+  durationMs: number(row.duration_ms),
+  answer: text(row.answer),
+  error: text(row.error),
+});
+
+export const summaryOf = (row: Row, attempts: Attempt[]): DeliverySummary => ({
+  id: Number(row.id),
+  receivedAt: Number(row.received_at),
+  method: String(row.method),
+  path: String(row.path),
+  verified: row.verified === 1 || row.verified === 1n,
+  answered: number(row.answered),
+  reason: text(row.reason),
+  code: text(row.code),
+  eventId: text(row.event_id),
+  type: text(row.type),
+  envelopeId: text(row.envelope_id),
+  delivery: Number(row.delivery),
+  filtered: row.filtered === 1 || row.filtered === 1n,
+  secret: text(row.secret),
+  signedAt: number(row.signed_at),
+  attempts,
+});
+
+export const recordOf = (row: Row, attempts: Attempt[]): DeliveryRecord => {
+  const body = row.body as Uint8Array;
+  return {
+    ...summaryOf(row, attempts),
+    httpVersion: String(row.http_version),
+    rawHeaders: String(row.headers) === '' ? [] : String(row.headers).split('\n'),
+    body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  };
+};

@@ -1,0 +1,286 @@
+/**
+ * Deliveries kept in a SQLite file (node:sqlite), across restarts: the newest `keep`, the oldest
+ * dropped first. One listener writes a file at a time (a lock file beside it says which). Writes
+ * go behind, to a worker thread (assets/inspector/sqlite-writer.js), one transaction per
+ * event-loop turn; this thread reads through a connection of its own (WAL: readers never wait
+ * for the writer). A delivery handed over is readable by get() at once, and listed once kept.
+ */
+import { closeSync, openSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { takePidLock } from '../../core/journal/pid-lock.js';
+import { readShipped } from '../../core/web/shipped-files.js';
+import {
+  type Attempt,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  type DeliveryStore,
+  type DeliverySummary,
+} from './records.js';
+import {
+  attemptOf,
+  CONNECTION_SETUP,
+  insertAttemptOp,
+  insertDeliveryOp,
+  PRUNE_ATTEMPTS,
+  PRUNE_DELIVERIES,
+  recordOf,
+  SCHEMA,
+  SCHEMA_VERSION,
+  SET_ANSWERED,
+  summaryOf,
+  SUMMARY_COLUMNS,
+  WRITES,
+} from './sqlite-schema.js';
+import type { SqliteDatabase, SqliteModule, SqliteValue } from './sqlite.js';
+
+/** How long a statement waits for another connection's lock before failing. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
+export class StoreFileError extends Error {}
+
+export class SqliteStore implements DeliveryStore {
+  private newest: number;
+  private prunedUpTo: number;
+  private ops: SqliteValue[][] = [];
+  private scheduled = false;
+  /** Handed over, not yet kept: what get() answers from meanwhile. */
+  private readonly pending = new Map<number, DeliveryRecord>();
+  /** Ids handed over since the last batch went, and the ids of each batch the writer has not kept yet. */
+  private fresh: number[] = [];
+  private readonly batches = new Map<number, number[]>();
+  private sent = 0;
+  private kept = 0;
+  private waiting: { seq: number; resolve: () => void }[] = [];
+  private readonly keptListeners = new Set<(newestId: number) => void>();
+  private readonly errorListeners: ((error: Error) => void)[] = [];
+  private broken: Error | undefined;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    readonly file: string,
+    readonly keep: number,
+    private readonly reader: SqliteDatabase,
+    private readonly worker: Worker,
+    private readonly unlock: () => void,
+  ) {
+    this.newest = Number(reader.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
+    this.prunedUpTo = Math.max(0, this.newest - keep);
+    worker.on('message', (message: { seq: number; error?: string }) => this.acknowledged(message));
+    worker.on('error', (error) => this.fail(error));
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+  }
+
+  /** Opens (or makes, 0600) the file and starts its writer; a file of another kind is a StoreFileError. */
+  static open(sqlite: SqliteModule, file: string, keep: number): SqliteStore {
+    const unlock = takePidLock(
+      `${file}.lock`,
+      (pid) => `${file} is in use by another webhook listener (pid ${pid})`,
+    );
+    let reader: SqliteDatabase | undefined;
+    try {
+      // Made here, private: SQLite gives its -wal and -shm files the database file's mode.
+      closeSync(openSync(file, 'a', 0o600));
+      reader = new sqlite.DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+      prepareFile(reader, file, keep);
+      reader.exec(CONNECTION_SETUP);
+      const worker = new Worker(readShipped('inspector', 'sqlite-writer.js').toString('utf8'), {
+        eval: true,
+        workerData: {
+          file,
+          busyTimeoutMs: BUSY_TIMEOUT_MS,
+          connectionSetup: CONNECTION_SETUP,
+          statements: WRITES,
+        },
+      });
+      return new SqliteStore(file, keep, reader, worker, unlock);
+    } catch (error) {
+      reader?.close();
+      unlock();
+      throw error;
+    }
+  }
+
+  get lastId(): number {
+    return this.newest;
+  }
+
+  add(record: DeliveryRecord): void {
+    this.newest = Math.max(this.newest, record.id);
+    if (this.broken) return;
+    this.pending.set(record.id, record);
+    this.fresh.push(record.id);
+    this.ops.push(insertDeliveryOp(record));
+    this.schedule();
+  }
+
+  addAttempts(id: number, attempts: readonly Attempt[], answered?: number): void {
+    const record = this.pending.get(id);
+    if (record) {
+      record.attempts.push(...attempts);
+      if (answered !== undefined) record.answered = answered;
+    }
+    if (this.broken) return;
+    for (const attempt of attempts) this.ops.push(insertAttemptOp(id, attempt));
+    if (answered !== undefined) this.ops.push([SET_ANSWERED, answered, id]);
+    this.schedule();
+  }
+
+  list(query: DeliveryQuery): DeliverySummary[] {
+    const where: string[] = [];
+    const params: SqliteValue[] = [];
+    if (query.before !== undefined) {
+      where.push('id < ?');
+      params.push(query.before);
+    }
+    if (query.type !== undefined) {
+      where.push('type = ?');
+      params.push(query.type);
+    }
+    if (query.status === 'verified') where.push('verified = 1');
+    if (query.status === 'refused') where.push('verified = 0');
+    if (query.status === 'duplicate') where.push('delivery >= 2');
+    if (query.status === 'forward-failed')
+      where.push(
+        "EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.kind = 'forward' AND (a.status IS NULL OR a.status < 200 OR a.status >= 300))",
+      );
+    if (query.text !== undefined && query.text !== '') {
+      const like = `%${query.text.replace(/[\\%_]/g, '\\$&')}%`;
+      const columns = ['type', 'event_id', 'envelope_id', 'path', 'reason', 'CAST(body AS TEXT)'];
+      where.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+      params.push(...columns.map(() => like));
+    }
+    const rows = this.reader
+      .prepare(
+        `SELECT ${SUMMARY_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+      )
+      .all(...params, query.limit);
+    const attempts = this.attemptsOf(rows.map((row) => Number(row.id)));
+    return rows.map((row) => summaryOf(row, attempts.get(Number(row.id)) ?? []));
+  }
+
+  get(id: number): DeliveryRecord | undefined {
+    const pending = this.pending.get(id);
+    if (pending) return { ...pending, attempts: [...pending.attempts] };
+    const row = this.reader.prepare('SELECT * FROM deliveries WHERE id = ?').get(id);
+    return row && recordOf(row, this.attemptsOf([id]).get(id) ?? []);
+  }
+
+  count(): number {
+    return Number(this.reader.prepare('SELECT count(*) AS n FROM deliveries').get()!.n);
+  }
+
+  types(): string[] {
+    return this.reader
+      .prepare('SELECT DISTINCT type FROM deliveries WHERE type IS NOT NULL ORDER BY type')
+      .all()
+      .map((row) => String(row.type));
+  }
+
+  onKept(listener: (newestId: number) => void): () => void {
+    this.keptListeners.add(listener);
+    return () => this.keptListeners.delete(listener);
+  }
+
+  onError(listener: (error: Error) => void): void {
+    this.errorListeners.push(listener);
+  }
+
+  flushed(): Promise<void> {
+    this.flush();
+    if (this.kept >= this.sent || this.broken) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ seq: this.sent, resolve }));
+  }
+
+  async close(): Promise<void> {
+    await this.flushed();
+    this.worker.postMessage('close');
+    await this.exited;
+    this.reader.close();
+    this.keptListeners.clear();
+    this.unlock();
+  }
+
+  private attemptsOf(ids: number[]): Map<number, Attempt[]> {
+    const found = new Map<number, Attempt[]>();
+    if (ids.length === 0) return found;
+    const rows = this.reader
+      .prepare('SELECT * FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+      .all(JSON.stringify(ids));
+    for (const row of rows) {
+      const id = Number(row.delivery_id);
+      found.set(id, [...(found.get(id) ?? []), attemptOf(row)]);
+    }
+    return found;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Hands the turn's writes to the writer, the oldest deliveries past `keep` dropped in the same transaction. */
+  private flush(): void {
+    this.scheduled = false;
+    if (this.ops.length === 0 || this.broken) return;
+    const cutoff = this.newest - this.keep;
+    if (cutoff > this.prunedUpTo) {
+      this.ops.push([PRUNE_ATTEMPTS, cutoff], [PRUNE_DELIVERIES, cutoff]);
+      this.prunedUpTo = cutoff;
+      for (const id of this.pending.keys()) if (id <= cutoff) this.pending.delete(id);
+    }
+    // The deliveries first written by this batch: read from the file once it is acknowledged.
+    // (Their ids as they came, not found by searching the pending ones against every batch in
+    // flight: that grew with the square of the backlog under load.)
+    const seq = ++this.sent;
+    this.batches.set(seq, this.fresh);
+    this.fresh = [];
+    this.worker.postMessage({ seq, ops: this.ops });
+    this.ops = [];
+  }
+
+  private acknowledged({ seq, error }: { seq: number; error?: string }): void {
+    for (const id of this.batches.get(seq) ?? []) this.pending.delete(id);
+    this.batches.delete(seq);
+    this.kept = seq;
+    if (error !== undefined) this.report(new Error(error));
+    this.waiting = this.waiting.filter((waiter) => (waiter.seq <= seq ? (waiter.resolve(), false) : true));
+    for (const listener of this.keptListeners) listener(this.newest);
+  }
+
+  /** The writer is gone: nothing more can be kept; what was kept stays readable. */
+  private fail(error: Error): void {
+    this.broken = error;
+    this.pending.clear();
+    this.ops = [];
+    this.fresh = [];
+    this.report(error);
+    for (const waiter of this.waiting.splice(0)) waiter.resolve();
+  }
+
+  private report(error: Error): void {
+    for (const listener of this.errorListeners) listener(error);
+  }
+}
+
+/** Makes the schema in a new file, refuses a file of another kind, and drops what is past `keep`. */
+function prepareFile(db: SqliteDatabase, file: string, keep: number): void {
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+  } catch (error) {
+    throw new StoreFileError(`${file} is not a SQLite database (${(error as Error).message})`);
+  }
+  const version = Number(db.prepare('PRAGMA user_version').get()!.user_version);
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()!.n;
+  if (version > SCHEMA_VERSION)
+    throw new StoreFileError(`${file} was written by a newer sign-cli (schema ${version})`);
+  if (version === 0 && Number(tables) > 0)
+    throw new StoreFileError(`${file} is another program's SQLite database, not the inspector's`);
+  if (version === 0) db.exec(`BEGIN; ${SCHEMA} COMMIT;`);
+  const newest = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
+  if (newest > keep) {
+    db.prepare('DELETE FROM attempts WHERE delivery_id <= ?').run(newest - keep);
+    db.prepare('DELETE FROM deliveries WHERE id <= ?').run(newest - keep);
+  }
+}
