@@ -145,7 +145,7 @@ export class PdfUpdate {
     const replaced = this.objects.get(num);
     if (replaced && !Array.isArray(replaced) && typeof replaced === 'object' && replaced.kind === 'raw')
       return undefined;
-    return this.objects.has(num) ? (replaced) : this.last.get(num);
+    return this.objects.has(num) ? replaced : this.last.get(num);
   }
 
   /** A value with its references followed, through the update's objects first. */
