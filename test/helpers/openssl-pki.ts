@@ -67,9 +67,14 @@ export class Pki {
 
   /**
    * A certificate `ca` issues: key `rsa` (default), `rsa-pss`, `ec:P-256|P-384|P-521`, `ed25519` or `ed448`;
-   * `timestamping` makes a TSA's (critical extended key usage timeStamping).
+   * `timestamping` makes a TSA's (critical extended key usage timeStamping); `extensions` are more
+   * lines of OpenSSL's extension syntax (`authorityInfoAccess=OCSP;URI:http://…`).
    */
-  issue(ca: Party, name: string, options: { key?: string; timestamping?: boolean } = {}): Party {
+  issue(
+    ca: Party,
+    name: string,
+    options: { key?: string; timestamping?: boolean; extensions?: string[] } = {},
+  ): Party {
     const base = name.replace(/\W+/g, '-').toLowerCase();
     const key = options.key ?? 'rsa';
     const genkey =
@@ -85,7 +90,7 @@ export class Pki {
     const ext = options.timestamping
       ? 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n'
       : 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n';
-    this.file(`${base}.ext`, ext);
+    this.file(`${base}.ext`, `${ext}${(options.extensions ?? []).map((line) => `${line}\n`).join('')}`);
     this.run(
       'x509',
       '-req',

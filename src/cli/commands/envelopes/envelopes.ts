@@ -4,6 +4,7 @@ import type { Action } from '../../action.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { registerAudit } from './audit.js';
 import { registerVerify } from './verify.js';
+import { registerExtend } from './extend.js';
 import { registerCreate } from './create.js';
 import { registerDownload } from './download.js';
 import { registerGet } from './get.js';
@@ -37,6 +38,7 @@ export function registerEnvelopes(program: Command, action: Action): void {
   registerDownload(envelopes, action);
   registerAudit(envelopes, action);
   registerVerify(envelopes, action);
+  registerExtend(envelopes, action);
   registerEnvelopesList(envelopes, action);
   registerWatch(envelopes, action);
   registerOpen(envelopes, action);

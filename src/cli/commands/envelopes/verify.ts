@@ -98,7 +98,7 @@ const REVISION_COLUMNS: readonly Column[] = [
 type Core = typeof import('../../../core/pades/verify.js');
 
 /** Every certificate of each --trust file, DER. */
-function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
+export function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
   return files.flatMap((file) => {
     const blocks = core.pemCertificates(readFlagFile('--trust', file).toString('utf8'));
     if (blocks.length === 0)
