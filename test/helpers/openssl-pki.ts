@@ -213,7 +213,11 @@ export class Pki {
    * false leaves the TSA's certificate out of it (a B-LT signature finds it in the DSS).
    */
   timestamp(data: Uint8Array, tsa: Party, ca: Party, certificates = true): Buffer {
-    const input = this.file('to-stamp.bin', data);
+    return this.timestampDigest(nodeCrypto.createHash('sha256').update(data).digest(), tsa, ca, certificates);
+  }
+
+  /** A TSA's token over a SHA-256 digest (`openssl ts -query -digest`): what a document timestamp's TSA is asked. */
+  timestampDigest(sha256: Uint8Array, tsa: Party, ca: Party, certificates = true): Buffer {
     this.file(
       'tsa.cnf',
       `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`,
@@ -222,8 +226,8 @@ export class Pki {
     this.run(
       'ts',
       '-query',
-      '-data',
-      input,
+      '-digest',
+      Buffer.from(sha256).toString('hex'),
       '-sha256',
       ...(certificates ? ['-cert'] : []),
       '-no_nonce',

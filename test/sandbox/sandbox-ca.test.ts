@@ -29,6 +29,8 @@ import {
 import { parseCertificate } from '../../src/core/pades/x509.js';
 import { pemToDer } from '../../src/sandbox/signing/web-crypto.js';
 
+/** A test that makes signed copies (a journey each, at speed 1) and runs OpenSSL and pdfsig: on a loaded machine, minutes. */
+const SLOW = { timeout: 180_000 };
 const NO_QPDF = missingTools(['qpdf'], 'qpdf', 'the structure checks of the B-LTA copies');
 
 let sandbox: TestSandbox;
@@ -81,7 +83,7 @@ function keep(role: 'signing' | 'tsa', name: string): string {
 
 const serialOf = (pemFile: string) => parseCertificate(pemToDer(readFileSync(pemFile, 'utf8'))).serial;
 
-describe.skipIf(NO_OPENSSL)('the sandbox CA, as OpenSSL sees it', () => {
+describe.skipIf(NO_OPENSSL)('the sandbox CA, as OpenSSL sees it', SLOW, () => {
   it('names its responder and CRL in the certificates it issues', () => {
     const text = openssl(dir, 'x509', '-in', join(dataDir, 'signing.pem'), '-noout', '-text');
     expect(text).toContain(`OCSP - URI:${sandbox.baseUrl}/_sandbox/ocsp`);
@@ -174,7 +176,7 @@ describe.skipIf(NO_OPENSSL)('the sandbox CA, as OpenSSL sees it', () => {
   });
 });
 
-describe.skipIf(NO_OPENSSL || NO_PDFSIG || NO_QPDF)('its signed copies are B-LTA', () => {
+describe.skipIf(NO_OPENSSL || NO_PDFSIG || NO_QPDF)('its signed copies are B-LTA', SLOW, () => {
   it('carries the chain, OCSP responses and the CRL in a DSS that OpenSSL checks, under a document timestamp OpenSSL verifies', async () => {
     const signing = keep('signing', 'lta-signing.pem');
     const tsa = keep('tsa', 'lta-tsa.pem');
@@ -238,7 +240,7 @@ function execQpdf(file: string): string {
   }
 }
 
-describe.skipIf(NO_OPENSSL || NO_PDFSIG)('a revocation', () => {
+describe.skipIf(NO_OPENSSL || NO_PDFSIG)('a revocation', SLOW, () => {
   it('revokes the signing certificate in OCSP and the CRL; the next copy is signed by its successor, whose OCSP says good; the earlier copy stays the same bytes', async () => {
     const { pdf: before, id } = await signedCopyOf('before.pdf');
     const old = keep('signing', 'old-signing.pem');
@@ -358,12 +360,13 @@ describe.skipIf(NO_OPENSSL || NO_PDFSIG)('a revocation', () => {
     await sandbox.stop();
     sandbox = await startTestSandbox({ speed: 1, dataDir });
     expect(sandbox.baseUrl).not.toBe(oldUrl);
+    // A copy waits for the certificates being issued for the new place: then signing.pem is the new one.
+    expect((await downloadAgain(id, 'moved-again.pdf')).equals(pdf)).toBe(true);
     const current = keep('signing', 'moved-new.pem');
     expect(serialOf(current)).not.toBe(serialOf(previous));
     expect(openssl(dir, 'x509', '-in', current, '-noout', '-text')).toContain(
       `OCSP - URI:${sandbox.baseUrl}/_sandbox/ocsp`,
     );
-    expect((await downloadAgain(id, 'moved-again.pdf')).equals(pdf)).toBe(true);
     const answer = await opensslAll(
       dir,
       'ocsp',

@@ -34,6 +34,8 @@ import { pemToDer } from '../../../../src/sandbox/signing/web-crypto.js';
 
 const NO_QPDF = missingTools(['qpdf'], 'qpdf', 'the structure checks of extended files');
 const TOOLS_MISSING = NO_OPENSSL || NO_PDFSIG || NO_QPDF;
+/** Each test asks the TSA, verifies twice and runs OpenSSL, pdfsig and qpdf: on a loaded machine, minutes. */
+const SLOW = { timeout: 180_000 };
 
 let sandbox: TestSandbox;
 const dataDir = tempDir('sign-cli-extend-data-');
@@ -101,7 +103,7 @@ async function judgedByOthers(file: string, trusted: string[]): Promise<void> {
   );
 }
 
-describe.skipIf(TOOLS_MISSING)('envelopes extend', () => {
+describe.skipIf(TOOLS_MISSING)('envelopes extend', SLOW, () => {
   it('gives a complete B-LTA copy a new document timestamp alone, the copy untouched before it', async () => {
     writeFileSync(join(dir, 'lta.pdf'), copy);
     const result = await extend(join(dir, 'lta.pdf'), '--tsa', tsa, '--trust', caFile);
@@ -254,7 +256,7 @@ describe.skipIf(TOOLS_MISSING)('envelopes extend', () => {
   });
 });
 
-describe('envelopes extend refuses', () => {
+describe('envelopes extend refuses', SLOW, () => {
   it('what it cannot extend: exit 2 before anything is sent, exit 1 with nothing written', async () => {
     writeFileSync(join(dir, 'in.pdf'), copy);
     // The output exists: not replaced without --force, the input least of all.
