@@ -18,7 +18,8 @@ import { collect, parsePositiveNumberOption } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { readPdfFile } from '../../input/pdf-file.js';
 import { formatTime } from '../../render/time.js';
-import { MAX_PDF_BYTES, reportVerification, trustedCertificates } from './verify.js';
+import { reportVerification } from './verify.js';
+import { MAX_PDF_BYTES, verifySettings } from './verify-flags.js';
 import type { ExtendResult } from '../../../core/ltv/extend.js';
 
 interface ExtendFlags {
@@ -136,7 +137,7 @@ export async function extendCommand(
     import('../../../core/ltv/online.js'),
     import('../../../core/client/proxy.js'),
   ]);
-  const trusted = trustedCertificates(core, flags.trust ?? []);
+  const { trusted } = await verifySettings(flags.trust ? { trust: flags.trust } : {});
   const pdf = await readPdfFile(file!, MAX_PDF_BYTES, ctx.signal);
   const verify = { trusted, now: new Date(ctx.io.clock.now()), signal: ctx.signal };
   const http = { proxy: proxySettingsFrom(ctx.env), timeoutMs: timeoutMs(ctx), signal: ctx.signal };
