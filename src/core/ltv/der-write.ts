@@ -1,10 +1,19 @@
 /**
- * DER written by hand, for the few structures sign-cli makes: timestamp and
- * OCSP requests (extend), and the sandbox's OCSP responses and CRLs. Each
- * function returns one TLV; DER's one encoding is kept (definite lengths,
- * minimal integers, no DEFAULT value written, times in whole seconds).
+ * DER written by hand, for the few structures `extend` makes: timestamp and
+ * OCSP requests, and an OCSP response wrapped from a CMS's basic response.
+ * Each function returns one TLV; DER's one encoding is kept (definite
+ * lengths, minimal integers, no DEFAULT value written, times in whole
+ * seconds). It imports nothing: shared by modules that different commands
+ * load, it stays in their chunks.
  */
-import { encode } from '../pades/der.js';
+/** One TLV: the tag byte, a definite length in its shortest form, the content. */
+export function encode(tagByte: number, content: Uint8Array): Uint8Array {
+  const n = content.length;
+  const length: number[] = [];
+  for (let rest = n; rest > 0; rest = Math.floor(rest / 256)) length.unshift(rest & 0xff);
+  const header = n < 0x80 ? [tagByte, n] : [tagByte, 0x80 | length.length, ...length];
+  return Buffer.concat([Uint8Array.from(header), content]);
+}
 
 const bytes = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
 

@@ -28,6 +28,9 @@ import type { RevocationFetcher } from './online.js';
 
 export { UpdateRefusedError } from './pdf-update.js';
 export { TrustServiceError } from './http-binary.js';
+// What a caller asks with: through this module alone, so that the bundle keeps ltv/ in one chunk.
+export { tsaStamp } from './tsa-client.js';
+export { onlineFetcher } from './online.js';
 
 export interface ExtendOptions {
   /** The TSA that stamps the new document timestamp. */

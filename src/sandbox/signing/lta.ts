@@ -13,7 +13,7 @@
  */
 import { appendDocumentTimestamp } from '../../core/ltv/document-timestamp.js';
 import { addToDss } from '../../core/ltv/dss.js';
-import { parseCertificate } from '../../core/pades/x509.js';
+import * as pkijs from 'pkijs';
 import { crlAt, ocspResponseFor, wholeSeconds, type StatusSigner } from './revocation-status.js';
 import type { SigningIdentity } from './signing-identity.js';
 import { timestampOfDigest } from './tsa.js';
@@ -30,7 +30,8 @@ export async function archivedCopy(
 ): Promise<Buffer> {
   const issued = new Date(wholeSeconds(completion).getTime() + 1000);
   const stampedAt = new Date(issued.getTime() + 1000);
-  const serialOf = (der: Uint8Array) => parseCertificate(der).serial;
+  const serialOf = (der: Uint8Array) =>
+    Buffer.from(pkijs.Certificate.fromBER(der).serialNumber.valueBlock.valueHexView).toString('hex');
   const data = {
     certificates: [identity.certificate, identity.tsa.certificate, identity.ca],
     ocspResponses: [

@@ -1,9 +1,10 @@
 /**
  * What the sandbox CA says of its certificates' status: OCSP responses
  * (RFC 6960) and CRLs (RFC 5280), both signed by the CA itself (no delegated
- * responder: nothing more to revoke or to check), SHA-256 with RSA, DER
- * written by hand (core/ltv/der-write.ts) so that each is exactly what it
- * should be: the same inputs, the same bytes.
+ * responder: nothing more to revoke or to check), SHA-256 with RSA, written
+ * and read with asn1js, as the rest of the sandbox's CMS (the same inputs, the
+ * same bytes). Not with the core's DER code: a module the sandbox, `verify` and
+ * `extend` all loaded would be bundled into a chunk every command loads.
  *
  * Both speak "as of" a time: the ledger's revocations recorded by then, and
  * thisUpdate that time in whole seconds, nextUpdate a week later (a CA's
@@ -12,25 +13,13 @@
  * as of now.
  */
 import { createHash } from 'node:crypto';
-import * as der from '../../core/ltv/der-write.js';
-import {
-  DerError,
-  bits,
-  children,
-  encoded,
-  explicit,
-  integerHex,
-  is,
-  octets,
-  oid,
-  readDer,
-  sequence,
-  type Der,
-} from '../../core/pades/der.js';
-import { parseCertificate } from '../../core/pades/x509.js';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 import { REVOCATION_REASONS, type CertificateStatus, type Revocation } from './certificate-ledger.js';
 import type { CryptoKey } from './key-files.js';
-import { webcrypto } from './web-crypto.js';
+import { usePkijsWithNodeCrypto, webcrypto } from './web-crypto.js';
+
+usePkijsWithNodeCrypto(pkijs);
 
 const OID = {
   sha256WithRSA: '1.2.840.113549.1.1.11',
@@ -64,40 +53,79 @@ export interface StatusSigner {
 /** A time as responses write it: whole seconds, rounded down. */
 export const wholeSeconds = (time: Date) => new Date(Math.floor(time.getTime() / 1000) * 1000);
 
-async function signed(signer: StatusSigner, tbs: Uint8Array): Promise<Uint8Array> {
-  const signature = await webcrypto().subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, signer.caKey, tbs);
-  return der.sequence(tbs, der.algorithm(OID.sha256WithRSA), der.bitString(new Uint8Array(signature)));
+type Asn = asn1js.AsnType;
+const ber = (node: Asn) => new Uint8Array(node.toBER(false));
+const seq = (...value: Asn[]) => new asn1js.Sequence({ value });
+const octets = (bytes: Uint8Array) => new asn1js.OctetString({ valueHex: bytes });
+const oid = (value: string) => new asn1js.ObjectIdentifier({ value });
+const algorithm = (id: string) => seq(oid(id), new asn1js.Null());
+const time = (date: Date) => new asn1js.GeneralizedTime({ valueDate: wholeSeconds(date) });
+/** RFC 5280's Time: UTCTime through 2049. */
+const crlTime = (date: Date) =>
+  date.getUTCFullYear() < 2050
+    ? new asn1js.UTCTime({ valueDate: wholeSeconds(date) })
+    : new asn1js.GeneralizedTime({ valueDate: wholeSeconds(date) });
+const explicit = (tagNumber: number, ...value: Asn[]) =>
+  new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber }, value });
+const implicitEmpty = (tagNumber: number) => new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber } });
+/** A positive INTEGER from its magnitude's bytes, in DER's one encoding. */
+function integer(magnitude: Uint8Array): asn1js.Integer {
+  let start = 0;
+  while (start < magnitude.length - 1 && magnitude[start] === 0) start++;
+  const body = magnitude.subarray(start);
+  return new asn1js.Integer({ valueHex: body[0]! & 0x80 ? Buffer.concat([Buffer.of(0), body]) : body });
+}
+const small = (n: number) => integer(Buffer.from(n.toString(16).padStart(12, '0'), 'hex'));
+/** An Extension, critical left out (DER omits the DEFAULT false). */
+const extension = (id: string, value: Asn) => seq(oid(id), octets(ber(value)));
+
+async function signed(signer: StatusSigner, tbs: Asn): Promise<Uint8Array> {
+  const body = ber(tbs);
+  const signature = await webcrypto().subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, signer.caKey, body);
+  return ber(
+    seq(
+      asn1js.fromBER(body).result,
+      algorithm(OID.sha256WithRSA),
+      new asn1js.BitString({ valueHex: new Uint8Array(signature) }),
+    ),
+  );
 }
 
 /** The CA's name (DER), its public key's bits and its key identifier. */
 function caFacts(ca: Uint8Array): { subject: Uint8Array; keyBits: Uint8Array; keyId: Uint8Array } {
-  const cert = parseCertificate(ca);
-  const keyBits = bits(sequence(readDer(cert.spki), 'the public key')[1]);
-  const keyId = cert.subjectKeyId
-    ? Buffer.from(cert.subjectKeyId, 'hex')
+  const cert = pkijs.Certificate.fromBER(ca);
+  const keyBits = new Uint8Array(cert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
+  const ski = cert.extensions?.find((e) => e.extnID === '2.5.29.14');
+  const keyId = ski
+    ? new Uint8Array(
+        (asn1js.fromBER(ski.extnValue.valueBlock.valueHexView).result as asn1js.OctetString).valueBlock
+          .valueHexView,
+      )
     : createHash('sha1').update(keyBits).digest();
-  return { subject: cert.subject, keyBits, keyId };
+  return { subject: ber(cert.subject.toSchema()), keyBits, keyId };
 }
 
 /** A CertID (RFC 6960 4.1.1) for one of the CA's serials, with SHA-1 as RFC 5019 profiles it. */
 export function certId(ca: Uint8Array, serialHex: string): Uint8Array {
   const { subject, keyBits } = caFacts(ca);
-  return der.sequence(
-    der.algorithm(OID.sha1),
-    der.octetString(createHash('sha1').update(subject).digest()),
-    der.octetString(createHash('sha1').update(keyBits).digest()),
-    der.unsignedInteger(Buffer.from(serialHex, 'hex')),
+  return ber(
+    seq(
+      algorithm(OID.sha1),
+      octets(createHash('sha1').update(subject).digest()),
+      octets(createHash('sha1').update(keyBits).digest()),
+      integer(Buffer.from(serialHex, 'hex')),
+    ),
   );
 }
 
 /** certStatus: good [0], revoked [1] with its time and reason, unknown [2]. */
-function certStatus(status: CertificateStatus): Uint8Array {
-  if (status.status === 'good') return der.implicitPrimitive(0, new Uint8Array());
-  if (status.status === 'unknown') return der.implicitPrimitive(2, new Uint8Array());
-  return der.explicit(
+function certStatus(status: CertificateStatus): Asn {
+  if (status.status === 'good') return implicitEmpty(0);
+  if (status.status === 'unknown') return implicitEmpty(2);
+  return explicit(
     1,
-    der.generalizedTime(status.at),
-    der.explicit(0, der.enumerated(REVOCATION_REASONS[status.reason])),
+    time(status.at),
+    explicit(0, new asn1js.Enumerated({ value: REVOCATION_REASONS[status.reason] })),
   );
 }
 
@@ -110,39 +138,36 @@ interface OneRequest {
 
 /**
  * A successful OCSPResponse answering each CertID with what the CA knew at `knownAt`, dated
- * `time` (and repeating the request's nonce).
+ * `time` (and repeating the request's nonce extension, as written).
  */
 async function ocspResponse(
   signer: StatusSigner,
   requests: OneRequest[],
-  time: Date,
+  time_: Date,
   knownAt: Date,
   nonce?: Uint8Array,
 ): Promise<Uint8Array> {
-  const at = wholeSeconds(time);
+  const at = wholeSeconds(time_);
   const { keyBits } = caFacts(signer.ca);
   const responses = requests.map((request) =>
-    der.sequence(
-      request.certId,
+    seq(
+      asn1js.fromBER(request.certId).result,
       certStatus(
         request.serial === undefined ? { status: 'unknown' } : signer.statusAt(request.serial, knownAt),
       ),
-      der.generalizedTime(at),
-      der.explicit(0, der.generalizedTime(new Date(at.getTime() + NEXT_UPDATE_MS))),
+      time(at),
+      explicit(0, time(new Date(at.getTime() + NEXT_UPDATE_MS))),
     ),
   );
-  const tbs = der.sequence(
+  const tbs = seq(
     // responderID byKey [2]: the SHA-1 of the CA's key, as RFC 5019 asks.
-    der.explicit(2, der.octetString(createHash('sha1').update(keyBits).digest())),
-    der.generalizedTime(at),
-    der.sequence(...responses),
-    ...(nonce ? [der.explicit(1, der.sequence(nonce))] : []),
+    explicit(2, octets(createHash('sha1').update(keyBits).digest())),
+    time(at),
+    seq(...responses),
+    ...(nonce ? [explicit(1, seq(asn1js.fromBER(nonce).result))] : []),
   );
   const basic = await signed(signer, tbs);
-  return der.sequence(
-    der.enumerated(0),
-    der.explicit(0, der.sequence(der.objectIdentifier(OID.ocspBasic), der.octetString(basic))),
-  );
+  return ber(seq(new asn1js.Enumerated({ value: 0 }), explicit(0, seq(oid(OID.ocspBasic), octets(basic)))));
 }
 
 /**
@@ -152,25 +177,38 @@ async function ocspResponse(
 export function ocspResponseFor(
   signer: StatusSigner,
   serialHex: string,
-  time: Date,
-  knownAt: Date = time,
+  time_: Date,
+  knownAt: Date = time_,
 ): Promise<Uint8Array> {
-  return ocspResponse(signer, [{ certId: certId(signer.ca, serialHex), serial: serialHex }], time, knownAt);
+  return ocspResponse(signer, [{ certId: certId(signer.ca, serialHex), serial: serialHex }], time_, knownAt);
 }
 
 /** OCSPResponse with an error status and no body: malformedRequest (1), internalError (2). */
-export const ocspError = (status: 1 | 2) => der.sequence(der.enumerated(status));
+export const ocspError = (status: 1 | 2) => ber(seq(new asn1js.Enumerated({ value: status })));
+
+const CERT_ID_HASH_OIDS = new Set(Object.keys(CERT_ID_HASHES));
+const view = (node: unknown) =>
+  Buffer.from((node as { valueBlock: { valueHexView: Uint8Array } }).valueBlock.valueHexView);
+const isUniversal = (node: Asn, tagNumber: number) =>
+  node.idBlock.tagClass === 1 && node.idBlock.tagNumber === tagNumber;
+const isContext = (node: Asn, tagNumber: number) =>
+  node.idBlock.tagClass === 3 && node.idBlock.tagNumber === tagNumber;
+const items = (node: Asn): Asn[] => {
+  const value = (node.valueBlock as { value?: unknown }).value;
+  if (!Array.isArray(value)) throw new Error('not constructed');
+  return value as Asn[];
+};
 
 /** The serial a CertID names when its issuer hashes are this CA's (by the hash it chose). */
-function serialFor(ca: Uint8Array, node: Der): string | undefined {
-  const [algorithm, nameHash, keyHash, serial] = sequence(node, 'the CertID');
-  const hash = CERT_ID_HASHES[oid(sequence(algorithm, 'its hash')[0])];
-  if (!hash) return undefined;
+function serialFor(ca: Uint8Array, node: Asn): string | undefined {
+  const [hashAlgorithm, nameHash, keyHash, serial] = items(node);
+  const hashOid = (items(hashAlgorithm!)[0] as asn1js.ObjectIdentifier).valueBlock.toString();
+  if (!CERT_ID_HASH_OIDS.has(hashOid) || !serial || !isUniversal(serial, 2)) return undefined;
+  const hash = CERT_ID_HASHES[hashOid]!;
   const { subject, keyBits } = caFacts(ca);
-  const same = (a: Uint8Array, b: Buffer) => Buffer.from(a).equals(b);
-  return same(octets(nameHash), createHash(hash).update(subject).digest()) &&
-    same(octets(keyHash), createHash(hash).update(keyBits).digest())
-    ? integerHex(serial)
+  return view(nameHash).equals(createHash(hash).update(subject).digest()) &&
+    view(keyHash).equals(createHash(hash).update(keyBits).digest())
+    ? view(serial).toString('hex')
     : undefined;
 }
 
@@ -188,21 +226,24 @@ export async function answerOcspRequest(
   let requests: OneRequest[];
   let nonce: Uint8Array | undefined;
   try {
-    const [tbsRequest] = sequence(readDer(body), 'the OCSPRequest');
-    const fields = sequence(tbsRequest, 'the TBSRequest');
-    const list = fields.find((f) => is(f, 16));
-    requests = sequence(list, 'the request list').map((request) => {
-      const certIdNode = sequence(request, 'a Request')[0]!;
-      return { certId: encoded(certIdNode), serial: serialFor(signer.ca, certIdNode) };
+    const parsed = asn1js.fromBER(body);
+    if (parsed.offset === -1 || parsed.offset !== body.length) return ocspError(1);
+    const fields = items(items(parsed.result)[0]!);
+    const list = fields.find((f) => isUniversal(f, 16));
+    if (!list) return ocspError(1);
+    requests = items(list).map((request) => {
+      const node = items(request)[0]!;
+      return { certId: new Uint8Array(node.valueBeforeDecodeView), serial: serialFor(signer.ca, node) };
     });
     if (requests.length === 0 || requests.length > 16) return ocspError(1);
-    const extensions = fields.find((f) => is(f, 2, 2));
-    for (const extension of extensions ? sequence(explicit(extensions), 'the extensions') : []) {
-      if (oid(children(extension)[0]) === OID.ocspNonce) nonce = encoded(extension);
+    const extensions = fields.find((f) => isContext(f, 2));
+    for (const extension of extensions ? items(items(extensions)[0]!) : []) {
+      const id = items(extension)[0] as asn1js.ObjectIdentifier;
+      if (id.valueBlock.toString() === OID.ocspNonce) nonce = new Uint8Array(extension.valueBeforeDecodeView);
     }
-  } catch (error) {
-    if (error instanceof DerError) return ocspError(1);
-    throw error;
+  } catch {
+    // Whatever does not read as a request: malformedRequest, never an error of the sandbox.
+    return ocspError(1);
   }
   return ocspResponse(signer, requests, now, knownAt, nonce);
 }
@@ -211,33 +252,36 @@ export async function answerOcspRequest(
  * The CA's CRL dated `time`, listing every revocation recorded by `knownAt`, with its reason
  * (unspecified left out, as RFC 5280 asks).
  */
-export async function crlAt(signer: StatusSigner, time: Date, knownAt: Date = time): Promise<Uint8Array> {
-  const at = wholeSeconds(time);
+export async function crlAt(signer: StatusSigner, time_: Date, knownAt: Date = time_): Promise<Uint8Array> {
+  const at = wholeSeconds(time_);
   const { subject, keyId } = caFacts(signer.ca);
   const revoked = signer
     .revocationsAt(knownAt)
     .map((r) =>
-      der.sequence(
-        der.unsignedInteger(Buffer.from(r.serial, 'hex')),
-        der.time(new Date(r.at)),
+      seq(
+        integer(Buffer.from(r.serial, 'hex')),
+        crlTime(new Date(r.at)),
         ...(r.reason === 'unspecified'
           ? []
-          : [der.sequence(der.extension(OID.reasonCode, der.enumerated(REVOCATION_REASONS[r.reason])))]),
+          : [seq(extension(OID.reasonCode, new asn1js.Enumerated({ value: REVOCATION_REASONS[r.reason] })))]),
       ),
     );
-  const tbs = der.sequence(
-    der.integer(1),
-    der.algorithm(OID.sha256WithRSA),
-    subject,
-    der.time(at),
-    der.time(new Date(at.getTime() + NEXT_UPDATE_MS)),
-    ...(revoked.length > 0 ? [der.sequence(...revoked)] : []),
-    der.explicit(
+  const tbs = seq(
+    small(1),
+    algorithm(OID.sha256WithRSA),
+    asn1js.fromBER(subject).result,
+    crlTime(at),
+    crlTime(new Date(at.getTime() + NEXT_UPDATE_MS)),
+    ...(revoked.length > 0 ? [seq(...revoked)] : []),
+    explicit(
       0,
-      der.sequence(
-        der.extension(OID.authorityKeyId, der.sequence(der.implicitPrimitive(0, keyId))),
+      seq(
+        extension(
+          OID.authorityKeyId,
+          seq(new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 0 }, valueHex: keyId })),
+        ),
         // Its number grows with its time: two CRLs of the same second are the same CRL.
-        der.extension(OID.crlNumber, der.integer(Math.floor(at.getTime() / 1000))),
+        extension(OID.crlNumber, small(Math.floor(at.getTime() / 1000))),
       ),
     ),
   );

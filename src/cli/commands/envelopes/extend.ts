@@ -6,40 +6,22 @@
  * file that does not prove itself), the result after (nothing is written for
  * one that does not); the input is never replaced unless asked.
  */
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { InterruptedError, SignError, UsageError } from '../../../core/errors.js';
-import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
-import { cellText } from '../../render/cell.js';
 import type { Action } from '../../action.js';
-import { collect, parsePositiveNumberOption } from '../../flags/values.js';
+import { collect } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import { readPdfFile } from '../../input/pdf-file.js';
-import { formatTime } from '../../render/time.js';
-import { reportVerification } from './verify.js';
-import { MAX_PDF_BYTES, verifySettings } from './verify-flags.js';
-import type { ExtendResult } from '../../../core/ltv/extend.js';
-
-interface ExtendFlags {
-  tsa: string;
-  output?: string;
-  online?: boolean;
-  trust?: string[];
-  force?: boolean;
-}
+import type { ExtendFlags } from './extend-run.js';
 
 export const doc: CommandDoc = {
   summary:
     'renew a signed PDF for the long term (PAdES B-LTA): add what its DSS lacks and a new document timestamp, as an incremental update',
   details: [
-    "What the copy lacks goes into its document security store (DSS): every certificate of every chain (each signer's, each signature timestamp's and document timestamp's TSA, up to the root) and, for each certificate but the roots, revocation data (an OCSP response about it, or its issuer's CRL): taken from what the file already carries (in its DSS, or in a CMS: Adobe's revocation archive, CAdES revocation values), or with `--online` fetched from where the certificate says its issuer answers (the OCSP responder of its AIA, else its CRL distribution point). Then a document timestamp (`ETSI.RFC3161`) from the TSA at `--tsa` (RFC 3161 over HTTP) seals all of it. A copy that already carries everything gets the new timestamp alone: renew it before its last timestamp's certificate expires.",
-    'The update is appended after the last byte: the original bytes stay a prefix of the result, so every earlier signature still covers what it covered. The file is verified first, as `envelopes verify` does (with the same `--trust`): one that does not verify is exit 1 and nothing is sent. The result is verified too, and written only when it verifies.',
-    "The result goes to `-o` (default: the input's name with `-extended` before `.pdf`, beside it; `-o -` writes it to stdout). An existing file is never replaced, the input included, unless `--force` is given.",
+    "Adds to the document security store (DSS) what it lacks: every certificate of every chain (the signers', the TSAs', up to the root) and, for each but the roots, an OCSP response or its issuer's CRL, taken from what the file carries (its DSS, its CMS's revocation archive or CAdES values) or, with `--online`, fetched from the responder or CRL the certificate names; then a document timestamp (`ETSI.RFC3161`) from the TSA at `--tsa` over all of it. A copy that lacks nothing gets the timestamp alone: renew it before its last timestamp's certificate expires.",
+    'The update follows the last byte: every earlier signature still covers what it covered. The input is verified first (with `--trust`; one that does not verify is exit 1, nothing sent), the result after (written only when it verifies), to `-o` (default `<name>-extended.pdf` beside the input; `-` for stdout); an existing file, the input included, is replaced only with `--force`.',
   ],
   more: [
-    'Exit 0 when the result verifies and is written; 1 when the input or the result does not verify, or the TSA (or, with `--online`, a responder) fails or refuses; 2 when the file is not a readable PDF, is encrypted or damaged (it cannot take an update here), the output exists without `--force`, or `--tsa` is not an http(s) URL; 130 when interrupted. Certificates still without revocation data are named in a warning (and in `missing` with `--json`): the timestamp is added all the same, and `--online` can fetch what they lack. The TSA and the responders are asked through the proxies of HTTPS_PROXY, HTTP_PROXY and NO_PROXY, within `--timeout` (default 30 s) each.',
+    'Exit 0 when the result verifies and is written; 1 when the input or the result does not verify, or the TSA or a responder fails; 2 for a file that is not a readable PDF, is encrypted or damaged, an output that exists without `--force`, a `--tsa` that is not an http(s) URL; 130 when interrupted. Certificates still without revocation data are named in a warning (`missing` in `--json`). The TSA and the responders are asked through HTTPS_PROXY, HTTP_PROXY and NO_PROXY, within `--timeout` (30 s) each.',
     '`--json` prints `{"file", "output", "bytes", "sha256", "added": {"certificates", "ocsp_responses", "crls"}, "missing": [{"certificate", "tried"}], "timestamp": {"field", "time", "tsa"}, "verification"}`, `verification` as `envelopes verify --json` prints it.',
   ],
   examples: [
@@ -70,153 +52,11 @@ export function registerExtend(envelopes: Command, action: Action): void {
     .action(action(extendCommand));
 }
 
-/** `--tsa`: an http(s) URL. */
-function tsaUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol))
-    throw new UsageError(`--tsa ${value}: not an http(s) URL of a timestamp authority`, {
-      hint: "give the TSA's URL, e.g. --tsa http://timestamp.digicert.com (the sandbox's: $SIGN_BASE_URL/_sandbox/tsa)",
-    });
-  return url.href;
-}
-
-/** `-o`, or `<name>-extended.pdf` beside the input; an existing file only with --force. */
-function outputPath(file: string, flags: ExtendFlags): string {
-  const output = flags.output ?? join(dirname(file), `${basename(file).replace(/\.pdf$/i, '')}-extended.pdf`);
-  if (output === '-') return output;
-  const exists = statSync(output, { throwIfNoEntry: false });
-  if (exists?.isDirectory()) throw new UsageError(`-o ${output}: a directory; give a file name`);
-  if (exists && !flags.force) {
-    const input = resolve(output) === resolve(file);
-    throw new UsageError(`${output} exists${input ? ' (it is the input)' : ''}: not replaced`, {
-      hint: 'give another -o, or --force to replace it',
-    });
-  }
-  return output;
-}
-
-/** The TSA's and responders' deadline: --timeout, SIGN_TIMEOUT, else 30 s. */
-function timeoutMs(ctx: CommandContext): number {
-  const given = ctx.globals.timeout ?? ctx.env.SIGN_TIMEOUT;
-  if (given === undefined || given === '') return 30_000;
-  return (
-    parsePositiveNumberOption(ctx.globals.timeout !== undefined ? '--timeout' : 'SIGN_TIMEOUT', given) * 1000
-  );
-}
-
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** What the update added, in words. */
-function addedText(added: ExtendResult['added']): string {
-  const parts = [
-    added.certificates > 0 ? count(added.certificates, 'certificate') : '',
-    added.ocspResponses > 0 ? count(added.ocspResponses, 'OCSP response') : '',
-    added.crls > 0 ? count(added.crls, 'CRL') : '',
-  ].filter(Boolean);
-  return parts.length === 0 ? 'a document timestamp' : `${parts.join(', ')} and a document timestamp`;
-}
-
+/** The run, in a module of its own: loaded when the command runs, not with the other envelopes commands. */
 export async function extendCommand(
   ctx: CommandContext,
   flags: ExtendFlags,
   [file]: string[],
 ): Promise<number> {
-  const tsa = tsaUrl(flags.tsa);
-  const output = outputPath(file!, flags);
-  if (output === '-' && ctx.output.json)
-    throw new UsageError('-o - writes the PDF to stdout, where --json would write too: give -o <file>');
-  const [core, ltv, tsaClient, online, { proxySettingsFrom }] = await Promise.all([
-    import('../../../core/pades/verify.js'),
-    import('../../../core/ltv/extend.js'),
-    import('../../../core/ltv/tsa-client.js'),
-    import('../../../core/ltv/online.js'),
-    import('../../../core/client/proxy.js'),
-  ]);
-  const { trusted } = await verifySettings(flags.trust ? { trust: flags.trust } : {});
-  const pdf = await readPdfFile(file!, MAX_PDF_BYTES, ctx.signal);
-  const verify = { trusted, now: new Date(ctx.io.clock.now()), signal: ctx.signal };
-  const http = { proxy: proxySettingsFrom(ctx.env), timeoutMs: timeoutMs(ctx), signal: ctx.signal };
-  let result: ExtendResult;
-  try {
-    const before = await core.verifyPdf(pdf, verify);
-    if (before.signatures.length === 0 || !before.valid) {
-      ctx.output.info(
-        `${file} does not verify: nothing was sent, nothing written; extend renews a copy that proves itself`,
-      );
-      if (ctx.output.json) {
-        ctx.output.jsonDocument({ file, output: null, verification: before });
-        return ExitCode.failed;
-      }
-      return Math.max(
-        ExitCode.failed,
-        await reportVerification(ctx, { file: file!, verdict: before, audit: null, valid: false }),
-      );
-    }
-    result = await ltv.extendPdf(pdf, {
-      stamp: tsaClient.tsaStamp(tsa, http),
-      ...(flags.online ? { fetch: online.onlineFetcher(http) } : {}),
-      verify,
-    });
-  } catch (error) {
-    if (error instanceof ltv.UpdateRefusedError)
-      throw new UsageError(`${file}: cannot take an update: ${error.message}`);
-    if (error instanceof core.NotAPdfError) throw new UsageError(`${file}: ${error.message}`);
-    if (error instanceof InterruptedError)
-      throw new InterruptedError(`interrupted: ${file} was not extended`);
-    if (error instanceof ltv.TrustServiceError) throw new SignError(error.message);
-    throw error;
-  }
-  const stamp = result.verdict.signatures.find((s) => s.field === result.field);
-  if (!result.verdict.valid) {
-    ctx.output.info(`the extended ${file} does not verify: nothing written`);
-    if (ctx.output.json) {
-      ctx.output.jsonDocument({ file, output: null, verification: result.verdict });
-      return ExitCode.failed;
-    }
-    await reportVerification(ctx, { file: output, verdict: result.verdict, audit: null, valid: false });
-    return ExitCode.failed;
-  }
-  if (output === '-') ctx.io.stdout.write(result.bytes);
-  else {
-    // Written beside its target and renamed: an interrupted write never leaves half a PDF under its name.
-    const partial = `${output}.part`;
-    try {
-      writeFileSync(partial, result.bytes);
-      renameSync(partial, output);
-    } catch (error) {
-      rmSync(partial, { force: true });
-      throw new UsageError(`${output}: cannot be written (${(error as Error).message})`);
-    }
-  }
-  for (const gap of result.missing)
-    ctx.output.warn(
-      `${gap.certificate}: no revocation data${gap.tried.length > 0 ? ` (${gap.tried.join('; ')})` : flags.online ? '' : '; --online fetches it'}`,
-    );
-  if (ctx.output.json) {
-    ctx.output.jsonDocument({
-      file,
-      output,
-      bytes: result.bytes.length,
-      sha256: result.verdict.sha256,
-      added: {
-        certificates: result.added.certificates,
-        ocsp_responses: result.added.ocspResponses,
-        crls: result.added.crls,
-      },
-      missing: result.missing,
-      timestamp: { field: result.field, time: stamp?.signing_time ?? null, tsa: stamp?.signer ?? null },
-      verification: result.verdict,
-    });
-    return ExitCode.ok;
-  }
-  const target = output === '-' ? 'stdout' : output;
-  const line = `${ctx.output.out.green('✓')} ${cellText(file)} extended to ${cellText(target)}: ${addedText(result.added)} (${result.field}, by ${cellText(stamp?.signer ?? 'the TSA')}${stamp?.signing_time ? ` at ${formatTime(stamp.signing_time)}` : ''}); ${count(result.verdict.signatures.length, 'signature')} verified`;
-  if (output === '-') ctx.output.info(line);
-  else ctx.output.line(line);
-  return ExitCode.ok;
+  return (await import('./extend-run.js')).runExtend(ctx, flags, file!);
 }
