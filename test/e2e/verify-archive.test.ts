@@ -99,7 +99,9 @@ describe.each([
     );
     const out = result.stdout.trimEnd().split('\n');
     expect(out[0]).toMatch(/^FILE +RESULT +REASON/);
-    expect(out.find((l) => l.includes('changed.pdf'))).toMatch(/changed\.pdf +invalid +digest: /);
+    expect(out.find((l) => l.includes('changed.pdf'))).toMatch(
+      /changed\.pdf +invalid +Signature1: digest: .*; Timestamp1: digest: /,
+    );
     expect(out.find((l) => l.includes('damaged.pdf'))).toMatch(/damaged\.pdf +(invalid|unreadable) +\S/);
     expect(out.find((l) => l.includes('notes.pdf'))).toMatch(/notes\.pdf +unreadable +.*not a PDF/);
     expect(out.filter((l) => /contract\.pdf|contract\.PDF|signed\.pdf/.test(l))).toEqual([]);
@@ -122,7 +124,8 @@ describe.each([
       [join(archive, 'c.pdf'), false, true],
     ]);
     expect(lines[3]!.error).toMatch(/c\.pdf: .*PDF/);
-    expect(lines[1]).toMatchObject({ integrity: 'broken', signatures: [{ valid: false }] });
+    // A B-LTA copy: its signature and its document timestamp both broken by the change.
+    expect(lines[1]).toMatchObject({ integrity: 'broken', signatures: [{ valid: false }, { valid: false }] });
     expect(result.stderr).toContain('✗ 4 PDFs: 2 valid, 1 invalid, 1 unreadable');
     // One file alone keeps its one JSON document, the same as its line among many.
     const one = await run([signed, '--json']);

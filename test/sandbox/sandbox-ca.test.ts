@@ -385,3 +385,16 @@ describe.skipIf(NO_OPENSSL || NO_PDFSIG)('a revocation', SLOW, () => {
     expect(answer).toContain(`${current}: good`);
   });
 });
+
+describe('the CA on disk', () => {
+  it('puts back signing.pem and tsa.pem from its ledger when a start was cut short before copying them', async () => {
+    const { SandboxCa } = await import('../../src/sandbox/signing/signing-identity.js');
+    const own = tempDir('sign-cli-ca-disk-');
+    const ca = await SandboxCa.open(own, new Date());
+    await ca.useUrl('http://127.0.0.1:9', new Date());
+    const issued = readFileSync(join(own, 'signing.pem'), 'utf8');
+    writeFileSync(join(own, 'signing.pem'), readFileSync(join(own, 'tsa.pem')));
+    await SandboxCa.open(own, new Date());
+    expect(readFileSync(join(own, 'signing.pem'), 'utf8')).toBe(issued);
+  });
+});

@@ -28,6 +28,7 @@ import {
 } from './key-files.js';
 import type { TsaIdentity } from './tsa.js';
 import {
+  CERTIFICATE_ROLES,
   readLedger,
   revocationsAt,
   signerAt,
@@ -70,6 +71,9 @@ export interface SigningIdentity {
   privateKey: CryptoKey;
   tsa: TsaIdentity;
 }
+
+/** A file's text, or '' when there is none. */
+const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 
 const randomSerial = () =>
   Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
@@ -128,7 +132,25 @@ export class SandboxCa {
   /** The CA of `dataDir` (made on first start), with what it issued before. */
   static async open(dataDir: string, now: Date): Promise<SandboxCa> {
     const { ca, key } = await loadCa(dataDir, now);
-    return new SandboxCa(dataDir, ca, key, readLedger(dataDir) ?? adoptEarlier(dataDir));
+    const ledger = readLedger(dataDir) ?? adoptEarlier(dataDir);
+    // A start cut short after the ledger named a new certificate, before it was copied: copied now.
+    for (const role of CERTIFICATE_ROLES) {
+      const current = ledger.issued.filter((c) => c.role === role).at(-1);
+      if (
+        current &&
+        readFileSync(join(dataDir, current.file), 'utf8') !== readText(join(dataDir, CURRENT[role].file))
+      ) {
+        writePrivateFile(
+          join(dataDir, CURRENT[role].keyFile),
+          readFileSync(join(dataDir, current.keyFile), 'utf8'),
+        );
+        writePrivateFile(
+          join(dataDir, CURRENT[role].file),
+          readFileSync(join(dataDir, current.file), 'utf8'),
+        );
+      }
+    }
+    return new SandboxCa(dataDir, ca, key, ledger);
   }
 
   /**
