@@ -64,6 +64,8 @@ export interface SignedData {
   certificates: Certificate[];
   /** Why each certificate the CMS carries that could not be read could not be (a signer's may be among them). */
   unreadable: string[];
+  /** Its [1] RevocationInfoChoices as encoded (CRLs, OCSP responses), when it carries any: revocation/sources.ts reads them. */
+  revocationInfo: Der | undefined;
   signers: SignerInfo[];
 }
 
@@ -131,13 +133,14 @@ export function parseSignedData(bytes: Uint8Array): SignedData {
     }
     i++;
   }
-  if (is(parts[i], 1, 2)) i++;
+  const revocationInfo = is(parts[i], 1, 2) ? parts[i++] : undefined;
   const signers = parts[i] ? children(parts[i]!).map(signerInfo) : [];
   return {
     contentType: oid(eContentType),
     content: eContent ? octets(explicit(eContent)) : undefined,
     certificates,
     unreadable,
+    revocationInfo,
     signers,
   };
 }

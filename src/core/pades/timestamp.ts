@@ -40,6 +40,8 @@ export interface TokenVerdict {
   genTime: Date | null;
   tsa: string | null;
   tsaCertificate: Certificate | null;
+  /** The TSA's validated path (its certificate first), or empty when none was found. */
+  path: Certificate[];
   imprint: TokenCheck;
   signature: TokenCheck;
   signingCertificate: TokenCheck;
@@ -90,6 +92,7 @@ export function verifyTimestampToken(
     genTime: null,
     tsa: null,
     tsaCertificate: null,
+    path: [],
     imprint: fail(why),
     signature: fail(why),
     signingCertificate: fail(why),
@@ -130,6 +133,7 @@ export function verifyTimestampToken(
       genTime: info.genTime,
       tsa: null,
       tsaCertificate: null,
+      path: [],
       imprint,
       signature: fail(why, failure),
       signingCertificate: fail(why, failure),
@@ -165,6 +169,7 @@ export function verifyTimestampToken(
     genTime: info.genTime,
     tsa: displayName(cert),
     tsaCertificate: cert,
+    path: path.path,
     imprint,
     signature,
     signingCertificate,
