@@ -20,7 +20,7 @@ import {
   type SignedContent,
 } from './cms.js';
 import { validateChain } from './chain.js';
-import { firstFailure, signatureTimestampToken, verifyTimestampToken } from './timestamp.js';
+import { firstFailure, signatureTimestampToken, tokenIntact, verifyTimestampToken } from './timestamp.js';
 import type { Steps } from './pdf-budget.js';
 import { EDDSA_DIGEST, OID, displayName, type Certificate } from './x509.js';
 import { WEAK_HASHES, hashLabel } from './hashes.js';
@@ -284,7 +284,7 @@ function signatureTime(
     stampEvidence = {
       genTime: stamp.genTime,
       ok: stamp.ok,
-      intact: stamp.imprint.ok && stamp.signature.ok,
+      intact: tokenIntact(stamp),
       chain: stamp.tsaCertificate ? { leaf: stamp.tsaCertificate, path: stamp.path, at: stampAt } : null,
       proof,
     };

@@ -3,7 +3,7 @@
  * its value by its kind (cms-signature.ts, legacy-signatures.ts); a document timestamp's token
  * here. What later revisions changed is verify.ts's part.
  */
-import { imprintHash, firstFailure, verifyTimestampToken } from './timestamp.js';
+import { imprintHash, firstFailure, tokenIntact, verifyTimestampToken } from './timestamp.js';
 import type { Steps } from './pdf-budget.js';
 import type { PdfSignature } from './pdf-signatures.js';
 import { checkCmsSignature } from './cms-signature.js';
@@ -89,7 +89,7 @@ export function* checkDocumentTimestamp(
     stamp: {
       genTime: stamp.genTime,
       ok: stamp.ok,
-      intact: stamp.imprint.ok && stamp.signature.ok,
+      intact: tokenIntact(stamp),
       chain: stamp.tsaCertificate ? { leaf: stamp.tsaCertificate, path: stamp.path, at } : null,
       proof,
     },

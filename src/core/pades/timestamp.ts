@@ -179,6 +179,14 @@ export function verifyTimestampToken(
   };
 }
 
+/**
+ * Whether a token is there as a timestamp, whoever signed it: its imprint and signature are not
+ * broken (they verify, or verify with a weak hash, or its TSA's certificate is missing). What a
+ * PAdES level counts.
+ */
+export const tokenIntact = (verdict: TokenVerdict): boolean =>
+  verdict.genTime !== null && verdict.imprint.failure !== 'broken' && verdict.signature.failure !== 'broken';
+
 /** The first of a token's checks that failed, in the order they matter. */
 export function firstFailure(verdict: TokenVerdict): TokenCheck | undefined {
   return [

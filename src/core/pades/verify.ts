@@ -5,10 +5,14 @@
  * time, the certificate's purpose, the ESS signing certificate, its signature
  * timestamp, and what every later revision changed, allowed or not after
  * this signature (DocMDP, FieldMDP). The validation time is now, or the time
- * a verified RFC 3161 signature timestamp proves; the signer's /M is only
- * claimed, and used only when asked (`at: 'claimed'`). Document timestamps are
- * checked as timestamps. Not checked: revocation (OCSP, CRL) and long-term
- * validation (DSS, B-LT, B-LTA).
+ * a verified RFC 3161 signature timestamp proves (else a valid document
+ * timestamp after it); the signer's /M is only claimed, and used only when
+ * asked (`at: 'claimed'`). Document timestamps are checked as timestamps, the
+ * latest first: each TSA's chain is validated at the time the next document
+ * timestamp proves, so an expired TSA certificate a later timestamp covers
+ * still proves its time. Then, once every signature is checked, the
+ * revocation status of every certificate they rest on and each signature's
+ * long-term status (ltv/, revocation/).
  *
  * Whatever the file, the work is bounded by its size (pdf-budget.ts): a file
  * that would cost more is refused (PdfLimitError, a NotAPdfError), and the
@@ -221,6 +225,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   const online = await longTermChecks(ctx, signatures, revisions, verdicts, {
     policy: options.revocation ?? 'soft',
     ...(options.online ? { fetch: options.online } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   const lastSigned = revisions.reduce<number>((max, r) => Math.max(max, r ?? 0), 0);
   const sha256 = await pace.run(sha256Steps(pdf, meter));

@@ -1,6 +1,6 @@
 /**
  * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]
- * [--password <p> | --password-file <f>] [--allow-weak]`:
+ * [--password <p> | --password-file <f>] [--allow-weak] [--revocation soft|require] [--online]`:
  * is this the signed document, unaltered? Every signature of the file checked
  * offline, every later revision judged against it (core/pades/verify.ts); with
  * --envelope, the service's audit trail too: its hash chain, and that its
@@ -9,7 +9,7 @@
  * at Ctrl-C or SIGTERM (exit 130).
  */
 import { constants as bufferConstants } from 'node:buffer';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
@@ -21,6 +21,9 @@ import { readFlagFile } from '../../input/stdin.js';
 import { readPassword, readPdfFile } from '../../input/pdf-file.js';
 import { formatTime } from '../../render/time.js';
 import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
+import { oneOf } from '../../flags/choices.js';
+import { completes, valuesOf } from '../../completion/hints.js';
+import { longTermLines, onlineLines } from './verify-long-term.js';
 
 /** Larger files are refused before they are read, unless --max-size raises it: a signed contract is kilobytes or a few megabytes. */
 export const MAX_PDF_MB = 256;
@@ -35,17 +38,20 @@ export const doc: CommandDoc = {
     "For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (every signer it holds; RSA, RSA-PSS, ECDSA, plain ECDSA, Ed25519, Ed448; SHA-2, SHA-3, SHAKE256; also adbe.pkcs7.sha1 and adbe.x509.rsa_sha1), its signature timestamp (RFC 3161: the imprint over the signature, the TSA's purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system's where Node reads them, and each `--trust` PEM; issuers and TSAs missing from a signature are looked for in the document's DSS), that certificate's purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared, by what it is rather than its number, with the revision the signature signed, and a change that is not allowed after it (a page's content or resources, the page tree, fonts, other catalog entries, an appearance redrawn while its field's value stays) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps, the catalog's /Version; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks), annotations added (DocMDP 3, or an approval signature without DocMDP) and changed or removed (DocMDP 3).",
     "SHA-1 is computed but refused as a weak algorithm (`signed with SHA-1, a weak algorithm: not accepted; the bytes are intact`), a failure of its own, not a digest that does not match; `--allow-weak` accepts it. An encrypted PDF (the standard security handler: RC4, AES-128, AES-256) is opened with the empty password, as readers open it, or with `--password` / `--password-file` (the user or the owner password); a signature's value is not encrypted.",
     "The chain is validated now, or at the time a verified signature timestamp proves; the signer's `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope's audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file's SHA-256.",
-    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
+    "Revocation, from what the file carries (its DSS with /VRI, the CMS's adbe-revocationInfoArchival and CAdES revocation values, the timestamp tokens' own data): every certificate of the signer's chain, of each TSA's and of each delegated OCSP responder's, by an OCSP response (signed by the issuing CA or a responder it delegated with the OCSP-signing purpose; ocsp-nocheck honoured) or a CRL (signed by the issuer's key), for the time it had to be good: the signature's, which a timestamp proves, or a token's. Revoked before then fails (`revoked on <date> (keyCompromise)`); revoked after a timestamp proved the signature existed passes and says so; no usable data is unknown: passed with a warning naming what is missing (`--revocation soft`, the default, as Acrobat and pyHanko's CLI do) or failed (`--revocation require`). `--online` fetches what the file lacks from the certificates' OCSP responders and CRL distribution points (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and `--timeout` apply; answers bounded) and says on stderr what it fetched.",
+    "Long-term status, a line a signature: its PAdES level (B-B, B-T, B-LT, B-LTA, by what the file holds), whether it is LTV-complete (a trusted timestamp, and every certificate's revocation data embedded and covered by a timestamp; the last document timestamp's own chain is checked now), and the date before which a new document timestamp must come (`re-timestamp before …`: the first expiry among the certificates checked at the current time). A certificate that has expired since passes when a timestamp from before its expiry proves when it was used (past-signature validation); each document timestamp's chain is validated at the time the next one proves.",
+    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: the policies of certificates, delta CRLs and indirect CRLs (they can show a revocation, never a good status), and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
   more: [
     "Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file's size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.",
-    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "valid", "checks": [{"check", "ok", "detail", "failure"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable`.',
+    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "revocation": {"status", "policy", "certificates": [{"certificate", "serial", "role", "needed_at", "status", "source", "kind", "this_update", "next_update", "revoked_at", "reason", "covered", "detail"}]}, "ltv": {"level", "complete", "detail", "proves_until", "renewal"}, "valid", "checks": [{"check", "ok", "detail", "failure", "warning"}]}], "online", "audit_trail"}`; `audit_trail` is null without `--envelope`, `online` (the requests made: `url`, `kind`, `certificate`, `ok`, `detail`) without `--online`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable` (also a revocation status unknown under `--revocation require`), `revoked`; a check that passed with a reservation has `warning` (a revocation status unknown, checked softly). `revocation.status` is `good`, `revoked` or `unknown`; each certificate\'s `role` is `signer`, `signer CA`, `TSA`, `TSA CA` or `OCSP responder`, its `source` where its OCSP response or CRL is (`dss`, `signature`, `timestamp`, `online`), `covered` whether a timestamp covers that data. `ltv` is null for a document timestamp; `level` is `B-B`, `B-T`, `B-LT` or `B-LTA`, `proves_until` the date before which to add a document timestamp, `renewal` what expires then.',
   ],
   examples: [
     'sign-cli envelopes download "$id" -o signed.pdf --wait',
     'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json',
+    'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --online --json',
   ],
 };
 
@@ -77,6 +83,19 @@ export function registerVerify(envelopes: Command, action: Action): void {
     .option(
       '--allow-weak',
       'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm',
+    )
+    .addOption(
+      completes(
+        new Option(
+          '--revocation <soft|require>',
+          'a revocation status the file cannot show: passed with a warning (soft, the default) or failed (require); a revoked certificate fails under both',
+        ),
+        valuesOf(REVOCATION_POLICIES),
+      ),
+    )
+    .option(
+      '--online',
+      "fetch the revocation data the file lacks from the certificates' OCSP responders and CRL distribution points (proxies and --timeout apply)",
     )
     .action(action(verifyCommand));
 }
@@ -185,6 +204,25 @@ export interface VerifyFlags {
   password?: string;
   passwordFile?: string;
   allowWeak?: boolean;
+  revocation?: string;
+  online?: boolean;
+}
+
+const REVOCATION_POLICIES = ['soft', 'require'] as const;
+
+/** With --online, the fetcher of revocation data: the CLI's proxies and --timeout (default 30 s), answers bounded. */
+async function onlineFetcher(ctx: CommandContext) {
+  const [{ plainFetcher }, { proxySettingsFrom }, { parsePositiveNumberOption }] = await Promise.all([
+    import('../../../core/client/plain-fetch.js'),
+    import('../../../core/client/proxy.js'),
+    import('../../flags/values.js'),
+  ]);
+  const timeout = await ctx.numberFrom('--timeout', ctx.globals.timeout, 'SIGN_TIMEOUT', 'timeout');
+  return plainFetcher({
+    proxy: proxySettingsFrom(ctx.io.env),
+    timeoutMs: timeout ? parsePositiveNumberOption(timeout.name, timeout.value) * 1000 : 30_000,
+    signal: ctx.signal,
+  });
 }
 
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
@@ -195,11 +233,16 @@ export async function verifyFile(
 ): Promise<FileVerification> {
   const at = parseAt(options.at);
   const max = parseMaxSize(options.maxSize);
+  const revocation =
+    options.revocation === undefined
+      ? 'soft'
+      : oneOf('--revocation', options.revocation, REVOCATION_POLICIES);
   const password = readPassword(options);
   const core = await import('../../../core/pades/verify.js');
   const trusted = trustedCertificates(core, options.trust ?? []);
   const signal = ctx.signal;
   const pdf = await readPdfFile(file, max, signal);
+  const fetcher = options.online ? await onlineFetcher(ctx) : undefined;
   let verdict;
   try {
     verdict = await core.verifyPdf(pdf, {
@@ -207,6 +250,8 @@ export async function verifyFile(
       ...(at ? { at } : {}),
       ...(password !== undefined ? { password } : {}),
       ...(options.allowWeak ? { allowWeak: true } : {}),
+      revocation,
+      ...(fetcher ? { online: fetcher.fetch } : {}),
       now: new Date(ctx.io.clock.now()),
       signal,
     });
@@ -226,6 +271,8 @@ export async function verifyFile(
     if (error instanceof InterruptedError)
       throw new InterruptedError(`interrupted: ${file} was not verified`, { sent: false });
     throw error;
+  } finally {
+    await fetcher?.close();
   }
   const audit = options.envelope ? await auditCheck(ctx, options.envelope, verdict.sha256) : null;
   return { file, verdict, audit, valid: verdict.valid && (audit?.ok ?? true) };
@@ -240,14 +287,20 @@ export async function reportVerification(
 ): Promise<number> {
   const { output } = ctx;
   const { printTable } = await import('../../render/table.js');
-  const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
+  const mark = (ok: boolean, warning?: boolean) =>
+    warning ? output.out.yellow('!') : ok ? output.out.green('✓') : output.out.red('✗');
   if (verdict.signatures.length > 0) {
     await printTable(
       output,
       CHECK_COLUMNS,
       verdict.signatures
         .flatMap((s) =>
-          s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))]),
+          s.checks.map((c) => [
+            cellText(s.field),
+            c.check,
+            mark(c.ok, c.warning),
+            cellText(detailText(c.detail)),
+          ]),
         )
         .concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
     );
@@ -274,6 +327,14 @@ export async function reportVerification(
     output.line(`${output.out.red('✗')} ${file}: no signature in it; it proves nothing about who signed it`);
     return ExitCode.failed;
   }
+  for (const line of onlineLines(verdict)) output.info(line);
+  output.line();
+  for (const line of longTermLines(verdict, new Date(ctx.io.clock.now()))) output.line(cellText(line));
+  for (const s of verdict.signatures)
+    for (const c of s.checks.filter((check) => check.warning))
+      output.warn(
+        `${s.field}: revocation ${detailText(c.detail)}; --revocation require fails it, --online fetches what is missing`,
+      );
   const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))]
     .map((s) => cellText(s))
     .join(', ');

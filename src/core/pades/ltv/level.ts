@@ -2,11 +2,12 @@
  * A signature's long-term status: its PAdES baseline level (ETSI EN 319 142-1) by what the file
  * holds, whether it is LTV-complete, and until when it proves itself.
  *
- * - B-B: a CMS signature; B-T: with a timestamp that verifies (its own, or a document timestamp
- *   after it), whoever's; B-LT: the file also carries revocation data about every certificate of
- *   the signer's path and of that timestamp's TSA path (the roots aside); B-LTA: a document
- *   timestamp after that data. What the level counts is structure, not trust: an untrusted
- *   root does not lower it.
+ * - B-B: a CMS signature; B-T: with a timestamp (its own, or a document timestamp after it) whose
+ *   imprint matches and whose signature is not broken, whoever's; B-LT: the file also carries
+ *   authentic revocation data about every certificate of the signer's path and of that
+ *   timestamp's TSA path (the roots aside, and a top whose issuer the file lacks), whatever time
+ *   it speaks for; B-LTA: a document timestamp after that data. What the level counts is
+ *   structure, not trust: an untrusted root or a weak hash does not lower it.
  * - LTV-complete: a trusted timestamp proves when it was signed, and every certificate it rests
  *   on (signer, TSAs, delegated responders, and the TSAs of the document timestamps after it
  *   but the last) has revocation data embedded in the file (not fetched online) that says it
@@ -55,7 +56,8 @@ function level(inputs: LevelInputs, s: number): PadesLevel {
   if (!own.stamp?.intact && !byDocument) return 'B-B';
   const signer = answeredBy.get(index)?.signer ?? [];
   const tsa = byDocument ? (answeredBy.get(byDocument.j)?.tsa ?? []) : (answeredBy.get(index)?.tsa ?? []);
-  const needed = [...signer, ...tsa].filter((a) => a.question.role !== 'OCSP responder');
+  // A path's top whose issuer the file lacks is where the file's path ends, as a root would: not counted.
+  const needed = [...signer, ...tsa].filter((a) => a.question.role !== 'OCSP responder' && a.question.issuer);
   const about = needed.map((a) => a.embedded.about.filter((item) => item.source !== 'online'));
   if (needed.length === 0 || about.some((items) => items.length === 0)) return 'B-T';
   // The data for each certificate is in by the revision of its earliest item; the archive timestamp must follow it all.

@@ -23,6 +23,8 @@ import { longTermStatus } from './level.js';
 export interface LongTermOptions {
   policy: 'soft' | 'require';
   fetch?: RevocationFetch;
+  /** Stops the requests online (InterruptedError) once aborted. */
+  signal?: AbortSignal;
 }
 
 const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, 'Z');
@@ -131,6 +133,7 @@ export async function longTermChecks(
     data.items,
     { now: ctx.now, allowWeak: ctx.allowWeak, pool, meter: ctx.file.meter },
     options.fetch,
+    options.signal,
   );
   const stamped = new Set(
     signatures.flatMap((s, i) => (ctx.evidence.get(s)?.stamp?.ok && revisions[i] ? [revisions[i]] : [])),

@@ -88,6 +88,7 @@ export class Answers {
     private readonly items: RevocationItem[],
     private readonly ctx: StatusContext,
     private readonly fetch: RevocationFetch | undefined,
+    private readonly signal?: AbortSignal,
   ) {}
 
   /** The answers to `questions`, with those about the delegated responders they rest on after them. */
@@ -130,7 +131,7 @@ export class Answers {
       const id = `${question.cert.serial}|${question.issuer.serial}`;
       if (!this.fetched.has(id) && publishesStatus(question.cert)) {
         this.fetched.add(id);
-        const got = await fetchRevocation(question.cert, question.issuer, this.fetch);
+        const got = await fetchRevocation(question.cert, question.issuer, this.fetch, this.signal);
         this.online.push(...got.items);
         this.requests.push(...got.requests);
       }

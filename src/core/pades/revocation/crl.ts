@@ -153,7 +153,7 @@ export function checkCrlSignature(
   crl: Crl,
   issuer: Certificate,
   allowWeak: boolean,
-): { ok: boolean; detail: string } {
+): { ok: boolean; detail: string; weak?: true } {
   const who = displayName(issuer);
   if (!sameName(crl.issuer, issuer.subject))
     return { ok: false, detail: `it is issued by another CA than ${who}` };
@@ -163,6 +163,7 @@ export function checkCrlSignature(
   if (check.weak && !allowWeak)
     return {
       ok: false,
+      weak: true,
       detail: `it is signed with ${hashLabel(check.weak)}, a weak algorithm: not accepted`,
     };
   if (!certificateFacts(issuer).crlSign)

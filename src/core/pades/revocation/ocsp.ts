@@ -185,6 +185,8 @@ export interface ResponderCheck {
   detail: string;
   /** A delegated responder (not the issuer itself), whose own status may need checking. */
   delegate?: Certificate;
+  /** Refused only as a policy: signed with a weak hash (the data is authentic). */
+  weak?: true;
 }
 
 const sameKey = (a: Certificate, b: Certificate) => Buffer.from(a.spki).equals(b.spki);
@@ -229,6 +231,7 @@ export function checkResponder(
   if (check.weak && !allowWeak)
     return {
       ok: false,
+      weak: true,
       detail: `it is signed with ${hashLabel(check.weak)}, a weak algorithm: not accepted`,
     };
   if (sameKey(signer, issuer) && sameName(signer.subject, issuer.subject))

@@ -6,6 +6,7 @@
  * with no IO of its own; `envelopes verify --online` and `envelopes extend --online` use it. What
  * comes back is not trusted here: the status decision checks it as it checks embedded data.
  */
+import { InterruptedError } from '../../errors.js';
 import { displayName, type Certificate } from '../x509.js';
 import { certificateFacts } from './cert-facts.js';
 import { ocspRequest } from './ocsp.js';
@@ -37,6 +38,12 @@ export interface FetchRecord {
 export const MAX_OCSP_BYTES = 1024 * 1024;
 export const MAX_CRL_BYTES = 64 * 1024 * 1024;
 
+/** A request cut by the caller's abort (Ctrl-C) stops the run; any other failure is recorded and the next URL tried. */
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new InterruptedError('interrupted while fetching revocation data', { sent: true });
+}
+
 const looksLikeDer = (bytes: Uint8Array) => bytes.length > 2 && bytes[0] === 0x30;
 
 /** A CRL served as PEM (some CAs do) as DER. */
@@ -56,6 +63,7 @@ export async function fetchRevocation(
   cert: Certificate,
   issuer: Certificate,
   fetch: RevocationFetch,
+  signal?: AbortSignal,
 ): Promise<{ items: RevocationItem[]; requests: FetchRecord[] }> {
   const facts = certificateFacts(cert);
   const certificate = displayName(cert);
@@ -82,6 +90,7 @@ export async function fetchRevocation(
       });
       return { items, requests };
     } catch (error) {
+      stopIfAborted(signal);
       requests.push({ url, kind: 'ocsp', certificate, ok: false, detail: (error as Error).message });
     }
   }
@@ -95,6 +104,7 @@ export async function fetchRevocation(
       requests.push({ url, kind: 'crl', certificate, ok: true, detail: `a CRL of ${body.length} bytes` });
       return { items, requests };
     } catch (error) {
+      stopIfAborted(signal);
       requests.push({ url, kind: 'crl', certificate, ok: false, detail: (error as Error).message });
     }
   }

@@ -133,6 +133,8 @@ function findings(question: StatusQuestion, items: RevocationItem[], ctx: Status
   const { cert, issuer } = question;
   const found: Finding[] = [];
   const rejected: string[] = [];
+  // Authentic items refused only as a policy (a weak hash): about the certificate all the same.
+  const weak: RevocationItem[] = [];
   let others = 0;
   for (const item of items) {
     ctx.meter.add(COST.visit);
@@ -150,6 +152,7 @@ function findings(question: StatusQuestion, items: RevocationItem[], ctx: Status
       const responder = kept(data, issuer, () => checkResponder(data, issuer, ctx.pool, ctx.allowWeak));
       if (!responder.ok) {
         rejected.push(`${whereItem(item)} is not usable: ${responder.detail}`);
+        if (responder.weak) weak.push(item);
         continue;
       }
       found.push({
@@ -175,6 +178,7 @@ function findings(question: StatusQuestion, items: RevocationItem[], ctx: Status
     const signature = kept(data, issuer, () => checkCrlSignature(data, issuer, ctx.allowWeak));
     if (!signature.ok) {
       rejected.push(`${whereItem(item)} is not usable: ${signature.detail}`);
+      if (signature.weak) weak.push(item);
       continue;
     }
     if (!crlCovers(data, cert)) {
@@ -209,7 +213,7 @@ function findings(question: StatusQuestion, items: RevocationItem[], ctx: Status
       signer: signature.detail,
     });
   }
-  return { found, rejected, others };
+  return { found, rejected, others, weak };
 }
 
 /** Whether a finding speaks for `at`: issued at or after it, or current then; never from the future; not after expiry unless kept. */
@@ -230,10 +234,10 @@ const answerOf = (
   f: Finding,
   status: StatusAnswer['status'],
   detail: string,
-  about: Finding[],
+  about: RevocationItem[],
 ): StatusAnswer => ({
   status,
-  about: about.map((g) => g.item),
+  about,
   detail,
   item: f.item,
   thisUpdate: f.thisUpdate,
@@ -257,7 +261,8 @@ export function certificateStatus(
       detail: `${name}: its issuer's certificate is not in the file, so no revocation data can be checked`,
       about: [],
     };
-  const { found, rejected, others } = findings(question, items, ctx);
+  const { found, rejected, others, weak } = findings(question, items, ctx);
+  const about = [...found.map((f) => f.item), ...weak];
   const revocations = found
     .filter((f) => f.status === 'revoked')
     // A hold (certificateHold) lifted by a later item that says good is no revocation.
@@ -272,7 +277,7 @@ export function certificateStatus(
       first,
       'revoked',
       `${name} was revoked on ${iso(first.revokedAt!)}${reasonText(first)}${compromise}, before ${iso(question.at)}, the time it had to be good (${whereItem(first.item)})`,
-      found,
+      about,
     );
   }
   if (first && first.invalidSince! <= question.provenUntil)
@@ -280,14 +285,14 @@ export function certificateStatus(
       first,
       'revoked',
       `${name} was revoked on ${iso(first.revokedAt!)}${reasonText(first)}, and nothing proves what it signed existed before then (${whereItem(first.item)})`,
-      found,
+      about,
     );
   if (first)
     return answerOf(
       first,
       'good',
       `${name} was revoked on ${iso(first.revokedAt!)}${reasonText(first)}, after ${question.proof ?? 'the time asked for'} proved what it signed existed on ${iso(question.provenUntil)}: it was good then (${whereItem(first.item)})`,
-      found,
+      about,
     );
   const stale: string[] = [];
   for (const f of found.filter((g) => g.status === 'good')) {
@@ -297,14 +302,13 @@ export function certificateStatus(
         f,
         'good',
         `${name}: good at ${iso(question.at)} (${whereItem(f.item)} of ${iso(f.thisUpdate)}, ${f.signer})`,
-        found,
+        about,
       );
     stale.push(`${whereItem(f.item)} does not serve: ${why}`);
   }
   const unknown = found.find((f) => f.status === 'unknown');
   if (unknown) stale.push(`${whereItem(unknown.item)} says its responder does not know it`);
   const reasons = [...stale, ...rejected];
-  const about = found.map((f) => f.item);
   if (reasons.length > 0) return { status: 'unknown', detail: `${name}: ${reasons.join('; ')}`, about };
   return {
     status: 'unknown',
