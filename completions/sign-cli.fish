@@ -127,7 +127,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l max-size -x -d 're
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l password -x -d 'the password of an encrypted PDF that the empty password does not open (the user or the owner password)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l password-file -r -F -d 'read that password from a file (its first line), kept out of the shell history'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l allow-weak -d 'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm'
-complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l revocation -x -a 'soft require' -d 'a revocation status the file cannot show: passed with a warning (soft, the default) or failed (require); a revoked certificate fails under both'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l revocation -x -a 'soft require' -d 'a revocation status the file cannot show: passed with a warning (soft) or failed (require); a revoked certificate fails under both (default: soft)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l online -d 'fetch the revocation data the file lacks from the certificates'\'' OCSP responders and CRL distribution points (proxies and --timeout apply)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l status -x -a 'sent completed declined failed expired voided' -d 'only envelopes in this state (repeatable or comma-separated: sent, completed, declined, failed, expired, voided)'

@@ -88,7 +88,7 @@ export function registerVerify(envelopes: Command, action: Action): void {
       completes(
         new Option(
           '--revocation <soft|require>',
-          'a revocation status the file cannot show: passed with a warning (soft, the default) or failed (require); a revoked certificate fails under both',
+          'a revocation status the file cannot show: passed with a warning (soft) or failed (require); a revoked certificate fails under both (default: soft)',
         ),
         valuesOf(REVOCATION_POLICIES),
       ),

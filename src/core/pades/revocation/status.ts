@@ -79,9 +79,11 @@ export interface StatusContext {
 
 const PARSED = new WeakMap<RevocationItem, OcspResponse | Crl | null>();
 
-function parsed(item: RevocationItem): OcspResponse | Crl | null {
+/** An item read once a run, counted on the file's meter by its size (a list of a million entries is read only when its issuer signed it). */
+function parsed(item: RevocationItem, meter: Meter): OcspResponse | Crl | null {
   let value = PARSED.get(item);
   if (value === undefined) {
+    meter.add(COST.byte * 8 * item.der.length);
     try {
       value = item.kind === 'ocsp' ? parseOcspResponse(item.der) : parseCrl(item.der);
     } catch {
@@ -138,7 +140,7 @@ function findings(question: StatusQuestion, items: RevocationItem[], ctx: Status
   let others = 0;
   for (const item of items) {
     ctx.meter.add(COST.visit);
-    const data = parsed(item);
+    const data = parsed(item, ctx.meter);
     if (!data) continue;
     if ('responses' in data) {
       const single = issuer ? responseFor(data, cert, issuer) : undefined;
