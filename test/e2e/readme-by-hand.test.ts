@@ -240,7 +240,7 @@ describe('README: by hand, against the local sandbox', () => {
       ),
     ).toEqual([]);
     expect(gitStatus()).toBe(gitBefore);
-  }, 360_000);
+  }, 600_000);
 
   it('and pasted into an interactive zsh -f, the by-hand blocks run through as in bash', async (context) => {
     if (zshMissing(context)) return;

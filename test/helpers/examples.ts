@@ -135,7 +135,9 @@ function runPage(
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    // A guard against a page that hangs, not a speed limit: on one loaded core the README's page
+    // alone took over 90 s, so it sits below the calling test's own timeout with room to spare.
+    const timer = setTimeout(() => child.kill('SIGKILL'), PAGE_HANG_GUARD_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) return resolve(undefined);
@@ -147,6 +149,9 @@ function runPage(
     });
   });
 }
+
+/** Kills a page's shell after this long; the tests that run pages allow 600 s. */
+const PAGE_HANG_GUARD_MS = 420_000;
 
 /** Runs every page (four at a time); the failures, one message each. */
 export async function runExamplePages(
