@@ -128,6 +128,19 @@ describe.skipIf(NO_OPENSSL)('revocation, from OpenSSL’s CA, OCSP responder and
       ['Rev TSA', 'TSA', 'good'],
     ]);
     expect(check(byResponder)!.detail).not.toContain('unknown');
+    // Without id-pkix-ocsp-nocheck, the responder's own status is asked about too, at the time it answered.
+    const checked = ca.issue('Checked Responder', { kind: 'ocsp' });
+    const signerOnly = ca.ocspResponse(signer, { signer: checked });
+    const unchecked = await verdict(withDss(unsigned, { ocsps: [signerOnly, ...tsaGood().ocsps!] }));
+    expect(unchecked.revocation!.certificates.map((c) => [c.certificate, c.role, c.status])).toEqual([
+      ['Delegated Signer', 'signer', 'good'],
+      ['Checked Responder', 'OCSP responder', 'unknown'],
+      ['Rev TSA', 'TSA', 'good'],
+    ]);
+    const both = await verdict(
+      withDss(unsigned, { ocsps: [signerOnly, ca.ocspResponse(checked), ...tsaGood().ocsps!] }),
+    );
+    expect(both.revocation!.status).toBe('good');
   });
 
   it('a response about another certificate says nothing about this one: unknown, passed softly, failed when required', async () => {
