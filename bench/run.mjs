@@ -16,9 +16,12 @@ import { benchRateStore } from './rate-store.mjs';
 import { benchRecovery } from './recovery.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchVerify } from './verify.mjs';
+import { benchVerifyArchive } from './verify-archive.mjs';
 
 const FIGURES = join(fileURLToPath(new URL('..', import.meta.url)), 'docs', 'figures', 'benchmarks.md');
 const only = process.argv[2];
+/** `npm run bench verify` runs `verify` and every `verify-…` beside it. */
+const selected = (name) => !only || name === only || name.startsWith(`${only}-`);
 const benches = {
   startup: benchStartup,
   listener: benchListener,
@@ -29,6 +32,7 @@ const benches = {
   'rate-store': benchRateStore,
   journal: benchJournal,
   verify: benchVerify,
+  'verify-archive': benchVerifyArchive,
   ceremony: benchCeremony,
   mcp: benchMcp,
 };
@@ -38,7 +42,7 @@ if (only && !(only in benches)) {
 }
 
 for (const [name, run] of Object.entries(benches)) {
-  if (only && only !== name) continue;
+  if (!selected(name)) continue;
   const result = await run();
   console.log(`\n## ${result.name}`);
   const width = Math.max(...result.rows.map(([label]) => label.length));

@@ -196,8 +196,7 @@ _sign_cli() {
       esac ;;
     'envelopes verify')
       case "$npos" in
-        0) COMPREPLY=() ;;
-        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+        *) COMPREPLY=() ;;
       esac ;;
     'envelopes list')
       case "$npos" in

@@ -79,7 +79,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'sample' -d 'print a va
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'get' -d 'show one envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'download' -d 'save the signed copy (PDF) of a completed envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'audit' -d 'show the audit trail of an envelope; --verify checks its hash chain'
-complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail'
+complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail; many files and folders in one run'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'list' -d 'list envelopes, newest first'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'open' -d 'open a signer'\''s signing page in the sandbox (prints its link; opens a browser where there is one)'
@@ -129,7 +129,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l password-file -r -
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l allow-weak -d 'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l revocation -x -a 'soft require' -d 'a revocation status the file cannot show: passed with a warning (soft) or failed (require); a revoked certificate fails under both (default: soft)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l online -d 'fetch the revocation data the file lacks from the certificates'\'' OCSP responders and CRL distribution points (proxies and --timeout apply)'
-complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0' -F
+complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0+' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l status -x -a 'sent completed declined failed expired voided' -d 'only envelopes in this state (repeatable or comma-separated: sent, completed, declined, failed, expired, voided)'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l contract-id -x -d 'only envelopes of this contract'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l since -x -d 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d'

@@ -22,7 +22,8 @@ export { RatePacer } from './pacing/pacing.js';
 
 // Envelopes: the request rules and what is sent.
 export { validateEnvelope } from './envelope/envelope.js';
-export type { Envelope, EnvelopeInput, ValidateOptions, ValidationResult } from './envelope/envelope.js';
+export type { ValidateOptions, ValidationResult } from './envelope/envelope.js';
+export type { Envelope, EnvelopeInput } from './envelope/schema.js';
 export { normalizeEnvelope } from './envelope/normalize.js';
 export type { EnvelopeStatus } from './envelope/states.js';
 

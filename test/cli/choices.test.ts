@@ -62,11 +62,11 @@ describe('a value outside the choices', () => {
 });
 
 describe('a required argument left out', () => {
-  it('envelopes verify: the usage naming <file.pdf>, and an example', async () => {
+  it('envelopes verify: the usage naming <file|dir...>, and an example', async () => {
     const result = await runCommand(['envelopes', 'verify']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^error: missing required argument 'file\.pdf' \(usage: sign-cli envelopes verify \[options\] <file\.pdf>; e\.g\. sign-cli envelopes verify signed\.pdf [^\n]*\)\n$/,
+      /^error: missing required argument 'file\|dir' \(usage: sign-cli envelopes verify \[options\] <file\|dir\.\.\.>; e\.g\. sign-cli envelopes verify signed\.pdf [^\n]*\)\n$/,
     );
   });
 });

@@ -14,7 +14,7 @@ import { parseSince } from '../../src/cli/flags/since.js';
 import { compileQuery } from '../../src/cli/render/query.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { SignError } from '../../src/core/errors.js';
-import type { Envelope } from '../../src/core/envelope/envelope.js';
+import type { Envelope } from '../../src/core/envelope/schema.js';
 
 // The Unicode width measure, as the printers load it before measuring text that is not plain ASCII.
 beforeAll(() => prepareWidths(['契約']));

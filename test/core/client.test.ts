@@ -11,8 +11,8 @@ import {
   UsageError,
   ValidationError,
 } from '../../src/core/errors.js';
-import { WAIT_NOTICE_MS } from '../../src/core/client/transport.js';
-import { InstantClock } from '../helpers/fake-clock.js';
+import { WAIT_NOTICE_MS } from '../../src/core/client/exchange.js';
+import { FakeClock, InstantClock, settle } from '../helpers/fake-clock.js';
 
 const KEY = 'sk_test_Q2x4bHk3ZmJ5cGVyc2VjcmV0a2V5';
 
@@ -342,6 +342,22 @@ describe('SignClient.createEnvelope', () => {
     expect(
       clock.sleeps.filter((ms) => ms !== WAIT_NOTICE_MS).reduce((sum, ms) => sum + ms, 0),
     ).toBeLessThanOrEqual(1_000);
+  });
+
+  it('says an attempt is unanswered only while it is on the wire, not in the wait before the next one', async () => {
+    const reset: Step = (res) => res.socket!.destroy();
+    const { baseUrl } = await scripted([reset, created]);
+    const clock = new FakeClock();
+    // A backoff longer than the notice's wait: the notice of the attempt that failed must be called off before it.
+    const { c, traces } = client(baseUrl, { clock, retry: { baseDelayMs: 4 * WAIT_NOTICE_MS } });
+    let done = false;
+    const result = c.createEnvelope(ENVELOPE).finally(() => (done = true));
+    // Time stands still until the first attempt has failed, so its notice cannot be due while it is on the wire.
+    while (!traces.some((t) => t.type === 'retry')) await settle();
+    while (!done) await clock.runAll(1);
+    expect((await result).attempts).toBe(2);
+    await c.close();
+    expect(traces.filter((t) => t.type === 'waiting' && t.attempt === 1)).toEqual([]);
   });
 
   it('says the envelope may exist when a request was cut after it went out, naming the key for a safe re-run', async () => {

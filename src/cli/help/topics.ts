@@ -89,6 +89,11 @@ export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: strin
       'webhook secrets for `webhooks listen`, `verify` and `trigger`, comma-separated (a rotation): whsec_… (HMAC) and whpk_… (Ed25519 public keys).',
   },
   {
+    name: 'SIGN_VERIFY_THREADS',
+    meaning:
+      "how many worker threads `envelopes verify` starts for many files (default: one per eight files, up to one per core and four; 0: none, every file on the command's own thread).",
+  },
+  {
     name: 'SIGN_CONFIG_DIR',
     meaning: 'the directory of config.json, profiles and settings (default ~/.config/sign-cli).',
   },

@@ -16,8 +16,8 @@ const inside = (root: string, path: string): boolean => {
 /**
  * A path an assistant named, as a real path under `root`: relative to it (or
  * absolute inside it), no `..` out of it, and no link anywhere on the way
- * that leads out. `forWriting`: the file itself may not exist yet, and may
- * not be a link.
+ * that leads out, and not a directory. `forWriting`: the file itself may
+ * not exist yet, and may not be a link.
  */
 export async function pathUnderRoot(root: string, given: string, forWriting: boolean): Promise<string> {
   if (given.trim() === '' || given.includes('\0')) throw new Refusal('the path is empty or not a path');
@@ -31,6 +31,8 @@ export async function pathUnderRoot(root: string, given: string, forWriting: boo
   if (stat?.isSymbolicLink())
     throw new Refusal(`${given} is a symbolic link; links are not followed, give the file itself`);
   if (!stat && !forWriting) throw new Refusal(`${given} does not exist in ${realRoot}`);
+  // Every file a tool reads is one file (a PDF, a PEM): `envelopes verify <dir>` would verify a whole folder.
+  if (stat?.isDirectory()) throw new Refusal(`${given} is a directory; give a file in it`);
   const parent = await realpath(dirname(wanted)).catch(() => undefined);
   if (parent === undefined) throw new Refusal(`${given}: its directory does not exist in ${realRoot}`);
   const real = join(parent, basename(wanted));

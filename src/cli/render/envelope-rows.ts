@@ -6,7 +6,7 @@
  * contract id of more than a few characters) each envelope is shown stacked.
  * Pure functions, tested without spawning.
  */
-import type { Envelope } from '../../core/envelope/envelope.js';
+import type { Envelope } from '../../core/envelope/schema.js';
 import { cellText as text, type Column } from './cell.js';
 import { formatTime } from './time.js';
 

@@ -4,7 +4,7 @@
  * per change written to a pipe, and the JSON line per change.
  */
 import type { ChalkInstance } from 'chalk';
-import type { Envelope } from '../../core/envelope/envelope.js';
+import type { Envelope } from '../../core/envelope/schema.js';
 import { cellText as text } from './cell.js';
 import { fitLine, free, optional, whole, type LinePart } from './line-fit.js';
 import { cutTo, displayWidth } from '../layout/width.js';

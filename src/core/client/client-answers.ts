@@ -10,7 +10,7 @@ import { unexpectedAnswer, type AnswerContext } from './answer-errors.js';
 import type { AuditEntry } from '../envelope/audit.js';
 import type { AuditTrail, CreateEnvelopeResult, EnvelopePage } from './client-types.js';
 import { isWebhookDelivery, type DeliveryPage } from '../webhooks/deliveries.js';
-import type { Envelope } from '../envelope/envelope.js';
+import type { Envelope } from '../envelope/schema.js';
 import { isRecord } from '../envelope/records.js';
 import type { ApiResponse } from './wire.js';
 

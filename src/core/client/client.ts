@@ -30,13 +30,8 @@ import {
 } from '../webhooks/deliveries.js';
 import type { Clock } from '../clock.js';
 import type { Operation } from '../endpoints.js';
-import {
-  isRecord,
-  validateEnvelope,
-  type Envelope,
-  type EnvelopeInput,
-  type ValidateOptions,
-} from '../envelope/envelope.js';
+import { isRecord, validateEnvelope, type ValidateOptions } from '../envelope/envelope.js';
+import type { Envelope, EnvelopeInput } from '../envelope/schema.js';
 import { UnexpectedResponseError, ValidationError } from '../errors.js';
 import { checkIdempotencyKey, contentHash, derivedIdempotencyKey, newIdempotencyKey } from './idempotency.js';
 import { normalizeListedKeys, type ListedKey } from '../keys.js';

@@ -1,4 +1,5 @@
-/** What goes on and comes off the wire for the transport: URLs, headers, bodies, error codes. */
+/** What goes on and comes off the wire for the transport: URLs, headers, bodies, error codes, and the traces of it. */
+import type { DelaySource } from '../pacing/retry.js';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -38,6 +39,29 @@ export interface RequestOptions {
   toFile?: string;
   accept?: string;
 }
+
+/** What the transport did, for the caller to show (`--verbose`, a slow answer). */
+export type TraceEvent =
+  | { type: 'note'; message: string }
+  | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string> }
+  | {
+      type: 'response';
+      attempt: number;
+      status: number;
+      durationMs: number;
+      headers: Record<string, string | undefined>;
+    }
+  | { type: 'retry'; attempt: number; delayMs: number; source: DelaySource; reason: string }
+  /** An attempt still unanswered after `waitedMs` (WAIT_NOTICE_MS): said even when nothing else is. */
+  | {
+      type: 'waiting';
+      attempt: number;
+      attempts: number;
+      method: string;
+      url: string;
+      waitedMs: number;
+      timeoutMs: number;
+    };
 
 /** Failures before a connection exists: the request cannot have reached the service. */
 export const NOT_CONNECTED_CODES = new Set([

@@ -1,17 +1,20 @@
 /**
  * The request rules of the service's envelope and signer (docs/service.md, Envelope).
  *
- * Shape and types are zod schemas (zod/mini: the same checks and messages as zod's
- * chained API, at half its start-up cost, which every `validate` and `create` pays; the
- * schemas still offer parse and safeParse); the rules that relate fields to each other
+ * Shape and types are zod schemas (schema.ts); the rules that relate fields to each other
  * (channel -> contact field, distinct orders when sequential) run as a second
  * pass over the well-typed parts, so that one call reports every problem at
  * once instead of stopping at the first broken object.
  */
-import * as z from 'zod/mini';
 import { tooDeepAt } from './canonical-json.js';
-import { MAX_BODY_BYTES } from '../endpoints.js';
 import type { FieldIssue } from '../errors.js';
+import { describe, envelopeSchema, LOCAL_LIMITS, signerSchema } from './schema.js';
+import { OPEN_FIELDS, type OpenField } from './open-fields.js';
+import { isRecord } from './records.js';
+import { closest } from './suggest.js';
+import { checkPlainText } from './plain-text.js';
+import { checkInvisible, invisibleIn } from './invisible.js';
+import { phoneProblem } from './phone.js';
 
 /**
  * Values the published interface says "have been seen" (docs/service.md, Envelope); the full
@@ -41,14 +44,14 @@ export const KNOWN_VALUES = {
   verification: ['uae_pass', 'nafath', 'sms_otp', 'email_otp'],
 } as const satisfies Record<OpenField, readonly string[]>;
 
-import { OPEN_FIELDS, type OpenField } from './open-fields.js';
-import { isRecord } from './records.js';
-import { closest } from './suggest.js';
-import { checkPlainText } from './plain-text.js';
-import { checkInvisible, invisibleIn } from './invisible.js';
-import { phoneProblem } from './phone.js';
-
 export { OPEN_FIELDS, type OpenField };
+/**
+ * The schemas, for code outside envelope/ that needs them alone (the MCP tools' input): taken from
+ * here, they stay in one chunk of the bundle with these rules, which every command that checks an
+ * envelope loads anyway; imported from schema.ts, they would be a chunk of their own, one more
+ * file for each of those commands to load (test/e2e/startup.test.ts counts them).
+ */
+export { envelopeSchema, signerSchema };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
 
 export interface ValidateOptions {
@@ -73,178 +76,6 @@ export interface ValidateOptions {
 export interface ValidationResult {
   errors: FieldIssue[];
   warnings: FieldIssue[];
-}
-
-const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-    case 'number':
-      return `the number ${value}`;
-    case 'boolean':
-      return `${value}`;
-    case 'object':
-      return 'an object';
-    default:
-      return typeof value;
-  }
-}
-
-/** zod error callback: "is required" when absent, else what was expected and what came. */
-const expected = (what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
-
-/**
- * Sanity caps no real service would exceed (the published interface shows no
- * bounds: docs/service.md, Limits; the service decides below them): they keep a
- * runaway generator or a hostile file from being sent at all. docs/assumptions.md.
- */
-export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
-
-const tooLong = (i: { input?: unknown }) =>
-  `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
-
-const nonEmptyString = (what = 'a non-empty string') =>
-  z
-    .string({ error: expected(what) })
-    .check(
-      z.trim(),
-      z.minLength(1, { error: 'must not be empty' }),
-      z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-    );
-
-const positiveInteger = z
-  .number({ error: expected('a positive integer') })
-  .check(
-    z.int({ error: (i) => `must be a positive integer, got ${describe(i.input)}` }),
-    z.positive({ error: (i) => `must be a positive integer (1 or more), got ${describe(i.input)}` }),
-  );
-
-const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).check(
-  z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-  z.refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    {
-      error: (i) =>
-        `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}`,
-    },
-  ),
-);
-
-export const signerSchema = z.looseObject(
-  {
-    name: nonEmptyString(),
-    email: z.optional(
-      z.string({ error: expected('an e-mail address') }).check(
-        z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-        z.regex(EMAIL_RE, {
-          error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
-        }),
-      ),
-    ),
-    // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
-    phone: z.optional(
-      z
-        .string({ error: expected('a phone number in international form') })
-        .check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong })),
-    ),
-    order: z.optional(
-      z
-        .number({ error: expected('an integer from 1') })
-        .check(
-          z.int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-          z.gte(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-        ),
-    ),
-    channel: nonEmptyString('a channel name such as "email" or "whatsapp"'),
-    verification: z.optional(nonEmptyString('a verification method name')),
-  },
-  { error: expected('a signer object') },
-);
-
-export const envelopeSchema = z.looseObject(
-  {
-    title: nonEmptyString(),
-    contract_id: z.optional(nonEmptyString()),
-    document: z.looseObject(
-      {
-        template_id: nonEmptyString(),
-        version: positiveInteger,
-      },
-      { error: expected('an object with template_id and version') },
-    ),
-    signers: z.array(signerSchema, { error: expected('an array of signer objects') }).check(
-      z.minLength(1, { error: 'must list at least one signer' }),
-      z.maxLength(LOCAL_LIMITS.signers, {
-        error: (i) =>
-          `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
-      }),
-    ),
-    sequential: z.optional(z.boolean({ error: expected('true or false') })),
-    signature_level: z.optional(nonEmptyString('a signature level name')),
-    expires_in_days: z.optional(positiveInteger),
-    locale: z.optional(nonEmptyString('a language code such as "ar"')),
-    webhook_url: z.optional(httpUrl),
-  },
-  { error: expected('a JSON object (an envelope)') },
-);
-
-/** A signer as sent (docs/service.md, Envelope): what `createEnvelope` takes. */
-export type SignerInput = z.input<typeof signerSchema>;
-/**
- * An envelope creation request (docs/service.md, Envelope): what `createEnvelope` takes, checked at
- * compile time.
- */
-export type EnvelopeInput = z.input<typeof envelopeSchema>;
-/** @deprecated use SignerInput */
-export type Signer = SignerInput;
-
-/**
- * Envelope states the CLI knows (the published interface shows none: docs/service.md, States;
- * docs/assumptions.md). A service may report others.
- */
-export type EnvelopeStatus = 'sent' | 'completed' | 'declined' | 'failed' | 'expired' | 'voided';
-
-/** A signer as the service returns it: the request's fields, plus its id and state. */
-export interface SignerState extends Partial<SignerInput> {
-  id?: string;
-  status?: string;
-}
-
-/**
- * An envelope as the service returns it. The published interface does not show
- * the response fields (docs/service.md, Envelope): the request's fields come back
- * with an `id` (always present: the client refuses an answer without one) and,
- * from the sandbox, `status`, timestamps and each signer's id and state. Other
- * fields pass through.
- */
-export interface Envelope {
-  id: string;
-  status?: EnvelopeStatus | (string & {});
-  title?: string;
-  contract_id?: string;
-  document?: { template_id: string; version: number };
-  signers?: SignerState[];
-  sequential?: boolean;
-  signature_level?: string;
-  expires_in_days?: number;
-  locale?: string;
-  webhook_url?: string;
-  created_at?: string;
-  updated_at?: string;
-  expires_at?: string | null;
-  [field: string]: unknown;
 }
 
 const ENVELOPE_FIELDS = new Set(Object.keys(envelopeSchema.shape));
@@ -348,71 +179,85 @@ function checkCrossFieldRules(
 
   if (!Array.isArray(input.signers)) return;
   const sequential = input.sequential === true;
+  /** Each order a signer took, with the first signer that took it. */
   const firstWithOrder = new Map<number, number>();
-
   input.signers.forEach((signer: unknown, index) => {
     if (!isRecord(signer)) return;
-    const at = (field: string) => `signers[${index}].${field}`;
-    checkUnknownFields(signer, SIGNER_FIELDS, `signers[${index}]`, 'a signer', options, result);
-    checkOpenValue('channel', signer.channel, at('channel'), options, result);
-    checkOpenValue('verification', signer.verification, at('verification'), options, result);
-    // An invisible character is the invisible rule's to name; the number is judged without it.
-    if (
-      typeof signer.phone === 'string' &&
-      signer.phone.trim() !== '' &&
-      !invisibleIn(signer.phone, 'machine')
-    ) {
-      const problem = phoneProblem(signer.phone);
-      if (problem)
-        result.errors.push({
-          path: at('phone'),
-          message: `${problem.message}, got ${describe(signer.phone)}`,
-          code: problem.code,
-        });
-    }
-
-    if (signer.channel === 'email' && signer.email === undefined) {
-      result.errors.push({
-        path: at('email'),
-        message: 'is required when channel is "email"; add the signer\'s e-mail address',
-      });
-    }
-    if (signer.channel === 'whatsapp' && signer.phone === undefined) {
-      result.errors.push({
-        path: at('phone'),
-        message:
-          'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
-      });
-    }
-
-    if (sequential) {
-      if (signer.order === undefined) {
-        result.errors.push({
-          path: at('order'),
-          message: 'is required when sequential is true; number the signers 1, 2, 3…',
-        });
-      } else if (Number.isInteger(signer.order) && (signer.order as number) >= 1) {
-        const order = signer.order as number;
-        const first = firstWithOrder.get(order);
-        if (first === undefined) firstWithOrder.set(order, index);
-        else
-          result.errors.push({
-            path: at('order'),
-            message: `duplicates the order of signers[${first}] (${order}); orders must be distinct when sequential is true`,
-          });
-      }
-    }
+    checkSignerRules(signer, `signers[${index}]`, options, result);
+    if (sequential) checkSignerOrder(signer.order, index, firstWithOrder, result);
   });
 }
+
+/** One signer's fields: unknown ones, open values, its phone number, and the contact its channel needs. */
+function checkSignerRules(
+  signer: Record<string, unknown>,
+  path: string,
+  options: ValidateOptions,
+  result: ValidationResult,
+): void {
+  checkUnknownFields(signer, SIGNER_FIELDS, path, 'a signer', options, result);
+  checkOpenValue('channel', signer.channel, `${path}.channel`, options, result);
+  checkOpenValue('verification', signer.verification, `${path}.verification`, options, result);
+  // An invisible character is the invisible rule's to name; the number is judged without it.
+  if (
+    typeof signer.phone === 'string' &&
+    signer.phone.trim() !== '' &&
+    !invisibleIn(signer.phone, 'machine')
+  ) {
+    const problem = phoneProblem(signer.phone);
+    if (problem)
+      result.errors.push({
+        path: `${path}.phone`,
+        message: `${problem.message}, got ${describe(signer.phone)}`,
+        code: problem.code,
+      });
+  }
+  if (signer.channel === 'email' && signer.email === undefined) {
+    result.errors.push({
+      path: `${path}.email`,
+      message: 'is required when channel is "email"; add the signer\'s e-mail address',
+    });
+  }
+  if (signer.channel === 'whatsapp' && signer.phone === undefined) {
+    result.errors.push({
+      path: `${path}.phone`,
+      message:
+        'is required when channel is "whatsapp"; add the number in international form, such as +971501234567',
+    });
+  }
+}
+
+/** When the signers sign in turn: each needs an order, and no two the same. */
+function checkSignerOrder(
+  order: unknown,
+  index: number,
+  firstWithOrder: Map<number, number>,
+  result: ValidationResult,
+): void {
+  const path = `signers[${index}].order`;
+  if (order === undefined) {
+    result.errors.push({ path, message: 'is required when sequential is true; number the signers 1, 2, 3…' });
+    return;
+  }
+  // A wrong type or a number below 1 is the schema's to name.
+  if (typeof order !== 'number' || !Number.isInteger(order) || order < 1) return;
+  const first = firstWithOrder.get(order);
+  if (first === undefined) firstWithOrder.set(order, index);
+  else
+    result.errors.push({
+      path,
+      message: `duplicates the order of signers[${first}] (${order}); orders must be distinct when sequential is true`,
+    });
+}
+
+/** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
+export const MAX_ENVELOPE_DEPTH = 32;
 
 /**
  * Applies every request rule of the envelope and its signers (docs/service.md,
  * Envelope) that can be checked locally. Errors block sending; warnings are
  * values the published interface does not fully list.
  */
-/** An envelope needs four levels (signers[0].name); anything far deeper is hostile or broken. */
-export const MAX_ENVELOPE_DEPTH = 32;
-
 export function validateEnvelope(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const result: ValidationResult = { errors: [], warnings: [] };
   // Checked first, without recursion: the rules below (and hashing, sending) must never see such a value.

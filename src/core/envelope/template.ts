@@ -9,7 +9,7 @@
  * some rows do not have.
  * Placeholders inside longer text are replaced by the cell's text.
  */
-import { envelopeSchema } from './envelope.js';
+import { envelopeSchema } from './schema.js';
 
 const PLACEHOLDER_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE_RE = /^\{\{\s*([^{}]*?)\s*\}\}$/;

@@ -108,8 +108,26 @@ interface Keyed {
   seen?: string | undefined;
 }
 
-export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
-  const summary: BulkSummary = {
+export function runBulk(options: BulkOptions): Promise<BulkSummary> {
+  return new BulkRun(options).run();
+}
+
+/** An input about to be sent: the key it goes out with, and what the journal knew of it. */
+interface Outgoing extends Keyed {
+  key: string;
+  known: JournalEntry | undefined;
+  contractId: string | undefined;
+}
+
+/** What a journal entry says of an input besides its key and state. */
+type EntryDetails = Pick<JournalEntry, 'envelope_id' | 'error' | 'contract_id' | 'at'>;
+
+/**
+ * One run: workers pull inputs from one stream and share these fields (what the run counted,
+ * the contents it has seen, what it deferred, the service's verdicts on other keys).
+ */
+class BulkRun {
+  readonly summary: BulkSummary = {
     created: 0,
     alreadyCreated: 0,
     skipped: 0,
@@ -120,244 +138,261 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     notAttempted: false,
     stoppedBy: undefined,
   };
-  const iterator = options.inputs[Symbol.asyncIterator]();
-  const { journal } = options;
-  const stopping = () => summary.stoppedBy !== undefined || options.stop?.aborted === true;
-
+  private readonly inputs: AsyncIterator<BulkInput>;
   /** Inputs of each content seen so far: the n-th copy of a content is its own envelope. */
-  const copies = new Map<string, number>();
+  private readonly copies = new Map<string, number>();
   /** Inputs another runner held when this one came to them: taken up again once the stream is read. */
-  const deferred: Keyed[] = [];
-
-  /**
-   * A journal that cannot be written stops the run: what is on the wire is
-   * awaited and reported, nothing new is sent (it could not be recorded).
-   */
-  function storageFailed(error: StorageError): void {
-    summary.storageError ??= error;
-    summary.stoppedBy ??= 'storage';
-  }
-  /** Records, or stops the run when the journal cannot be written; false when it could not. */
-  const tryRecord = async (write: () => void | Promise<void>): Promise<boolean> => {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (error instanceof StorageError) storageFailed(error);
-      else throw error;
-      return false;
-    }
-  };
-
+  private readonly deferred: Keyed[] = [];
   /** The service's answer for each other key, asked once per run (a rotated key: one question, not one per envelope). */
-  const verdicts = new Map<string, Promise<'mine' | 'other'>>();
-  async function createdUnderAnotherKey(others: readonly JournalEntry[]): Promise<JournalEntry | undefined> {
-    const { confirm } = options;
+  private readonly verdicts = new Map<string, Promise<'mine' | 'other'>>();
+
+  constructor(private readonly options: BulkOptions) {
+    this.inputs = options.inputs[Symbol.asyncIterator]();
+  }
+
+  async run(): Promise<BulkSummary> {
+    const { options, summary } = this;
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, () => this.worker()));
+    if (options.stop?.aborted) summary.stoppedBy ??= 'interrupt';
+    if (summary.stoppedBy) {
+      summary.notAttempted ||= this.deferred.length > 0 || !(await this.inputs.next()).done;
+      await this.inputs.return?.();
+    }
+    return summary;
+  }
+
+  private get stopping(): boolean {
+    return this.summary.stoppedBy !== undefined || this.options.stop?.aborted === true;
+  }
+
+  private async worker(): Promise<void> {
+    while (!this.stopping) {
+      const next = await this.inputs.next();
+      if (next.done) break;
+      if (this.stopping) {
+        this.summary.notAttempted = true;
+        return;
+      }
+      await this.take(this.keyed(next.value), false);
+    }
+    // The stream is read: what other runners held is waited for, one at a time per worker.
+    for (let item = this.deferred.shift(); item; item = this.deferred.shift()) {
+      if (this.stopping) {
+        this.summary.notAttempted = true;
+        return;
+      }
+      await this.take(item, true);
+    }
+  }
+
+  private keyed(raw: BulkInput): Keyed {
+    // Keyed as it will be sent: the key must be derived from the body the client sends, whoever
+    // read the input (why each step normalises: normalize.ts).
+    const input = { ...raw, value: normalizeEnvelope(raw.value) };
+    const hash = contentHash(input.value);
+    const copy = (this.copies.get(hash) ?? 0) + 1;
+    this.copies.set(hash, copy);
+    return { input, hash, copy, id: `${hash}#${copy}` };
+  }
+
+  /** Takes the input from the journal and handles it; an input another runner holds is deferred (or waited for). */
+  private async take(item: Keyed, wait: boolean): Promise<void> {
+    const { journal, stop } = this.options;
+    let taken: JournalTake;
+    try {
+      taken = journal
+        ? await journal.take(item.id, { wait, signal: stop, seen: item.seen })
+        : { own: undefined, others: [] };
+    } catch (error) {
+      if (error instanceof StorageError) this.storageFailed(error);
+      else if (!(error instanceof InterruptedError)) throw error;
+      this.summary.notAttempted = true;
+      return;
+    }
+    if (taken.busy) {
+      this.deferred.push({ ...item, seen: taken.seen });
+      return;
+    }
+    try {
+      await this.handle(item, taken);
+    } finally {
+      await journal?.release(item.id);
+    }
+  }
+
+  private async handle(item: Keyed, { own, others, waited }: JournalTake): Promise<void> {
+    const { fresh } = this.options;
+    // Another runner had it while this one waited: its outcome stands for this run too.
+    if (waited && own && own.state !== 'created' && !(own.state === 'sending' && !fresh)) {
+      this.failedElsewhere(item, own);
+      return;
+    }
+    // Created by an earlier run under another key: it counts only if the service shows it to this key.
+    let mine: JournalEntry | undefined;
+    if (!fresh && own?.state !== 'created' && !inDoubt(own)) {
+      try {
+        mine = await this.createdUnderAnotherKey(others);
+      } catch (error) {
+        this.failed(item, others[0]?.key ?? '', error);
+        return;
+      }
+    }
+    // The key under which it may already exist: this key's entry, one the service confirmed, or one in doubt under another key.
+    const known = own ?? mine ?? others.find(inDoubt);
+    // Chosen before a created input is skipped: the caller's own key is refused if it would create it again.
+    const key = chooseKey(this.options, known, item.hash, item.copy);
+    if (known?.state === 'created' && !fresh) {
+      await this.alreadyCreated(item, known, known !== own);
+      return;
+    }
+    const value = item.input.value;
+    const contractId =
+      isRecord(value) && typeof value.contract_id === 'string' ? value.contract_id : undefined;
+    if (contractId !== undefined && !known && !fresh) await this.secondForContract(item, contractId);
+    await this.send({ ...item, key, known, contractId });
+  }
+
+  /** Another runner's attempt, waited for and not repeated: its failure is this input's. */
+  private failedElsewhere({ input }: Keyed, own: JournalEntry): void {
+    this.summary.failed++;
+    this.summary.failedElsewhere++;
+    const error = new SharedOutcomeError(own);
+    this.options.onOutcome({ ref: input.ref, status: 'failed', key: own.key, elsewhere: true, error });
+  }
+
+  /** Created before: nothing is sent. Found under another key, it is recorded under this one: no question next run. */
+  private async alreadyCreated(item: Keyed, known: JournalEntry, underAnotherKey: boolean): Promise<void> {
+    const { journal } = this.options;
+    if (underAnotherKey) {
+      const details = known.envelope_id ? { envelope_id: known.envelope_id } : {};
+      await this.tryRecord(() => this.record(item, known.key, 'created', details));
+    }
+    this.summary.alreadyCreated++;
+    this.summary.skipped++;
+    this.options.onOutcome({
+      ref: item.input.ref,
+      status: 'skipped',
+      key: known.key,
+      envelopeId: known.envelope_id,
+      ...(journal?.shared ? { elsewhere: true } : {}),
+    });
+  }
+
+  private async secondForContract({ input, id }: Keyed, contractId: string): Promise<void> {
+    const earlier = await this.options.journal?.createdFor(contractId);
+    if (earlier && earlier.id !== id) this.options.onSecondForContract?.(input.ref, contractId, earlier);
+  }
+
+  /** Sends the input under its key: `sending` recorded before the first attempt goes out, the outcome after. */
+  private async send(outgoing: Outgoing): Promise<void> {
+    const { input, key } = outgoing;
+    let onWire = false;
+    try {
+      const result = await this.options.create(input.value, {
+        idempotencyKey: key,
+        source: input.ref,
+        stop: this.options.stop,
+        beforeAttempt: async () => {
+          if (onWire) return;
+          await this.record(outgoing, key, 'sending');
+          this.summary.sent++;
+          onWire = true;
+        },
+      });
+      await this.created(outgoing, result);
+    } catch (error) {
+      await this.sendFailed(outgoing, onWire, error);
+    }
+  }
+
+  /** Acknowledged by the service: reported whatever the journal can take. */
+  private async created(outgoing: Outgoing, result: CreateEnvelopeResult): Promise<void> {
+    const { input, key, contractId } = outgoing;
+    const envelopeId = result.envelope.id;
+    const details: EntryDetails = {
+      ...(envelopeId === undefined || envelopeId === null ? {} : { envelope_id: String(envelopeId) }),
+      ...(contractId !== undefined ? { contract_id: contractId } : {}),
+      at: new Date((this.options.now ?? Date.now)()).toISOString(),
+    };
+    if (!(await this.tryRecord(() => this.record(outgoing, key, 'created', details))))
+      this.summary.unrecorded++;
+    // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
+    if (result.existed) this.summary.alreadyCreated++;
+    else this.summary.created++;
+    this.options.onOutcome({ ref: input.ref, status: 'created', key, result });
+  }
+
+  private async sendFailed(outgoing: Outgoing, onWire: boolean, error: unknown): Promise<void> {
+    const { key, known } = outgoing;
+    if (error instanceof StorageError && !onWire) {
+      // The journal could not take "sending": the request was not sent, and nothing more will be.
+      this.storageFailed(error);
+      this.summary.notAttempted = true;
+      return;
+    }
+    if (error instanceof InterruptedError && !error.sent) {
+      // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
+      const details = { error: 'interrupted before the request was sent' };
+      if (onWire && !inDoubt(known))
+        await this.tryRecord(() => this.record(outgoing, key, 'failed', details));
+      this.summary.notAttempted = true;
+      return;
+    }
+    if (onWire) {
+      const state = mayHaveCreated(error) ? 'unknown' : known && inDoubt(known) ? known.state : 'failed';
+      const details = { error: (error as Error).message };
+      if (!(await this.tryRecord(() => this.record(outgoing, key, state, details))))
+        this.summary.unrecorded++;
+    }
+    this.failed(outgoing, key, error);
+  }
+
+  private failed({ input }: Keyed, key: string, error: unknown): void {
+    this.summary.failed++;
+    if (error instanceof AuthError) this.summary.stoppedBy ??= 'auth';
+    this.options.onOutcome({ ref: input.ref, status: 'failed', key, error });
+  }
+
+  private async createdUnderAnotherKey(others: readonly JournalEntry[]): Promise<JournalEntry | undefined> {
+    const { confirm } = this.options;
     if (!confirm) return undefined;
     for (const entry of others) {
       if (entry.state !== 'created' || !entry.envelope_id) continue;
       const fp = entry.fp ?? '';
-      let verdict = verdicts.get(fp);
+      let verdict = this.verdicts.get(fp);
       if (!verdict) {
         verdict = confirm(entry);
-        verdicts.set(fp, verdict);
+        this.verdicts.set(fp, verdict);
         // Asked again by the next input if it failed (a network fault is not a verdict).
-        verdict.catch(() => verdicts.delete(fp));
+        verdict.catch(() => this.verdicts.delete(fp));
       }
       if ((await verdict) === 'mine') return entry;
     }
     return undefined;
   }
 
-  function keyed(raw: BulkInput): Keyed {
-    // Keyed as it will be sent: the key must be derived from the body the client sends, whoever
-    // read the input (why each step normalises: normalize.ts).
-    const input = { ...raw, value: normalizeEnvelope(raw.value) };
-    const hash = contentHash(input.value);
-    const copy = (copies.get(hash) ?? 0) + 1;
-    copies.set(hash, copy);
-    return { input, hash, copy, id: `${hash}#${copy}` };
+  private record(item: Keyed, key: string, state: JournalState, details: EntryDetails = {}) {
+    return this.options.journal?.record({ id: item.id, ref: item.input.ref, key, state, ...details });
   }
 
-  /** Takes the input from the journal and handles it; an input another runner holds is deferred (or waited for). */
-  async function take(item: Keyed, wait: boolean): Promise<void> {
-    let taken: JournalTake;
+  /**
+   * A journal that cannot be written stops the run: what is on the wire is
+   * awaited and reported, nothing new is sent (it could not be recorded).
+   */
+  private storageFailed(error: StorageError): void {
+    this.summary.storageError ??= error;
+    this.summary.stoppedBy ??= 'storage';
+  }
+
+  /** Records, or stops the run when the journal cannot be written; false when it could not. */
+  private async tryRecord(write: () => void | Promise<void>): Promise<boolean> {
     try {
-      taken = journal
-        ? await journal.take(item.id, { wait, signal: options.stop, seen: item.seen })
-        : { own: undefined, others: [] };
+      await write();
+      return true;
     } catch (error) {
-      if (error instanceof StorageError) {
-        storageFailed(error);
-        summary.notAttempted = true;
-        return;
-      }
-      if (error instanceof InterruptedError) {
-        summary.notAttempted = true;
-        return;
-      }
-      throw error;
-    }
-    if (taken.busy) {
-      deferred.push({ ...item, seen: taken.seen });
-      return;
-    }
-    try {
-      await handle(item, taken);
-    } finally {
-      await journal?.release(item.id);
+      if (error instanceof StorageError) this.storageFailed(error);
+      else throw error;
+      return false;
     }
   }
-
-  async function handle({ input, hash, copy, id }: Keyed, taken: JournalTake): Promise<void> {
-    const { own, others } = taken;
-    // Another runner had it while this one waited: its outcome stands for this run too.
-    if (taken.waited && own && own.state !== 'created' && !(own.state === 'sending' && !options.fresh)) {
-      summary.failed++;
-      summary.failedElsewhere++;
-      options.onOutcome({
-        ref: input.ref,
-        status: 'failed',
-        key: own.key,
-        elsewhere: true,
-        error: new SharedOutcomeError(own),
-      });
-      return;
-    }
-    // Created by an earlier run under another key: it counts only if the service shows it to this key.
-    let mine: JournalEntry | undefined;
-    if (!options.fresh && own?.state !== 'created' && !inDoubt(own)) {
-      try {
-        mine = await createdUnderAnotherKey(others);
-      } catch (error) {
-        summary.failed++;
-        if (error instanceof AuthError) summary.stoppedBy ??= 'auth';
-        options.onOutcome({ ref: input.ref, status: 'failed', key: others[0]?.key ?? '', error });
-        return;
-      }
-    }
-    // The key under which it may already exist: this key's entry, one the service confirmed, or one in doubt under another key.
-    const known = own ?? mine ?? others.find(inDoubt);
-    const key = chooseKey(options, known, hash, copy);
-    if (known?.state === 'created' && !options.fresh) {
-      // Under this key from now on: the next run needs no question.
-      if (known !== own)
-        await tryRecord(() =>
-          journal?.record({
-            id,
-            ref: input.ref,
-            key: known.key,
-            state: 'created',
-            ...(known.envelope_id ? { envelope_id: known.envelope_id } : {}),
-          }),
-        );
-      summary.alreadyCreated++;
-      summary.skipped++;
-      options.onOutcome({
-        ref: input.ref,
-        status: 'skipped',
-        key: known.key,
-        envelopeId: known.envelope_id,
-        ...(journal?.shared ? { elsewhere: true } : {}),
-      });
-      return;
-    }
-    const contractId =
-      isRecord(input.value) && typeof input.value.contract_id === 'string'
-        ? input.value.contract_id
-        : undefined;
-    if (contractId !== undefined && !known && !options.fresh) {
-      const earlier = await journal?.createdFor(contractId);
-      if (earlier && earlier.id !== id) options.onSecondForContract?.(input.ref, contractId, earlier);
-    }
-    const record = (
-      state: JournalState,
-      extra: { envelope_id?: string; error?: string; contract_id?: string; at?: string } = {},
-    ) => journal?.record({ id, ref: input.ref, key, state, ...extra });
-    let onWire = false;
-    try {
-      const result = await options.create(input.value, {
-        idempotencyKey: key,
-        source: input.ref,
-        stop: options.stop,
-        beforeAttempt: async () => {
-          if (!onWire) await record('sending');
-          if (!onWire) summary.sent++;
-          onWire = true;
-        },
-      });
-      const envelopeId = result.envelope.id;
-      // Acknowledged by the service: reported whatever the journal can take.
-      const about = {
-        ...(contractId !== undefined ? { contract_id: contractId } : {}),
-        at: new Date((options.now ?? Date.now)()).toISOString(),
-      };
-      const recorded = await tryRecord(() =>
-        record(
-          'created',
-          envelopeId === undefined || envelopeId === null
-            ? about
-            : { envelope_id: String(envelopeId), ...about },
-        ),
-      );
-      if (!recorded) summary.unrecorded++;
-      // Replayed for another run's request (or a re-run's): it existed before; after this run's own lost answer it is this run's.
-      if (result.existed) summary.alreadyCreated++;
-      else summary.created++;
-      options.onOutcome({ ref: input.ref, status: 'created', key, result });
-    } catch (error) {
-      if (error instanceof StorageError && !onWire) {
-        // The journal could not take "sending": the request was not sent, and nothing more will be.
-        storageFailed(error);
-        summary.notAttempted = true;
-        return;
-      }
-      if (error instanceof InterruptedError && !error.sent) {
-        // Stopped before it went out: not a failure, just not attempted. A key in doubt stays in doubt.
-        if (onWire && !inDoubt(known))
-          await tryRecord(() => record('failed', { error: 'interrupted before the request was sent' }));
-        summary.notAttempted = true;
-        return;
-      }
-      if (onWire) {
-        const recorded = await tryRecord(() =>
-          record(mayHaveCreated(error) ? 'unknown' : inDoubt(known) ? known!.state : 'failed', {
-            error: (error as Error).message,
-          }),
-        );
-        if (!recorded) summary.unrecorded++;
-      }
-      summary.failed++;
-      if (error instanceof AuthError) summary.stoppedBy ??= 'auth';
-      options.onOutcome({ ref: input.ref, status: 'failed', key, error });
-    }
-  }
-
-  async function worker(): Promise<void> {
-    while (!stopping()) {
-      const next = await iterator.next();
-      if (next.done) break;
-      if (stopping()) {
-        summary.notAttempted = true;
-        return;
-      }
-      await take(keyed(next.value), false);
-    }
-    // The stream is read: what other runners held is waited for, one at a time per worker.
-    for (let item = deferred.shift(); item; item = deferred.shift()) {
-      if (stopping()) {
-        summary.notAttempted = true;
-        return;
-      }
-      await take(item, true);
-    }
-  }
-
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  if (options.stop?.aborted) summary.stoppedBy ??= 'interrupt';
-  if (summary.stoppedBy) {
-    summary.notAttempted ||= deferred.length > 0 || !(await iterator.next()).done;
-    await iterator.return?.();
-  }
-  return summary;
 }

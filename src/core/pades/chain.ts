@@ -46,21 +46,32 @@ function systemRootsPem(): string[] {
 interface Indexed {
   der: Uint8Array;
   subject: Uint8Array | undefined;
+  /** The subject's bytes in hex: a root is found by them first. */
+  subjectHex: string | undefined;
   parsed?: Certificate | null;
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
+/**
+ * Node's roots, indexed once a process: a run over many files (`envelopes verify <dir>`) would
+ * otherwise read all 140-odd PEMs again for each, and fold their names again (sameName keeps its
+ * folding per name's bytes). They do not change while the process runs; what is kept is their
+ * DER and what was parsed of them, a few hundred KB.
+ */
+let systemRootIndex: Indexed[] | undefined;
+const systemRootsIndexed = (): Indexed[] =>
+  (systemRootIndex ??= systemRootsPem()
+    .flatMap((pem) => pemCertificates(pem))
+    .map((der) => {
+      const subject = subjectOf(der);
+      return { der, subject, subjectHex: subject && hex(subject) };
+    }));
+
 /** Anchors from DER certificates (`--trust`) and, unless `systemRoots` is false, Node's roots. */
 export function trustAnchors(explicit: Uint8Array[], systemRoots = true): TrustAnchors {
   const given = explicit.map((der) => parseCertificate(der));
-  let system: Indexed[] | undefined;
-  const systemIndex = () =>
-    (system ??= systemRoots
-      ? systemRootsPem()
-          .flatMap((pem) => pemCertificates(pem))
-          .map((der) => ({ der, subject: subjectOf(der) }))
-      : []);
+  const systemIndex = (): Indexed[] => (systemRoots ? systemRootsIndexed() : []);
   const parse = (entry: Indexed): Certificate | null => {
     if (entry.parsed === undefined) {
       try {
@@ -75,7 +86,7 @@ export function trustAnchors(explicit: Uint8Array[], systemRoots = true): TrustA
     named(name, withSystem) {
       const wanted = hex(name);
       const fromSystem = (withSystem ? systemIndex() : []).filter(
-        (e) => e.subject && (hex(e.subject) === wanted || sameName(e.subject, name)),
+        (e) => e.subject && (e.subjectHex === wanted || sameName(e.subject, name)),
       );
       return [
         ...given.filter((c) => sameName(c.subject, name)),

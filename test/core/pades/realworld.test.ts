@@ -4,68 +4,20 @@
  * iText 2 to 9, ETSI plugtest vendors and more), each judged as its own source judges it: the
  * corpus's expected.tsv, `integrity` (intact and modified-allowed are one verdict: every change
  * after the signature is allowed) and `expected_exit`. A file that moves away from its expectation
- * fails, unless it is one of the deliberate differences below, each a policy written in
- * docs/assumptions.md; one that comes to agree fails too, until it is taken off that list.
+ * fails, unless it is one of the deliberate differences (DELIBERATE, test/helpers/pades-corpus.ts),
+ * each a policy written in docs/assumptions.md; one that comes to agree fails too, until it is
+ * taken off that list. test/cli/commands/envelopes/verify-many.test.ts holds the command's run of
+ * the whole folder to the same expectations.
  *
  * The corpus is never copied into this repository (its licences are its sources'): it is read
  * from SIGN_PADES_CORPUS, else ../shared/pades-realworld beside the repository, and the tests are
  * skipped when it is absent, except in CI, where it is always present and so required.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../helpers/paths.js';
+import { AGREEMENT_FLOOR, CORPUS, DELIBERATE, NOW, present, rows, same } from '../../helpers/pades-corpus.js';
 import { NotAPdfError, verifyPdf, type PdfVerdict } from '../../../src/core/pades/verify.js';
-
-const CORPUS = process.env.SIGN_PADES_CORPUS || resolve(ROOT, '..', 'shared', 'pades-realworld');
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const present = existsSync(join(CORPUS, 'expected.tsv'));
-if (!present && inCi)
-  throw new Error(`the real-world PDFs are not at ${CORPUS}: CI has them (set SIGN_PADES_CORPUS)`);
-if (!present)
-  console.warn(`no real-world PDFs at ${CORPUS}: their tests are skipped (set SIGN_PADES_CORPUS)`);
-
-/** At least this many files judged as their sources judge them. */
-const AGREEMENT_FLOOR = 183;
-
-/**
- * Where this verifier deliberately judges otherwise than a file's source: what it says instead,
- * and why (the same reasons are in docs/assumptions.md, "Real-world signed PDFs").
- */
-const DELIBERATE: Record<string, { got: string; why: string }> = {
-  'dss/pades-5-signatures-and-1-document-timestamp.pdf': {
-    got: 'modified-disallowed',
-    why: 'its five signatures verify as OpenSSL and NSS (pdfsig) verify them, over their signed attributes as written; DSS (BouncyCastle) sorts those attributes into DER order first and so calls them broken. The file fails here too: the update after the fifth signature has a damaged cross-reference, so what it changed cannot be compared',
-  },
-  'dss/pades_infinite_loop.pdf': {
-    got: 'broken',
-    why: "its AcroForm lists a signature field with a value, whose byte range runs past the end of the file; pdfsig, whose judgement the source records, gives up on the field's widget (it names itself as its parent) and reports no signature",
-  },
-  'itext/DRVI__twoCertificationSignatures.pdf': {
-    got: 'broken',
-    why: "iText's test asserts only its revision check (a second certification); the second signature's digest does not match its bytes (OpenSSL and pdfsig say so too), and a signature that does not verify is broken, whatever else changed",
-  },
-};
-
-interface Row {
-  file: string;
-  exit: number;
-  integrity: string;
-}
-
-const rows: Row[] = present
-  ? readFileSync(join(CORPUS, 'expected.tsv'), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((line) => {
-        const [file, exit, integrity] = line.split('\t');
-        return { file: file!, exit: Number(exit), integrity: integrity! };
-      })
-  : [];
-
-/** Validation at a fixed instant: a certificate's expiry next year must not change these verdicts. */
-const NOW = new Date('2026-06-01T00:00:00Z');
 
 /** The verdict as expected.tsv words it, and the exit `envelopes verify` would give. */
 async function judge(
@@ -83,8 +35,6 @@ async function judge(
     throw error;
   }
 }
-
-const same = (integrity: string) => (integrity === 'modified-allowed' ? 'intact' : integrity);
 
 describe.skipIf(!present)('signed PDFs from the real world', () => {
   const agreed: string[] = [];

@@ -11,7 +11,7 @@ import type { SignClient } from '../../../core/client/client.js';
 import type { Journal, JournalEntry } from '../../../core/journal/journal.js';
 import { keyFingerprint, serviceIdentity } from '../../../core/service-identity.js';
 import type { BulkOutcome, BulkSummary } from '../../../core/journal/bulk.js';
-import type { EnvelopeInput } from '../../../core/envelope/envelope.js';
+import type { EnvelopeInput } from '../../../core/envelope/schema.js';
 import type { CommandContext } from '../../context.js';
 import { prepareReport, report } from './create-report.js';
 import type { InputSet } from '../../input/envelope-inputs.js';

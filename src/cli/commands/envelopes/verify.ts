@@ -1,14 +1,15 @@
 /**
- * `sign-cli envelopes verify <file.pdf> [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]
+ * `sign-cli envelopes verify <file|dir>... [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]
  * [--password <p> | --password-file <f>] [--allow-weak] [--revocation soft|require] [--online]`:
  * is this the signed document, unaltered? Every signature of the file checked
  * offline, every later revision judged against it (core/pades/verify.ts); with
  * --envelope, the service's audit trail too: its hash chain, and that its
  * closing entry names this file's hash. A file over --max-size is refused
  * before it is read; the verification is bounded by the file's size and stops
- * at Ctrl-C or SIGTERM (exit 130).
+ * at Ctrl-C or SIGTERM (exit 130). Several files, or a directory, are an
+ * archive run (verify-many.ts): one line of JSON or a summary row per file.
  */
-import { constants as bufferConstants } from 'node:buffer';
+import { stat } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -17,27 +18,29 @@ import { cellText, type Column } from '../../render/cell.js';
 import type { Action } from '../../action.js';
 import { collect } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import { readFlagFile } from '../../input/stdin.js';
-import { readPassword, readPdfFile } from '../../input/pdf-file.js';
-import { formatTime } from '../../render/time.js';
-import type { PdfVerdict, VerifyOptions } from '../../../core/pades/verify.js';
-import { oneOf } from '../../flags/choices.js';
+import { readPdfFile } from '../../input/pdf-file.js';
+import type { PdfVerdict } from '../../../core/pades/verify.js';
+import {
+  MAX_PDF_MB,
+  REVOCATION_POLICIES,
+  onlineSettings,
+  verifySettings,
+  type VerifyFlags,
+} from './verify-flags.js';
+import { detailText, failureTexts, NO_SIGNATURE } from './verify-text.js';
 import { completes, valuesOf } from '../../completion/hints.js';
 import { longTermLines, onlineLines } from './verify-long-term.js';
 
-/** Larger files are refused before they are read, unless --max-size raises it: a signed contract is kilobytes or a few megabytes. */
-export const MAX_PDF_MB = 256;
-export const MAX_PDF_BYTES = MAX_PDF_MB * 1024 * 1024;
-/** The most --max-size may allow: what one Buffer holds. */
-const MAX_SIZE_LIMIT_MB = Math.floor(bufferConstants.MAX_LENGTH / (1024 * 1024)) - 1;
+export type { VerifyFlags } from './verify-flags.js';
 
 export const doc: CommandDoc = {
   summary:
-    'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail',
+    'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail; many files and folders in one run',
   details: [
     "For each signature: the byte ranges (everything but the signature itself), the digest of the signed bytes, the CMS signature (every signer it holds; RSA, RSA-PSS, ECDSA, plain ECDSA, Ed25519, Ed448; SHA-2, SHA-3, SHAKE256; also adbe.pkcs7.sha1 and adbe.x509.rsa_sha1), its signature timestamp (RFC 3161: the imprint over the signature, the TSA's purpose and chain), the certificate chain of the certificate that signed to a trusted root (the roots Node trusts, the system's where Node reads them, and each `--trust` PEM; issuers and TSAs missing from a signature are looked for in the document's DSS), that certificate's purpose (signing, not a TLS server), the ESS signing certificate (v1 or v2), and what every later revision changed: each object is compared, by what it is rather than its number, with the revision the signature signed, and a change that is not allowed after it (a page's content or resources, the page tree, fonts, other catalog entries, an appearance redrawn while its field's value stays) fails it, whatever later signatures say. Allowed after any signature: new signature fields, the DSS, document timestamps, the catalog's /Version; with its permission, form values (approval signatures, DocMDP 2 and 3, minus fields it locks), annotations added (DocMDP 3, or an approval signature without DocMDP) and changed or removed (DocMDP 3).",
     "SHA-1 is computed but refused as a weak algorithm (`signed with SHA-1, a weak algorithm: not accepted; the bytes are intact`), a failure of its own, not a digest that does not match; `--allow-weak` accepts it. An encrypted PDF (the standard security handler: RC4, AES-128, AES-256) is opened with the empty password, as readers open it, or with `--password` / `--password-file` (the user or the owner password); a signature's value is not encrypted.",
     "The chain is validated now, or at the time a verified signature timestamp proves; the signer's `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope's audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file's SHA-256.",
+    'Several files, or a directory, are verified in one run: every `*.pdf` in a directory and below it, links not followed out of it; progress on a terminal, then a table of the files that did not verify, each with its reason, and the counts as the last line (`--json`: one line per file). Exit 0 when every file verifies, 1 when any does not, 2 when none could be read.',
     "Revocation, from what the file carries (its DSS with /VRI, the CMS's adbe-revocationInfoArchival and CAdES revocation values, the timestamp tokens' own data): every certificate of the signer's chain, of each TSA's and of each delegated OCSP responder's, by an OCSP response (signed by the issuing CA or a responder it delegated with the OCSP-signing purpose; ocsp-nocheck honoured) or a CRL (signed by the issuer's key), for the time it had to be good: the signature's, which a timestamp proves, or a token's. Revoked before then fails (`revoked on <date> (keyCompromise)`); revoked after a timestamp proved the signature existed passes and says so; no usable data is unknown: passed with a warning naming what is missing (`--revocation soft`, the default, as Acrobat and pyHanko's CLI do) or failed (`--revocation require`). `--online` fetches what the file lacks from the certificates' OCSP responders and CRL distribution points (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and `--timeout` apply; answers bounded) and says on stderr what it fetched.",
     "Long-term status, a line a signature: its PAdES level (B-B, B-T, B-LT, B-LTA, by what the file holds), whether it is LTV-complete (a trusted timestamp, and every certificate's revocation data embedded and covered by a timestamp; the last document timestamp's own chain is checked now), and the date before which a new document timestamp must come (`re-timestamp before …`: the first expiry among the certificates checked at the current time). A certificate that has expired since passes when a timestamp from before its expiry proves when it was used (past-signature validation); each document timestamp's chain is validated at the time the next one proves.",
     'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: the policies of certificates, delta CRLs and indirect CRLs (they can show a revocation, never a good status), and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
@@ -45,6 +48,8 @@ export const doc: CommandDoc = {
   more: [
     "Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file's size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.",
     '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "revocation": {"status", "policy", "certificates": [{"certificate", "serial", "role", "needed_at", "status", "source", "kind", "this_update", "next_update", "revoked_at", "reason", "covered", "detail"}]}, "ltv": {"level", "complete", "detail", "proves_until", "renewal"}, "valid", "checks": [{"check", "ok", "detail", "failure", "warning"}]}], "online", "audit_trail"}`; `audit_trail` is null without `--envelope`, `online` (the requests made: `url`, `kind`, `certificate`, `ok`, `detail`) without `--online`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable` (also a revocation status unknown under `--revocation require`), `revoked`; a check that passed with a reservation has `warning` (a revocation status unknown, checked softly). `revocation.status` is `good`, `revoked` or `unknown`; each certificate\'s `role` is `signer`, `signer CA`, `TSA`, `TSA CA` or `OCSP responder`, its `source` where its OCSP response or CRL is (`dss`, `signature`, `timestamp`, `online`), `covered` whether a timestamp covers that data. `ltv` is null for a document timestamp; `level` is `B-B`, `B-T`, `B-LT` or `B-LTA`, `proves_until` the date before which to add a document timestamp, `renewal` what expires then.',
+    "**Many files in one run.** Each argument in the order given; a directory is walked to every `*.pdf` in it and below it (any case of the extension), each directory's names in order. A link inside a directory is followed only to a file inside that same directory: a link that leads out of it is not read (stderr names it; name the file itself to verify it), and a link to a directory is not descended (the directories inside are walked where they are). A `*.pdf` in a directory that is a named pipe, a socket or a device is unreadable and never opened; a file named on the command line is read whatever it is. The files are verified on worker threads when there are enough of them to pay for starting one (one per eight files, up to one per core and four; `SIGN_VERIFY_THREADS=<n>` sets how many, 0 none), each reading one file at a time, else on the command's own thread, and reported in the order found; memory stays flat however many files there are. On a terminal, stderr shows the progress (`verifying 57/189 · 1 valid · 55 invalid · 1 unreadable · <file>`), drawn in place and cleared at the end; nothing is drawn into a pipe or a file.",
+    'At the end, stdout holds a table of the files that did not verify (`FILE`, `RESULT`: `invalid` or `unreadable`, `REASON`: each failed check as one file\'s last line says it, or why it could not be read), fitted to the terminal with the reasons wrapped between words, then the counts as the last line: `✗ 189 PDFs: 1 valid, 187 invalid, 1 unreadable`. With `--json`, stdout holds one line per file instead, in the order found: what `--json` prints for one file, on one line, or for a file that could not be read `{"file", "valid": false, "unreadable": true, "error"}`; the counts go to stderr. One file given alone keeps its one JSON document. Unreadable is what would be exit 2 for one file: not a PDF, over `--max-size`, a read error, too costly to read, encrypted beyond the password given, or a worker that died on it. `--envelope` checks one file against its envelope, and `--online` fetches revocation data for one file: with several files or a directory either is refused (exit 2); `--revocation` applies to every file. Exit 0 when every file verifies, 1 when any is invalid or unreadable, 2 when none could be read or there is no PDF at all; Ctrl-C or SIGTERM stops the run (exit 130) after the table and the counts of what was done.',
   ],
   examples: [
     'sign-cli envelopes download "$id" -o signed.pdf --wait',
@@ -52,12 +57,18 @@ export const doc: CommandDoc = {
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --online --json',
+    'mkdir -p archive/2026 && cp signed.pdf archive/2026/contract.pdf',
+    'sign-cli envelopes verify archive signed.pdf --trust sandbox-ca.pem',
+    'sign-cli envelopes verify archive --trust sandbox-ca.pem --json > verdicts.ndjson',
   ],
 };
 
 export function registerVerify(envelopes: Command, action: Action): void {
   defineCommand(envelopes, 'verify', doc)
-    .argument('<file.pdf>', 'the signed PDF')
+    .argument(
+      '<file|dir...>',
+      'signed PDFs, or directories of them (every *.pdf below, links not followed out)',
+    )
     .option(
       '--trust <ca.pem>',
       "a CA certificate (PEM) to trust besides Node's bundled roots (repeatable)",
@@ -114,35 +125,6 @@ const REVISION_COLUMNS: readonly Column[] = [
   { head: 'CHANGES', cut: true, min: 20 },
 ];
 
-type Core = typeof import('../../../core/pades/verify.js');
-
-/** Every certificate of each --trust file, DER. */
-function trustedCertificates(core: Core, files: string[]): Uint8Array[] {
-  return files.flatMap((file) => {
-    const blocks = core.pemCertificates(readFlagFile('--trust', file).toString('utf8'));
-    if (blocks.length === 0)
-      throw new UsageError(`--trust ${file}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
-    for (const der of blocks)
-      if (!core.isCertificate(der))
-        throw new UsageError(`--trust ${file}: a PEM block that is not an X.509 certificate`);
-    return blocks;
-  });
-}
-
-/** `--at`: claimed, or an ISO 8601 time. */
-export function parseAt(value: string | undefined): VerifyOptions['at'] {
-  if (value === undefined) return undefined;
-  if (value === 'claimed') return 'claimed';
-  const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
-    ? new Date(value)
-    : new Date(Number.NaN);
-  if (Number.isNaN(time.getTime()))
-    throw new UsageError(`--at ${value}: not a time`, {
-      hint: "give `claimed` (the signer's /M) or an ISO 8601 time such as 2026-01-31T12:00:00Z",
-    });
-  return time;
-}
-
 interface AuditCheck {
   ok: boolean;
   detail: string;
@@ -184,72 +166,27 @@ export interface FileVerification {
   valid: boolean;
 }
 
-/** `--max-size`: a whole number of MB, default 256. */
-export function parseMaxSize(value: string | undefined): number {
-  if (value === undefined) return MAX_PDF_BYTES;
-  const mb = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(mb) || mb < 1 || mb > MAX_SIZE_LIMIT_MB)
-    throw new UsageError(`--max-size ${value}: not a size in MB from 1 to ${MAX_SIZE_LIMIT_MB}`, {
-      hint: `the default is ${MAX_PDF_MB}; give a larger whole number of megabytes, e.g. --max-size 1024`,
-    });
-  return mb * 1024 * 1024;
-}
-
-/** What `envelopes verify` (and `download --verify`) take. */
-export interface VerifyFlags {
-  trust?: string[];
-  envelope?: string;
-  at?: string;
-  maxSize?: string;
-  password?: string;
-  passwordFile?: string;
-  allowWeak?: boolean;
-  revocation?: string;
-  online?: boolean;
-}
-
-const REVOCATION_POLICIES = ['soft', 'require'] as const;
-
-/** With --online, the fetcher of revocation data: the CLI's proxies and --timeout (default 30 s), answers bounded. */
-async function onlineFetcher(ctx: CommandContext) {
-  const [{ plainFetcher }, { proxySettingsFrom }, { parsePositiveNumberOption }] = await Promise.all([
-    import('../../../core/client/plain-fetch.js'),
-    import('../../../core/client/proxy.js'),
-    import('../../flags/values.js'),
-  ]);
-  const timeout = await ctx.numberFrom('--timeout', ctx.globals.timeout, 'SIGN_TIMEOUT', 'timeout');
-  return plainFetcher({
-    proxy: proxySettingsFrom(ctx.io.env),
-    timeoutMs: timeout ? parsePositiveNumberOption(timeout.name, timeout.value) * 1000 : 30_000,
-    signal: ctx.signal,
-  });
-}
-
 /** Checks a saved PDF (and the envelope's trail, when given): exit 2 when it is not a readable PDF or is over --max-size, 130 when interrupted. */
 export async function verifyFile(
   ctx: CommandContext,
   file: string,
   options: VerifyFlags,
 ): Promise<FileVerification> {
-  const at = parseAt(options.at);
-  const max = parseMaxSize(options.maxSize);
-  const revocation =
-    options.revocation === undefined
-      ? 'soft'
-      : oneOf('--revocation', options.revocation, REVOCATION_POLICIES);
-  const password = readPassword(options);
+  const { at, maxBytes, password, trusted, allowWeak, revocation } = await verifySettings(options);
   const core = await import('../../../core/pades/verify.js');
-  const trusted = trustedCertificates(core, options.trust ?? []);
   const signal = ctx.signal;
-  const pdf = await readPdfFile(file, max, signal);
-  const fetcher = options.online ? await onlineFetcher(ctx) : undefined;
+  const pdf = await readPdfFile(file, maxBytes, signal);
+  const online = options.online ? await onlineSettings(ctx) : undefined;
+  const fetcher = online
+    ? (await import('../../../core/client/plain-fetch.js')).plainFetcher({ ...online, signal })
+    : undefined;
   let verdict;
   try {
     verdict = await core.verifyPdf(pdf, {
       trusted,
       ...(at ? { at } : {}),
       ...(password !== undefined ? { password } : {}),
-      ...(options.allowWeak ? { allowWeak: true } : {}),
+      ...(allowWeak ? { allowWeak: true } : {}),
       revocation,
       ...(fetcher ? { online: fetcher.fetch } : {}),
       now: new Date(ctx.io.clock.now()),
@@ -324,7 +261,7 @@ export async function reportVerification(
     );
   }
   if (verdict.signatures.length === 0) {
-    output.line(`${output.out.red('✗')} ${file}: no signature in it; it proves nothing about who signed it`);
+    output.line(`${output.out.red('✗')} ${file}: ${NO_SIGNATURE}`);
     return ExitCode.failed;
   }
   for (const line of onlineLines(verdict)) output.info(line);
@@ -348,14 +285,7 @@ export async function reportVerification(
     );
     return ExitCode.ok;
   }
-  const named = verdict.signatures.length > 1;
-  const failed = verdict.signatures
-    .flatMap((s) =>
-      s.checks
-        .filter((c) => !c.ok)
-        .map((c) => `${named ? `${s.field}: ` : ''}${c.check}: ${detailText(c.detail)}`),
-    )
-    .concat(audit && !audit.ok ? [`audit trail: ${audit.detail}`] : []);
+  const failed = failureTexts(verdict, audit);
   output.line(`${output.out.red('✗')} ${file} does not verify: ${failed.map((f) => cellText(f)).join('; ')}`);
   if (
     verdict.signatures.some((s) =>
@@ -371,16 +301,19 @@ export async function reportVerification(
   return ExitCode.failed;
 }
 
-/** A check's detail with its instants (ISO, from the verifier) in the one time format of human output. */
-function detailText(detail: string): string {
-  return detail.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, (iso) => formatTime(iso));
-}
-
+/**
+ * One file: its report, or its JSON document. Several files, or a directory: the archive run,
+ * one JSON line or one summary row per file (verify-many.ts).
+ */
 export async function verifyCommand(
   ctx: CommandContext,
   options: VerifyFlags,
-  [file]: string[],
+  files: string[],
 ): Promise<number> {
+  const [file] = files;
+  const directory = files.length === 1 && (await stat(file!).catch(() => undefined))?.isDirectory() === true;
+  if (files.length > 1 || directory)
+    return (await import('./verify-many.js')).verifyMany(ctx, options, files);
   const result = await verifyFile(ctx, file!, options);
   if (!ctx.output.json) return reportVerification(ctx, result);
   ctx.output.jsonDocument({ file, ...result.verdict, valid: result.valid, audit_trail: result.audit });

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { FINAL_STATUSES } from '../../../core/envelope/states.js';
-import type { Envelope } from '../../../core/envelope/envelope.js';
+import type { Envelope } from '../../../core/envelope/schema.js';
 import { SignError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';

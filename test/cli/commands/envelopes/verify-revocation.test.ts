@@ -162,6 +162,14 @@ describe.skipIf(NO_OPENSSL)('envelopes verify: revocation', () => {
     );
   });
 
+  it('--online is for one file: with a directory it is exit 2, nothing fetched', async () => {
+    const result = await runCommand(['envelopes', 'verify', dir, '--online']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '--online fetches revocation data for one file: give one file, not a directory',
+    );
+  });
+
   it('--revocation takes soft or require: anything else is exit 2, nothing read', async () => {
     const result = await runCommand([
       'envelopes',

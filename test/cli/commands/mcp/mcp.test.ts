@@ -3,7 +3,7 @@
  * in-process sandbox behind. The SDK's own client drives the built CLI in
  * test/e2e/mcp.test.ts; this checks the command's seams without spawning.
  */
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
@@ -162,6 +162,26 @@ describe('sign-cli mcp (in process)', () => {
     });
     expect(result.stdout).toMatch(/x\.pdf\.part is a symbolic link/);
     expect(readFileSync(outside, 'utf8')).toBe('keep me');
+  });
+
+  it('refuses a directory for verify_pdf: one file per call, never a whole folder verified', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'archive'));
+    writeFileSync(join(root, 'archive', 'a.pdf'), 'not read');
+    const result = await runCommand(['mcp', '--root', root], {
+      input:
+        [
+          INITIALIZE,
+          INITIALIZED,
+          request(1, 'tools/call', { name: 'verify_pdf', arguments: { path: 'archive' } }),
+        ].join('\n') + '\n',
+      env: sandbox.env,
+    });
+    const answer = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+      result: Record<string, unknown>;
+    };
+    expect(answer.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(answer.result)).toMatch(/archive is a directory; give a file in it/);
   });
 
   it('exits 2 when --root is not a directory', async () => {
