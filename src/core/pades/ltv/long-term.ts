@@ -43,7 +43,8 @@ function questionsOf(evidence: SignatureEvidence, pool: Certificate[], ctx: Veri
   const tsa: Question[] =
     stamp?.intact && stamp.chain && stamp.genTime
       ? pathQuestions(stamp.chain, pool, ['TSA', 'TSA CA'], {
-          at: stamp.genTime < stamp.chain.at ? stamp.genTime : stamp.chain.at,
+          // The token's time, or an earlier time asked for (`--at`).
+          at: ctx.at instanceof Date && ctx.at < stamp.genTime ? ctx.at : stamp.genTime,
           provenUntil: stamp.chain.at,
           proof: stamp.proof
             ? `the document timestamp ${stamp.proof.field} of ${iso(stamp.proof.time)}`
