@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, spawnServer, stop } from './util.mjs';
+import { BIN, ROOT, isolatedEnv, spawnServer, stop } from './util.mjs';
 import { interleaved } from './interleaved.mjs';
 import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
 
@@ -82,18 +82,7 @@ async function signedCopy(dir, env) {
 
 export async function benchVerify() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-verify-'));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'),
-  );
-  Object.assign(env, {
-    NO_COLOR: '1',
-    CI: '1',
-    SIGN_CONFIG_DIR: join(dir, 'config'),
-    SIGN_STATE_DIR: join(dir, 'state'),
-    SIGN_CACHE_DIR: join(dir, 'cache'),
-    TMPDIR: join(dir, 'tmp'),
-  });
-  mkdirSync(env.TMPDIR);
+  const env = isolatedEnv(dir, { CI: '1' });
   try {
     const { file, caFile } = await signedCopy(dir, env);
     const lta = await ltaCopy(dir);
