@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: spawning servers, memory readings.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +98,24 @@ export function envelopesFile(
   const path = join(dir, `${name}.ndjson`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
+}
+
+/**
+ * An environment of the bench's own under `dir`: none of the caller's SIGN_ settings or colour,
+ * its config, state, cache and TMPDIR inside `dir` (TMPDIR made), plus `extra`.
+ */
+export function isolatedEnv(dir, extra = {}) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'),
+  );
+  Object.assign(env, {
+    NO_COLOR: '1',
+    SIGN_CONFIG_DIR: join(dir, 'config'),
+    SIGN_STATE_DIR: join(dir, 'state'),
+    SIGN_CACHE_DIR: join(dir, 'cache'),
+    TMPDIR: join(dir, 'tmp'),
+    ...extra,
+  });
+  mkdirSync(env.TMPDIR);
+  return env;
 }

@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { BIN, ROOT } from './util.mjs';
+import { BIN, ROOT, isolatedEnv } from './util.mjs';
 import { median } from './interleaved.mjs';
 import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
 
@@ -102,17 +102,7 @@ export async function benchVerifyArchive() {
   if (missing.length > 0) return { name, rows: [['not measured', missing.join('; ')]], ok: true };
 
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-archive-'));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('SIGN_') && key !== 'FORCE_COLOR'),
-  );
-  Object.assign(env, {
-    NO_COLOR: '1',
-    SIGN_CONFIG_DIR: join(dir, 'config'),
-    SIGN_STATE_DIR: join(dir, 'state'),
-    SIGN_CACHE_DIR: join(dir, 'cache'),
-    TMPDIR: join(dir, 'tmp'),
-  });
-  mkdirSync(env.TMPDIR);
+  const env = isolatedEnv(dir);
   try {
     const files = pdfsUnder(CORPUS);
     const loop = `find "$1" -name '*.pdf' | sort | while IFS= read -r f; do pdfsig "$f" >/dev/null 2>&1; done`;

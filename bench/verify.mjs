@@ -1,20 +1,24 @@
-// `envelopes verify` of a one-signature sandbox signed copy (PAdES B-LTA: the signature, a DSS and a
-// document timestamp), and of its B-T part (the revision the signature signed, cut from the same
-// copy), next to `node -e 0` of the same Node and to poppler's pdfsig on the copy (when installed),
-// in interleaved rounds (bench/interleaved.mjs). Target: verify of the copy within 2.5 times the
-// bare start of Node 24 (issue 37), and the same reported for this machine's Node; the B-T part
-// is reported. The copy comes from a sandbox started for the run; pdfsig checks it against an NSS
-// database trusting the sandbox CA (offline: the sandbox is stopped by then).
+// `envelopes verify` of a one-signature sandbox signed copy (PAdES B-LTA: the signature, its
+// timestamp, a DSS with the chain, OCSP responses and CRLs, and a document timestamp; every check
+// of it, revocation included), and of its B-T part (the revision the signature signed, cut from the
+// same copy), next to `node -e 0` of the same Node and to poppler's pdfsig on the copy (when
+// installed), in interleaved rounds (bench/interleaved.mjs). Targets (issue 54): the B-LTA copy
+// within 2 times the bare start of Node 24; the B-T part within 1.5 times its earlier figure (ratio
+// 2.33 on 2026-11-25, when the sandbox's copies were B-T and verify checked no revocation); the same
+// reported for this machine's Node. The copy comes from a sandbox started for the run; pdfsig
+// checks it against an NSS database trusting the sandbox CA (offline: the sandbox is stopped by
+// then).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, spawnServer, stop } from './util.mjs';
+import { BIN, ROOT, isolatedEnv, spawnServer, stop } from './util.mjs';
 import { interleaved } from './interleaved.mjs';
 import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
 
 const RUNS = Number(process.env.BENCH_VERIFY_RUNS ?? 21);
-const TARGET = 2.5;
+const LTA_TARGET = 2;
+const BT_TARGET = 1.5 * 2.33;
 
 /** The command's path on PATH, or null. */
 const which = (command) => {
@@ -62,18 +66,7 @@ async function signedCopy(dir, env) {
 
 export async function benchVerify() {
   const dir = mkdtempSync(join(tmpdir(), 'sign-cli-bench-verify-'));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('SIGN_') && name !== 'FORCE_COLOR'),
-  );
-  Object.assign(env, {
-    NO_COLOR: '1',
-    CI: '1',
-    SIGN_CONFIG_DIR: join(dir, 'config'),
-    SIGN_STATE_DIR: join(dir, 'state'),
-    SIGN_CACHE_DIR: join(dir, 'cache'),
-    TMPDIR: join(dir, 'tmp'),
-  });
-  mkdirSync(env.TMPDIR);
+  const env = isolatedEnv(dir, { CI: '1' });
   try {
     const { file, btFile, caFile } = await signedCopy(dir, env);
     const pdfsigBin = which('pdfsig');
@@ -99,16 +92,19 @@ export async function benchVerify() {
         ...(pdfsig ? [[pdfsigBin, ['-nssdir', `sql:${pdfsig}`, file]]] : []),
       ];
       const [base, verify, bt, poppler] = interleaved(runs, env, { runs: RUNS, warmup: 2 });
-      const met = verify.ratio <= TARGET;
-      if (name === 'Node 24') ok &&= met;
+      const met = verify.ratio <= LTA_TARGET;
+      const btMet = bt.ratio <= BT_TARGET;
+      if (name === 'Node 24') ok &&= met && btMet;
+      const target = (limit, hit) =>
+        `(target <= ${limit.toFixed(2)}${name === 'Node 24' ? '' : ', reported'}: ${hit ? 'met' : 'NOT met'})`;
       rows.push([`${name} (${version}): node -e 0 (baseline)`, `${base.ms.toFixed(1)} ms`]);
       rows.push([
         `${name} (${version}): sign-cli envelopes verify, B-LTA copy`,
-        `${verify.ms.toFixed(1)} ms  ratio ${verify.ratio.toFixed(2)}  (target <= ${TARGET.toFixed(2)}${name === 'Node 24' ? '' : ', reported'}: ${met ? 'met' : 'NOT met'})`,
+        `${verify.ms.toFixed(1)} ms  ratio ${verify.ratio.toFixed(2)}  ${target(LTA_TARGET, met)}`,
       ]);
       rows.push([
         `${name} (${version}): sign-cli envelopes verify, its B-T part`,
-        `${bt.ms.toFixed(1)} ms  ratio ${bt.ratio.toFixed(2)}  (reported)`,
+        `${bt.ms.toFixed(1)} ms  ratio ${bt.ratio.toFixed(2)}  ${target(BT_TARGET, btMet)}`,
       ]);
       if (poppler)
         rows.push([

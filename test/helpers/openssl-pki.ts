@@ -344,8 +344,12 @@ export function signatureValue(cms: Uint8Array): Uint8Array {
  * id-aa-signatureTimeStampToken: every enclosing length written again.
  */
 export function withSignatureTimestamp(cms: Uint8Array, token: Uint8Array): Buffer {
-  const oid = Buffer.from('060b2a864886f70d010910020e', 'hex');
-  const attribute = encode(0x30, Buffer.concat([oid, encode(0x31, token)]));
+  return withUnsignedAttribute(cms, '1.2.840.113549.1.9.16.2.14', token);
+}
+
+/** The CMS with an unsigned attribute (`oid`, one value, DER) added to its signer: every enclosing length written again. */
+export function withUnsignedAttribute(cms: Uint8Array, oid: string, valueDer: Uint8Array): Buffer {
+  const attribute = encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
   const top = readDer(cms);
   const [type, explicit] = sequence(top, 'ContentInfo');
   const signedData = readDer(value(explicit!));
