@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { catalogOf, readPdf } from '../../src/core/pades/pdf-file.js';
-import { dictOf, isStream, type PdfValue } from '../../src/core/pades/pdf-objects.js';
-import { decodeStream } from '../../src/core/pades/pdf-stream-decode.js';
+import { readPdf } from '../../src/core/pades/pdf-file.js';
+import { dssContents } from '../../src/core/ltv/dss.js';
+import { PdfUpdate } from '../../src/core/ltv/pdf-update.js';
 import { findSignatures } from '../../src/core/pades/pdf-signatures.js';
 import { encoded, readDer } from '../../src/core/pades/der.js';
 import { parseSignedData, signerCertificate } from '../../src/core/pades/cms.js';
@@ -22,18 +22,15 @@ export interface DssContents {
   crls: Buffer[];
 }
 
-/** The DSS of the file's last revision (empty lists when it has none). */
+/** The DSS of the file's last revision (empty lists when it has none), as the core's DSS writer reads it. */
 export function dssOf(pdf: Uint8Array): DssContents {
-  const rev = readPdf(pdf).revisions.at(-1)!;
-  const dss = dictOf(rev.resolve(catalogOf(rev)?.entries.get('DSS')));
-  const list = (key: string): Buffer[] => {
-    const items = rev.resolve(dss?.entries.get(key));
-    return (Array.isArray(items) ? items : []).flatMap((item: PdfValue) => {
-      const stream = rev.resolve(item);
-      return isStream(stream) ? [Buffer.from(decodeStream(stream))] : [];
-    });
+  const held = dssContents(new PdfUpdate(readPdf(pdf)));
+  const buffers = (list: Uint8Array[]) => list.map((der) => Buffer.from(der));
+  return {
+    certificates: buffers(held.certificates),
+    ocspResponses: buffers(held.ocspResponses),
+    crls: buffers(held.crls),
   };
-  return { certificates: list('Certs'), ocspResponses: list('OCSPs'), crls: list('CRLs') };
 }
 
 /** Each signature of the file (document timestamps too): its field, whether it is a document timestamp, its CMS trimmed of padding, and its signer's serial. */

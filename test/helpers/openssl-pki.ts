@@ -13,7 +13,8 @@ import * as nodeCrypto from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { encode, children, encoded, readDer, sequence, value, type Der } from '../../src/core/pades/der.js';
+import { children, encoded, readDer, sequence, value, type Der } from '../../src/core/pades/der.js';
+import { encode } from '../../src/core/pades/der-write.js';
 import { parseSignedData } from '../../src/core/pades/cms.js';
 import { missingTools } from './system-tools.js';
 

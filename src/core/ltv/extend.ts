@@ -7,10 +7,11 @@
  * its root), and for each of them but the roots revocation data (an OCSP
  * response about it or its issuer's CRL), taken from what the file already
  * carries in its CMS (adbe-revocationInfoArchival, CAdES revocation values)
- * or, when a fetcher is given (`--online`), from where the certificate says
- * its issuer answers. A copy that lacks nothing gets the timestamp alone.
- * The earlier bytes are untouched, so every earlier signature covers what it
- * covered.
+ * or, when a fetch is given (`--online`), from where the certificate says
+ * its issuer answers. Revocation data is found and read by verify's own code
+ * (core/pades/revocation/): sources.ts, ocsp.ts, crl.ts, online.ts. A copy
+ * that lacks nothing gets the timestamp alone. The earlier bytes are
+ * untouched, so every earlier signature covers what it covered.
  */
 import { createHash } from 'node:crypto';
 import { readPdf } from '../pades/pdf-file.js';
@@ -20,23 +21,25 @@ import { signatureTimestampToken } from '../pades/timestamp.js';
 import { displayName, issuedBy, parseCertificate, sameName, type Certificate } from '../pades/x509.js';
 import { DerError } from '../pades/der.js';
 import { verifyPdf, type PdfVerdict, type VerifyOptions } from '../pades/verify.js';
-import { addToDss, dssContents, noValidationData, type ValidationData } from './dss.js';
+import { carriedData, type RevocationItem } from '../pades/revocation/sources.js';
+import { asOcspResponse, parseOcspResponse, responseFor } from '../pades/revocation/ocsp.js';
+import { crlCovers, parseCrl } from '../pades/revocation/crl.js';
+import { fetchRevocation, publishesStatus, type RevocationFetch } from '../pades/revocation/online.js';
+import { addToDss, noValidationData } from './dss.js';
 import { appendDocumentTimestamp, type Stamp } from './document-timestamp.js';
-import { PdfUpdate, UpdateRefusedError } from './pdf-update.js';
-import { carriedRevocationData, covers } from './revocation-data.js';
-import type { RevocationFetcher } from './online.js';
+import { UpdateRefusedError } from './pdf-update.js';
 
 export { UpdateRefusedError } from './pdf-update.js';
-export { TrustServiceError } from './http-binary.js';
 // What a caller asks with: through this module alone, so that the bundle keeps ltv/ in one chunk.
-export { tsaStamp } from './tsa-client.js';
-export { onlineFetcher } from './online.js';
+export { TrustServiceError, tsaStamp } from './tsa-client.js';
 
 export interface ExtendOptions {
   /** The TSA that stamps the new document timestamp. */
   stamp: Stamp;
   /** Fetches revocation data the file lacks (`--online`); without it, only what the file carries is used. */
-  fetch?: RevocationFetcher;
+  fetch?: RevocationFetch;
+  /** Stops the fetching (InterruptedError) once aborted. */
+  signal?: AbortSignal;
   /** How the result is verified (its trusted roots complete the chains too). */
   verify: VerifyOptions;
 }
@@ -56,12 +59,11 @@ const key = (cert: Certificate) => createHash('sha256').update(cert.der).digest(
 const selfIssued = (cert: Certificate) => sameName(cert.subject, cert.issuer) && issuedBy(cert, cert, true);
 
 /** The CMS of each signature and each signature timestamp the file holds (unreadable ones left out). */
-function signedDatas(pdf: Uint8Array): SignedData[] {
-  const file = readPdf(pdf);
+function signedDatas(contents: Uint8Array[]): SignedData[] {
   const found: SignedData[] = [];
-  for (const signature of findSignatures(file.revisions.at(-1)!)) {
+  for (const bytes of contents) {
     try {
-      const data = parseSignedData(signature.contents);
+      const data = parseSignedData(bytes);
       found.push(data);
       for (const signer of data.signers) {
         const token = signatureTimestampToken(signer.unsigned);
@@ -73,6 +75,21 @@ function signedDatas(pdf: Uint8Array): SignedData[] {
   }
   return found;
 }
+
+/** Whether an item speaks of `cert` issued by `issuer`: an OCSP response naming it, or a CRL of its issuer covering its kind. */
+function speaksOf(item: RevocationItem, cert: Certificate, issuer: Certificate): boolean {
+  try {
+    if (item.kind === 'ocsp') return responseFor(parseOcspResponse(item.der), cert, issuer) !== undefined;
+    const crl = parseCrl(item.der);
+    return sameName(crl.issuer, issuer.subject) && crlCovers(crl, cert);
+  } catch {
+    // An unreadable item, or a responder's error status: it speaks of nothing.
+    return false;
+  }
+}
+
+/** An item as a DSS holds it. */
+const dssBytes = (item: RevocationItem) => (item.kind === 'ocsp' ? asOcspResponse(item.der) : item.der);
 
 /** `leaf` and its issuers up to a self-issued root, each found in `pool` by name and signature. */
 function chainOf(leaf: Certificate, pool: Certificate[]): Certificate[] {
@@ -88,33 +105,32 @@ function chainOf(leaf: Certificate, pool: Certificate[]): Certificate[] {
 
 /** Adds what the PDF lacks and a document timestamp, then verifies the result. UpdateRefusedError when it cannot take an update. */
 export async function extendPdf(pdf: Uint8Array, options: ExtendOptions): Promise<ExtendResult> {
-  const held = dssContents(new PdfUpdate(readPdf(pdf)));
-  const datas = signedDatas(pdf);
+  const file = readPdf(pdf);
+  const signatures = findSignatures(file.revisions.at(-1)!);
+  const datas = signedDatas(signatures.map((s) => s.contents));
   if (datas.length === 0) throw new UpdateRefusedError('it holds no signature that reads: nothing to extend');
+  // What the file carries, wherever (the DSS of any revision, the CMSes, the tokens): verify's reader.
+  const carried = carriedData(
+    file,
+    signatures.map((s) => ({ contents: s.contents, revision: null, documentTimestamp: s.documentTimestamp })),
+  );
   const pool = new Map<string, Certificate>();
   const addToPool = (cert: Certificate) => pool.set(key(cert), cert);
   for (const data of datas) data.certificates.forEach(addToPool);
-  for (const der of [...held.certificates, ...(options.verify.trusted ?? [])]) {
+  carried.certificates.forEach(addToPool);
+  for (const der of options.verify.trusted ?? []) {
     try {
       addToPool(parseCertificate(der));
     } catch (error) {
       if (!(error instanceof DerError)) throw error;
     }
   }
-  const known: ValidationData = {
-    certificates: [],
-    ocspResponses: [...held.ocspResponses],
-    crls: [...held.crls],
-  };
+  const known: RevocationItem[] = [...carried.items];
   const additions = noValidationData();
-  for (const data of datas)
-    for (const signer of data.signers) {
-      const carried = carriedRevocationData(signer);
-      known.ocspResponses.push(...carried.ocspResponses);
-      known.crls.push(...carried.crls);
-      additions.ocspResponses.push(...carried.ocspResponses);
-      additions.crls.push(...carried.crls);
-    }
+  // What a CMS carries moves into the DSS too, where every signature finds it.
+  for (const item of carried.items)
+    if (item.source !== 'dss')
+      additions[item.kind === 'ocsp' ? 'ocspResponses' : 'crls'].push(dssBytes(item));
   const chains = new Map<string, Certificate[]>();
   for (const data of datas)
     for (const signer of data.signers) {
@@ -128,19 +144,24 @@ export async function extendPdf(pdf: Uint8Array, options: ExtendOptions): Promis
       if (seen.has(key(cert))) continue;
       seen.add(key(cert));
       additions.certificates.push(cert.der);
-      if (selfIssued(cert) || covers(known, cert)) continue;
       const issuer = chain[i + 1];
+      if (selfIssued(cert) || (issuer && known.some((item) => speaksOf(item, cert, issuer)))) continue;
       const tried: string[] = [];
       if (options.fetch && issuer) {
-        const fetched = await options.fetch(cert, issuer);
-        tried.push(...fetched.tried);
-        if (covers(fetched.data, cert)) {
-          for (const list of ['ocspResponses', 'crls'] as const) {
-            known[list].push(...fetched.data[list]);
-            additions[list].push(...fetched.data[list]);
-          }
+        const fetched = await fetchRevocation(cert, issuer, options.fetch, options.signal);
+        const speaking = fetched.items.filter((item) => speaksOf(item, cert, issuer));
+        if (speaking.length > 0) {
+          known.push(...speaking);
+          for (const item of speaking)
+            additions[item.kind === 'ocsp' ? 'ocspResponses' : 'crls'].push(dssBytes(item));
           continue;
         }
+        tried.push(
+          ...fetched.requests.map((r) =>
+            r.ok ? `${r.url}: no ${r.kind === 'ocsp' ? 'response' : 'CRL'} for this certificate` : r.detail,
+          ),
+        );
+        if (!publishesStatus(cert)) tried.push('it names no OCSP responder and no CRL (http)');
       } else if (!issuer) tried.push('its issuer is not in the file nor among the trusted roots');
       missing.push({ certificate: displayName(cert), tried });
     }

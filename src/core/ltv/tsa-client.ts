@@ -7,7 +7,7 @@
  * before anything is written with it.
  */
 import { randomBytes } from 'node:crypto';
-import * as der from './der-write.js';
+import * as der from '../pades/der-write.js';
 import {
   DerError,
   TAG,
@@ -21,12 +21,18 @@ import {
   value,
 } from '../pades/der.js';
 import { parseSignedData } from '../pades/cms.js';
-import { httpBinary, TrustServiceError, type HttpOptions } from './http-binary.js';
+import { InterruptedError } from '../errors.js';
+import type { PlainRequest } from '../client/plain-fetch.js';
 import type { Stamp } from './document-timestamp.js';
 
 const SHA256 = '2.16.840.1.101.3.4.2.1';
 /** A token is a few kilobytes; a chain of certificates can make it tens. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** A refused or unreadable answer: the TSA said no, did not answer, or said something else than asked. */
+export class TrustServiceError extends Error {
+  override readonly name = 'TrustServiceError';
+}
 
 const FAILURES: Record<number, string> = {
   0: 'badAlg: the TSA does not take this hash algorithm',
@@ -107,22 +113,31 @@ export function tokenOf(answer: Uint8Array, sha256: Uint8Array, nonce: Uint8Arra
   return token;
 }
 
-/** A Stamp that asks the TSA at `url` (one request a stamp). */
-export function tsaStamp(url: string, options: HttpOptions): Stamp {
+/**
+ * A Stamp that asks the TSA at `url` (one request a stamp, never retried: a TSA asked twice makes
+ * two tokens) through `fetch` (core/client/plain-fetch.ts: the CLI's proxies, deadline and bounds).
+ */
+export function tsaStamp(
+  url: string,
+  fetch: (request: PlainRequest) => Promise<Uint8Array>,
+  signal?: AbortSignal,
+): Stamp {
   return async (sha256) => {
     const nonce = randomBytes(8);
-    const answer = await httpBinary(
-      url,
-      {
+    let answer: Uint8Array;
+    try {
+      answer = await fetch({
+        url,
+        method: 'POST',
         body: timestampRequest(sha256, nonce),
         contentType: 'application/timestamp-query',
         accept: 'application/timestamp-reply',
-      },
-      MAX_ANSWER_BYTES,
-      options,
-    );
-    if (answer.status !== 200)
-      throw new TrustServiceError(`the TSA at ${url} answered HTTP ${answer.status}, not a timestamp`);
-    return tokenOf(answer.body, sha256, nonce, url);
+        maxBytes: MAX_ANSWER_BYTES,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw new InterruptedError(`interrupted: ${url} did not answer`);
+      throw new TrustServiceError(`the TSA at ${(error as Error).message}`, { cause: error });
+    }
+    return tokenOf(answer, sha256, nonce, url);
   };
 }

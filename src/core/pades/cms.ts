@@ -9,7 +9,6 @@
 import {
   TAG,
   children,
-  encode,
   encoded,
   explicit,
   integerHex,
@@ -22,6 +21,7 @@ import {
   DerError,
   type Der,
 } from './der.js';
+import { encode } from './der-write.js';
 import { HASHES, WEAK_HASHES, hashLabel, hashOf } from './hashes.js';
 import {
   certificateHash,

@@ -20,7 +20,8 @@ import {
 import { DAY, OpenSslCa } from '../../helpers/openssl-ca.js';
 import { withDss } from '../../helpers/pdf-ltv.js';
 import { tempDir } from '../../helpers/paths.js';
-import { children, encode, explicit, octets, readDer, sequence } from '../../../src/core/pades/der.js';
+import { children, explicit, octets, readDer, sequence } from '../../../src/core/pades/der.js';
+import { encode } from '../../../src/core/pades/der-write.js';
 import { verifyPdf, type PdfVerdict, type VerifyOptions } from '../../../src/core/pades/verify.js';
 
 const dir = tempDir('sign-cli-ltv-');

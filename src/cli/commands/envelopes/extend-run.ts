@@ -9,11 +9,10 @@ import { InterruptedError, SignError, UsageError } from '../../../core/errors.js
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import { cellText } from '../../render/cell.js';
-import { parsePositiveNumberOption } from '../../flags/values.js';
 import { readPdfFile } from '../../input/pdf-file.js';
 import { formatTime } from '../../render/time.js';
 import { reportVerification } from './verify.js';
-import { MAX_PDF_BYTES, verifySettings } from './verify-flags.js';
+import { MAX_PDF_BYTES, onlineSettings, verifySettings } from './verify-flags.js';
 import type { ExtendResult } from '../../../core/ltv/extend.js';
 
 /** The flags of `envelopes extend` (extend.ts). */
@@ -55,15 +54,6 @@ function outputPath(file: string, flags: ExtendFlags): string {
   return output;
 }
 
-/** The TSA's and responders' deadline: --timeout, SIGN_TIMEOUT, else 30 s. */
-function timeoutMs(ctx: CommandContext): number {
-  const given = ctx.globals.timeout ?? ctx.env.SIGN_TIMEOUT;
-  if (given === undefined || given === '') return 30_000;
-  return (
-    parsePositiveNumberOption(ctx.globals.timeout !== undefined ? '--timeout' : 'SIGN_TIMEOUT', given) * 1000
-  );
-}
-
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** What the update added, in words. */
@@ -81,15 +71,16 @@ export async function runExtend(ctx: CommandContext, flags: ExtendFlags, file: s
   const output = outputPath(file, flags);
   if (output === '-' && ctx.output.json)
     throw new UsageError('-o - writes the PDF to stdout, where --json would write too: give -o <file>');
-  const [core, ltv, { proxySettingsFrom }] = await Promise.all([
+  const [core, ltv, { plainFetcher }] = await Promise.all([
     import('../../../core/pades/verify.js'),
     import('../../../core/ltv/extend.js'),
-    import('../../../core/client/proxy.js'),
+    import('../../../core/client/plain-fetch.js'),
   ]);
   const { trusted } = await verifySettings(flags.trust ? { trust: flags.trust } : {});
   const pdf = await readPdfFile(file, MAX_PDF_BYTES, ctx.signal);
   const verify = { trusted, now: new Date(ctx.io.clock.now()), signal: ctx.signal };
-  const http = { proxy: proxySettingsFrom(ctx.env), timeoutMs: timeoutMs(ctx), signal: ctx.signal };
+  // The TSA and the responders asked under the CLI's proxies and --timeout, as verify --online asks.
+  const http = plainFetcher({ ...(await onlineSettings(ctx)), signal: ctx.signal });
   let result: ExtendResult;
   try {
     const before = await core.verifyPdf(pdf, verify);
@@ -107,8 +98,9 @@ export async function runExtend(ctx: CommandContext, flags: ExtendFlags, file: s
       );
     }
     result = await ltv.extendPdf(pdf, {
-      stamp: ltv.tsaStamp(tsa, http),
-      ...(flags.online ? { fetch: ltv.onlineFetcher(http) } : {}),
+      stamp: ltv.tsaStamp(tsa, http.fetch, ctx.signal),
+      ...(flags.online ? { fetch: http.fetch } : {}),
+      signal: ctx.signal,
       verify,
     });
   } catch (error) {
@@ -119,6 +111,8 @@ export async function runExtend(ctx: CommandContext, flags: ExtendFlags, file: s
       throw new InterruptedError(`interrupted: ${file} was not extended`);
     if (error instanceof ltv.TrustServiceError) throw new SignError(error.message);
     throw error;
+  } finally {
+    await http.close();
   }
   const stamp = result.verdict.signatures.find((s) => s.field === result.field);
   if (!result.verdict.valid) {

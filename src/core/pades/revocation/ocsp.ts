@@ -9,7 +9,6 @@
 import {
   TAG,
   children,
-  encode,
   encoded,
   explicit,
   integerHex,
@@ -32,9 +31,11 @@ import {
   verifySignature,
   type Certificate,
 } from '../x509.js';
+import * as der from '../der-write.js';
 import { certificateFacts, keyHash } from './cert-facts.js';
 
 const BASIC_RESPONSE = '1.3.6.1.5.5.7.48.1.1';
+const SHA1 = '1.3.14.3.2.26';
 /** id-pkix-ocsp-archive-cutoff: the responder keeps statuses of expired certificates since this time. */
 const ARCHIVE_CUTOFF = '1.3.6.1.5.5.7.48.1.6';
 
@@ -259,20 +260,25 @@ export function checkResponder(
   };
 }
 
-/** An OCSPRequest (RFC 6960 4.1.1) for one certificate, its id hashed with SHA-1 as responders expect; no nonce, no signature. */
+/** An OCSPRequest (RFC 6960 4.1.1) for one certificate, its id hashed with SHA-1 as responders expect; no nonce (a response without one is what a DSS keeps), no signature. */
 export function ocspRequest(cert: Certificate, issuer: Certificate): Uint8Array {
-  const sha1 = Uint8Array.from([0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a]);
-  const algorithm = encode(0x30, Buffer.concat([sha1, Uint8Array.from([0x05, 0x00])]));
-  const serial = Buffer.from(cert.serial, 'hex');
-  const certId = encode(
-    0x30,
-    Buffer.concat([
-      algorithm,
-      encode(0x04, hashOf('sha1', cert.issuer)),
-      encode(0x04, keyHash(issuer, 'sha1')),
-      encode(0x02, serial),
-    ]),
+  const certId = der.sequence(
+    der.algorithm(SHA1),
+    der.octetString(hashOf('sha1', cert.issuer)),
+    der.octetString(keyHash(issuer, 'sha1')),
+    der.unsignedInteger(Buffer.from(cert.serial, 'hex')),
   );
-  const request = encode(0x30, certId);
-  return encode(0x30, encode(0x30, encode(0x30, request)));
+  return der.sequence(der.sequence(der.sequence(der.sequence(certId))));
+}
+
+/**
+ * An OCSP response as a DSS's /OCSPs holds it: an OCSPResponse as is, a BasicOCSPResponse (what
+ * CAdES revocation values carry) wrapped in one, status successful.
+ */
+export function asOcspResponse(response: Uint8Array): Uint8Array {
+  if (is(sequence(readDer(response), 'the OCSP response')[0], 10)) return response;
+  return der.sequence(
+    der.enumerated(0),
+    der.explicit(0, der.sequence(der.objectIdentifier(BASIC_RESPONSE), der.octetString(response))),
+  );
 }

@@ -1,10 +1,9 @@
 /**
- * DER written by hand, for the few structures `extend` makes: timestamp and
- * OCSP requests, and an OCSP response wrapped from a CMS's basic response.
- * Each function returns one TLV; DER's one encoding is kept (definite
- * lengths, minimal integers, no DEFAULT value written, times in whole
- * seconds). It imports nothing: shared by modules that different commands
- * load, it stays in their chunks.
+ * DER written by hand (der.ts reads it): the few structures the core makes, a CMS's signed
+ * attributes as the SET they are signed as, OCSP and timestamp requests, an OCSP response wrapped
+ * from a CMS's basic response. Each function returns one TLV; DER's one encoding is kept (definite
+ * lengths, minimal integers, no DEFAULT value written, times in whole seconds). It imports
+ * nothing: shared by modules that different commands load, it stays in their chunks.
  */
 /** One TLV: the tag byte, a definite length in its shortest form, the content. */
 export function encode(tagByte: number, content: Uint8Array): Uint8Array {
