@@ -186,7 +186,7 @@ export interface VerifyOptions {
   onWork?: (work: { units: number; allowed: number; inflated: number }) => void;
   /** An unknown revocation status passes with a warning (`soft`, the default) or fails (`require`). */
   revocation?: 'soft' | 'require';
-  /** Fetch what revocation data the file lacks from the certificates' responders and CRL distribution points, through this. */
+  /** Ask the certificates' responders and CRL distribution points, through this, about each status the file leaves unknown or shows good. */
   online?: RevocationFetch;
 }
 

@@ -127,7 +127,10 @@ export class Answers {
     if (known) return { ...known, question };
     const embedded = certificateStatus(question, this.items, this.ctx);
     let final = embedded;
-    if (embedded.status === 'unknown' && this.fetch && question.issuer) {
+    // Online, a status the file shows good is asked about too: a revocation since the file's data
+    // was gathered is what a person asking online wants to know (NSS, under pdfsig, asks as well).
+    // A revocation the file shows needs nothing more.
+    if (embedded.status !== 'revoked' && this.fetch && question.issuer) {
       const id = `${question.cert.serial}|${question.issuer.serial}`;
       if (!this.fetched.has(id) && publishesStatus(question.cert)) {
         this.fetched.add(id);
@@ -137,7 +140,10 @@ export class Answers {
       }
       if (this.online.length > 0) {
         const withOnline = certificateStatus(question, this.online, this.ctx);
-        if (withOnline.status !== 'unknown' || withOnline.item) final = withOnline;
+        if (embedded.status === 'good') {
+          // Revoked since: before the time it had to be good fails, after it passes and says why.
+          if (withOnline.status === 'revoked' || withOnline.revokedAt) final = withOnline;
+        } else if (withOnline.status !== 'unknown' || withOnline.item) final = withOnline;
         else if (this.fetched.has(id))
           final = {
             ...embedded,
