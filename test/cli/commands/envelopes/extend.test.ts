@@ -6,7 +6,9 @@
  * signature made by OpenSSL, whose certificate names OpenSSL's responder,
  * gets OpenSSL's answer. Every result: the input a prefix of it, each earlier
  * signature still valid under pdfsig and `envelopes verify`, the new token
- * verified by `openssl ts -verify`, qpdf finding nothing wrong. Then the
+ * verified by `openssl ts -verify`, qpdf finding nothing wrong. A real-world
+ * B-T file (iText's, read from ../shared/pades-realworld, never copied into
+ * the repository) keeps its signature as pdfsig and verify judged it. Then the
  * refusals: exit 2 before anything is sent, exit 1 with nothing written.
  */
 import { execFile, execSync } from 'node:child_process';
@@ -29,8 +31,11 @@ import {
   signaturesOf,
   signedRevision,
 } from '../../../helpers/ltv.js';
-import { parseCertificate } from '../../../../src/core/pades/x509.js';
+import { parseCertificate, sameName } from '../../../../src/core/pades/x509.js';
+import { parseSignedData } from '../../../../src/core/pades/cms.js';
+import { CORPUS, present } from '../../../helpers/pades-corpus.js';
 import { pemToDer } from '../../../../src/sandbox/signing/web-crypto.js';
+import { pem } from '../../../../src/sandbox/signing/key-files.js';
 
 const NO_QPDF = missingTools(['qpdf'], 'qpdf', 'the structure checks of extended files');
 const TOOLS_MISSING = NO_OPENSSL || NO_PDFSIG || NO_QPDF;
@@ -253,6 +258,82 @@ describe.skipIf(TOOLS_MISSING)('envelopes extend', SLOW, () => {
       expect(status).toContain(`${signer.cert}: good`);
       await judgedByOthers(join(dir, 'outside-extended.pdf'), [ca.cert, caFile]);
     });
+  });
+});
+
+describe.skipIf(TOOLS_MISSING || !present)('envelopes extend of a B-T file from the real world', SLOW, () => {
+  it("iText's B-T sample (read from the corpus, written only to a temporary folder): its signature still valid, a document timestamp over it", async () => {
+    const source = join(CORPUS, 'itext', 'PAdESLevel__B-T.pdf');
+    const original = readFileSync(source);
+    // Its root travels in its CMS: trusted here as its source's test trusts it.
+    const [signature] = signaturesOf(original);
+    const root = parseSignedData(signature!.cms).certificates.find((c) => sameName(c.subject, c.issuer))!;
+    const rootFile = join(dir, 'itext-root.pem');
+    writeFileSync(rootFile, pem('CERTIFICATE', root.der));
+    const out = join(dir, 'itext-bt-extended.pdf');
+    const result = await extend(
+      source,
+      '--tsa',
+      tsa,
+      '--trust',
+      rootFile,
+      '--trust',
+      caFile,
+      '-o',
+      out,
+      '--json',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The signer, its TSA and their root, none in a DSS before.
+    expect(JSON.parse(result.stdout)).toMatchObject({ added: { certificates: 3 } });
+    const extended = readFileSync(out);
+    expect(extended.subarray(0, original.length).equals(original)).toBe(true);
+    const verified = await runCommand([
+      'envelopes',
+      'verify',
+      out,
+      '--trust',
+      rootFile,
+      '--trust',
+      caFile,
+      '--json',
+    ]);
+    const verdict = JSON.parse(verified.stdout) as {
+      valid: boolean;
+      signatures: { field: string; valid: boolean }[];
+    };
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(verdict.signatures.map((s) => [s.field, s.valid])).toEqual([
+      ['Signature1', true],
+      [JSON.parse(result.stdout).timestamp.field, true],
+    ]);
+    // pdfsig: the signature as valid as before (NSS finds fault with iText's test certificate,
+    // before and after alike), the new document timestamp over the whole file.
+    const pdfsig = pdfsigTrusting(rootFile, caFile);
+    const before = pdfsig.check(source);
+    const after = pdfsig.check(out);
+    const first = (report: string) => /Signature #1:[\s\S]*?(?=Signature #2:|$)/.exec(report)![0];
+    expect(first(before)).toContain('Signature Validation: Signature is Valid.');
+    // The same report, but that the update now follows it.
+    expect(first(after).replace('Not total document signed', 'Total document signed')).toBe(first(before));
+    // pdfsig reads a document timestamp's byte range but does not validate its kind: OpenSSL does.
+    expect(after).toMatch(/Signature #2:[\s\S]*Signature Type: unknown[\s\S]*Total document signed/);
+    const stamp = lastDocumentTimestamp(extended);
+    writeFileSync(join(dir, 'itext-token.der'), stamp.token);
+    expect(
+      openssl(
+        dir,
+        'ts',
+        '-verify',
+        '-token_in',
+        '-in',
+        'itext-token.der',
+        '-digest',
+        stamp.digest,
+        '-CAfile',
+        caFile,
+      ),
+    ).toContain('Verification: OK');
   });
 });
 
