@@ -25,7 +25,7 @@ import { carriedData, type RevocationItem } from '../pades/revocation/sources.js
 import { asOcspResponse, parseOcspResponse, responseFor } from '../pades/revocation/ocsp.js';
 import { crlCovers, parseCrl } from '../pades/revocation/crl.js';
 import { fetchRevocation, publishesStatus, type RevocationFetch } from '../pades/revocation/online.js';
-import { addToDss, noValidationData } from './dss.js';
+import { addToDss, noValidationData, type ValidationData } from './dss.js';
 import { appendDocumentTimestamp, type Stamp } from './document-timestamp.js';
 import { UpdateRefusedError } from './pdf-update.js';
 
@@ -88,8 +88,24 @@ function speaksOf(item: RevocationItem, cert: Certificate, issuer: Certificate):
   }
 }
 
-/** An item as a DSS holds it. */
-const dssBytes = (item: RevocationItem) => (item.kind === 'ocsp' ? asOcspResponse(item.der) : item.der);
+/** An item as a DSS holds it; undefined for an OCSP response too damaged to wrap (it speaks of nothing). */
+function dssBytes(item: RevocationItem): Uint8Array | undefined {
+  if (item.kind === 'crl') return item.der;
+  try {
+    return asOcspResponse(item.der);
+  } catch (error) {
+    if (error instanceof DerError) return undefined;
+    throw error;
+  }
+}
+
+/** Adds `items` to `data`, each to its list, as a DSS holds it. */
+function addItems(data: ValidationData, items: RevocationItem[]): void {
+  for (const item of items) {
+    const bytes = dssBytes(item);
+    if (bytes) data[item.kind === 'ocsp' ? 'ocspResponses' : 'crls'].push(bytes);
+  }
+}
 
 /** `leaf` and its issuers up to a self-issued root, each found in `pool` by name and signature. */
 function chainOf(leaf: Certificate, pool: Certificate[]): Certificate[] {
@@ -128,9 +144,10 @@ export async function extendPdf(pdf: Uint8Array, options: ExtendOptions): Promis
   const known: RevocationItem[] = [...carried.items];
   const additions = noValidationData();
   // What a CMS carries moves into the DSS too, where every signature finds it.
-  for (const item of carried.items)
-    if (item.source !== 'dss')
-      additions[item.kind === 'ocsp' ? 'ocspResponses' : 'crls'].push(dssBytes(item));
+  addItems(
+    additions,
+    carried.items.filter((item) => item.source !== 'dss'),
+  );
   const chains = new Map<string, Certificate[]>();
   for (const data of datas)
     for (const signer of data.signers) {
@@ -152,8 +169,7 @@ export async function extendPdf(pdf: Uint8Array, options: ExtendOptions): Promis
         const speaking = fetched.items.filter((item) => speaksOf(item, cert, issuer));
         if (speaking.length > 0) {
           known.push(...speaking);
-          for (const item of speaking)
-            additions[item.kind === 'ocsp' ? 'ocspResponses' : 'crls'].push(dssBytes(item));
+          addItems(additions, speaking);
           continue;
         }
         tried.push(
