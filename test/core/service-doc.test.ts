@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, SCOPES } from '../../src/core/endpoints.js';
-import { envelopeSchema, signerSchema } from '../../src/core/envelope/schema.js';
+import { envelopeSchema, signerSchema } from '../../src/core/envelope/zod-schema.js';
 import { ENVELOPE_STATUSES } from '../../src/core/envelope/states.js';
 import { ROOT } from '../helpers/paths.js';
 

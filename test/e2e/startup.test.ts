@@ -195,7 +195,10 @@ describe('the code caches of the launcher', () => {
  * What a command line loads (through a preload, at exit): the files of the bundle (require.cache)
  * with their bytes, and the modules of Node itself loaded after start (process.moduleLoadList).
  */
-function loadedBy(args: string[]): { files: string[]; bytes: number; builtins: string[] } {
+function loadedBy(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { files: string[]; bytes: number; builtins: string[] } {
   const dir = tempDir();
   const preload = join(dir, 'loaded.cjs');
   const report = join(dir, 'loaded.json');
@@ -216,7 +219,7 @@ function loadedBy(args: string[]): { files: string[]; bytes: number; builtins: s
   const config = join(dir, 'config');
   execFileSync(process.execPath, ['--require', preload, BIN, ...args], {
     cwd: ROOT,
-    env: { ...cleanEnv(), SIGN_CONFIG_DIR: config },
+    env: cleanEnv({ SIGN_CONFIG_DIR: config, ...env }),
     stdio: 'ignore',
   });
   const loaded = JSON.parse(readFileSync(report, 'utf8')) as { files: string[]; builtins: string[] };
@@ -236,18 +239,19 @@ describe('what everyday commands load', () => {
   // constant can pull a chunk of half a megabyte (undici, the webhook code) into every
   // command when the bundler merges chunks: these bounds catch that, not a few bytes more.
   it.each([
-    [['--help'], 2, 130_000],
-    [['keys', 'list', '--local'], 10, 212_000],
+    // Measured: 119.5 KB, 179.8, 315.4, 343.3, 356.9 and 384.8 KB (Node 24 and 20 alike).
+    [['--help'], 2, 123_000],
+    [['keys', 'list', '--local'], 12, 183_000],
     // libphonenumber's code and its metadata (about 130 KB, read a country at a time when a
     // phone is checked) cost validate about 1 % (A/B of 51 interleaved rounds).
-    // Every command's --help text is in the chunk the program is built from (verify's revocation
-    // and long-term paragraphs and flags: about 5 KB), and every envelopes command's doc and flags
-    // in the noun's (`extend`'s: about 3.5 KB; its run loads when it runs).
-    [['envelopes', 'validate', 'examples/envelope.json'], 10, 440_000],
-    [['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 12, 463_000],
+    // Within envelopes, only the command named is loaded (src/cli/command-group.ts), in files
+    // of its own; the envelope's shape is checked without zod (src/core/envelope/schema.ts).
+    [['envelopes', 'validate', 'examples/envelope.json'], 13, 319_000],
+    // A dry run loads none of the sending half (create-send.ts, its report and progress: 7 KB).
+    [['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 17, 347_000],
     // A spreadsheet adds its reader and csv-parse (about 44 KB in 2 files).
-    [['envelopes', 'validate', ...CSV], 12, 485_000],
-    [['envelopes', 'create', ...CSV, '--dry-run'], 14, 508_000],
+    [['envelopes', 'validate', ...CSV], 15, 360_000],
+    [['envelopes', 'create', ...CSV, '--dry-run'], 19, 388_000],
   ])('%j loads at most %i files of the bundle, %i bytes', (args, maxFiles, maxBytes) => {
     const { files, bytes } = loadedBy(args);
     expect(files.length).toBeGreaterThan(0);
@@ -255,11 +259,33 @@ describe('what everyday commands load', () => {
     expect(bytes).toBeLessThanOrEqual(maxBytes);
   });
 
+  it('envelopes validate and create load no other envelopes command, and no zod', () => {
+    // Each command's one-line summary (its doc, in its own module) stands for its code.
+    const summaryOf = (command: string): string => {
+      const source = readFileSync(join(ROOT, 'src', 'cli', 'commands', 'envelopes', `${command}.ts`), 'utf8');
+      return /summary: '([^']+)'/.exec(source)![1]!;
+    };
+    const others = ['audit', 'download', 'get', 'list', 'sample', 'void', 'watch'].map(summaryOf);
+    for (const [args, own] of [
+      [['envelopes', 'validate', 'examples/envelope.json'], 'validate'],
+      [['envelopes', 'create', '-f', 'examples/envelope.json', '--dry-run'], 'create'],
+    ] as const) {
+      const text = loadedBy([...args])
+        .files.map((file) => readFileSync(file, 'latin1'))
+        .join('\n');
+      if (own === 'validate') expect(text).toContain(summaryOf('validate'));
+      // Only the command a line names is registered (src/cli/command-group.ts).
+      for (const summary of others) expect(text, `${own} loads "${summary}"`).not.toContain(summary);
+      // The envelope's shape is plain code (src/core/envelope/schema.ts); zod is sign-cli mcp's alone.
+      expect(text, `${own} loads zod`).not.toContain('$ZodType');
+    }
+  });
+
   // Node's own modules cost start-up too: its streams are 19 modules, fs/promises 12 more. An
   // import of a class from node:stream in a module every command loads (the in-memory IO of
   // the tests and the mcp tools, memory-io.ts), or of fs/promises where verify alone uses it,
-  // loaded them for every command line. What the launcher needs (module, vm, os) and what
-  // commander reads (process) are all an everyday command loads.
+  // loaded them for every command line. What the launcher needs (module, vm), what commander
+  // reads (process) and the config file's env-paths (os) are all an everyday command loads.
   it.each([
     [['--help']],
     [['keys', 'list', '--local']],
@@ -278,6 +304,22 @@ describe('what everyday commands load', () => {
     // Node 20 and 22 add their ESM loader's two (internal/modules/esm/…) to the five of Node 24.
     expect(builtins.length).toBeLessThanOrEqual(8);
   });
+});
+
+describe('the launcher and node:os', () => {
+  it.skipIf(process.platform === 'win32')(
+    '--help finds the cache under $HOME without loading node:os, as os.homedir() would read it',
+    () => {
+      const home = tempDir('sign-cli-home-');
+      const { builtins } = loadedBy(['--help'], {
+        HOME: home,
+        SIGN_CACHE_DIR: undefined,
+        XDG_CACHE_HOME: undefined,
+      });
+      expect(builtins).not.toContain('os');
+      expect(readdirSync(join(home, '.cache', 'sign-cli', 'code'))).toHaveLength(1);
+    },
+  );
 });
 
 describe('envelopes create --dry-run', () => {

@@ -117,8 +117,9 @@ export const ENVIRONMENT: readonly { name: string; flag?: string; meaning: strin
       "set: no code cache is read or written (SIGN_CACHE_DIR), as Node's own compile cache is then off too.",
   },
   {
-    name: 'XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, LOCALAPPDATA',
-    meaning: "the base directories of the defaults above (LOCALAPPDATA: the cache's, on Windows).",
+    name: 'XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, LOCALAPPDATA, HOME',
+    meaning:
+      "the base directories of the defaults above (LOCALAPPDATA: the cache's, on Windows; HOME: the ~ of the others).",
   },
   {
     name: 'NO_COLOR',

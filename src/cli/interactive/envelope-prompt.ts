@@ -8,7 +8,8 @@
  * tests can drive them without a terminal.
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { SEEN_VALUES, envelopeSchema, signerSchema, validateEnvelope } from '../../core/envelope/envelope.js';
+import { SEEN_VALUES, validateEnvelope } from '../../core/envelope/envelope.js';
+import { ENVELOPE_SHAPE, shapeIssues, SIGNER_SHAPE, type Shape } from '../../core/envelope/schema.js';
 import { normalizePhone, phoneProblem } from '../../core/envelope/phone.js';
 import { promptExit } from './prompt-exit.js';
 import type { CommandContext } from '../context.js';
@@ -19,15 +20,9 @@ export type PromptApi = Pick<Prompter, 'input' | 'select' | 'confirm'>;
 
 type Check = (value: string) => true | string;
 
-/** A validator from a zod field schema of the core: true, or the rule's message. */
-function ruleOf(
-  schema: { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } },
-  convert: (text: string) => unknown = (t) => t,
-): Check {
-  return (text) => {
-    const result = schema.safeParse(convert(text));
-    return result.success ? true : (result.error?.issues[0]?.message ?? 'invalid');
-  };
+/** A validator from a field of the core's envelope shape: true, or the rule's message. */
+function ruleOf(shape: Shape, convert: (text: string) => unknown = (t) => t): Check {
+  return (text) => shapeIssues(shape, convert(text))[0]?.message ?? true;
 }
 
 const optional =
@@ -36,26 +31,28 @@ const optional =
     text.trim() === '' ? true : check(text.trim());
 const asNumber = (text: string): unknown => (/^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text);
 
-/** The per-answer checks, straight from the core's schemas (exported for tests). */
+const { fields: envelope } = ENVELOPE_SHAPE;
+const { fields: signer } = SIGNER_SHAPE;
+const { fields: document } = envelope.document;
+
+/** The per-answer checks, straight from the core's envelope shape (exported for tests). */
 export const checks = {
-  title: ruleOf(envelopeSchema.shape.title),
-  contractId: optional(ruleOf(envelopeSchema.shape.contract_id)),
-  templateId: ruleOf(envelopeSchema.shape.document.shape.template_id),
-  version: ruleOf(envelopeSchema.shape.document.shape.version, asNumber),
-  signerName: ruleOf(signerSchema.shape.name),
+  title: ruleOf(envelope.title),
+  contractId: optional(ruleOf(envelope.contract_id)),
+  templateId: ruleOf(document.template_id),
+  version: ruleOf(document.version, asNumber),
+  signerName: ruleOf(signer.name),
   email: (text: string) =>
-    text.trim() === ''
-      ? 'is required when channel is "email"'
-      : ruleOf(signerSchema.shape.email)(text.trim()),
+    text.trim() === '' ? 'is required when channel is "email"' : ruleOf(signer.email)(text.trim()),
   // As a file's phone is judged: the forms that mean one number are taken (and sent as E.164).
   phone: (text: string) =>
     text.trim() === ''
       ? 'is required when channel is "whatsapp"; such as +971501234567'
       : (phoneProblem(normalizePhone(text.trim()))?.message ?? true),
-  order: ruleOf(signerSchema.shape.order, asNumber),
-  expires: optional(ruleOf(envelopeSchema.shape.expires_in_days, asNumber)),
-  locale: optional(ruleOf(envelopeSchema.shape.locale)),
-  webhookUrl: optional(ruleOf(envelopeSchema.shape.webhook_url)),
+  order: ruleOf(signer.order, asNumber),
+  expires: optional(ruleOf(envelope.expires_in_days, asNumber)),
+  locale: optional(ruleOf(envelope.locale)),
+  webhookUrl: optional(ruleOf(envelope.webhook_url)),
   text: (text: string) => (text.trim() === '' ? 'must not be empty' : true),
 };
 

@@ -10,7 +10,7 @@
 import { createRequire, Module } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as vm from 'node:vm';
+import { constants as vmConstants, Script } from 'node:vm';
 import type { CodeCache } from './code-cache.js';
 
 /** A file of the bundle's own directory, as a chunk names another. */
@@ -46,11 +46,11 @@ export class ChunkLoader {
     const loaded = this.modules[filename];
     if (loaded) return loaded.exports;
     const cachedData = this.cache?.read(name);
-    const script = new vm.Script(Module.wrap(this.source(name)), {
+    const script = new Script(Module.wrap(this.source(name)), {
       filename,
       ...(cachedData ? { cachedData } : {}),
       // An import() in a chunk, if one ever has one, resolved as in a file Node loaded (Node 20.12+).
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+      importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     this.cache?.track(
       name,

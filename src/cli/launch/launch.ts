@@ -6,7 +6,7 @@
  * with Node's compile cache where Node has one. Built on its own into dist/cli/launch.cjs
  * (scripts/build/build.mjs), with the build's hash as SIGN_BUILD_ID.
  */
-import * as nodeModule from 'node:module';
+import { createRequire, Module } from 'node:module';
 import { join } from 'node:path';
 import { ChunkLoader } from './chunk-loader.js';
 import { openCodeCache } from './open-cache.js';
@@ -21,8 +21,8 @@ export function loadCli(dir: string, argv: readonly string[], env: NodeJS.Proces
   const cache = openCodeCache(argv, env);
   if (!cache) {
     // Node 22.1+: its compile cache (in the OS temp dir); Node 20 has none.
-    (nodeModule as { enableCompileCache?: () => void }).enableCompileCache?.();
-    return nodeModule.createRequire(join(dir, 'main.cjs'))('./main.cjs') as CliMain;
+    (Module as { enableCompileCache?: () => void }).enableCompileCache?.();
+    return createRequire(join(dir, 'main.cjs'))('./main.cjs') as CliMain;
   }
   return new ChunkLoader(dir, cache).load('main.cjs') as CliMain;
 }

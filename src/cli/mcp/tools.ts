@@ -7,7 +7,7 @@
 // zod's classic API from the MCP SDK's own copy (scripts/build/cli-bundle.mjs says why).
 import { z } from 'zod-for-mcp';
 import { EVENT_TYPES } from '../../core/webhooks/events.js';
-import { envelopeSchema } from '../../core/envelope/envelope.js';
+import { envelopeSchema } from '../../core/envelope/zod-schema.js';
 
 /** Said in every description of a tool that returns the service's text. */
 export const UNTRUSTED =

@@ -1,14 +1,15 @@
 /**
  * The request rules of the service's envelope and signer (docs/service.md, Envelope).
  *
- * Shape and types are zod schemas (schema.ts); the rules that relate fields to each other
+ * Shape and types are schema.ts's (plain code that reports what the zod schema of zod-schema.ts
+ * reports, which `sign-cli mcp` publishes); the rules that relate fields to each other
  * (channel -> contact field, distinct orders when sequential) run as a second
  * pass over the well-typed parts, so that one call reports every problem at
  * once instead of stopping at the first broken object.
  */
 import { tooDeepAt } from './canonical-json.js';
 import type { FieldIssue } from '../errors.js';
-import { describe, envelopeSchema, LOCAL_LIMITS, signerSchema } from './schema.js';
+import { describe, ENVELOPE_SHAPE, LOCAL_LIMITS, shapeIssues, SIGNER_SHAPE } from './schema.js';
 import { OPEN_FIELDS, type OpenField } from './open-fields.js';
 import { isRecord } from './records.js';
 import { closest } from './suggest.js';
@@ -45,13 +46,6 @@ export const KNOWN_VALUES = {
 } as const satisfies Record<OpenField, readonly string[]>;
 
 export { OPEN_FIELDS, type OpenField };
-/**
- * The schemas, for code outside envelope/ that needs them alone (the MCP tools' input): taken from
- * here, they stay in one chunk of the bundle with these rules, which every command that checks an
- * envelope loads anyway; imported from schema.ts, they would be a chunk of their own, one more
- * file for each of those commands to load (test/e2e/startup.test.ts counts them).
- */
-export { envelopeSchema, signerSchema };
 export type ValueLists = Partial<Record<OpenField, readonly string[]>>;
 
 export interface ValidateOptions {
@@ -78,8 +72,8 @@ export interface ValidationResult {
   warnings: FieldIssue[];
 }
 
-const ENVELOPE_FIELDS = new Set(Object.keys(envelopeSchema.shape));
-const SIGNER_FIELDS = new Set(Object.keys(signerSchema.shape));
+const ENVELOPE_FIELDS = new Set(Object.keys(ENVELOPE_SHAPE.fields));
+const SIGNER_FIELDS = new Set(Object.keys(SIGNER_SHAPE.fields));
 const DOCUMENT_FIELDS = new Set(['template_id', 'version']);
 
 /** `['signers', 1, 'phone']` -> `signers[1].phone` */
@@ -277,12 +271,8 @@ export function validateEnvelope(input: unknown, options: ValidateOptions = {}):
     });
     return result;
   }
-  const parsed = envelopeSchema.safeParse(input);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      result.errors.push({ path: formatPath(issue.path), message: issue.message });
-    }
-  }
+  for (const issue of shapeIssues(ENVELOPE_SHAPE, input))
+    result.errors.push({ path: formatPath(issue.path), message: issue.message });
   if (isRecord(input)) checkCrossFieldRules(input, options, result);
   checkPlainText(input, '', 0, MAX_ENVELOPE_DEPTH, result.errors);
   checkInvisible(input, '', 0, MAX_ENVELOPE_DEPTH, result.errors);

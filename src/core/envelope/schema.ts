@@ -1,14 +1,31 @@
 /**
- * The shape and types of the service's envelope and signer (docs/service.md, Envelope), as zod
- * schemas (zod/mini: the same checks and messages as zod's chained API, at half its start-up cost,
- * which every `validate` and `create` pays; the schemas still offer parse and safeParse). The rules
- * between fields are envelope.ts's.
+ * The shape and types of the service's envelope and signer (docs/service.md, Envelope: each
+ * field's type, length and form), as plain code: what `validateEnvelope` runs (the rules between
+ * fields are envelope.ts's), what the CSV templates and the interactive prompt read. It reports
+ * what the zod schema of zod-schema.ts reports (which `sign-cli mcp` publishes): the same issues,
+ * messages and order, its pieces following zod's rules (shape-checks.ts);
+ * test/core/envelope-shape.test.ts holds the two equal on every input it generates. zod builds its
+ * schemas through its own machinery when loaded and runs them through more: on `envelopes
+ * validate` that was a fifth of the start-up over a bare Node (docs/assumptions.md, Start-up).
  */
-import * as z from 'zod/mini';
 import { MAX_BODY_BYTES } from '../endpoints.js';
+import {
+  array,
+  atLeast,
+  looseObject,
+  matches,
+  maxLength,
+  minLength,
+  optional,
+  safeInteger,
+  scalar,
+  trim,
+  type Message,
+} from './shape-checks.js';
 
-const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+export { shapeIssues, type Shape, type ShapeIssue } from './shape-checks.js';
 
+/** A value as a message names it: `the string "x"`, `the number 3`, `an array`, … */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -26,8 +43,8 @@ export function describe(value: unknown): string {
   }
 }
 
-/** zod error callback: "is required" when absent, else what was expected and what came. */
-const expected = (what: string) => (issue: { input?: unknown }) =>
+/** A field of the wrong type: "is required" when absent, else what was expected and what came. */
+export const expected = (what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `is required (${what})` : `must be ${what}, got ${describe(issue.input)}`;
 
 /**
@@ -37,108 +54,130 @@ const expected = (what: string) => (issue: { input?: unknown }) =>
  */
 export const LOCAL_LIMITS = { string: 10_000, signers: 1_000, bodyBytes: MAX_BODY_BYTES } as const;
 
-const tooLong = (i: { input?: unknown }) =>
+export const tooLong = (i: { input?: unknown }) =>
   `must be at most ${LOCAL_LIMITS.string.toLocaleString('en-US')} characters, got ${typeof i.input === 'string' ? i.input.length.toLocaleString('en-US') : '?'}`;
 
+export const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** An absolute http(s) URL with a host. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// The messages of the checks below, shared with zod-schema.ts.
+export const MESSAGES = {
+  empty: 'must not be empty',
+  email: (i: { input?: unknown }) =>
+    `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
+  url: (i: { input?: unknown }) =>
+    `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}`,
+  positiveInteger: (i: { input?: unknown }) => `must be a positive integer, got ${describe(i.input)}`,
+  positive: (i: { input?: unknown }) => `must be a positive integer (1 or more), got ${describe(i.input)}`,
+  order: (i: { input?: unknown }) => `must be an integer from 1, got ${describe(i.input)}`,
+  noSigner: 'must list at least one signer',
+  tooManySigners: (i: { input?: unknown }) =>
+    `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
+} as const satisfies Record<string, Message | string>;
+
 const nonEmptyString = (what = 'a non-empty string') =>
-  z
-    .string({ error: expected(what) })
-    .check(
-      z.trim(),
-      z.minLength(1, { error: 'must not be empty' }),
-      z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-    );
+  scalar('string', expected(what), [
+    trim,
+    minLength(1, MESSAGES.empty),
+    maxLength(LOCAL_LIMITS.string, tooLong),
+  ]);
 
-const positiveInteger = z
-  .number({ error: expected('a positive integer') })
-  .check(
-    z.int({ error: (i) => `must be a positive integer, got ${describe(i.input)}` }),
-    z.positive({ error: (i) => `must be a positive integer (1 or more), got ${describe(i.input)}` }),
-  );
+const positiveInteger = scalar('number', expected('a positive integer'), [
+  safeInteger(MESSAGES.positiveInteger),
+  atLeast(0, false, MESSAGES.positive),
+]);
 
-const httpUrl = z.string({ error: expected('an absolute http(s) URL') }).check(
-  z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-  z.refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    {
-      error: (i) =>
-        `must be an absolute http(s) URL such as https://example.com/hooks, got ${describe(i.input)}`,
-    },
-  ),
-);
-
-export const signerSchema = z.looseObject(
+export const SIGNER_SHAPE = looseObject(
   {
     name: nonEmptyString(),
-    email: z.optional(
-      z.string({ error: expected('an e-mail address') }).check(
-        z.maxLength(LOCAL_LIMITS.string, { error: tooLong }),
-        z.regex(EMAIL_RE, {
-          error: (i) => `must be an e-mail address such as name@example.com, got ${describe(i.input)}`,
-        }),
-      ),
+    email: optional(
+      scalar('string', expected('an e-mail address'), [
+        maxLength(LOCAL_LIMITS.string, tooLong),
+        matches((value) => EMAIL_RE.test(value), MESSAGES.email),
+      ]),
     ),
-    // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields below.
-    phone: z.optional(
-      z
-        .string({ error: expected('a phone number in international form') })
-        .check(z.maxLength(LOCAL_LIMITS.string, { error: tooLong })),
+    // What a number may be is phone.ts's (libphonenumber, for its country): checked with the rules between fields (envelope.ts).
+    phone: optional(
+      scalar('string', expected('a phone number in international form'), [
+        maxLength(LOCAL_LIMITS.string, tooLong),
+      ]),
     ),
-    order: z.optional(
-      z
-        .number({ error: expected('an integer from 1') })
-        .check(
-          z.int({ error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-          z.gte(1, { error: (i) => `must be an integer from 1, got ${describe(i.input)}` }),
-        ),
+    order: optional(
+      scalar('number', expected('an integer from 1'), [
+        safeInteger(MESSAGES.order),
+        atLeast(1, true, MESSAGES.order),
+      ]),
     ),
     channel: nonEmptyString('a channel name such as "email" or "whatsapp"'),
-    verification: z.optional(nonEmptyString('a verification method name')),
+    verification: optional(nonEmptyString('a verification method name')),
   },
-  { error: expected('a signer object') },
+  expected('a signer object'),
 );
 
-export const envelopeSchema = z.looseObject(
+export const ENVELOPE_SHAPE = looseObject(
   {
     title: nonEmptyString(),
-    contract_id: z.optional(nonEmptyString()),
-    document: z.looseObject(
-      {
-        template_id: nonEmptyString(),
-        version: positiveInteger,
-      },
-      { error: expected('an object with template_id and version') },
+    contract_id: optional(nonEmptyString()),
+    document: looseObject(
+      { template_id: nonEmptyString(), version: positiveInteger },
+      expected('an object with template_id and version'),
     ),
-    signers: z.array(signerSchema, { error: expected('an array of signer objects') }).check(
-      z.minLength(1, { error: 'must list at least one signer' }),
-      z.maxLength(LOCAL_LIMITS.signers, {
-        error: (i) =>
-          `must list at most ${LOCAL_LIMITS.signers.toLocaleString('en-US')} signers, got ${Array.isArray(i.input) ? i.input.length.toLocaleString('en-US') : '?'}`,
-      }),
+    signers: array(
+      SIGNER_SHAPE,
+      expected('an array of signer objects'),
+      { minimum: 1, message: MESSAGES.noSigner },
+      { maximum: LOCAL_LIMITS.signers, message: MESSAGES.tooManySigners },
     ),
-    sequential: z.optional(z.boolean({ error: expected('true or false') })),
-    signature_level: z.optional(nonEmptyString('a signature level name')),
-    expires_in_days: z.optional(positiveInteger),
-    locale: z.optional(nonEmptyString('a language code such as "ar"')),
-    webhook_url: z.optional(httpUrl),
+    sequential: optional(scalar('boolean', expected('true or false'))),
+    signature_level: optional(nonEmptyString('a signature level name')),
+    expires_in_days: optional(positiveInteger),
+    locale: optional(nonEmptyString('a language code such as "ar"')),
+    webhook_url: optional(
+      scalar('string', expected('an absolute http(s) URL'), [
+        maxLength(LOCAL_LIMITS.string, tooLong),
+        matches(isHttpUrl, MESSAGES.url),
+      ]),
+    ),
   },
-  { error: expected('a JSON object (an envelope)') },
+  expected('a JSON object (an envelope)'),
 );
 
 /** A signer as sent (docs/service.md, Envelope): what `createEnvelope` takes. */
-export type SignerInput = z.input<typeof signerSchema>;
+export interface SignerInput {
+  [field: string]: unknown;
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  order?: number | undefined;
+  channel: string;
+  verification?: string | undefined;
+}
 /**
  * An envelope creation request (docs/service.md, Envelope): what `createEnvelope` takes, checked at
- * compile time.
+ * compile time (the types zod gives the schema of zod-schema.ts, written out: the library's types
+ * name no zod). Fields beyond these pass: the service decides, and validateEnvelope names them.
  */
-export type EnvelopeInput = z.input<typeof envelopeSchema>;
+export interface EnvelopeInput {
+  [field: string]: unknown;
+  title: string;
+  contract_id?: string | undefined;
+  document: { [field: string]: unknown; template_id: string; version: number };
+  signers: SignerInput[];
+  sequential?: boolean | undefined;
+  signature_level?: string | undefined;
+  expires_in_days?: number | undefined;
+  locale?: string | undefined;
+  webhook_url?: string | undefined;
+}
 /** @deprecated use SignerInput */
 export type Signer = SignerInput;
 

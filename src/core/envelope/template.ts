@@ -9,7 +9,7 @@
  * some rows do not have.
  * Placeholders inside longer text are replaced by the cell's text.
  */
-import { envelopeSchema } from './schema.js';
+import { ENVELOPE_SHAPE, type Shape } from './schema.js';
 
 const PLACEHOLDER_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE_RE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
@@ -28,32 +28,16 @@ export function templatePlaceholders(template: unknown): string[] {
 
 type Kind = 'string' | 'number' | 'boolean' | 'other';
 
-/** zod's own description of a schema: enough to walk objects, arrays and optionals. */
-interface SchemaNode {
-  _zod: {
-    def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; innerType?: SchemaNode };
-  };
-}
-
-/** The type the envelope schema gives the field at `path` (numbers for array indexes); `other` when it names none. */
+/** The type the envelope's shape (schema.ts) gives the field at `path` (numbers for array indexes); `other` when it names none. */
 export function fieldKind(path: readonly (string | number)[]): Kind {
-  let node: SchemaNode | undefined = envelopeSchema;
-  const unwrap = (n: SchemaNode | undefined) => {
-    while (
-      n &&
-      (n._zod.def.type === 'optional' || n._zod.def.type === 'nullable' || n._zod.def.type === 'default')
-    )
-      n = n._zod.def.innerType;
-    return n;
-  };
+  let node: Shape | undefined = ENVELOPE_SHAPE;
   for (const segment of path) {
-    node = unwrap(node);
     if (!node) return 'other';
-    const def = node._zod.def;
-    if (typeof segment === 'number') node = def.type === 'array' ? def.element : undefined;
-    else node = def.type === 'object' ? def.shape?.[segment] : undefined;
+    if (typeof segment === 'number') node = node.type === 'array' ? node.element : undefined;
+    else
+      node = node.type === 'object' && Object.hasOwn(node.fields, segment) ? node.fields[segment] : undefined;
   }
-  const type = unwrap(node)?._zod.def.type;
+  const type = node?.type;
   return type === 'string' || type === 'number' || type === 'boolean' ? type : 'other';
 }
 

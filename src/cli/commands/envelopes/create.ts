@@ -15,7 +15,6 @@ import { collect, parseIntegerOption, parsePositiveNumberOption } from '../../fl
 import { defineCommand } from '../../help/command-doc.js';
 import { doc } from './create-doc.js';
 import type { CreateReport } from './create-report.js';
-import { confirmLive, send } from './create-send.js';
 import type { InputSet } from '../../input/envelope-inputs.js';
 import { formatIssue } from '../../render/output.js';
 import type { Action } from '../../action.js';
@@ -112,6 +111,12 @@ async function pace(
   };
 }
 
+/**
+ * The sending half (create-send.ts, with the per-envelope report and the progress line), imported
+ * to send: a dry run or a file that fails validation never loads it (start-up).
+ */
+const sending = (): Promise<typeof import('./create-send.js')> => import('./create-send.js');
+
 export async function createCommand(ctx: CommandContext, flags: CreateOptions): Promise<number> {
   const files = flags.file ?? [];
   // The flag or the setting, settled once: the validation pass and the client's own check agree.
@@ -132,7 +137,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
     const { promptForEnvelope } = await import('../../interactive/envelope-prompt.js');
     const prompted = await promptForEnvelope(ctx);
     if (prompted === undefined) return ExitCode.ok;
-    return send(ctx, options, pacing, { prompted });
+    return (await sending()).send(ctx, options, pacing, { prompted });
   }
   // The journal's store, checked before anything is read, asked or sent (a bad URL is exit 2).
   const store = await journalStore(ctx, options.journalStore);
@@ -169,6 +174,7 @@ export async function createCommand(ctx: CommandContext, flags: CreateOptions): 
       );
     }
     if (options.dryRun) return await dryRun(ctx, options, inputs, count.total, shown);
+    const { confirmLive, send } = await sending();
     if (!(await confirmLive(ctx, options, count.total))) return ExitCode.ok;
     return await send(ctx, options, pacing, { inputs, total: count.total });
   } finally {

@@ -1,19 +1,6 @@
 /** `sign-cli envelopes`: the group, its words, and its commands in the order help lists them. */
-import type { Command } from 'commander';
-import type { Action } from '../../action.js';
-import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import { registerAudit } from './audit.js';
-import { registerVerify } from './verify.js';
-import { registerExtend } from './extend.js';
-import { registerCreate } from './create.js';
-import { registerDownload } from './download.js';
-import { registerGet } from './get.js';
-import { registerEnvelopesList } from './list.js';
-import { registerOpen } from './open.js';
-import { registerSample } from './sample.js';
-import { registerValidate } from './validate.js';
-import { registerVoid } from './void.js';
-import { registerWatch } from './watch.js';
+import { commandGroup, type GroupCommands, type RegisterTopLevel } from '../../command-group.js';
+import type { CommandDoc } from '../../help/command-doc.js';
 
 export const doc: CommandDoc = {
   summary: 'create, validate, list, watch and void envelopes',
@@ -29,18 +16,23 @@ export const doc: CommandDoc = {
   ],
 };
 
-export function registerEnvelopes(program: Command, action: Action): void {
-  const envelopes = defineCommand(program, 'envelopes', doc);
-  registerCreate(envelopes, action);
-  registerValidate(envelopes, action);
-  registerSample(envelopes, action);
-  registerGet(envelopes, action);
-  registerDownload(envelopes, action);
-  registerAudit(envelopes, action);
-  registerVerify(envelopes, action);
-  registerExtend(envelopes, action);
-  registerEnvelopesList(envelopes, action);
-  registerWatch(envelopes, action);
-  registerOpen(envelopes, action);
-  registerVoid(envelopes, action);
+/** The commands, in help's order: a command line that names one loads its code alone (command-group.ts). */
+const COMMANDS: GroupCommands = {
+  create: async () => (await import('./create.js')).registerCreate,
+  validate: async () => (await import('./validate.js')).registerValidate,
+  sample: async () => (await import('./sample.js')).registerSample,
+  get: async () => (await import('./get.js')).registerGet,
+  download: async () => (await import('./download.js')).registerDownload,
+  audit: async () => (await import('./audit.js')).registerAudit,
+  verify: async () => (await import('./verify.js')).registerVerify,
+  extend: async () => (await import('./extend.js')).registerExtend,
+  list: async () => (await import('./list.js')).registerEnvelopesList,
+  watch: async () => (await import('./watch.js')).registerWatch,
+  open: async () => (await import('./open.js')).registerOpen,
+  void: async () => (await import('./void.js')).registerVoid,
+};
+
+/** `envelopes` for a command line naming `named` in it (undefined: every command). */
+export function envelopesFor(named: string | undefined): Promise<RegisterTopLevel> {
+  return commandGroup('envelopes', doc, COMMANDS, named);
 }
