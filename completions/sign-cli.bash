@@ -47,6 +47,8 @@ _sign_cli() {
     --max-size) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --password) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --password-file) COMPREPLY=(); return ;;
+    --revocation) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'soft require' -- "$cur")); return ;;
+    --tsa) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --status) compopt +o default 2>/dev/null; COMPREPLY=($(compgen -W 'sent completed declined failed expired voided' -- "$cur")); return ;;
     --contract-id) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
     --since) compopt +o default 2>/dev/null; COMPREPLY=(); return ;;
@@ -107,10 +109,10 @@ _sign_cli() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
     case "$word" in -* | =) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--inspect|--inspect-db|--inspect-keep|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--templates|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --base-url|--api-key-file|--profile|--query|--retries|--timeout|--rate-store|--encoding|--default-country|--file|-f|--csv|--template|--delimiter|--idempotency-key|--rate|--concurrency|--journal|--journal-store|--count|--output|-o|--wait-timeout|--trust|--root|--envelope|--at|--max-size|--password|--password-file|--revocation|--tsa|--status|--contract-id|--since|--limit|--interval|--signer|--reason|--port|--host|--events|--forward-to|--forward-header|--state|--max-body|--save-dir|--secret-file|--scheme|--signature-header|--algorithm|--tolerance|--inspect|--inspect-db|--inspect-keep|--body-file|--header|--request-file|--to|--set|--secret|--only|--burst|--answer-timeout|--junit|--environment|--expires|--scope|--require|--expiring-within|--older-than|--data-dir|--speed|--rate-limit|--latency|--idempotency-retention|--signing|--accept|--journey|--templates|--method|-X|--raw-field|--field|-F|--input|-H | =) continue ;; esac
     if ((npos == 0)); then
       case "$cmd/$word" in
-        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
+        '/envelopes'|'/webhooks'|'/keys'|'/config'|'/journal'|'/doctor'|'/sandbox'|'/api'|'/mcp'|'/completion'|'envelopes/create'|'envelopes/validate'|'envelopes/sample'|'envelopes/get'|'envelopes/download'|'envelopes/audit'|'envelopes/verify'|'envelopes/extend'|'envelopes/list'|'envelopes/watch'|'envelopes/open'|'envelopes/void'|'webhooks/listen'|'webhooks/verify'|'webhooks/trigger'|'webhooks/test'|'webhooks/deliveries'|'webhooks/resend'|'keys/list'|'keys/add'|'keys/remove'|'keys/use'|'keys/check'|'config/get'|'config/set'|'config/unset'|'config/list'|'config/path'|'journal/list'|'journal/show'|'journal/forget'|'sandbox/stop'|'sandbox/outbox') cmd="${cmd:+$cmd }$word"; continue ;;
       esac
     fi
     npos=$((npos + 1))
@@ -126,7 +128,8 @@ _sign_cli() {
       'envelopes get') words=''" $globals" ;;
       'envelopes download') words='--output -o --wait --wait-timeout --verify --trust --root'" $globals" ;;
       'envelopes audit') words='--verify'" $globals" ;;
-      'envelopes verify') words='--trust --envelope --at --max-size --password --password-file --allow-weak'" $globals" ;;
+      'envelopes verify') words='--trust --envelope --at --max-size --password --password-file --allow-weak --revocation --online'" $globals" ;;
+      'envelopes extend') words='--tsa --output -o --online --trust --force'" $globals" ;;
       'envelopes list') words='--status --contract-id --since --limit --all'" $globals" ;;
       'envelopes watch') words='--interval'" $globals" ;;
       'envelopes open') words='--signer --no-browser -n'" $globals" ;;
@@ -169,7 +172,7 @@ _sign_cli() {
   fi
   case "$cmd" in
     '') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'envelopes webhooks keys config journal doctor sandbox api mcp completion' -- "$cur")) ;;
-    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify list watch open void' -- "$cur")) ;;
+    'envelopes') compopt +o default 2>/dev/null; ((npos == 0)) && COMPREPLY=($(compgen -W 'create validate sample get download audit verify extend list watch open void' -- "$cur")) ;;
     'envelopes create')
       case "$npos" in
         *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
@@ -200,6 +203,11 @@ _sign_cli() {
     'envelopes verify')
       case "$npos" in
         *) COMPREPLY=() ;;
+      esac ;;
+    'envelopes extend')
+      case "$npos" in
+        0) COMPREPLY=() ;;
+        *) compopt +o default 2>/dev/null; COMPREPLY=() ;;
       esac ;;
     'envelopes list')
       case "$npos" in

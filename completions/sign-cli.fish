@@ -14,10 +14,10 @@ function __sign_cli_state
             continue
         end
         if string match -q -- '-*' $word
-            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --root --envelope --at --max-size --password --password-file --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --inspect --inspect-db --inspect-keep --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --templates --method -X --raw-field --field -F --input -H; and set skip 1
+            contains -- $word --base-url --api-key-file --profile --query --retries --timeout --rate-store --encoding --default-country --file -f --csv --template --delimiter --idempotency-key --rate --concurrency --journal --journal-store --count --output -o --wait-timeout --trust --root --envelope --at --max-size --password --password-file --revocation --tsa --status --contract-id --since --limit --interval --signer --reason --port --host --events --forward-to --forward-header --state --max-body --save-dir --secret-file --scheme --signature-header --algorithm --tolerance --inspect --inspect-db --inspect-keep --body-file --header --request-file --to --set --secret --only --burst --answer-timeout --junit --environment --expires --scope --require --expiring-within --older-than --data-dir --speed --rate-limit --latency --idempotency-retention --signing --accept --journey --templates --method -X --raw-field --field -F --input -H; and set skip 1
             continue
         end
-        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/mcp' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
+        if test $npos = 0; and contains -- "$cmd/$word" '/envelopes' '/webhooks' '/keys' '/config' '/journal' '/doctor' '/sandbox' '/api' '/mcp' '/completion' 'envelopes/create' 'envelopes/validate' 'envelopes/sample' 'envelopes/get' 'envelopes/download' 'envelopes/audit' 'envelopes/verify' 'envelopes/extend' 'envelopes/list' 'envelopes/watch' 'envelopes/open' 'envelopes/void' 'webhooks/listen' 'webhooks/verify' 'webhooks/trigger' 'webhooks/test' 'webhooks/deliveries' 'webhooks/resend' 'keys/list' 'keys/add' 'keys/remove' 'keys/use' 'keys/check' 'config/get' 'config/set' 'config/unset' 'config/list' 'config/path' 'journal/list' 'journal/show' 'journal/forget' 'sandbox/stop' 'sandbox/outbox'
             set cmd (string trim -- "$cmd $word")
             continue
         end
@@ -80,6 +80,7 @@ complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'get' -d 'show one enve
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'download' -d 'save the signed copy (PDF) of a completed envelope'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'audit' -d 'show the audit trail of an envelope; --verify checks its hash chain'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'verify' -d 'check, offline, that a signed PDF is the signed document, unaltered: every signature, every later revision, its certificate chain, and (with --envelope) the audit trail; many files and folders in one run'
+complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'extend' -d 'renew a signed PDF for the long term (PAdES B-LTA): add what its DSS lacks and a new document timestamp, as an incremental update'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'list' -d 'list envelopes, newest first'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'watch' -d 'follow an envelope and its signers until it is final (exit 0 completed, 1 otherwise)'
 complete -c sign-cli -n '__sign_cli_at "envelopes" 0' -a 'open' -d 'open a signer'\''s signing page in the sandbox (prints its link; opens a browser where there is one)'
@@ -127,7 +128,15 @@ complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l max-size -x -d 're
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l password -x -d 'the password of an encrypted PDF that the empty password does not open (the user or the owner password)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l password-file -r -F -d 'read that password from a file (its first line), kept out of the shell history'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l allow-weak -d 'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l revocation -x -a 'soft require' -d 'a revocation status the file cannot show: passed with a warning (soft) or failed (require); a revoked certificate fails under both (default: soft)'
+complete -c sign-cli -n '__sign_cli_at "envelopes verify"' -l online -d 'ask the certificates'\'' OCSP responders and CRL distribution points too: what the file lacks, and revocations since (proxies and --timeout apply)'
 complete -c sign-cli -n '__sign_cli_at "envelopes verify" 0+' -F
+complete -c sign-cli -n '__sign_cli_at "envelopes extend"' -l tsa -x -d 'the timestamp authority (RFC 3161 over HTTP) that stamps the new document timestamp'
+complete -c sign-cli -n '__sign_cli_at "envelopes extend"' -l output -s o -r -F -d 'where to write the result; - for stdout (default: <file>-extended.pdf)'
+complete -c sign-cli -n '__sign_cli_at "envelopes extend"' -l online -d 'fetch the revocation data the file lacks from the certificates'\'' OCSP responders and CRLs'
+complete -c sign-cli -n '__sign_cli_at "envelopes extend"' -l trust -x -d 'a CA certificate (PEM) to trust besides Node'\''s bundled roots (repeatable)'
+complete -c sign-cli -n '__sign_cli_at "envelopes extend"' -l force -d 'replace the output file if it exists (the input too, when -o names it)'
+complete -c sign-cli -n '__sign_cli_at "envelopes extend" 0' -F
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l status -x -a 'sent completed declined failed expired voided' -d 'only envelopes in this state (repeatable or comma-separated: sent, completed, declined, failed, expired, voided)'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l contract-id -x -d 'only envelopes of this contract'
 complete -c sign-cli -n '__sign_cli_at "envelopes list"' -l since -x -d 'only envelopes created since then: 2026-11-01, 2026-11-01T09:00Z, 12h, 7d'

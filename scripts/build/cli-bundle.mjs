@@ -120,7 +120,7 @@ const mcpZod = {
  * straight from process.getBuiltinModule (Node 20.16+), its properties as exports, each read
  * only by a chunk that imports it.
  * Some built-ins a command may never use are loaded on first use instead, not at start-up:
- * our modules' crypto, fs/promises, os, readline and stream/promises (functions only: importing
+ * our modules' crypto, fs/promises, os, readline, stream/promises and zlib (functions only: importing
  * anything else fails the build); child_process required by commander (for executable
  * subcommands, which sign-cli has none of; it brings net and dgram); crypto imported by conf
  * (for encryption, unused here).
@@ -131,6 +131,8 @@ const LAZY_IN_OUR_MODULES = [
   'node:os',
   'node:readline',
   'node:stream/promises',
+  // Loaded by verify only when a PDF has a compressed stream it reads (zlib brings node:stream).
+  'node:zlib',
 ];
 const LAZY_IN_PACKAGES = { commander: ['node:child_process'], conf: ['node:crypto'] };
 const builtins = {

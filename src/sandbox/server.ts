@@ -16,7 +16,8 @@ import { ed25519PublicKeyOf, signStandard } from '../core/webhooks/webhooks.js';
 import { Scheduler, createSandboxClock } from './journey/clock.js';
 import { writeCredentialsFile } from './store/credentials-file.js';
 import { ed25519SigningKey, sandboxCredentials } from './store/credentials.js';
-import type { SigningIdentity } from './signing/signing-identity.js';
+import type { SandboxCa } from './signing/signing-identity.js';
+import { latestLedgerTime } from './signing/certificate-ledger.js';
 import { Deliverer } from './delivery/deliveries.js';
 import { FaultPlan, type FaultSettings } from './http/faults.js';
 import { sendError } from './http.js';
@@ -101,7 +102,12 @@ function buildServices(
   const store = new SandboxStore(options.dataDir);
   notices.push(...store.problems);
   const realClock = options.clock ?? systemClock;
-  const clock = createSandboxClock(options.speed ?? 1, store.latestTime, () => realClock.now());
+  // Past the state's last time and the CA's last issue or revocation: a copy completed after a revocation is signed by its successor.
+  const clock = createSandboxClock(
+    options.speed ?? 1,
+    Math.max(store.latestTime, latestLedgerTime(options.dataDir)),
+    () => realClock.now(),
+  );
   const secrets = sandboxCredentials(store, options.dataDir, realClock.now(), notices);
   if (options.signing === 'ed25519')
     secrets.signingKey = ed25519SigningKey(options.dataDir, store.isNew, notices);
@@ -153,7 +159,7 @@ function buildServices(
     counters,
     secrets,
     // Set by startSandbox before the first request: made in the data dir, which the store has just made sure of.
-    identity: undefined as unknown as SigningIdentity,
+    ca: undefined as unknown as SandboxCa,
     inFlight: new Set<string>(),
     storageTrouble,
     links: new SignerLinks(store, secrets.apiKey),
@@ -172,14 +178,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const services = buildServices(options, notices);
   // Made on first start, read after (keys 0600 in the data dir); the CA's certificate is published.
   try {
-    const { signingIdentity } = await import('./signing/signing-identity.js');
+    const { SandboxCa } = await import('./signing/signing-identity.js');
     // Dated by the sandbox's clock, which signing times come from (it runs --speed times real time).
-    services.identity = await signingIdentity(options.dataDir, new Date(services.clock.now()));
+    services.ca = await SandboxCa.open(options.dataDir, new Date(services.clock.now()));
   } catch (error) {
     services.store.close();
     throw error;
   }
-  const { identity } = services;
+  const { ca } = services;
   const { store, scheduler, secrets, journey, deliverer } = services;
   const route = createRouter(services);
 
@@ -225,6 +231,26 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   }
   const baseUrl = urlOf(host, (server.address() as AddressInfo).port);
   services.baseUrl = baseUrl;
+  // Its certificates name where it listens (AIA, CRL distribution point): issued now if they name
+  // another place. Signing from now on: a copy waits for them, the start does not, unless there
+  // are none at all yet (a new data dir: its files are there when it has started).
+  const fresh = !ca.hasIssued;
+  const issuing = ca.useUrl(baseUrl, new Date(services.clock.now()));
+  if (fresh) {
+    try {
+      await issuing;
+    } catch (error) {
+      scheduler.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      store.close();
+      throw error;
+    }
+  } else
+    issuing.catch((error: unknown) =>
+      options.onWarning?.(
+        `the sandbox CA could not issue certificates naming ${baseUrl}: ${(error as Error).message}; its copies are signed by the earlier ones`,
+      ),
+    );
   writeCredentialsFile(options.dataDir, baseUrl, secrets);
   // Work left when the sandbox last stopped carries on where it was.
   journey.resumeAll();
@@ -237,10 +263,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     ...(secrets.signingKey ? { webhookPublicKey: ed25519PublicKeyOf(secrets.signingKey) } : {}),
     notices,
     dataDir: options.dataDir,
-    caFile: identity.caFile,
+    caFile: ca.caFile,
     server,
     close: async () => {
       scheduler.close();
+      // Certificates being issued are written before the data dir is let go.
+      await ca.idle();
       await deliverer.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -13,7 +13,8 @@ import * as nodeCrypto from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { encode, children, encoded, readDer, sequence, value, type Der } from '../../src/core/pades/der.js';
+import { children, encoded, readDer, sequence, value, type Der } from '../../src/core/pades/der.js';
+import { encode } from '../../src/core/pades/der-write.js';
 import { parseSignedData } from '../../src/core/pades/cms.js';
 import { missingTools } from './system-tools.js';
 
@@ -67,9 +68,14 @@ export class Pki {
 
   /**
    * A certificate `ca` issues: key `rsa` (default), `rsa-pss`, `ec:P-256|P-384|P-521`, `ed25519` or `ed448`;
-   * `timestamping` makes a TSA's (critical extended key usage timeStamping).
+   * `timestamping` makes a TSA's (critical extended key usage timeStamping); `extensions` are more
+   * lines of OpenSSL's extension syntax (`authorityInfoAccess=OCSP;URI:http://…`).
    */
-  issue(ca: Party, name: string, options: { key?: string; timestamping?: boolean } = {}): Party {
+  issue(
+    ca: Party,
+    name: string,
+    options: { key?: string; timestamping?: boolean; extensions?: string[] } = {},
+  ): Party {
     const base = name.replace(/\W+/g, '-').toLowerCase();
     const key = options.key ?? 'rsa';
     const genkey =
@@ -85,7 +91,7 @@ export class Pki {
     const ext = options.timestamping
       ? 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n'
       : 'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n';
-    this.file(`${base}.ext`, ext);
+    this.file(`${base}.ext`, `${ext}${(options.extensions ?? []).map((line) => `${line}\n`).join('')}`);
     this.run(
       'x509',
       '-req',
@@ -208,7 +214,11 @@ export class Pki {
    * false leaves the TSA's certificate out of it (a B-LT signature finds it in the DSS).
    */
   timestamp(data: Uint8Array, tsa: Party, ca: Party, certificates = true): Buffer {
-    const input = this.file('to-stamp.bin', data);
+    return this.timestampDigest(nodeCrypto.createHash('sha256').update(data).digest(), tsa, ca, certificates);
+  }
+
+  /** A TSA's token over a SHA-256 digest (`openssl ts -query -digest`): what a document timestamp's TSA is asked. */
+  timestampDigest(sha256: Uint8Array, tsa: Party, ca: Party, certificates = true): Buffer {
     this.file(
       'tsa.cnf',
       `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\nserial = ${join(this.dir, 'tsa-serial')}\nsigner_cert = ${tsa.cert}\ncerts = ${ca.cert}\nsigner_key = ${tsa.key}\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`,
@@ -217,8 +227,8 @@ export class Pki {
     this.run(
       'ts',
       '-query',
-      '-data',
-      input,
+      '-digest',
+      Buffer.from(sha256).toString('hex'),
       '-sha256',
       ...(certificates ? ['-cert'] : []),
       '-no_nonce',
@@ -335,8 +345,12 @@ export function signatureValue(cms: Uint8Array): Uint8Array {
  * id-aa-signatureTimeStampToken: every enclosing length written again.
  */
 export function withSignatureTimestamp(cms: Uint8Array, token: Uint8Array): Buffer {
-  const oid = Buffer.from('060b2a864886f70d010910020e', 'hex');
-  const attribute = encode(0x30, Buffer.concat([oid, encode(0x31, token)]));
+  return withUnsignedAttribute(cms, '1.2.840.113549.1.9.16.2.14', token);
+}
+
+/** The CMS with an unsigned attribute (`oid`, one value, DER) added to its signer: every enclosing length written again. */
+export function withUnsignedAttribute(cms: Uint8Array, oid: string, valueDer: Uint8Array): Buffer {
+  const attribute = encode(0x30, Buffer.concat([oidDer(oid), encode(0x31, valueDer)]));
   const top = readDer(cms);
   const [type, explicit] = sequence(top, 'ContentInfo');
   const signedData = readDer(value(explicit!));

@@ -4,7 +4,7 @@
  * against. `.ci/run` installs poppler-utils and libnss3-tools, so in CI a
  * missing one fails; elsewhere the tests that need them are skipped, and say why.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { missingTools } from './system-tools.js';
 import { tempDir } from './paths.js';
 
@@ -20,6 +20,11 @@ export interface Pdfsig {
   nssdir: string;
   /** pdfsig's report of a file (stdout and stderr together), trusting the CAs given to trust(). */
   check(file: string): string;
+  /**
+   * The same, run apart from this process: NSS asks the OCSP responder a certificate names, and
+   * a sandbox in this process can answer only while this process is not blocked waiting.
+   */
+  checkOnline(file: string): Promise<string>;
 }
 
 /** An empty NSS database trusting the given CA certificates (PEM files) for signing. */
@@ -37,5 +42,11 @@ export function pdfsigTrusting(...caFiles: string[]): Pdfsig {
       const run = spawnSync('pdfsig', ['-nssdir', nssdir, file], { encoding: 'utf8' });
       return `${run.stdout}${run.stderr}`;
     },
+    checkOnline: (file) =>
+      new Promise((resolve) => {
+        execFile('pdfsig', ['-nssdir', nssdir, file], { encoding: 'utf8' }, (_error, stdout, stderr) =>
+          resolve(`${stdout}${stderr}`),
+        );
+      }),
   };
 }

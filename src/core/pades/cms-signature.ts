@@ -20,12 +20,12 @@ import {
   type SignedContent,
 } from './cms.js';
 import { validateChain } from './chain.js';
-import { firstFailure, signatureTimestampToken, verifyTimestampToken } from './timestamp.js';
+import { firstFailure, signatureTimestampToken, tokenIntact, verifyTimestampToken } from './timestamp.js';
 import type { Steps } from './pdf-budget.js';
 import { EDDSA_DIGEST, OID, displayName, type Certificate } from './x509.js';
 import { WEAK_HASHES, hashLabel } from './hashes.js';
 import type { PdfSignature } from './pdf-signatures.js';
-import type { Failure, VerifyContext } from './verdicts.js';
+import type { Failure, TokenEvidence, VerifyContext } from './verdicts.js';
 import { add, digestSteps, iso, signedContent, type Base, type Ranges } from './signature-base.js';
 
 /** Extended key usages that allow signing documents: e-mail protection (S/MIME), document signing (RFC 9336, Microsoft's, Adobe's), any. */
@@ -156,6 +156,7 @@ export function* checkCmsSignature(
   signature: PdfSignature,
   base: Base,
   ranges: Ranges,
+  revision: number | null,
 ): Steps<Base> {
   const meter = ctx.file.meter;
   let data;
@@ -212,7 +213,8 @@ export function* checkCmsSignature(
   else add(base, 'digest', digest.ok, digest.detail, digest.failure);
   const cms = summary(results, 'signature');
   add(base, 'signature', cms.ok, cms.detail, cms.failure);
-  const at = signatureTime(ctx, base, results[0]!.signer);
+  const time = signatureTime(ctx, base, results[0]!.signer, revision);
+  const at = time.at;
   if (at === null) {
     add(base, 'certificate chain', false, 'no claimed signing time (/M) to validate at');
   } else {
@@ -220,6 +222,11 @@ export function* checkCmsSignature(
     const chains = results.map((r) => validateChain(r.cert, pool, ctx.anchors, at, ctx.allowWeak));
     const chain = chains.find((c) => !c.ok) ?? chains[0]!;
     add(base, 'certificate chain', chain.ok, chain.detail);
+    ctx.evidence.set(signature, {
+      signer: { leaf: results[0]!.cert, path: chains[0]!.path, at },
+      signerProof: time.proof,
+      stamp: time.stamp,
+    });
   }
   const purposes = results.map((r) => signingPurpose(r.cert));
   const purpose = purposes.find((p) => !p.ok) ?? purposes[0]!;
@@ -241,15 +248,32 @@ export function* checkCmsSignature(
   return base;
 }
 
+/** When the signer's chain is validated, what proves that time (in words), and the signature timestamp's evidence. */
+interface SignatureTime {
+  at: Date | null;
+  proof: string | null;
+  stamp: TokenEvidence | null;
+}
+
 /**
  * The time to validate the chain at, with the signature timestamp's check added: one asked
- * for, else the time a verified signature timestamp proves, else now; null when the claimed
- * time is asked for and there is none.
+ * for, else the time a verified signature timestamp proves, else the time a valid document
+ * timestamp after the signature proves (PAdES allows one in place of a signature timestamp),
+ * else now; null when the claimed time is asked for and there is none. The timestamp's TSA is
+ * validated at the time a later document timestamp proves the token existed, else now.
  */
-function signatureTime(ctx: VerifyContext, base: Base, signer: SignerInfo): Date | null {
+function signatureTime(
+  ctx: VerifyContext,
+  base: Base,
+  signer: SignerInfo,
+  revision: number | null,
+): SignatureTime {
   const token = signatureTimestampToken(signer.unsigned);
-  const stampAt = ctx.at instanceof Date ? ctx.at : ctx.now;
-  let at = stampAt;
+  const proof = ctx.at instanceof Date ? undefined : ctx.proofAfter(revision);
+  const stampAt = ctx.at instanceof Date ? ctx.at : (proof?.time ?? ctx.now);
+  let at = ctx.at instanceof Date ? ctx.at : ctx.now;
+  let proved: string | null = ctx.at instanceof Date ? 'the time asked for' : null;
+  let stampEvidence: TokenEvidence | null = null;
   if (token) {
     const stamp = verifyTimestampToken(token, signer.signature, ctx.anchors, stampAt, {
       allowWeak: ctx.allowWeak,
@@ -257,6 +281,13 @@ function signatureTime(ctx: VerifyContext, base: Base, signer: SignerInfo): Date
     });
     const failed = firstFailure(stamp);
     const time = stamp.genTime ? iso(stamp.genTime) : null;
+    stampEvidence = {
+      genTime: stamp.genTime,
+      ok: stamp.ok,
+      intact: tokenIntact(stamp),
+      chain: stamp.tsaCertificate ? { leaf: stamp.tsaCertificate, path: stamp.path, at: stampAt } : null,
+      proof,
+    };
     base.timestamp = {
       time,
       tsa: stamp.tsa,
@@ -265,6 +296,7 @@ function signatureTime(ctx: VerifyContext, base: Base, signer: SignerInfo): Date
     };
     if (stamp.ok && stamp.genTime && ctx.at === undefined) {
       at = stamp.genTime;
+      proved = `the signature timestamp of ${time}`;
       base.validation_time = 'timestamp';
     }
     add(
@@ -272,7 +304,7 @@ function signatureTime(ctx: VerifyContext, base: Base, signer: SignerInfo): Date
       'timestamp',
       stamp.ok,
       stamp.ok
-        ? `by ${stamp.tsa} at ${time}: the signature existed then${ctx.at === undefined ? ', and its chain is validated at that time' : ''}`
+        ? `by ${stamp.tsa} at ${time}: the signature existed then${ctx.at === undefined ? ', and its chain is validated at that time' : ''}${proof ? `; its TSA's chain at ${iso(proof.time)}, which the document timestamp ${proof.field} proves` : ''}`
         : `the signature timestamp does not verify: ${failed?.detail}`,
       failed?.failure,
     );
@@ -284,10 +316,21 @@ function signatureTime(ctx: VerifyContext, base: Base, signer: SignerInfo): Date
       true,
       ctx.at === 'claimed'
         ? `none: validated at the time the signer claims (/M), as asked`
-        : `none (PAdES B-B): the chain is validated at ${ctx.at instanceof Date ? 'the time asked for' : 'the current time'}${claimed}`,
+        : proof && ctx.at === undefined
+          ? `none in the signature; the document timestamp ${proof.field} proves it existed at ${iso(proof.time)}, and its chain is validated at that time`
+          : `none (PAdES B-B): the chain is validated at ${ctx.at instanceof Date ? 'the time asked for' : 'the current time'}${claimed}`,
     );
   }
-  if (ctx.at !== 'claimed') return at;
+  if (!token && proof && ctx.at === undefined) {
+    at = proof.time;
+    proved = `the document timestamp ${proof.field} of ${iso(proof.time)}`;
+    base.validation_time = 'timestamp';
+  }
+  if (ctx.at !== 'claimed') return { at, proof: proved, stamp: stampEvidence };
   base.validation_time = 'claimed';
-  return base.signing_time ? new Date(base.signing_time) : null;
+  return {
+    at: base.signing_time ? new Date(base.signing_time) : null,
+    proof: 'the time the signer claims (/M), as asked',
+    stamp: stampEvidence,
+  };
 }

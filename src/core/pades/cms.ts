@@ -9,7 +9,6 @@
 import {
   TAG,
   children,
-  encode,
   encoded,
   explicit,
   integerHex,
@@ -22,6 +21,7 @@ import {
   DerError,
   type Der,
 } from './der.js';
+import { encode } from './der-write.js';
 import { HASHES, WEAK_HASHES, hashLabel, hashOf } from './hashes.js';
 import {
   certificateHash,
@@ -64,6 +64,8 @@ export interface SignedData {
   certificates: Certificate[];
   /** Why each certificate the CMS carries that could not be read could not be (a signer's may be among them). */
   unreadable: string[];
+  /** Its [1] RevocationInfoChoices as encoded (CRLs, OCSP responses), when it carries any: revocation/sources.ts reads them. */
+  revocationInfo: Der | undefined;
   signers: SignerInfo[];
 }
 
@@ -106,11 +108,23 @@ function signerInfo(node: Der): SignerInfo {
   };
 }
 
+/** What parseSignedData read, by the bytes it read (their buffer, offset and length): a signature's CMS is read by its check, its timestamp's, and the revocation checks. */
+const READ = new WeakMap<ArrayBufferLike, Map<string, SignedData>>();
+
 /**
  * A ContentInfo holding SignedData. PDF writers pad /Contents with zeros:
- * only the first TLV is read.
+ * only the first TLV is read. Read once for the same bytes; the result is not to be changed.
  */
 export function parseSignedData(bytes: Uint8Array): SignedData {
+  let byBuffer = READ.get(bytes.buffer);
+  if (!byBuffer) READ.set(bytes.buffer, (byBuffer = new Map<string, SignedData>()));
+  const key = `${bytes.byteOffset}:${bytes.length}`;
+  let data = byBuffer.get(key);
+  if (!data) byBuffer.set(key, (data = readSignedData(bytes)));
+  return data;
+}
+
+function readSignedData(bytes: Uint8Array): SignedData {
   const [type, content] = sequence(readDer(bytes), 'the CMS');
   if (oid(type) !== CMS_OID.signedData || !content) throw new DerError('not CMS SignedData');
   const parts = sequence(explicit(content), 'the SignedData');
@@ -131,13 +145,14 @@ export function parseSignedData(bytes: Uint8Array): SignedData {
     }
     i++;
   }
-  if (is(parts[i], 1, 2)) i++;
+  const revocationInfo = is(parts[i], 1, 2) ? parts[i++] : undefined;
   const signers = parts[i] ? children(parts[i]!).map(signerInfo) : [];
   return {
     contentType: oid(eContentType),
     content: eContent ? octets(explicit(eContent)) : undefined,
     certificates,
     unreadable,
+    revocationInfo,
     signers,
   };
 }

@@ -231,20 +231,3 @@ export function directoryString(node: Der): string {
       return Buffer.from(bytes).toString('utf8');
   }
 }
-
-/** Encodes a TLV (for the few structures the verifier must rebuild, such as signed attributes as a SET). */
-export function encode(tagByte: number, content: Uint8Array): Uint8Array {
-  const n = content.length;
-  const header =
-    n < 0x80
-      ? [tagByte, n]
-      : n < 0x100
-        ? [tagByte, 0x81, n]
-        : n < 0x10000
-          ? [tagByte, 0x82, n >> 8, n & 0xff]
-          : [tagByte, 0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
-  const out = new Uint8Array(header.length + n);
-  out.set(header);
-  out.set(content, header.length);
-  return out;
-}

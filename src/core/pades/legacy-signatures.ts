@@ -129,6 +129,11 @@ export function* checkX509Signature(
     base.validated_at = iso(at);
     const chain = validateChain(cert, [...certs, ...ctx.extraCertificates], ctx.anchors, at, ctx.allowWeak);
     add(base, 'certificate chain', chain.ok, chain.detail);
+    ctx.evidence.set(signature, {
+      signer: { leaf: cert, path: chain.path, at },
+      signerProof: ctx.at === undefined ? null : 'the time asked for',
+      stamp: null,
+    });
   }
   const purpose = signingPurpose(cert);
   add(base, 'certificate purpose', purpose.ok, purpose.detail);

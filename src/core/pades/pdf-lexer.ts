@@ -264,6 +264,13 @@ export class PdfLexer {
       this.skipped += end + 1 - start;
       return { kind: 'string', bytes: EMPTY, raw: b.subarray(start, end + 1) };
     }
+    // Hex digits only, an even count (as writers write a signature's /Contents): decoded by Node,
+    // which stops at the first pair that is not hex, so a whole decoding proves there was none.
+    const digits = end - start - 1;
+    if (digits > 64 && digits % 2 === 0) {
+      const fast = Buffer.from(this.buf.toString('latin1', start + 1, end), 'hex');
+      if (fast.length * 2 === digits) return { kind: 'string', bytes: new Uint8Array(fast) };
+    }
     // Anything but hex digits is ignored; an odd last digit is followed by 0.
     const out = new Uint8Array((end - start) >> 1 || 1);
     let length = 0;

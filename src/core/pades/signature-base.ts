@@ -13,7 +13,7 @@ import type { CheckName, CheckResult, Failure, SignatureVerdict, VerifyContext }
 /** A signature's verdict as its own checks make it: what the revision analysis adds comes later (verify.ts). */
 export type Base = Omit<
   SignatureVerdict,
-  'type' | 'revision' | 'docmdp' | 'changes_after' | 'valid' | 'integrity'
+  'type' | 'revision' | 'docmdp' | 'changes_after' | 'valid' | 'integrity' | 'revocation' | 'ltv'
 >;
 
 /** A time as the verdict writes it (seconds, Z). */

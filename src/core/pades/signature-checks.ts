@@ -3,7 +3,7 @@
  * its value by its kind (cms-signature.ts, legacy-signatures.ts); a document timestamp's token
  * here. What later revisions changed is verify.ts's part.
  */
-import { imprintHash, firstFailure, verifyTimestampToken } from './timestamp.js';
+import { imprintHash, firstFailure, tokenIntact, verifyTimestampToken } from './timestamp.js';
 import type { Steps } from './pdf-budget.js';
 import type { PdfSignature } from './pdf-signatures.js';
 import { checkCmsSignature } from './cms-signature.js';
@@ -27,7 +27,11 @@ export type { Base } from './signature-base.js';
  * (adbe.pkcs7.detached, ETSI.CAdES.detached, adbe.pkcs7.sha1; cms-signature.ts) or a bare
  * PKCS#1 signature with its certificates in /Cert (adbe.x509.rsa_sha1; legacy-signatures.ts).
  */
-export function* checkSignature(ctx: VerifyContext, signature: PdfSignature): Steps<Base> {
+export function* checkSignature(
+  ctx: VerifyContext,
+  signature: PdfSignature,
+  revision: number | null,
+): Steps<Base> {
   const base = newBase(signature, ctx);
   const meter = ctx.file.meter;
   const tooLarge = contentsTooLarge(signature, meter);
@@ -40,11 +44,19 @@ export function* checkSignature(ctx: VerifyContext, signature: PdfSignature): St
   if (!range.ranges) return base;
   if (signature.subFilter === 'adbe.x509.rsa_sha1')
     return yield* checkX509Signature(ctx, signature, base, range.ranges);
-  return yield* checkCmsSignature(ctx, signature, base, range.ranges);
+  return yield* checkCmsSignature(ctx, signature, base, range.ranges, revision);
 }
 
-/** A document timestamp (ETSI.RFC3161): an RFC 3161 token over the signed bytes, hashed in steps. */
-export function* checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignature): Steps<Base> {
+/**
+ * A document timestamp (ETSI.RFC3161): an RFC 3161 token over the signed bytes, hashed in steps.
+ * Its TSA's chain is validated at the time a later document timestamp proves it existed, else
+ * now (or the time asked for).
+ */
+export function* checkDocumentTimestamp(
+  ctx: VerifyContext,
+  signature: PdfSignature,
+  revision: number | null,
+): Steps<Base> {
   const base = newBase(signature, ctx);
   const meter = ctx.file.meter;
   const tooLarge = contentsTooLarge(signature, meter);
@@ -55,7 +67,12 @@ export function* checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignat
   const range = byteRange(ctx.pdf, signature);
   base.checks.push(range.check);
   if (!range.ranges) return base;
-  const at = ctx.at instanceof Date ? ctx.at : ctx.now;
+  const proof = ctx.at instanceof Date ? undefined : ctx.proofAfter(revision);
+  const at = ctx.at instanceof Date ? ctx.at : (proof?.time ?? ctx.now);
+  if (proof) {
+    base.validated_at = iso(proof.time);
+    base.validation_time = 'timestamp';
+  }
   const digests = new Map<string, Buffer>();
   const hash = imprintHash(signature.contents);
   if (hash) digests.set(hash, yield* digestSteps(ctx.pdf, range.ranges, hash, meter));
@@ -66,6 +83,17 @@ export function* checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignat
     at,
     { allowWeak: ctx.allowWeak, extraCertificates: ctx.extraCertificates },
   );
+  ctx.evidence.set(signature, {
+    signer: null,
+    signerProof: null,
+    stamp: {
+      genTime: stamp.genTime,
+      ok: stamp.ok,
+      intact: tokenIntact(stamp),
+      chain: stamp.tsaCertificate ? { leaf: stamp.tsaCertificate, path: stamp.path, at } : null,
+      proof,
+    },
+  });
   base.signer = stamp.tsa;
   base.signing_time = stamp.genTime ? iso(stamp.genTime) : base.signing_time;
   const failed = firstFailure(stamp);
@@ -83,7 +111,15 @@ export function* checkDocumentTimestamp(ctx: VerifyContext, signature: PdfSignat
     stamp.imprint.failure,
   );
   add(base, 'signature', stamp.signature.ok, stamp.signature.detail, stamp.signature.failure);
-  add(base, 'certificate chain', stamp.chain.ok, stamp.chain.detail, stamp.chain.failure);
+  add(
+    base,
+    'certificate chain',
+    stamp.chain.ok,
+    proof && stamp.chain.ok
+      ? `${stamp.chain.detail}, at ${iso(proof.time)}, which the document timestamp ${proof.field} proves`
+      : stamp.chain.detail,
+    stamp.chain.failure,
+  );
   add(base, 'certificate purpose', stamp.purpose.ok, stamp.purpose.detail, stamp.purpose.failure);
   add(
     base,

@@ -40,6 +40,8 @@ export interface TokenVerdict {
   genTime: Date | null;
   tsa: string | null;
   tsaCertificate: Certificate | null;
+  /** The TSA's validated path (its certificate first), or empty when none was found. */
+  path: Certificate[];
   imprint: TokenCheck;
   signature: TokenCheck;
   signingCertificate: TokenCheck;
@@ -90,6 +92,7 @@ export function verifyTimestampToken(
     genTime: null,
     tsa: null,
     tsaCertificate: null,
+    path: [],
     imprint: fail(why),
     signature: fail(why),
     signingCertificate: fail(why),
@@ -130,6 +133,7 @@ export function verifyTimestampToken(
       genTime: info.genTime,
       tsa: null,
       tsaCertificate: null,
+      path: [],
       imprint,
       signature: fail(why, failure),
       signingCertificate: fail(why, failure),
@@ -165,6 +169,7 @@ export function verifyTimestampToken(
     genTime: info.genTime,
     tsa: displayName(cert),
     tsaCertificate: cert,
+    path: path.path,
     imprint,
     signature,
     signingCertificate,
@@ -173,6 +178,14 @@ export function verifyTimestampToken(
     ok: imprint.ok && signature.ok && signingCertificate.ok && purpose.ok && chain.ok,
   };
 }
+
+/**
+ * Whether a token is there as a timestamp, whoever signed it: its imprint and signature are not
+ * broken (they verify, or verify with a weak hash, or its TSA's certificate is missing). What a
+ * PAdES level counts.
+ */
+export const tokenIntact = (verdict: TokenVerdict): boolean =>
+  verdict.genTime !== null && verdict.imprint.failure !== 'broken' && verdict.signature.failure !== 'broken';
 
 /** The first of a token's checks that failed, in the order they matter. */
 export function firstFailure(verdict: TokenVerdict): TokenCheck | undefined {

@@ -8,6 +8,8 @@ import type { JudgedChange } from './changes/revisions.js';
 import type { Change } from './changes/record.js';
 import type { PdfLimits } from './pdf-budget.js';
 import type { Certificate } from './x509.js';
+import type { PdfSignature } from './pdf-signatures.js';
+import type { FetchRecord, RevocationFetch } from './revocation/online.js';
 
 export type CheckName =
   | 'byte range'
@@ -17,6 +19,7 @@ export type CheckName =
   | 'certificate purpose'
   | 'signing certificate'
   | 'timestamp'
+  | 'revocation'
   | 'changes after';
 
 /**
@@ -24,9 +27,11 @@ export type CheckName =
  * signature do not verify (`broken`); a change after the signature that it does not allow
  * (`modified`); an algorithm refused as a policy though the bytes verify (`weak`: SHA-1); a
  * certificate not trusted for this use or at this time (`untrusted`); or something that could not
- * be checked at all (`unverifiable`: a timestamp whose TSA certificate is nowhere in the file).
+ * be checked at all (`unverifiable`: a timestamp whose TSA certificate is nowhere in the file, a
+ * revocation status unknown when it is required); a certificate revoked before the time it had to
+ * be good (`revoked`).
  */
-export type Failure = 'broken' | 'modified' | 'weak' | 'untrusted' | 'unverifiable';
+export type Failure = 'broken' | 'modified' | 'weak' | 'untrusted' | 'unverifiable' | 'revoked';
 
 export interface CheckResult {
   check: CheckName;
@@ -34,6 +39,8 @@ export interface CheckResult {
   detail: string;
   /** Set when the check failed. */
   failure?: Failure;
+  /** Set on a check that passed with a reservation (a revocation status unknown, checked softly). */
+  warning?: true;
 }
 
 /**
@@ -71,7 +78,56 @@ export interface SignatureVerdict {
   checks: CheckResult[];
   /** What the signature says of the document, whatever trust and policy say (integrity.ts). */
   integrity: Integrity;
+  /** The revocation status of every certificate its checks rest on; null when there is no certificate to check. */
+  revocation: RevocationVerdict | null;
+  /** Its long-term status (a signature's; null for a document timestamp and a bare PKCS#1 signature). */
+  ltv: LongTermVerdict | null;
   valid: boolean;
+}
+
+/** One certificate's revocation status, and what it rests on. */
+export interface CertificateRevocation {
+  certificate: string;
+  serial: string;
+  role: 'signer' | 'signer CA' | 'TSA' | 'TSA CA' | 'OCSP responder';
+  /** The time its status had to be good at (ISO 8601). */
+  needed_at: string;
+  status: 'good' | 'revoked' | 'unknown';
+  /** Where the OCSP response or CRL the status rests on is: the DSS, the signature's CMS, a timestamp token, or fetched online. */
+  source: 'dss' | 'signature' | 'timestamp' | 'online' | null;
+  kind: 'ocsp' | 'crl' | null;
+  this_update: string | null;
+  next_update: string | null;
+  revoked_at: string | null;
+  reason: string | null;
+  /** Whether a timestamp covers that data (a document timestamp after it, or the signature's own, for data signed with it). */
+  covered: boolean;
+  detail: string;
+}
+
+export interface RevocationVerdict {
+  /** The worst of the certificates' statuses. */
+  status: 'good' | 'revoked' | 'unknown';
+  /** `soft` passes an unknown status with a warning, `require` fails it; a revoked one fails under both. */
+  policy: 'soft' | 'require';
+  certificates: CertificateRevocation[];
+}
+
+/** PAdES baseline levels (ETSI EN 319 142-1), as what the file holds for the signature makes them. */
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+
+export interface LongTermVerdict {
+  level: PadesLevel;
+  /**
+   * Every certificate's revocation data embedded (not fetched online), saying it was good when it
+   * had to be, and covered by a timestamp; the last document timestamp's own chain excepted.
+   */
+  complete: boolean;
+  detail: string;
+  /** Until when the file proves the signature by itself: the expiry of the first certificate checked at the current time. */
+  proves_until: string | null;
+  /** What expires then, and so what a new document timestamp must come before. */
+  renewal: string | null;
 }
 
 export interface RevisionSummary {
@@ -99,6 +155,8 @@ export interface PdfVerdict {
     'none' | 'decrypted with the empty password' | 'decrypted with the password given' | 'not decrypted';
   /** The worst of the signatures' integrity, or `not-signed` when the file has none. */
   integrity: Integrity | 'not-signed';
+  /** The requests made for revocation data the file lacks (`online`), or null when none were allowed. */
+  online: FetchRecord[] | null;
   valid: boolean;
 }
 
@@ -126,6 +184,45 @@ export interface VerifyOptions {
   password?: string;
   /** Told the work the reading took, when it is done (tests check that it is linear in the file's size). */
   onWork?: (work: { units: number; allowed: number; inflated: number }) => void;
+  /** An unknown revocation status passes with a warning (`soft`, the default) or fails (`require`). */
+  revocation?: 'soft' | 'require';
+  /** Ask the certificates' responders and CRL distribution points, through this, about each status the file leaves unknown or shows good. */
+  online?: RevocationFetch;
+}
+
+/** A valid document timestamp that proves when everything before it existed. */
+export interface Proof {
+  time: Date;
+  field: string;
+}
+
+/** A certificate path as a check found it: the certificate that signed first, and the time it was validated at. */
+export interface ChainEvidence {
+  path: Certificate[];
+  leaf: Certificate;
+  at: Date;
+}
+
+/** What a timestamp token's check found. */
+export interface TokenEvidence {
+  genTime: Date | null;
+  /** Trusted: every check passed. */
+  ok: boolean;
+  /** Its imprint and signature verify, whoever signed it. */
+  intact: boolean;
+  chain: ChainEvidence | null;
+  /** The document timestamp that proves it existed, if one does. */
+  proof: Proof | undefined;
+}
+
+/** What a signature's checks found, for the long-term checks (ltv/) that follow them. */
+export interface SignatureEvidence {
+  /** The signer's path (a CMS or bare PKCS#1 signature); null for a document timestamp. */
+  signer: ChainEvidence | null;
+  /** What proves the time the signer's path was validated at, in words; null when nothing does (the current time). */
+  signerProof: string | null;
+  /** The signature timestamp, or the document timestamp's own token. */
+  stamp: TokenEvidence | null;
 }
 
 /** Everything a signature's checks need to know about the file. */
@@ -138,4 +235,8 @@ export interface VerifyContext {
   allowWeak: boolean;
   /** Certificates the document carries besides its signatures' (the DSS's /Certs): issuers and TSAs found there. */
   extraCertificates: Certificate[];
+  /** The first valid document timestamp after a revision: what proves when it existed. */
+  proofAfter(revision: number | null): Proof | undefined;
+  /** What each signature's checks found, by signature. */
+  evidence: Map<PdfSignature, SignatureEvidence>;
 }

@@ -5,10 +5,14 @@
  * time, the certificate's purpose, the ESS signing certificate, its signature
  * timestamp, and what every later revision changed, allowed or not after
  * this signature (DocMDP, FieldMDP). The validation time is now, or the time
- * a verified RFC 3161 signature timestamp proves; the signer's /M is only
- * claimed, and used only when asked (`at: 'claimed'`). Document timestamps are
- * checked as timestamps. Not checked: revocation (OCSP, CRL) and long-term
- * validation (DSS, B-LT, B-LTA).
+ * a verified RFC 3161 signature timestamp proves (else a valid document
+ * timestamp after it); the signer's /M is only claimed, and used only when
+ * asked (`at: 'claimed'`). Document timestamps are checked as timestamps, the
+ * latest first: each TSA's chain is validated at the time the next document
+ * timestamp proves, so an expired TSA certificate a later timestamp covers
+ * still proves its time. Then, once every signature is checked, the
+ * revocation status of every certificate they rest on and each signature's
+ * long-term status (ltv/, revocation/).
  *
  * Whatever the file, the work is bounded by its size (pdf-budget.ts): a file
  * that would cost more is refused (PdfLimitError, a NotAPdfError), and the
@@ -29,11 +33,17 @@ import { COST, EncryptedPdfError, Meter, Pace, type Steps } from './pdf-budget.j
 import { documentIntegrity, signatureIntegrity } from './integrity.js';
 import { dssCertificates } from './pdf-signatures.js';
 
-import type { PdfVerdict, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
+import { longTermChecks } from './ltv/long-term.js';
+import type { Base } from './signature-base.js';
+import type { PdfVerdict, Proof, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
 
 export type {
+  CertificateRevocation,
   CheckName,
   CheckResult,
+  LongTermVerdict,
+  PadesLevel,
+  RevocationVerdict,
   Failure,
   Integrity,
   PdfVerdict,
@@ -48,6 +58,12 @@ export { PdfLimitError, EncryptedPdfError, DEFAULT_LIMITS, type PdfLimits } from
 export { pdfDate } from './pdf-signatures.js';
 export { pemCertificates } from './x509.js';
 export { changeLabel, changeSubject } from './changes-after.js';
+export {
+  fetchRevocation,
+  type FetchRecord,
+  type RevocationFetch,
+  type RevocationRequest,
+} from './revocation/online.js';
 
 /** Whether DER bytes are one X.509 certificate this verifier can read. */
 export function isCertificate(der: Uint8Array): boolean {
@@ -124,6 +140,8 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
             : 'encrypted, and the password given does not open it: its signatures cannot be found',
           'password',
         );
+  // Valid document timestamps by revision: each proves when everything before it existed.
+  const proofs: (Proof & { revision: number })[] = [];
   const ctx: VerifyContext = {
     pdf,
     file,
@@ -132,6 +150,11 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     at: options.at,
     allowWeak: options.allowWeak === true,
     extraCertificates: dssCertificates(final),
+    proofAfter: (revision) =>
+      revision === null
+        ? undefined
+        : proofs.filter((p) => p.revision > revision).sort((a, b) => a.revision - b.revision)[0],
+    evidence: new Map(),
   };
   // What every revision changed, computed once: the revisions table shows them all.
   const computed = new Map<number, Change[]>();
@@ -142,13 +165,25 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
   // A broken byte range still belongs to the revision its dictionary was written in.
   const revisions = signatures.map((s, i) => ranges[i] ?? dictionaryRevision(file, s));
   const certifier = signatures.findIndex((s) => s.certification);
+  // Document timestamps first, the latest first: each one's chain is validated at the time the
+  // next proves, and each proves when the signatures before it existed.
+  const bases = new Map<number, Base>();
+  const stamps = [...signatures.keys()]
+    .filter((i) => signatures[i]!.documentTimestamp)
+    .sort((a, b) => (revisions[b] ?? 0) - (revisions[a] ?? 0));
+  for (const i of stamps) {
+    meter.add(COST.signature);
+    const base = await pace.run(checkDocumentTimestamp(ctx, signatures[i]!, revisions[i] ?? null));
+    bases.set(i, base);
+    const time = ctx.evidence.get(signatures[i]!)?.stamp;
+    if (time?.ok && time.genTime && revisions[i] && base.checks.every((c) => c.ok))
+      proofs.push({ revision: revisions[i], time: time.genTime, field: signatures[i]!.field });
+  }
   const verdicts: SignatureVerdict[] = [];
   for (const [i, signature] of signatures.entries()) {
     const revision = revisions[i] ?? null;
-    meter.add(COST.signature);
-    const base = await pace.run(
-      signature.documentTimestamp ? checkDocumentTimestamp(ctx, signature) : checkSignature(ctx, signature),
-    );
+    if (!bases.has(i)) meter.add(COST.signature);
+    const base = bases.get(i) ?? (await pace.run(checkSignature(ctx, signature, revision)));
     // The certification's permissions govern every change after it, whichever signature follows.
     const certP =
       certifier !== -1 && (revisions[certifier] ?? Infinity) <= (revision ?? -1)
@@ -182,9 +217,16 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
       revision,
       docmdp,
       changes_after: after.changes,
+      revocation: null,
+      ltv: null,
       valid: base.checks.every((c) => c.ok),
     });
   }
+  const online = await longTermChecks(ctx, signatures, revisions, verdicts, {
+    policy: options.revocation ?? 'soft',
+    ...(options.online ? { fetch: options.online } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const lastSigned = revisions.reduce<number>((max, r) => Math.max(max, r ?? 0), 0);
   const sha256 = await pace.run(sha256Steps(pdf, meter));
   options.onWork?.({ units: meter.work, allowed: meter.workLimit, inflated: meter.decoded });
@@ -201,6 +243,7 @@ export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): P
     modified_after_signing:
       signatures.length > 0 && (lastSigned < file.revisions.length || file.trailingBytes > 0),
     integrity: documentIntegrity(verdicts),
+    online,
     encryption:
       file.encryption.state === 'none'
         ? 'none'

@@ -27,7 +27,7 @@ export interface Counters {
   storage_failures: number;
 }
 
-import type { SigningIdentity } from '../signing/signing-identity.js';
+import type { SandboxCa } from '../signing/signing-identity.js';
 import type { SignerLinks } from '../journey/signer-links.js';
 import type { FormTokens } from '../pages/forms.js';
 import type { Templates } from '../documents/templates.js';
@@ -50,8 +50,8 @@ export interface SandboxServices {
   deliverer: Deliverer;
   counters: Counters;
   secrets: Credentials;
-  /** Its CA and signing certificate (signing-identity.ts), loaded at start: signed copies are signed with it. */
-  identity: SigningIdentity;
+  /** Its CA (signing-identity.ts), loaded at start: who signs the copies, and what it says of their certificates. */
+  ca: SandboxCa;
   /** Idempotency records of requests still being processed (409 for a second one). */
   inFlight: Set<string>;
   /** The state could not be written: counted, and said at most once a minute. */

@@ -1,8 +1,9 @@
 /**
  * The sandbox's own endpoints under /_sandbox/ (not part of the service):
  * health, counters and state for tests and benchmarks, fault injection,
- * minting keys of any account and environment, the CA's certificate and the
- * RFC 3161 timestamp authority. All but health, the CA and the TSA need the
+ * minting keys of any account and environment, the CA's certificate, OCSP
+ * responder, CRL and revocations (ca.ts), and the RFC 3161 timestamp
+ * authority. All but health, the CA's public endpoints and the TSA need the
  * sandbox's own key.
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { SANDBOX_ACCOUNT, envelopeRealm } from '../store/realm.js';
 import type { SandboxServices } from '../http/services.js';
 import { type SandboxStore } from '../store/store.js';
 import { keyFields, type StoredKey } from '../store/records.js';
+import { handleCaEndpoints, handleRevocations } from './ca.js';
 
 type ControlInput =
   { ok: true; input: Record<string, unknown> } | { ok: false; code: string; message: string };
@@ -49,7 +51,7 @@ export async function handleControl(
   }
   // Public, as a CA's certificate is: what its signed copies are checked against.
   if (path === '/_sandbox/ca.pem' && req.method === 'GET') {
-    const pem = readFileSync(services.identity.caFile);
+    const pem = readFileSync(services.ca.caFile);
     res.writeHead(200, { 'content-type': 'application/x-pem-file', 'content-length': pem.length });
     res.end(pem);
     return;
@@ -59,6 +61,8 @@ export async function handleControl(
     await answerTsa(services, req, res);
     return;
   }
+  // Public, as a CA's are: what its certificates' AIA and CRL distribution points name.
+  if (await handleCaEndpoints(services, req, res, path)) return;
   if (!safeEqual(bearerToken(req) ?? '', secrets.apiKey)) {
     sendError(res, 401, 'admin_key_required', "sandbox control endpoints need the sandbox's own API key");
     return;
@@ -107,6 +111,8 @@ export async function handleControl(
       if (typeof input.rate_limit === 'number') limiter.setLimit(input.rate_limit);
       sendJson(res, 200, faults.settings());
     }
+  } else if (path === '/_sandbox/revocations') {
+    await handleRevocations(services, req, res, input);
   } else if (path === '/_sandbox/keys' && req.method === 'POST') {
     const created = mintKey(store, input, services.realClock.now());
     if (typeof created === 'string') sendError(res, 400, 'invalid_key', created);
@@ -141,14 +147,13 @@ async function answerTsa(
     );
     return;
   }
-  const tsa = services.identity.tsa;
   const { answerTimestampRequest, BadTimestampRequest } = await import('../signing/tsa.js');
   try {
-    if (!tsa) throw new Error('no TSA');
+    const now = new Date(services.clock.now());
     const reply = await answerTimestampRequest(
-      tsa,
+      await services.ca.tsaAt(now),
       await readBody(req, 64 * 1024),
-      new Date(services.clock.now()),
+      now,
     );
     res.writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': reply.length });
     res.end(reply);

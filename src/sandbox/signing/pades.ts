@@ -17,6 +17,7 @@ import { plainAddPlaceholder } from '@signpdf/placeholder-plain';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { SigningIdentity } from './signing-identity.js';
+import type { TsaIdentity } from './tsa.js';
 import { usePkijsWithNodeCrypto } from './web-crypto.js';
 import { timestampOf } from './tsa.js';
 import { signedData } from './cms-builder.js';
@@ -32,9 +33,12 @@ const OID = {
 /** Room for the CMS in the file: the signature, two certificates, the attributes and the timestamp token (two more certificates), with margin. */
 const SIGNATURE_LENGTH = 12288;
 
+/** Who signs: the sandbox's identity, or (in tests) a certificate of another CA, with no TSA (B-B). */
+export type PdfSigner = Omit<SigningIdentity, 'tsa'> & { tsa?: TsaIdentity };
+
 class CadesSigner extends Signer {
   constructor(
-    private readonly identity: SigningIdentity,
+    private readonly identity: PdfSigner,
     private readonly signingTime: Date,
   ) {
     super();
@@ -66,8 +70,8 @@ class CadesSigner extends Signer {
   }
 }
 
-/** The PDF with a PAdES signature over all of it, by the sandbox's signing certificate, at `signingTime` (timestamped when the identity has a TSA). */
-export async function signPdf(pdf: Buffer, identity: SigningIdentity, signingTime: Date): Promise<Buffer> {
+/** The PDF with a PAdES signature over all of it, by the sandbox's signing certificate, at `signingTime`, timestamped by its TSA (B-T; B-B without one). */
+export async function signPdf(pdf: Buffer, identity: PdfSigner, signingTime: Date): Promise<Buffer> {
   const prepared = plainAddPlaceholder({
     pdfBuffer: pdf,
     reason: 'Signed copy of a completed envelope',
@@ -80,5 +84,28 @@ export async function signPdf(pdf: Buffer, identity: SigningIdentity, signingTim
     // A PDF name: no spaces (a space ends it, and the rest is taken for a key).
     appName: 'sign-cli-sandbox',
   });
-  return new SignPdf().sign(prepared, new CadesSigner(identity, signingTime), signingTime);
+  return new SignPdf().sign(
+    startxrefAtKeyword(prepared),
+    new CadesSigner(identity, signingTime),
+    signingTime,
+  );
+}
+
+/**
+ * @signpdf's update names, after `startxref`, the newline before its `xref` keyword: readers
+ * skip it, but qpdf --check warns of it. Pointed at the keyword before the bytes are signed.
+ */
+function startxrefAtKeyword(pdf: Buffer): Buffer {
+  const at = pdf.lastIndexOf('startxref');
+  const found = /^startxref\s+(\d+)/.exec(pdf.toString('latin1', at, at + 40));
+  if (at === -1 || !found) return pdf;
+  const named = Number(found[1]);
+  let keyword = named;
+  while (pdf[keyword] === 0x0a || pdf[keyword] === 0x0d || pdf[keyword] === 0x20) keyword++;
+  if (keyword === named || pdf.toString('latin1', keyword, keyword + 4) !== 'xref') return pdf;
+  return Buffer.concat([
+    pdf.subarray(0, at),
+    Buffer.from(`startxref\n${keyword}`, 'latin1'),
+    pdf.subarray(at + found[0].length),
+  ]);
 }

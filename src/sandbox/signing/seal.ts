@@ -1,5 +1,5 @@
 /**
- * The signed copy of a completed envelope, signed (pades.ts), and the audit
+ * The signed copy of a completed envelope, signed (pades.ts) and made B-LTA (lta.ts), and the audit
  * trail's closing entry that records its SHA-256, so trail and document vouch
  * for each other: the document carries the trail (its certificate of
  * completion, up to the completion), and the trail's last entry names the
@@ -18,26 +18,30 @@ import {
 import type { EnvelopeRecord } from '../store/records.js';
 import type { SandboxStore } from '../store/store.js';
 import { signedCopyPdf } from './signed-copy.js';
-import type { SigningIdentity } from './signing-identity.js';
+import type { SandboxCa } from './signing-identity.js';
 import type { Templates } from '../documents/templates.js';
 
-/** What sealing uses of the sandbox's services: its state, its signing identity and its clock, and where documents' texts come from. */
+/** What sealing uses of the sandbox's services: its state, its CA and its clock, and where documents' texts come from. */
 export interface Sealer {
   store: SandboxStore;
-  identity: SigningIdentity;
+  ca: SandboxCa;
   clock: { now(): number };
   templates?: Templates;
 }
 
-/** The signed copy: rendered from the trail up to the completion (not the closing entry, which is about it), then signed. */
+/**
+ * The signed copy: rendered from the trail up to the completion (not the closing entry, which is
+ * about it), signed by the certificate that signed at the completion, then made B-LTA as of then.
+ */
 export async function signedCopy(services: Sealer, envelope: EnvelopeRecord): Promise<Buffer> {
   const trail = (services.store.audits.get(envelope.id) ?? []).filter((entry) => entry.type !== SEALED);
-  const { signPdf } = await import('./pades.js');
-  return signPdf(
-    await signedCopyPdf(envelope, trail, services.templates),
-    services.identity,
-    new Date(typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.updated_at),
+  const completion = new Date(
+    typeof envelope.completed_at === 'string' ? envelope.completed_at : envelope.updated_at,
   );
+  const [{ signPdf }, { archivedCopy }] = await Promise.all([import('./pades.js'), import('./lta.js')]);
+  const identity = await services.ca.identityAt(completion);
+  const signed = await signPdf(await signedCopyPdf(envelope, trail, services.templates), identity, completion);
+  return archivedCopy(signed, services.ca, identity, completion);
 }
 
 const sealing = new WeakMap<Sealer, Map<string, Promise<void>>>();

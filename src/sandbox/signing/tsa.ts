@@ -1,9 +1,9 @@
 /**
- * The sandbox's timestamp authority (RFC 3161): a certificate from the
- * sandbox CA with the timeStamping purpose (critical, as RFC 3161 wants),
- * made on first start beside the signing certificate (`tsa.pem`, its key
- * `tsa-key.pem`, 0600), and tokens signed with it. It timestamps every
- * signed copy's signature (PAdES B-T) and answers `POST /_sandbox/tsa`
+ * The sandbox's timestamp authority (RFC 3161): tokens signed with the TSA
+ * certificate the sandbox CA issued (signing-identity.ts: the timeStamping
+ * purpose, critical, as RFC 3161 wants; `tsa.pem`, its key `tsa-key.pem`,
+ * 0600). It timestamps every signed copy's signature (PAdES B-T) and the copy
+ * itself (its document timestamp, B-LTA), and answers `POST /_sandbox/tsa`
  * (`application/timestamp-query`), so users and tests can timestamp their
  * own files. RSA PKCS#1 v1.5, deterministic: a signed copy made again is the
  * same bytes, since its token's time is the completion time and its serial
@@ -11,21 +11,14 @@
  */
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import * as x509 from '@peculiar/x509';
-import { pemToDer, usePkijsWithNodeCrypto, webcrypto } from './web-crypto.js';
-import { ALGORITHM, importSigningKey, pem, writePrivateFile, type CryptoKey } from './key-files.js';
+import { usePkijsWithNodeCrypto } from './web-crypto.js';
+import type { CryptoKey } from './key-files.js';
 import { signedData } from './cms-builder.js';
 
 usePkijsWithNodeCrypto(pkijs);
-x509.cryptoProvider.set(webcrypto() as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
-const TSA_FILE = 'tsa.pem';
-const TSA_KEY_FILE = 'tsa-key.pem';
-const CA_KEY_FILE = 'ca-key.pem';
 /** The sandbox's timestamp policy: an OID under the arc ITU-T X.660 sets aside for examples. */
 const POLICY = '2.999.1.3161';
 const OID = {
@@ -43,51 +36,6 @@ export interface TsaIdentity {
   certificate: Uint8Array;
   ca: Uint8Array;
   privateKey: CryptoKey;
-}
-
-/** The TSA of `dataDir`, made on first use with the CA there (valid as long as the CA). */
-export async function tsaIdentity(dataDir: string, ca: Uint8Array): Promise<TsaIdentity> {
-  const certFile = join(dataDir, TSA_FILE);
-  const keyFile = join(dataDir, TSA_KEY_FILE);
-  if (existsSync(certFile) && existsSync(keyFile)) {
-    return {
-      certificate: pemToDer(readFileSync(certFile, 'utf8')),
-      ca,
-      privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')),
-    };
-  }
-  const caCert = new x509.X509Certificate(ca);
-  const caKey = await importSigningKey(readFileSync(join(dataDir, CA_KEY_FILE), 'utf8'));
-  const keys = await webcrypto().subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: Buffer.from(webcrypto().getRandomValues(new Uint8Array(16)))
-      .toString('hex')
-      .replace(/^[089a-f]/, '1'),
-    subject: 'CN=sign-cli sandbox timestamp authority, O=sign-cli sandbox',
-    issuer: caCert.subject,
-    notBefore: caCert.notBefore,
-    notAfter: caCert.notAfter,
-    publicKey: keys.publicKey,
-    signingKey: caKey,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
-    ],
-  });
-  writePrivateFile(keyFile, pem('PRIVATE KEY', await webcrypto().subtle.exportKey('pkcs8', keys.privateKey)));
-  writePrivateFile(certFile, certificate.toString('pem'));
-  return {
-    certificate: new Uint8Array(certificate.rawData),
-    ca,
-    privateKey: await importSigningKey(readFileSync(keyFile, 'utf8')),
-  };
 }
 
 export interface TokenRequest {
@@ -144,12 +92,16 @@ export async function timestampToken(tsa: TsaIdentity, request: TokenRequest): P
 
 /** A token over the SHA-256 of `data`, at `genTime`, with the TSA's certificates (for the signed copies). */
 export function timestampOf(tsa: TsaIdentity, data: Uint8Array, genTime: Date): Promise<pkijs.ContentInfo> {
-  return timestampToken(tsa, {
-    hashOid: OID.sha256,
-    hashed: createHash('sha256').update(data).digest(),
-    genTime,
-    certificates: true,
-  });
+  return timestampOfDigest(tsa, createHash('sha256').update(data).digest(), genTime);
+}
+
+/** A token over a SHA-256 digest, at `genTime`, with the TSA's certificates (a signed copy's document timestamp). */
+export function timestampOfDigest(
+  tsa: TsaIdentity,
+  sha256: Uint8Array,
+  genTime: Date,
+): Promise<pkijs.ContentInfo> {
+  return timestampToken(tsa, { hashOid: OID.sha256, hashed: sha256, genTime, certificates: true });
 }
 
 export class BadTimestampRequest extends Error {}

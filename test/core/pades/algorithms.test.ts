@@ -28,7 +28,7 @@ import {
   type Party,
 } from '../../helpers/openssl-pki.js';
 import { tempDir } from '../../helpers/paths.js';
-import { encode } from '../../../src/core/pades/der.js';
+import { encode } from '../../../src/core/pades/der-write.js';
 import { parseSignedData } from '../../../src/core/pades/cms.js';
 import { verifyPdf, type SignatureVerdict, type VerifyOptions } from '../../../src/core/pades/verify.js';
 

@@ -25,6 +25,7 @@ const COMMANDS: GroupCommands = {
   download: async () => (await import('./download.js')).registerDownload,
   audit: async () => (await import('./audit.js')).registerAudit,
   verify: async () => (await import('./verify.js')).registerVerify,
+  extend: async () => (await import('./extend.js')).registerExtend,
   list: async () => (await import('./list.js')).registerEnvelopesList,
   watch: async () => (await import('./watch.js')).registerWatch,
   open: async () => (await import('./open.js')).registerOpen,

@@ -8,6 +8,9 @@ import { UsageError } from '../../../core/errors.js';
 import type { VerifyOptions } from '../../../core/pades/verify.js';
 import { readFlagFile } from '../../input/stdin.js';
 import { readPassword } from '../../input/pdf-file.js';
+import { oneOf } from '../../flags/choices.js';
+import type { CommandContext } from '../../context.js';
+import type { ProxySettings } from '../../../core/client/proxy.js';
 
 /** Larger files are refused before they are read, unless --max-size raises it: a signed contract is kilobytes or a few megabytes. */
 export const MAX_PDF_MB = 256;
@@ -24,7 +27,11 @@ export interface VerifyFlags {
   password?: string;
   passwordFile?: string;
   allowWeak?: boolean;
+  revocation?: string;
+  online?: boolean;
 }
+
+export const REVOCATION_POLICIES = ['soft', 'require'] as const;
 
 /** The flags as the verifier takes them. */
 export interface VerifySettings {
@@ -34,6 +41,8 @@ export interface VerifySettings {
   /** Every certificate of each --trust file, DER. */
   trusted: Uint8Array[];
   allowWeak: boolean;
+  /** An unknown revocation status passed with a warning (soft) or failed (require). */
+  revocation: (typeof REVOCATION_POLICIES)[number];
 }
 
 /** Every flag checked, in the order a person fixes them (exit 2 naming the first that is wrong). */
@@ -41,8 +50,27 @@ export async function verifySettings(options: VerifyFlags): Promise<VerifySettin
   const at = parseAt(options.at);
   const maxBytes = parseMaxSize(options.maxSize);
   const password = readPassword(options);
+  const revocation =
+    options.revocation === undefined
+      ? 'soft'
+      : oneOf('--revocation', options.revocation, REVOCATION_POLICIES);
   const trusted = options.trust?.length ? await trustedCertificates(options.trust) : [];
-  return { at, maxBytes, password, trusted, allowWeak: options.allowWeak === true };
+  return { at, maxBytes, password, trusted, allowWeak: options.allowWeak === true, revocation };
+}
+
+/** What --online fetches with: the CLI's proxies and --timeout (default 30 s). */
+export async function onlineSettings(
+  ctx: CommandContext,
+): Promise<{ proxy: ProxySettings; timeoutMs: number }> {
+  const [{ proxySettingsFrom }, { parsePositiveNumberOption }] = await Promise.all([
+    import('../../../core/client/proxy.js'),
+    import('../../flags/values.js'),
+  ]);
+  const timeout = await ctx.numberFrom('--timeout', ctx.globals.timeout, 'SIGN_TIMEOUT', 'timeout');
+  return {
+    proxy: proxySettingsFrom(ctx.io.env),
+    timeoutMs: timeout ? parsePositiveNumberOption(timeout.name, timeout.value) * 1000 : 30_000,
+  };
 }
 
 /** Every certificate of each --trust file, DER. */

@@ -76,6 +76,14 @@ export async function verifyMany(ctx: CommandContext, options: VerifyFlags, args
       `--envelope checks one file against its envelope's audit trail: give one file, not ${args.length > 1 ? `${args.length} arguments` : 'a directory'}`,
       { hint: 'run `sign-cli envelopes verify <file.pdf> --envelope <id>` for each signed copy' },
     );
+  // The workers verify offline: they carry the verifier only, no HTTP client.
+  if (options.online)
+    throw new UsageError(
+      `--online fetches revocation data for one file: give one file, not ${args.length > 1 ? `${args.length} arguments` : 'a directory'}`,
+      {
+        hint: 'verify the archive offline, then `sign-cli envelopes verify <file.pdf> --online` for a file whose status is unknown',
+      },
+    );
   const flags = await verifySettings(options);
   const { output } = ctx;
   const signal = ctx.signal;
@@ -104,6 +112,7 @@ export async function verifyMany(ctx: CommandContext, options: VerifyFlags, args
     maxBytes: flags.maxBytes,
     now: ctx.io.clock.now(),
     json: output.json,
+    revocation: flags.revocation,
   };
   const toRead = entries.filter((e) => e.unreadable === undefined).length;
   const threads = threadCount(ctx.env, toRead);

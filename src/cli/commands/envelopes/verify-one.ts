@@ -29,6 +29,8 @@ export interface RunSettings {
   now: number;
   /** Whether each file's JSON line is wanted. */
   json: boolean;
+  /** An unknown revocation status passed with a warning (soft, when absent) or failed (require). */
+  revocation?: 'soft' | 'require';
 }
 
 /** What the run keeps of a file (the verdict itself is dropped once its line is written). */
@@ -65,6 +67,7 @@ export async function verifyOne(
       ...(settings.at ? { at: settings.at } : {}),
       ...(settings.password !== undefined ? { password: settings.password } : {}),
       ...(settings.allowWeak ? { allowWeak: true } : {}),
+      revocation: settings.revocation ?? 'soft',
       now: new Date(settings.now),
       signal,
     });

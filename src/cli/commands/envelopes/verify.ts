@@ -1,6 +1,6 @@
 /**
  * `sign-cli envelopes verify <file|dir>... [--trust <ca.pem>]... [--envelope <id>] [--at claimed|<time>] [--max-size <MB>]
- * [--password <p> | --password-file <f>] [--allow-weak]`:
+ * [--password <p> | --password-file <f>] [--allow-weak] [--revocation soft|require] [--online]`:
  * is this the signed document, unaltered? Every signature of the file checked
  * offline, every later revision judged against it (core/pades/verify.ts); with
  * --envelope, the service's audit trail too: its hash chain, and that its
@@ -10,7 +10,7 @@
  * archive run (verify-many.ts): one line of JSON or a summary row per file.
  */
 import { stat } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
@@ -20,8 +20,15 @@ import { collect } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
 import { readPdfFile } from '../../input/pdf-file.js';
 import type { PdfVerdict } from '../../../core/pades/verify.js';
-import { MAX_PDF_MB, verifySettings, type VerifyFlags } from './verify-flags.js';
+import {
+  MAX_PDF_MB,
+  REVOCATION_POLICIES,
+  onlineSettings,
+  verifySettings,
+  type VerifyFlags,
+} from './verify-flags.js';
 import { detailText, failureTexts, NO_SIGNATURE } from './verify-text.js';
+import { completes, valuesOf } from '../../completion/hints.js';
 
 export type { VerifyFlags } from './verify-flags.js';
 
@@ -33,19 +40,22 @@ export const doc: CommandDoc = {
     "SHA-1 is computed but refused as a weak algorithm (`signed with SHA-1, a weak algorithm: not accepted; the bytes are intact`), a failure of its own, not a digest that does not match; `--allow-weak` accepts it. An encrypted PDF (the standard security handler: RC4, AES-128, AES-256) is opened with the empty password, as readers open it, or with `--password` / `--password-file` (the user or the owner password); a signature's value is not encrypted.",
     "The chain is validated now, or at the time a verified signature timestamp proves; the signer's `/M` is shown as claimed, never trusted alone. `--at claimed` validates at `/M`, `--at <ISO time>` at that time. Document timestamps (`ETSI.RFC3161`) are checked as timestamps. With `--envelope <id>`, the envelope's audit trail is fetched: its hash chain must verify and its closing entry (`document.sealed`) must name this file's SHA-256.",
     'Several files, or a directory, are verified in one run: every `*.pdf` in a directory and below it, links not followed out of it; progress on a terminal, then a table of the files that did not verify, each with its reason, and the counts as the last line (`--json`: one line per file). Exit 0 when every file verifies, 1 when any does not, 2 when none could be read.',
-    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: revocation (OCSP, CRL) and long-term validation (DSS, VRI; PAdES B-LT, B-LTA), the policies of certificates, and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
+    "Revocation, from the OCSP responses and CRLs the file carries (DSS and /VRI, the CMS, timestamp tokens), for every certificate of the signer's, each TSA's and each delegated OCSP responder's chain, at the time it had to be good (the signature's, as a timestamp proves it, or a token's): revoked before then fails (`revoked on <date> (keyCompromise)`), revoked after passes and says why, no usable data is unknown: a warning (`--revocation soft`, the default) or a failure (`require`). `--online` asks the certificates' OCSP responders and CRL distribution points (proxies and `--timeout` apply) about what the file leaves unknown or shows good, so a revocation since is found, and says so on stderr.",
+    'A line a signature gives its PAdES level (B-B to B-LTA), whether it is LTV-complete (revocation data embedded and covered by a timestamp), and the date to re-timestamp before. A certificate expired since passes when a timestamp from before its expiry proves when it was used.',
+    'Exit 0 when every check passes, 1 when any fails (each failure names its check and why; the verdict is the last line on stdout), 2 when the file is not a readable PDF, is over `--max-size` (256 MB unless raised: refused unread) or would cost more to read than its size warrants (a compression bomb, a structure built to exhaust readers), 130 when interrupted (Ctrl-C, SIGTERM: it stops within a second, whatever the file). Not checked: the policies of certificates, delta CRLs and indirect CRLs (they can show a revocation, never a good status), and what a page shows (two revisions that draw the same page differently are judged by their objects, not by their pixels).',
   ],
   more: [
     "Hostile files are bounded: a file over 256 MB is refused before it is read (exit 2, in one line naming `--max-size <MB>`, which raises the bound), a /Contents over 2 MB is not read and fails its signature, and a file whose reading would cost more than its size warrants is refused (exit 2): a stream that inflates past 64 MB, all streams past 256 MB (or twice the file), or a structure that repeats or nests to exhaust readers (every step of the reading is counted, and a file is allowed about 2.5 s plus 40 ns a byte of it). The work is linear in the file's size: a 64 MB file is verified or refused in seconds, and an object shared by many revisions is read once.",
-    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "valid", "checks": [{"check", "ok", "detail", "failure"}]}], "audit_trail"}`; `audit_trail` is null without `--envelope`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable`.',
+    '`--json` prints `{"file", "bytes", "sha256", "valid", "modified_after_signing", "integrity", "encryption", "revisions": [{"revision", "end", "signed_by", "changes"}], "signatures": [{"field", "signer", "signing_time", "sub_filter", "type", "revision", "docmdp", "timestamp", "validated_at", "validation_time", "changes_after": [{"revision", "kind", "object", "page", "field", "allowed", "detail"}], "integrity", "revocation": {"status", "policy", "certificates": [{"certificate", "serial", "role", "needed_at", "status", "source", "kind", "this_update", "next_update", "revoked_at", "reason", "covered", "detail"}]}, "ltv": {"level", "complete", "detail", "proves_until", "renewal"}, "valid", "checks": [{"check", "ok", "detail", "failure", "warning"}]}], "online", "audit_trail"}`; `audit_trail` is null without `--envelope`, `online` (requests made) without `--online`. `modified_after_signing` is true when bytes or revisions follow the last signature; `docmdp` is the permission in force after the signature (1, 2, 3, or null); `timestamp` is null when the signature has none. `integrity` says what the signatures say of the document, trust and policy aside: `intact`, `modified-allowed`, `modified-disallowed`, `broken` (or `not-signed` for the file); a failed check\'s `failure` says why: `broken`, `modified`, `weak`, `untrusted`, `unverifiable`, `revoked`; `warning` marks a status unknown under soft. `ltv` is null for a document timestamp.',
     "**Many files in one run.** Each argument in the order given; a directory is walked to every `*.pdf` in it and below it (any case of the extension), each directory's names in order. A link inside a directory is followed only to a file inside that same directory: a link that leads out of it is not read (stderr names it; name the file itself to verify it), and a link to a directory is not descended (the directories inside are walked where they are). A `*.pdf` in a directory that is a named pipe, a socket or a device is unreadable and never opened; a file named on the command line is read whatever it is. The files are verified on worker threads when there are enough of them to pay for starting one (one per eight files, up to one per core and four; `SIGN_VERIFY_THREADS=<n>` sets how many, 0 none), each reading one file at a time, else on the command's own thread, and reported in the order found; memory stays flat however many files there are. On a terminal, stderr shows the progress (`verifying 57/189 · 1 valid · 55 invalid · 1 unreadable · <file>`), drawn in place and cleared at the end; nothing is drawn into a pipe or a file.",
-    'At the end, stdout holds a table of the files that did not verify (`FILE`, `RESULT`: `invalid` or `unreadable`, `REASON`: each failed check as one file\'s last line says it, or why it could not be read), fitted to the terminal with the reasons wrapped between words, then the counts as the last line: `✗ 189 PDFs: 1 valid, 187 invalid, 1 unreadable`. With `--json`, stdout holds one line per file instead, in the order found: what `--json` prints for one file, on one line, or for a file that could not be read `{"file", "valid": false, "unreadable": true, "error"}`; the counts go to stderr. One file given alone keeps its one JSON document. Unreadable is what would be exit 2 for one file: not a PDF, over `--max-size`, a read error, too costly to read, encrypted beyond the password given, or a worker that died on it. `--envelope` checks one file against its envelope: with several files or a directory it is refused (exit 2). Exit 0 when every file verifies, 1 when any is invalid or unreadable, 2 when none could be read or there is no PDF at all; Ctrl-C or SIGTERM stops the run (exit 130) after the table and the counts of what was done.',
+    'At the end, stdout holds a table of the files that did not verify (`FILE`, `RESULT`: `invalid` or `unreadable`, `REASON`: each failed check as one file\'s last line says it, or why it could not be read), fitted to the terminal with the reasons wrapped between words, then the counts as the last line: `✗ 189 PDFs: 1 valid, 187 invalid, 1 unreadable`. With `--json`, stdout holds one line per file instead, in the order found: what `--json` prints for one file, on one line, or for a file that could not be read `{"file", "valid": false, "unreadable": true, "error"}`; the counts go to stderr. One file given alone keeps its one JSON document. Unreadable is what would be exit 2 for one file: not a PDF, over `--max-size`, a read error, too costly to read, encrypted beyond the password given, or a worker that died on it. `--envelope` checks one file against its envelope, and `--online` fetches revocation data for one file: with several files or a directory either is refused (exit 2); `--revocation` applies to every file. Exit 0 when every file verifies, 1 when any is invalid or unreadable, 2 when none could be read or there is no PDF at all; Ctrl-C or SIGTERM stops the run (exit 130) after the table and the counts of what was done.',
   ],
   examples: [
     'sign-cli envelopes download "$id" -o signed.pdf --wait',
     'curl -s "$SIGN_BASE_URL/_sandbox/ca.pem" > sandbox-ca.pem',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --envelope "$id"',
     'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --at claimed --json',
+    'sign-cli envelopes verify signed.pdf --trust sandbox-ca.pem --online --json',
     'mkdir -p archive/2026 && cp signed.pdf archive/2026/contract.pdf',
     'sign-cli envelopes verify archive signed.pdf --trust sandbox-ca.pem',
     'sign-cli envelopes verify archive --trust sandbox-ca.pem --json > verdicts.ndjson',
@@ -83,6 +93,19 @@ export function registerVerify(envelopes: Command, action: Action): void {
     .option(
       '--allow-weak',
       'accept SHA-1 where the signed bytes verify with it, instead of failing it as a weak algorithm',
+    )
+    .addOption(
+      completes(
+        new Option(
+          '--revocation <soft|require>',
+          'a revocation status the file cannot show: passed with a warning (soft) or failed (require); a revoked certificate fails under both (default: soft)',
+        ),
+        valuesOf(REVOCATION_POLICIES),
+      ),
+    )
+    .option(
+      '--online',
+      "ask the certificates' OCSP responders and CRL distribution points too: what the file lacks, and revocations since (proxies and --timeout apply)",
     )
     .action(action(verifyCommand));
 }
@@ -148,10 +171,14 @@ export async function verifyFile(
   file: string,
   options: VerifyFlags,
 ): Promise<FileVerification> {
-  const { at, maxBytes, password, trusted, allowWeak } = await verifySettings(options);
+  const { at, maxBytes, password, trusted, allowWeak, revocation } = await verifySettings(options);
   const core = await import('../../../core/pades/verify.js');
   const signal = ctx.signal;
   const pdf = await readPdfFile(file, maxBytes, signal);
+  const online = options.online ? await onlineSettings(ctx) : undefined;
+  const fetcher = online
+    ? (await import('../../../core/client/plain-fetch.js')).plainFetcher({ ...online, signal })
+    : undefined;
   let verdict;
   try {
     verdict = await core.verifyPdf(pdf, {
@@ -159,6 +186,8 @@ export async function verifyFile(
       ...(at ? { at } : {}),
       ...(password !== undefined ? { password } : {}),
       ...(allowWeak ? { allowWeak: true } : {}),
+      revocation,
+      ...(fetcher ? { online: fetcher.fetch } : {}),
       now: new Date(ctx.io.clock.now()),
       signal,
     });
@@ -178,6 +207,8 @@ export async function verifyFile(
     if (error instanceof InterruptedError)
       throw new InterruptedError(`interrupted: ${file} was not verified`, { sent: false });
     throw error;
+  } finally {
+    await fetcher?.close();
   }
   const audit = options.envelope ? await auditCheck(ctx, options.envelope, verdict.sha256) : null;
   return { file, verdict, audit, valid: verdict.valid && (audit?.ok ?? true) };
@@ -192,14 +223,20 @@ export async function reportVerification(
 ): Promise<number> {
   const { output } = ctx;
   const { printTable } = await import('../../render/table.js');
-  const mark = (ok: boolean) => (ok ? output.out.green('✓') : output.out.red('✗'));
+  const mark = (ok: boolean, warning?: boolean) =>
+    warning ? output.out.yellow('!') : ok ? output.out.green('✓') : output.out.red('✗');
   if (verdict.signatures.length > 0) {
     await printTable(
       output,
       CHECK_COLUMNS,
       verdict.signatures
         .flatMap((s) =>
-          s.checks.map((c) => [cellText(s.field), c.check, mark(c.ok), cellText(detailText(c.detail))]),
+          s.checks.map((c) => [
+            cellText(s.field),
+            c.check,
+            mark(c.ok, c.warning),
+            cellText(detailText(c.detail)),
+          ]),
         )
         .concat(audit ? [['-', 'audit trail', mark(audit.ok), cellText(audit.detail)]] : []),
     );
@@ -226,6 +263,15 @@ export async function reportVerification(
     output.line(`${output.out.red('✗')} ${file}: ${NO_SIGNATURE}`);
     return ExitCode.failed;
   }
+  const { longTermLines, onlineLines } = await import('./verify-long-term.js');
+  for (const line of onlineLines(verdict)) output.info(line);
+  output.line();
+  for (const line of longTermLines(verdict, new Date(ctx.io.clock.now()))) output.line(cellText(line));
+  for (const s of verdict.signatures)
+    for (const c of s.checks.filter((check) => check.warning))
+      output.warn(
+        `${s.field}: revocation ${detailText(c.detail)}; --revocation require fails it, --online fetches what is missing`,
+      );
   const signers = [...new Set(verdict.signatures.map((s) => s.signer ?? 'unknown'))]
     .map((s) => cellText(s))
     .join(', ');

@@ -1,6 +1,6 @@
 /**
  * `envelopes verify` on files with several revisions, against independent
- * signers: a sandbox signed copy whose page is rewritten, then signed again by
+ * signers: a sandbox signed copy (its B-T revision) whose page is rewritten, then signed again by
  * poppler's pdfsig (NSS, a certificate made by OpenSSL, trusted): the first
  * signature fails and names the change, though every byte of the file is
  * covered by a valid, trusted signature; without the rewrite both pass. Then
@@ -16,6 +16,7 @@ import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers
 import { NO_PDFSIG, pdfsigTrusting, type Pdfsig } from '../../../helpers/pdfsig.js';
 import { NO_OPENSSL, Pki } from '../../../helpers/openssl-pki.js';
 import { addSignature, appendRevision, basePdf, stream, textContent } from '../../../helpers/pdf-build.js';
+import { signedRevision } from '../../../helpers/ltv.js';
 
 let sandbox: TestSandbox;
 const dataDir = tempDir('sign-cli-verify-rev-data-');
@@ -41,7 +42,10 @@ beforeAll(async () => {
     )
   ).stdout.trim();
   await runCommand(['envelopes', 'download', id, '-o', join(dir, 'copy.pdf'), '--wait'], { env });
-  copy = readFileSync(join(dir, 'copy.pdf'));
+  // Its B-T part: what follows the sandbox's signature here is what each test adds (the sandbox's
+  // own DSS and document timestamp are test/sandbox/sandbox-ca.test.ts's).
+  copy = signedRevision(readFileSync(join(dir, 'copy.pdf')));
+  writeFileSync(join(dir, 'copy.pdf'), copy);
 });
 afterAll(async () => {
   await sandbox?.stop();
@@ -102,7 +106,7 @@ describe.skipIf(NO_PDFSIG)('a second signature by pdfsig', () => {
 
   it("after the sandbox's signature: both valid, each revision shown", async () => {
     signWithPdfsig(join(dir, 'copy.pdf'), join(dir, 'two.pdf'));
-    expect(pdfsig.check(join(dir, 'two.pdf'))).toMatch(/Signature #2:[\s\S]*Signature is Valid/);
+    expect(await pdfsig.checkOnline(join(dir, 'two.pdf'))).toMatch(/Signature #2:[\s\S]*Signature is Valid/);
     const json = await verify(join(dir, 'two.pdf'), '--trust', caFile, '--trust', bobCa, '--json');
     expect(json.code, json.stdout).toBe(0);
     const verdict = JSON.parse(json.stdout) as Verdict;
@@ -125,7 +129,7 @@ describe.skipIf(NO_PDFSIG)('a second signature by pdfsig', () => {
     writeFileSync(join(dir, 'attacked.pdf'), attacked);
     signWithPdfsig(join(dir, 'attacked.pdf'), join(dir, 'attacked-two.pdf'));
     // pdfsig checks each signature's bytes: both "valid" there; only the first is not the whole document.
-    expect(pdfsig.check(join(dir, 'attacked-two.pdf'))).toMatch(
+    expect(await pdfsig.checkOnline(join(dir, 'attacked-two.pdf'))).toMatch(
       /Signature #1:[\s\S]*Not total document signed[\s\S]*Signature is Valid[\s\S]*Signature #2:[\s\S]*Total document signed/,
     );
     const result = await verify(join(dir, 'attacked-two.pdf'), '--trust', caFile, '--trust', bobCa, '--json');

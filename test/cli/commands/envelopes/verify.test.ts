@@ -64,7 +64,8 @@ describe('envelopes verify', () => {
     expect(result.code, result.stderr).toBe(0);
     const verdict = JSON.parse(result.stdout) as Verdict;
     expect(verdict.valid).toBe(true);
-    expect(verdict.signatures).toHaveLength(1);
+    // PAdES B-LTA: the signature, then the document timestamp over the DSS.
+    expect(verdict.signatures).toHaveLength(2);
     expect(verdict.signatures[0]!.signer).toBe('sign-cli sandbox signing service');
     expect(verdict.signatures[0]!.checks.map((c) => [c.check, c.ok])).toEqual([
       ['byte range', true],
@@ -72,18 +73,30 @@ describe('envelopes verify', () => {
       ['signature', true],
       ['timestamp', true],
       ['certificate chain', true],
+      ['revocation', true],
       ['certificate purpose', true],
       ['signing certificate', true],
       ['changes after', true],
     ]);
-    // PAdES B-T: the sandbox's TSA proves the time, and the chain is validated then.
+    // B-T under it: the sandbox's TSA proves the time, and the chain is validated then.
     expect(verdict.signatures[0]).toMatchObject({
       type: 'approval',
       revision: 2,
       docmdp: null,
       validation_time: 'timestamp',
       timestamp: { tsa: 'sign-cli sandbox timestamp authority', valid: true },
-      changes_after: [],
+    });
+    // What came after it is the DSS and the document timestamp, both allowed.
+    expect(
+      (
+        verdict.signatures[0] as unknown as { changes_after: { allowed: boolean; revision: number }[] }
+      ).changes_after.every((c) => c.allowed && c.revision === 3),
+    ).toBe(true);
+    expect(verdict.signatures[1]).toMatchObject({
+      signer: 'sign-cli sandbox timestamp authority',
+      type: 'document timestamp',
+      revision: 3,
+      valid: true,
     });
     expect(verdict.modified_after_signing).toBe(false);
     expect(verdict.audit_trail).toMatchObject({ ok: true });
@@ -91,9 +104,11 @@ describe('envelopes verify', () => {
     expect(human.code).toBe(0);
     // The verdict is the last line of stdout, with the table: `verify x.pdf > report.txt` keeps it.
     expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(
-      /✓ .*signed\.pdf: 1 signature verified \(sign-cli sandbox signing service\); unaltered since signing/,
+      /✓ .*signed\.pdf: 2 signatures verified \(sign-cli sandbox signing service, sign-cli sandbox timestamp authority\); unaltered since signing/,
     );
-    expect(human.stderr).toBe('');
+    // On stderr, at most the warning of a revocation status the copy cannot show (checked softly).
+    for (const line of human.stderr.split('\n').filter(Boolean))
+      expect(line).toMatch(/^warning: \S+: revocation unknown, accepted as revocation is checked softly: /);
     // The timestamp's time in the one time format of human output; --json keeps ISO.
     expect(human.stdout).toMatch(
       /timestamp +✓ +by sign-cli sandbox timestamp authority at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z: the signature existed then/,
