@@ -40,7 +40,11 @@ export async function signedCopy(services: Sealer, envelope: EnvelopeRecord): Pr
   );
   const [{ signPdf }, { archivedCopy }] = await Promise.all([import('./pades.js'), import('./lta.js')]);
   const identity = await services.ca.identityAt(completion);
-  const signed = await signPdf(await signedCopyPdf(envelope, trail, services.templates), identity, completion);
+  const signed = await signPdf(
+    await signedCopyPdf(envelope, trail, services.templates),
+    identity,
+    completion,
+  );
   return archivedCopy(signed, services.ca, identity, completion);
 }
 
