@@ -47,7 +47,7 @@ PRAGMA user_version = ${SCHEMA_VERSION};
 /** Every connection's own settings: WAL commits without waiting for the disk (a crash of the machine may lose the last ones). */
 export const CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL;';
 
-/** What the writer runs, by index. */
+/** What the writer runs, by index (INSERT_DELIVERY for each delivery of a batch, before the rest). */
 export const WRITES = [
   `INSERT INTO deliveries (id, received_at, method, path, http_version, headers, body, verified, answered,
      reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at)
@@ -67,28 +67,68 @@ export const PRUNE_DELIVERIES = 4;
 export const SUMMARY_COLUMNS =
   'id, received_at, method, path, verified, answered, reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at';
 
-/** The writer's operation that keeps a delivery: INSERT_DELIVERY and its parameters. The body is copied: a view into node's read buffer would carry all of it to the writer. */
-export const insertDeliveryOp = (record: DeliveryRecord): SqliteValue[] => [
-  INSERT_DELIVERY,
-  record.id,
-  record.receivedAt,
-  record.method,
-  record.path,
-  record.httpVersion,
-  record.rawHeaders.join('\n'),
-  new Uint8Array(record.body),
-  record.verified ? 1 : 0,
-  record.answered,
-  record.reason,
-  record.code,
-  record.eventId,
-  record.type,
-  record.envelopeId,
-  record.delivery,
-  record.filtered ? 1 : 0,
-  record.secret,
-  record.signedAt,
-];
+/** How many numbers each delivery takes in a batch (encodeDeliveries): the writer reads them in this order. */
+export const DELIVERY_NUMBERS = 18;
+
+/** A batch's deliveries as the writer takes them: a few values in all, not a few per delivery. */
+export interface EncodedDeliveries {
+  /**
+   * Per delivery: id, received_at, the body's length, verified, answered, delivery, filtered,
+   * signed_at (NaN for null), then the length of each text (-1 for null): method, path,
+   * http_version, headers, reason, code, event_id, type, envelope_id, secret.
+   */
+  numbers: ArrayBuffer;
+  /** Those texts one after another (headers as node's rawHeaders joined by newlines). */
+  text: string;
+  /** The bodies one after another, in a buffer of their own. */
+  bodies: ArrayBuffer;
+}
+
+const nullable = (value: number | null): number => (value === null ? NaN : value);
+
+/**
+ * A batch of deliveries for the writer. Posting a message costs the listener's thread about as
+ * much per value as per kilobyte, so each delivery becomes numbers in one array, texts in one
+ * string and bytes in one buffer (the arrays are moved to the writer, not copied): a few values
+ * per batch. The bodies are copied once here, also because one may be a view into node's larger
+ * read buffer, which is not one to move or to keep.
+ */
+export function encodeDeliveries(records: readonly DeliveryRecord[]): EncodedDeliveries {
+  let size = 0;
+  for (const record of records) size += record.body.length;
+  const bodies = new ArrayBuffer(size);
+  const bodyBytes = new Uint8Array(bodies);
+  const numbers = new Float64Array(records.length * DELIVERY_NUMBERS);
+  let text = '';
+  let offset = 0;
+  let at = 0;
+  const add = (value: string | null): void => {
+    numbers[at++] = value === null ? -1 : value.length;
+    if (value !== null) text += value;
+  };
+  for (const record of records) {
+    offset += record.body.copy(bodyBytes, offset);
+    numbers[at++] = record.id;
+    numbers[at++] = record.receivedAt;
+    numbers[at++] = record.body.length;
+    numbers[at++] = record.verified ? 1 : 0;
+    numbers[at++] = nullable(record.answered);
+    numbers[at++] = record.delivery;
+    numbers[at++] = record.filtered ? 1 : 0;
+    numbers[at++] = nullable(record.signedAt);
+    add(record.method);
+    add(record.path);
+    add(record.httpVersion);
+    add(record.rawHeaders.join('\n'));
+    add(record.reason);
+    add(record.code);
+    add(record.eventId);
+    add(record.type);
+    add(record.envelopeId);
+    add(record.secret);
+  }
+  return { numbers: numbers.buffer, text, bodies };
+}
 
 /** The writer's operation that keeps what an app answered. */
 export const insertAttemptOp = (id: number, attempt: Attempt): SqliteValue[] => [

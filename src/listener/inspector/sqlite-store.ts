@@ -1,9 +1,15 @@
 /**
  * Deliveries kept in a SQLite file (node:sqlite), across restarts: the newest `keep`, the oldest
  * dropped first. One listener writes a file at a time (a lock file beside it says which). Writes
- * go behind, to a worker thread (assets/inspector/sqlite-writer.js), one transaction per
- * event-loop turn; this thread reads through a connection of its own (WAL: readers never wait
- * for the writer). A delivery handed over is readable by get() at once, and listed once kept.
+ * go behind, to a worker thread (assets/inspector/sqlite-writer.js), in batches, one transaction
+ * each; this thread reads through a connection of its own (WAL: readers never wait for the
+ * writer). A delivery handed over is readable by get() at once, and listed once kept.
+ *
+ * The listener's thread answers deliveries, so it does as little as it can per delivery: a
+ * batch's deliveries go as a few values in all (encodeDeliveries), moved to the writer, not
+ * cloned, and the writer makes the rows. One batch is with the writer at a time: what comes meanwhile
+ * waits for its acknowledgement and goes as the next batch, so under load the batches grow and
+ * there are fewer messages and commits per delivery, not more.
  */
 import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -19,8 +25,9 @@ import {
 import {
   attemptOf,
   CONNECTION_SETUP,
+  DELIVERY_NUMBERS,
+  encodeDeliveries,
   insertAttemptOp,
-  insertDeliveryOp,
   PRUNE_ATTEMPTS,
   PRUNE_DELIVERIES,
   recordOf,
@@ -36,19 +43,29 @@ import type { SqliteDatabase, SqliteModule, SqliteValue } from './sqlite.js';
 /** How long a statement waits for another connection's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * The least time between two batches. Each batch costs the listener's thread a message out and
+ * one back whatever its size; without a floor, a quick writer acknowledges a batch of two or
+ * three deliveries at a time under load and those messages cost more than the deliveries. A
+ * delivery is still readable by get() at once; it is listed at most this much later.
+ */
+const BATCH_INTERVAL_MS = 5;
+
 /** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
 export class StoreFileError extends Error {}
 
 export class SqliteStore implements DeliveryStore {
   private newest: number;
   private prunedUpTo: number;
+  /** The next batch: the deliveries handed over since the last one went, then the other writes. */
+  private fresh: DeliveryRecord[] = [];
   private ops: SqliteValue[][] = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private lastBatchAt = 0;
   /** Handed over, not yet kept: what get() answers from meanwhile. */
   private readonly pending = new Map<number, DeliveryRecord>();
-  /** Ids handed over since the last batch went, and the ids of each batch the writer has not kept yet. */
-  private fresh: number[] = [];
-  private readonly batches = new Map<number, number[]>();
+  /** The deliveries of each batch the writer has not acknowledged yet (at most one). */
+  private readonly batches = new Map<number, DeliveryRecord[]>();
   private sent = 0;
   private kept = 0;
   private waiting: { seq: number; resolve: () => void }[] = [];
@@ -66,7 +83,11 @@ export class SqliteStore implements DeliveryStore {
   ) {
     this.newest = Number(reader.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
     this.prunedUpTo = Math.max(0, this.newest - keep);
-    worker.on('message', (message: { seq: number; error?: string }) => this.acknowledged(message));
+    worker.on('message', (message: number | { seq: number; error: string }) =>
+      typeof message === 'number'
+        ? this.acknowledged(message)
+        : this.acknowledged(message.seq, message.error),
+    );
     worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
   }
@@ -91,6 +112,7 @@ export class SqliteStore implements DeliveryStore {
           busyTimeoutMs: BUSY_TIMEOUT_MS,
           connectionSetup: CONNECTION_SETUP,
           statements: WRITES,
+          deliveryNumbers: DELIVERY_NUMBERS,
         },
       });
       return new SqliteStore(file, keep, reader, worker, unlock);
@@ -109,8 +131,7 @@ export class SqliteStore implements DeliveryStore {
     this.newest = Math.max(this.newest, record.id);
     if (this.broken) return;
     this.pending.set(record.id, record);
-    this.fresh.push(record.id);
-    this.ops.push(insertDeliveryOp(record));
+    this.fresh.push(record);
     this.schedule();
   }
 
@@ -188,8 +209,10 @@ export class SqliteStore implements DeliveryStore {
 
   flushed(): Promise<void> {
     this.flush();
-    if (this.kept >= this.sent || this.broken) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push({ seq: this.sent, resolve }));
+    // What is still queued goes as the batch after the one with the writer.
+    const seq = this.queued() ? this.sent + 1 : this.sent;
+    if (this.kept >= seq || this.broken) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ seq, resolve }));
   }
 
   async close(): Promise<void> {
@@ -214,45 +237,59 @@ export class SqliteStore implements DeliveryStore {
     return found;
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+  private queued(): boolean {
+    return this.fresh.length > 0 || this.ops.length > 0;
   }
 
-  /** Hands the turn's writes to the writer, the oldest deliveries past `keep` dropped in the same transaction. */
+  /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went, and the writer has acknowledged it. */
+  private schedule(): void {
+    if (this.timer !== undefined || this.sent > this.kept) return;
+    const wait = Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - performance.now());
+    this.timer = setTimeout(() => this.flush(), wait);
+    this.timer.unref();
+  }
+
+  /** Hands what is queued to the writer, the oldest deliveries past `keep` dropped in the same transaction. */
   private flush(): void {
-    this.scheduled = false;
-    if (this.ops.length === 0 || this.broken) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.queued() || this.broken || this.sent > this.kept) return;
     const cutoff = this.newest - this.keep;
     if (cutoff > this.prunedUpTo) {
       this.ops.push([PRUNE_ATTEMPTS, cutoff], [PRUNE_DELIVERIES, cutoff]);
       this.prunedUpTo = cutoff;
       for (const id of this.pending.keys()) if (id <= cutoff) this.pending.delete(id);
     }
+    const { numbers, text, bodies } = encodeDeliveries(this.fresh);
     // The deliveries first written by this batch: read from the file once it is acknowledged.
-    // (Their ids as they came, not found by searching the pending ones against every batch in
-    // flight: that grew with the square of the backlog under load.)
     const seq = ++this.sent;
+    this.lastBatchAt = performance.now();
     this.batches.set(seq, this.fresh);
+    this.worker.postMessage({ seq, numbers, text, bodies, ops: this.ops }, [numbers, bodies]);
     this.fresh = [];
-    this.worker.postMessage({ seq, ops: this.ops });
     this.ops = [];
   }
 
-  private acknowledged({ seq, error }: { seq: number; error?: string }): void {
-    for (const id of this.batches.get(seq) ?? []) this.pending.delete(id);
+  private acknowledged(seq: number, error?: string): void {
+    for (const record of this.batches.get(seq) ?? []) this.pending.delete(record.id);
     this.batches.delete(seq);
     this.kept = seq;
     if (error !== undefined) this.report(new Error(error));
-    this.waiting = this.waiting.filter((waiter) => (waiter.seq <= seq ? (waiter.resolve(), false) : true));
+    // What came while this batch was being written goes next (at once when someone waits for it).
+    if (this.waiting.length > 0) this.flush();
+    else if (this.queued()) this.schedule();
+    if (this.waiting.length > 0)
+      this.waiting = this.waiting.filter((waiter) => (waiter.seq <= seq ? (waiter.resolve(), false) : true));
     for (const listener of this.keptListeners) listener(this.newest);
   }
 
   /** The writer is gone: nothing more can be kept; what was kept stays readable. */
   private fail(error: Error): void {
     this.broken = error;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.pending.clear();
+    this.batches.clear();
     this.ops = [];
     this.fresh = [];
     this.report(error);
