@@ -258,6 +258,41 @@ describe.runIf(sqlite)('the SQLite file', () => {
     expect(third.list({ limit: 10 }).map((d) => d.id)).toEqual([5, 4]);
   });
 
+  it('keeps each field of a batch as it came: texts beyond ASCII, nulls, and many deliveries at once', async () => {
+    const file = join(scratch(), 'deliveries.sqlite');
+    const store = open(file, 1_000);
+    // Texts of two-byte characters (and one of four bytes) beside one-byte ones: each is told
+    // from the next by its length in characters, not in bytes.
+    const unusual = record(1, {
+      path: '/hooks/réception?x=✓',
+      rawHeaders: ['Host', '127.0.0.1:4020', 'x-note', 'café', 'webhook-id', 'msg_1'],
+      body: Buffer.from('{"name":"Layla Haddad 🖋"}'),
+      verified: false,
+      answered: null,
+      reason: 'signature mismatch — forged?',
+      code: 'signature_mismatch',
+      eventId: null,
+      type: 'signé.📝',
+      envelopeId: null,
+      secret: null,
+      signedAt: null,
+      delivery: 3,
+      filtered: true,
+    });
+    store.add(unusual);
+    // More than one batch's worth, handed over while the first is being written.
+    for (let id = 2; id <= 600; id++) store.add(record(id, { body: Buffer.from(`{"n":${id}}`) }));
+    await store.flushed();
+    expect(store.count()).toBe(600);
+    await close(store);
+    const reopened = open(file, 1_000);
+    expect(reopened.get(1)).toEqual({ ...unusual, attempts: [] });
+    for (const id of [2, 299, 600]) {
+      const kept = reopened.get(id)!;
+      expect(kept).toEqual({ ...record(id, { body: Buffer.from(`{"n":${id}}`) }), attempts: [] });
+    }
+  });
+
   it('is written by one listener at a time', () => {
     const file = join(scratch(), 'deliveries.sqlite');
     open(file);
