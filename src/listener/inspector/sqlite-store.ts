@@ -49,7 +49,7 @@ const BUSY_TIMEOUT_MS = 5_000;
  * three deliveries at a time under load and those messages cost more than the deliveries. A
  * delivery is still readable by get() at once; it is listed at most this much later.
  */
-const BATCH_INTERVAL_MS = 5;
+const BATCH_INTERVAL_MS = 20;
 
 /** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
 export class StoreFileError extends Error {}
