@@ -1,6 +1,7 @@
 /**
  * The inspector's SQLite file: its tables, the statements its writer runs (sqlite-writer.js, a
- * worker thread, runs them by their index in WRITES), and what a row reads back as.
+ * worker thread, runs them by their index in WRITES), how a batch of deliveries is handed to it
+ * (encodeDeliveries), and what a row reads back as.
  */
 import type { SqliteValue } from './sqlite.js';
 import type { Attempt, AttemptKind, DeliveryRecord, DeliverySummary } from './records.js';
