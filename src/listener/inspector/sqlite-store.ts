@@ -7,9 +7,9 @@
  *
  * The listener's thread answers deliveries, so it does as little as it can per delivery: a
  * batch's deliveries go as a few values in all (encodeDeliveries), moved to the writer, not
- * cloned, and the writer makes the rows. One batch is with the writer at a time: what comes meanwhile
- * waits for its acknowledgement and goes as the next batch, so under load the batches grow and
- * there are fewer messages and commits per delivery, not more.
+ * cloned, and the writer makes the rows. One batch is with the writer at a time: what comes
+ * meanwhile waits for its acknowledgement (and BATCH_INTERVAL_MS) and goes as the next batch, so
+ * under load the batches grow and there are fewer messages and commits per delivery, not more.
  */
 import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -241,7 +241,7 @@ export class SqliteStore implements DeliveryStore {
     return this.fresh.length > 0 || this.ops.length > 0;
   }
 
-  /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went, and the writer has acknowledged it. */
+  /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went and the writer has kept it. */
   private schedule(): void {
     if (this.timer !== undefined || this.sent > this.kept) return;
     const wait = Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - performance.now());
@@ -249,7 +249,7 @@ export class SqliteStore implements DeliveryStore {
     this.timer.unref();
   }
 
-  /** Hands what is queued to the writer, the oldest deliveries past `keep` dropped in the same transaction. */
+  /** Hands what is queued to the writer, the deliveries past `keep` dropped in the same transaction. */
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
