@@ -17,6 +17,18 @@ process.emitWarning = function (warning, ...rest) {
 const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
 process.emitWarning = emitWarning;
 
+// Keeping deliveries is background work: on Linux, where a thread has a priority of its own, this
+// one yields the processor to the thread that answers deliveries (and to whatever sends them on
+// the same machine), so that --inspect takes what is left over. A writer that falls behind writes
+// larger batches (sqlite-store.ts), never holding more than twice what the store keeps.
+if (process.platform === 'linux') {
+  try {
+    require('node:os').setPriority(19);
+  } catch {
+    // Not allowed here (a sandbox without setpriority): the writer runs at the listener's priority.
+  }
+}
+
 const db = new DatabaseSync(workerData.file, { timeout: workerData.busyTimeoutMs });
 db.exec(workerData.connectionSetup);
 const statements = workerData.statements.map((sql) => db.prepare(sql));
@@ -24,50 +36,44 @@ const statements = workerData.statements.map((sql) => db.prepare(sql));
 const insertDelivery = statements[0];
 const NUMBERS = workerData.deliveryNumbers;
 
-/** Inserts a batch's deliveries, read back as encodeDeliveries (sqlite-schema.ts) wrote them. */
-function insertDeliveries(numbers, text, bodies) {
+/**
+ * Inserts a batch's deliveries, read back as sqlite-batch.ts (DeliveryBatch) wrote them: per
+ * delivery, NUMBERS numbers (id, received_at, verified, answered, delivery, filtered, signed_at,
+ * the body's length, then each text's UTF-8 length or -1 for null), and in `bytes` the body then
+ * the texts: method, path, http_version, headers, reason, code, event_id, type, envelope_id, secret.
+ */
+function insertDeliveries(numbers, bytes) {
   let offset = 0;
-  let at = 0;
   const nullable = (value) => (Number.isNaN(value) ? null : value);
-  const next = (length) => {
-    if (length < 0) return null;
-    const value = text.slice(at, at + length);
-    at += length;
-    return value;
-  };
+  const texts = new Array(10);
   for (let i = 0; i < numbers.length; i += NUMBERS) {
-    const length = numbers[i + 2];
-    const body = new Uint8Array(bodies, offset, length);
+    const length = numbers[i + 7];
+    const body = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
     offset += length;
-    const method = next(numbers[i + 8]);
-    const path = next(numbers[i + 9]);
-    const httpVersion = next(numbers[i + 10]);
-    const headers = next(numbers[i + 11]);
-    const reason = next(numbers[i + 12]);
-    const code = next(numbers[i + 13]);
-    const eventId = next(numbers[i + 14]);
-    const type = next(numbers[i + 15]);
-    const envelopeId = next(numbers[i + 16]);
-    const secret = next(numbers[i + 17]);
+    for (let t = 0; t < 10; t++) {
+      const size = numbers[i + 8 + t];
+      texts[t] = size < 0 ? null : bytes.toString('utf8', offset, offset + size);
+      if (size > 0) offset += size;
+    }
     insertDelivery.run(
       numbers[i],
       numbers[i + 1],
-      method,
-      path,
-      httpVersion,
-      headers,
+      texts[0],
+      texts[1],
+      texts[2],
+      texts[3],
       body,
-      numbers[i + 3],
-      nullable(numbers[i + 4]),
-      reason,
-      code,
-      eventId,
-      type,
-      envelopeId,
+      numbers[i + 2],
+      nullable(numbers[i + 3]),
+      texts[4],
+      texts[5],
+      texts[6],
+      texts[7],
+      texts[8],
+      numbers[i + 4],
       numbers[i + 5],
-      numbers[i + 6],
-      secret,
-      nullable(numbers[i + 7]),
+      texts[9],
+      nullable(numbers[i + 6]),
     );
   }
 }
@@ -78,10 +84,10 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
-  const { seq, numbers, text, bodies, ops } = message;
+  const { seq, batches, ops } = message;
   try {
     db.exec('BEGIN IMMEDIATE');
-    insertDeliveries(new Float64Array(numbers), text, bodies);
+    for (const { numbers, bytes } of batches) insertDeliveries(new Float64Array(numbers), Buffer.from(bytes));
     for (const [index, ...params] of ops) statements[index].run(...params);
     db.exec('COMMIT');
     parentPort.postMessage(seq);

@@ -1,7 +1,7 @@
 /**
  * The inspector's SQLite file: its tables, the statements its writer runs (sqlite-writer.js, a
  * worker thread, runs them by their index in WRITES), how a batch of deliveries is handed to it
- * (encodeDeliveries), and what a row reads back as.
+ * (sqlite-batch.ts), and what a row reads back as.
  */
 import type { SqliteValue } from './sqlite.js';
 import type { Attempt, AttemptKind, DeliveryRecord, DeliverySummary } from './records.js';
@@ -67,69 +67,6 @@ export const PRUNE_DELIVERIES = 4;
 /** The columns of a line of the list. */
 export const SUMMARY_COLUMNS =
   'id, received_at, method, path, verified, answered, reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at';
-
-/** How many numbers each delivery takes in a batch (encodeDeliveries): the writer reads them in this order. */
-export const DELIVERY_NUMBERS = 18;
-
-/** A batch's deliveries as the writer takes them: a few values in all, not a few per delivery. */
-export interface EncodedDeliveries {
-  /**
-   * Per delivery: id, received_at, the body's length, verified, answered, delivery, filtered,
-   * signed_at (NaN for null), then the length of each text (-1 for null): method, path,
-   * http_version, headers, reason, code, event_id, type, envelope_id, secret.
-   */
-  numbers: ArrayBuffer;
-  /** Those texts one after another (headers as node's rawHeaders joined by newlines). */
-  text: string;
-  /** The bodies one after another, in a buffer of their own. */
-  bodies: ArrayBuffer;
-}
-
-const nullable = (value: number | null): number => (value === null ? NaN : value);
-
-/**
- * A batch of deliveries for the writer. Posting a message costs the listener's thread about as
- * much per value as per kilobyte, so each delivery becomes numbers in one array, texts in one
- * string and bytes in one buffer (the arrays are moved to the writer, not copied): a few values
- * per batch. The bodies are copied once here, also because one may be a view into node's larger
- * read buffer, which is not one to move or to keep.
- */
-export function encodeDeliveries(records: readonly DeliveryRecord[]): EncodedDeliveries {
-  let size = 0;
-  for (const record of records) size += record.body.length;
-  const bodies = new ArrayBuffer(size);
-  const bodyBytes = new Uint8Array(bodies);
-  const numbers = new Float64Array(records.length * DELIVERY_NUMBERS);
-  let text = '';
-  let offset = 0;
-  let at = 0;
-  const add = (value: string | null): void => {
-    numbers[at++] = value === null ? -1 : value.length;
-    if (value !== null) text += value;
-  };
-  for (const record of records) {
-    offset += record.body.copy(bodyBytes, offset);
-    numbers[at++] = record.id;
-    numbers[at++] = record.receivedAt;
-    numbers[at++] = record.body.length;
-    numbers[at++] = record.verified ? 1 : 0;
-    numbers[at++] = nullable(record.answered);
-    numbers[at++] = record.delivery;
-    numbers[at++] = record.filtered ? 1 : 0;
-    numbers[at++] = nullable(record.signedAt);
-    add(record.method);
-    add(record.path);
-    add(record.httpVersion);
-    add(record.rawHeaders.join('\n'));
-    add(record.reason);
-    add(record.code);
-    add(record.eventId);
-    add(record.type);
-    add(record.envelopeId);
-    add(record.secret);
-  }
-  return { numbers: numbers.buffer, text, bodies };
-}
 
 /** The writer's operation that keeps what an app answered. */
 export const insertAttemptOp = (id: number, attempt: Attempt): SqliteValue[] => [

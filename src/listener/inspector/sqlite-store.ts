@@ -5,11 +5,13 @@
  * each; this thread reads through a connection of its own (WAL: readers never wait for the
  * writer). A delivery handed over is readable by get() at once, and listed once kept.
  *
- * The listener's thread answers deliveries, so it does as little as it can per delivery: a
- * batch's deliveries go as a few values in all (encodeDeliveries), moved to the writer, not
- * cloned, and the writer makes the rows. One batch is with the writer at a time: what comes
- * meanwhile waits for its acknowledgement (and BATCH_INTERVAL_MS) and goes as the next batch, so
- * under load the batches grow and there are fewer messages and commits per delivery, not more.
+ * The listener's thread answers deliveries, so it does as little as it can per delivery: each is
+ * encoded into the next batch as it comes (sqlite-batch.ts: two buffers, nothing left on the
+ * heap), the batch is moved to the writer, not cloned, and the writer makes the rows. One batch is
+ * with the writer at a time: what comes meanwhile waits for its acknowledgement (and
+ * BATCH_INTERVAL_MS) and goes as the next batch, so under load the batches grow and there are
+ * fewer messages and commits per delivery, not more. A writer that falls behind by `keep`
+ * deliveries holds no more than twice that: what is older would be dropped on writing anyway.
  */
 import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -22,11 +24,10 @@ import {
   type DeliveryStore,
   type DeliverySummary,
 } from './records.js';
+import { DeliveryBatch, DELIVERY_NUMBERS } from './sqlite-batch.js';
 import {
   attemptOf,
   CONNECTION_SETUP,
-  DELIVERY_NUMBERS,
-  encodeDeliveries,
   insertAttemptOp,
   PRUNE_ATTEMPTS,
   PRUNE_DELIVERIES,
@@ -58,14 +59,19 @@ export class SqliteStore implements DeliveryStore {
   private newest: number;
   private prunedUpTo: number;
   /** The next batch: the deliveries handed over since the last one went, then the other writes. */
-  private fresh: DeliveryRecord[] = [];
+  private filling = new DeliveryBatch();
+  /** The `keep` deliveries before `filling`, when that many came while the writer was busy. */
+  private older: DeliveryBatch | undefined;
   private ops: SqliteValue[][] = [];
   private timer: NodeJS.Timeout | undefined;
   private lastBatchAt = 0;
-  /** Handed over, not yet kept: what get() answers from meanwhile. */
-  private readonly pending = new Map<number, DeliveryRecord>();
-  /** The deliveries of each batch the writer has not acknowledged yet (at most one). */
-  private readonly batches = new Map<number, DeliveryRecord[]>();
+  /** The deliveries of each batch the writer has not acknowledged yet (at most one): get() reads them meanwhile. */
+  private readonly batches = new Map<number, DeliveryBatch[]>();
+  /** Attempts handed over, not yet kept, by delivery; `seq`: the batch they go in. */
+  private readonly unkeptAttempts = new Map<
+    number,
+    { attempts: Attempt[]; answered?: number; seq: number }
+  >();
   private sent = 0;
   private kept = 0;
   private waiting: { seq: number; resolve: () => void }[] = [];
@@ -130,18 +136,22 @@ export class SqliteStore implements DeliveryStore {
   add(record: DeliveryRecord): void {
     this.newest = Math.max(this.newest, record.id);
     if (this.broken) return;
-    this.pending.set(record.id, record);
-    this.fresh.push(record);
+    this.filling.add(record);
+    if (this.filling.size >= this.keep) {
+      this.older = this.filling;
+      this.filling = new DeliveryBatch();
+    }
     this.schedule();
   }
 
   addAttempts(id: number, attempts: readonly Attempt[], answered?: number): void {
-    const record = this.pending.get(id);
-    if (record) {
-      record.attempts.push(...attempts);
-      if (answered !== undefined) record.answered = answered;
-    }
     if (this.broken) return;
+    const seq = this.sent + 1;
+    const unkept = this.unkeptAttempts.get(id) ?? { attempts: [], seq };
+    unkept.attempts.push(...attempts);
+    if (answered !== undefined) unkept.answered = answered;
+    unkept.seq = seq;
+    this.unkeptAttempts.set(id, unkept);
     for (const attempt of attempts) this.ops.push(insertAttemptOp(id, attempt));
     if (answered !== undefined) this.ops.push([SET_ANSWERED, answered, id]);
     this.schedule();
@@ -181,10 +191,13 @@ export class SqliteStore implements DeliveryStore {
   }
 
   get(id: number): DeliveryRecord | undefined {
-    const pending = this.pending.get(id);
-    if (pending) return { ...pending, attempts: [...pending.attempts] };
-    const row = this.reader.prepare('SELECT * FROM deliveries WHERE id = ?').get(id);
-    return row && recordOf(row, this.attemptsOf([id]).get(id) ?? []);
+    const record = this.handedOver(id) ?? this.fromFile(id);
+    const unkept = this.unkeptAttempts.get(id);
+    if (record && unkept) {
+      record.attempts.push(...unkept.attempts);
+      if (unkept.answered !== undefined) record.answered = unkept.answered;
+    }
+    return record;
   }
 
   count(): number {
@@ -224,6 +237,20 @@ export class SqliteStore implements DeliveryStore {
     this.unlock();
   }
 
+  /** A delivery handed over to be written, not yet kept. */
+  private handedOver(id: number): DeliveryRecord | undefined {
+    for (const batch of [this.filling, this.older, ...[...this.batches.values()].flat()]) {
+      const record = batch?.find(id);
+      if (record) return record;
+    }
+    return undefined;
+  }
+
+  private fromFile(id: number): DeliveryRecord | undefined {
+    const row = this.reader.prepare('SELECT * FROM deliveries WHERE id = ?').get(id);
+    return row && recordOf(row, this.attemptsOf([id]).get(id) ?? []);
+  }
+
   private attemptsOf(ids: number[]): Map<number, Attempt[]> {
     const found = new Map<number, Attempt[]>();
     if (ids.length === 0) return found;
@@ -238,7 +265,7 @@ export class SqliteStore implements DeliveryStore {
   }
 
   private queued(): boolean {
-    return this.fresh.length > 0 || this.ops.length > 0;
+    return this.filling.size > 0 || this.older !== undefined || this.ops.length > 0;
   }
 
   /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went and the writer has kept it. */
@@ -258,21 +285,25 @@ export class SqliteStore implements DeliveryStore {
     if (cutoff > this.prunedUpTo) {
       this.ops.push([PRUNE_ATTEMPTS, cutoff], [PRUNE_DELIVERIES, cutoff]);
       this.prunedUpTo = cutoff;
-      for (const id of this.pending.keys()) if (id <= cutoff) this.pending.delete(id);
     }
-    const { numbers, text, bodies } = encodeDeliveries(this.fresh);
+    const batches = this.older ? [this.older, this.filling] : [this.filling];
+    const encoded = batches.map((batch) => batch.encoded());
     // The deliveries first written by this batch: read from the file once it is acknowledged.
     const seq = ++this.sent;
     this.lastBatchAt = performance.now();
-    this.batches.set(seq, this.fresh);
-    this.worker.postMessage({ seq, numbers, text, bodies, ops: this.ops }, [numbers, bodies]);
-    this.fresh = [];
+    this.batches.set(seq, batches);
+    this.worker.postMessage(
+      { seq, batches: encoded, ops: this.ops },
+      encoded.flatMap(({ numbers, bytes }) => [numbers, bytes]),
+    );
+    this.older = undefined;
+    this.filling = new DeliveryBatch();
     this.ops = [];
   }
 
   private acknowledged(seq: number, error?: string): void {
-    for (const record of this.batches.get(seq) ?? []) this.pending.delete(record.id);
     this.batches.delete(seq);
+    for (const [id, unkept] of this.unkeptAttempts) if (unkept.seq <= seq) this.unkeptAttempts.delete(id);
     this.kept = seq;
     if (error !== undefined) this.report(new Error(error));
     // What came while this batch was being written goes next (at once when someone waits for it).
@@ -288,10 +319,11 @@ export class SqliteStore implements DeliveryStore {
     this.broken = error;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.pending.clear();
     this.batches.clear();
+    this.unkeptAttempts.clear();
     this.ops = [];
-    this.fresh = [];
+    this.older = undefined;
+    this.filling = new DeliveryBatch();
     this.report(error);
     for (const waiter of this.waiting.splice(0)) waiter.resolve();
   }

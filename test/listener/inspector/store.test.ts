@@ -4,8 +4,8 @@
  * newest first, the newest `keep` kept and the oldest dropped in order; and for the file, kept
  * across a restart, one listener at a time, and files of another kind refused.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../src/listener/inspector/memory-store.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sign-cli-inspector-store-'));
+  const dir = mkdtempSync(join(os.tmpdir(), 'sign-cli-inspector-store-'));
   dirs.push(dir);
   return dir;
 }
@@ -280,8 +280,11 @@ describe.runIf(sqlite)('the SQLite file', () => {
       filtered: true,
     });
     store.add(unusual);
+    // Read back from the batch it was encoded into, before it is written.
+    expect(store.get(1)).toEqual({ ...unusual, attempts: [] });
     // More than one batch's worth, handed over while the first is being written.
     for (let id = 2; id <= 600; id++) store.add(record(id, { body: Buffer.from(`{"n":${id}}`) }));
+    expect(store.get(1)).toEqual({ ...unusual, attempts: [] });
     await store.flushed();
     expect(store.count()).toBe(600);
     await close(store);
@@ -292,6 +295,58 @@ describe.runIf(sqlite)('the SQLite file', () => {
       expect(kept).toEqual({ ...record(id, { body: Buffer.from(`{"n":${id}}`) }), attempts: [] });
     }
   });
+
+  it('holds at most twice `keep` deliveries for a writer that is behind, and keeps the newest', async () => {
+    const store = open(join(scratch(), 'deliveries.sqlite'), 50);
+    // All handed over before the writer can take a first batch (nothing here waits).
+    for (let id = 1; id <= 520; id++) store.add(record(id));
+    // The oldest are forgotten before they are written: they would be dropped on writing.
+    expect(store.get(1)).toBeUndefined();
+    expect(store.get(450)).toBeUndefined();
+    expect(store.get(451)?.eventId).toBe('evt_451');
+    store.addAttempts(520, [
+      {
+        kind: 'forward',
+        at: 1,
+        url: 'http://127.0.0.1:3000/',
+        status: 202,
+        durationMs: 3,
+        answer: '',
+        error: null,
+      },
+    ]);
+    // An attempt handed over shows on get() before it is written, and once, after.
+    expect(store.get(520)!.attempts.map((a) => a.status)).toEqual([202]);
+    await store.flushed();
+    expect(store.count()).toBe(50);
+    expect(store.list({ limit: 100 }).map((d) => d.id)).toEqual(
+      Array.from({ length: 50 }, (_, i) => 520 - i),
+    );
+    expect(store.get(520)!.attempts.map((a) => a.status)).toEqual([202]);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'writes on a thread of the lowest priority, the listener’s own thread untouched',
+    async () => {
+      const niceOf = () =>
+        readdirSync('/proc/self/task').map(
+          // Field 19 of stat, counted after the command name in parentheses (which may hold spaces).
+          (task) =>
+            Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+        );
+      const before = niceOf();
+      const store = open(join(scratch(), 'deliveries.sqlite'));
+      store.add(record(1));
+      await store.flushed();
+      const after = niceOf();
+      expect(after.filter((nice) => nice === 19).length).toBe(
+        before.filter((nice) => nice === 19).length + 1,
+      );
+      expect(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[16]).toBe(
+        String(os.getPriority()),
+      );
+    },
+  );
 
   it('is written by one listener at a time', () => {
     const file = join(scratch(), 'deliveries.sqlite');
