@@ -113,7 +113,7 @@ interface SignerLinks {
 
 /**
  * In a manual journey, `name` signs once it is their turn (a signer without an identity
- * check): their page opened, consent given. The envelope moves only when this is called,
+ * check): their page opened, their name typed as their signature, consent given. The envelope moves only when this is called,
  * so a test decides when each step happens.
  */
 export async function signWhenTurn(
@@ -132,13 +132,20 @@ export async function signWhenTurn(
   const path = new URL(signer.link).pathname;
   const visitor = new Visitor(baseUrl);
   const page = await visitor.get(path);
-  const signed = await visitor.post(`${path}/sign`, {
+  // The ceremony's steps: a signature adopted (their name, typed), then consent given.
+  const adopted = await visitor.post(`${path}/signature`, {
     csrf: Visitor.csrf(page.html),
+    kind: 'typed',
+    typed: name,
+    lang: 'en',
+  });
+  const signed = await visitor.post(`${path}/sign`, {
+    csrf: Visitor.csrf(adopted.html),
     consent: 'yes',
     lang: 'en',
   });
-  // Signed: the form answered with its redirect, and the page it leads to asks for nothing more
-  // ("You have signed", or the envelope's end when this was the last signature).
-  if (signed.status !== 303 || signed.html.includes('name="consent"'))
+  // Signed: the form answered with its redirect to "You have signed", or to the envelope's end
+  // when this was the last signature.
+  if (signed.status !== 303 || !/You have signed|Everyone has signed/.test(signed.html))
     throw new Error(`${name} could not sign: HTTP ${signed.status} ${signed.html.slice(0, 300)}`);
 }

@@ -172,7 +172,7 @@ function linksRoute(services: SandboxServices, req: IncomingMessage, res: Server
         ...(s.phone ? { phone: s.phone } : {}),
         status: s.status,
         link: `${services.baseUrl}${services.links.path(envelope, s)}`,
-        turn: stage === 'verify' || stage === 'sign',
+        turn: stage === 'verify' || stage === 'signature' || stage === 'sign',
       };
     }),
   });
