@@ -86,6 +86,8 @@ export class SqliteStore implements DeliveryStore {
     private readonly reader: SqliteDatabase,
     private readonly worker: Worker,
     private readonly unlock: () => void,
+    /** The listener's clock (ms): what paces the batches. */
+    private readonly now: () => number,
   ) {
     this.newest = Number(reader.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
     this.prunedUpTo = Math.max(0, this.newest - keep);
@@ -99,7 +101,7 @@ export class SqliteStore implements DeliveryStore {
   }
 
   /** Opens (or makes, 0600) the file and starts its writer; a file of another kind is a StoreFileError. */
-  static open(sqlite: SqliteModule, file: string, keep: number): SqliteStore {
+  static open(sqlite: SqliteModule, file: string, keep: number, now: () => number): SqliteStore {
     const unlock = takePidLock(
       `${file}.lock`,
       (pid) => `${file} is in use by another webhook listener (pid ${pid})`,
@@ -121,7 +123,7 @@ export class SqliteStore implements DeliveryStore {
           deliveryNumbers: DELIVERY_NUMBERS,
         },
       });
-      return new SqliteStore(file, keep, reader, worker, unlock);
+      return new SqliteStore(file, keep, reader, worker, unlock, now);
     } catch (error) {
       reader?.close();
       unlock();
@@ -271,7 +273,8 @@ export class SqliteStore implements DeliveryStore {
   /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went and the writer has kept it. */
   private schedule(): void {
     if (this.timer !== undefined || this.sent > this.kept) return;
-    const wait = Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - performance.now());
+    // At most the interval, should the clock be set back meanwhile.
+    const wait = Math.min(BATCH_INTERVAL_MS, Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - this.now()));
     this.timer = setTimeout(() => this.flush(), wait);
     this.timer.unref();
   }
@@ -290,7 +293,7 @@ export class SqliteStore implements DeliveryStore {
     const encoded = batches.map((batch) => batch.encoded());
     // The deliveries first written by this batch: read from the file once it is acknowledged.
     const seq = ++this.sent;
-    this.lastBatchAt = performance.now();
+    this.lastBatchAt = this.now();
     this.batches.set(seq, batches);
     this.worker.postMessage(
       { seq, batches: encoded, ops: this.ops },

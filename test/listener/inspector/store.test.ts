@@ -60,7 +60,8 @@ const kinds: [string, Open | undefined][] = [
   ['memory', (keep) => new MemoryStore(keep)],
   [
     'SQLite',
-    sqlite && ((keep, file = join(scratch(), 'deliveries.sqlite')) => SqliteStore.open(sqlite, file, keep)),
+    sqlite &&
+      ((keep, file = join(scratch(), 'deliveries.sqlite')) => SqliteStore.open(sqlite, file, keep, Date.now)),
   ],
 ];
 
@@ -212,7 +213,7 @@ describe.each(kinds)('the %s store', (_kind, open) => {
 
 describe.runIf(sqlite)('the SQLite file', () => {
   const open = (file: string, keep = 100) => {
-    const store = SqliteStore.open(sqlite!, file, keep);
+    const store = SqliteStore.open(sqlite!, file, keep, Date.now);
     stores.push(store);
     return store;
   };
@@ -351,7 +352,7 @@ describe.runIf(sqlite)('the SQLite file', () => {
   it('is written by one listener at a time', () => {
     const file = join(scratch(), 'deliveries.sqlite');
     open(file);
-    expect(() => SqliteStore.open(sqlite!, file, 100)).toThrow(
+    expect(() => SqliteStore.open(sqlite!, file, 100, Date.now)).toThrow(
       /in use by another webhook listener \(pid \d+\)/,
     );
   });
@@ -360,19 +361,21 @@ describe.runIf(sqlite)('the SQLite file', () => {
     const dir = scratch();
     const text = join(dir, 'notes.txt');
     writeFileSync(text, 'not a database, but a text file long enough to have a header page\n'.repeat(20));
-    expect(() => SqliteStore.open(sqlite!, text, 10)).toThrow(StoreFileError);
-    expect(() => SqliteStore.open(sqlite!, text, 10)).toThrow(/is not a SQLite database/);
+    expect(() => SqliteStore.open(sqlite!, text, 10, Date.now)).toThrow(StoreFileError);
+    expect(() => SqliteStore.open(sqlite!, text, 10, Date.now)).toThrow(/is not a SQLite database/);
 
     const other = join(dir, 'other.sqlite');
     const db = new sqlite!.DatabaseSync(other);
     db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY)');
     db.close();
-    expect(() => SqliteStore.open(sqlite!, other, 10)).toThrow(/another program's SQLite database/);
+    expect(() => SqliteStore.open(sqlite!, other, 10, Date.now)).toThrow(/another program's SQLite database/);
 
     const newer = join(dir, 'newer.sqlite');
     const db2 = new sqlite!.DatabaseSync(newer);
     db2.exec('PRAGMA user_version = 99');
     db2.close();
-    expect(() => SqliteStore.open(sqlite!, newer, 10)).toThrow(/written by a newer sign-cli \(schema 99\)/);
+    expect(() => SqliteStore.open(sqlite!, newer, 10, Date.now)).toThrow(
+      /written by a newer sign-cli \(schema 99\)/,
+    );
   });
 });

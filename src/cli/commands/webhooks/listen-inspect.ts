@@ -140,7 +140,7 @@ export async function openInspection(
   }
   let store;
   try {
-    store = inspector.openDeliveryStore(file, keep);
+    store = inspector.openDeliveryStore(file, keep, () => ctx.io.clock.now());
   } catch (error) {
     if (error instanceof LockedError)
       throw new SignError(error.message, {
