@@ -2,7 +2,9 @@
 // pages livelier; everything they show is in their HTML:
 // - the list follows new deliveries: a stream says when some were kept, the page is fetched
 //   again and its rows are put in place of the old ones (focus kept where it was);
-// - the replay form posts JSON to the API and shows what the apps answered.
+// - the replay form posts JSON to the API and shows what the apps answered; then the page is
+//   fetched again and its "What the apps answered" put in place of the old one, the replay's
+//   attempt among them (said politely in the form's status; focus stays on the form).
 // What comes from the server goes in as the server's HTML (escaped there) or as text, never as markup.
 'use strict';
 (function () {
@@ -21,12 +23,9 @@
         return;
       }
       busy = true;
-      fetch(window.location.href, { headers: { accept: 'text/html' }, cache: 'no-store' })
-        .then(function (response) {
-          return response.ok ? response.text() : null;
-        })
-        .then(function (text) {
-          if (text !== null) swap(new DOMParser().parseFromString(text, 'text/html'));
+      freshPage()
+        .then(function (fresh) {
+          if (fresh) swap(fresh);
         })
         .catch(function () {
           // The next delivery tries again.
@@ -39,6 +38,17 @@
           }
         });
     }
+  }
+
+  /** This page as the server writes it now, parsed (inert: its scripts do not run), or null when it is not answered. */
+  function freshPage() {
+    return fetch(window.location.href, { headers: { accept: 'text/html' }, cache: 'no-store' })
+      .then(function (response) {
+        return response.ok ? response.text() : null;
+      })
+      .then(function (text) {
+        return text === null ? null : new DOMParser().parseFromString(text, 'text/html');
+      });
   }
 
   /** The rows and the link to older ones from a fresh copy of the page; the summary line as text. */
@@ -91,10 +101,33 @@
 
     function say(text, failed) {
       result.replaceChildren();
+      add(text, failed);
+    }
+
+    function add(text, failed) {
       var line = document.createElement('p');
       line.textContent = text;
       if (failed) line.className = 'bad';
       result.appendChild(line);
+    }
+
+    /**
+     * "What the apps answered" from a fresh copy of the page, in place of this one's (a section,
+     * or an empty container before the first attempt). The server wrote it after keeping the
+     * replay's attempts, so they are in it. The status says so (politely: it is a live region).
+     */
+    function showAttempts() {
+      return freshPage()
+        .then(function (fresh) {
+          var here = document.getElementById('attempts');
+          var there = fresh && fresh.getElementById('attempts');
+          if (!here || !there) throw new Error('no answers on the page');
+          here.replaceWith(document.importNode(there, true));
+          add('Added to What the apps answered, above the form.', false);
+        })
+        .catch(function () {
+          add('Reload the page to see it in What the apps answered.', true);
+        });
     }
 
     function shown(replay) {
@@ -142,6 +175,7 @@
         request.headers = headers;
       }
       say('Replaying…', false);
+      var pressed = event.submitter || buttons[0];
       buttons.forEach(function (button) {
         button.disabled = true;
       });
@@ -152,8 +186,9 @@
       })
         .then(function (response) {
           return response.json().then(function (answer) {
-            if (response.ok) shown(answer.replay);
-            else say('Not replayed: ' + answer.error, true);
+            if (!response.ok) return say('Not replayed: ' + answer.error, true);
+            shown(answer.replay);
+            return showAttempts();
           });
         })
         .catch(function (error) {
@@ -163,6 +198,10 @@
           buttons.forEach(function (button) {
             button.disabled = false;
           });
+          // A focused button that is disabled loses the focus (to the body): it goes back, unless
+          // the person has moved on meanwhile.
+          var active = document.activeElement;
+          if (!active || active === document.body) pressed.focus();
         });
     });
   }

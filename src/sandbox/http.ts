@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The request size limit is a rule of the service: the core's, which the CLI's inputs are bounded by too.
 import { MAX_BODY_BYTES } from '../core/endpoints.js';
+import { readBoundedBody } from '../core/web/request-body.js';
 
 export class BodyTooLargeError extends Error {}
 
@@ -11,29 +12,8 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 }
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering them. */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new BodyTooLargeError());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLargeError());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+export const readBody = (req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> =>
+  readBoundedBody(req, limit, () => new BodyTooLargeError());
 
 export function sendJson(
   res: ServerResponse,

@@ -170,6 +170,15 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
         const facts = await text(forged.page.locator('.facts'));
         expect(facts).toMatch(/Verdict Refused \(401\) signature mismatch/);
         expect(facts).toContain('Secret that matched none');
+        // No app has answered it yet: the first replay's attempt brings the list in, without a reload.
+        const answered = forged.page.locator('table.attempts tbody tr');
+        expect(await answered.count()).toBe(0);
+        await forged.page.getByRole('button', { name: 'Replay as received' }).click();
+        await expect
+          .poll(() => text(forged.page.locator('#replay-result')))
+          .toContain('Added to What the apps answered, above the form.');
+        expect(await answered.count()).toBe(1);
+        expect(await text(answered)).toMatch(/^Replay .*\/webhooks 401 in \d+ ms/);
         await checkPage(forged, 'forged detail');
       } finally {
         await forged.close();
@@ -190,13 +199,25 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
       await page.keyboard.press('Enter');
       await page.waitForURL(/\/deliveries\/1$/);
       const result = page.locator('#replay-result');
+      // What the apps answered, as the page shows it now (no reload: the page fetches itself again).
+      const answered = page.locator('table.attempts tbody tr');
+      const rowsBefore = await answered.count();
+      const added = 'Added to What the apps answered, above the form.';
 
-      await tabTo(page, page.getByRole('button', { name: 'Replay as received' }));
+      const asReceived = page.getByRole('button', { name: 'Replay as received' });
+      await tabTo(page, asReceived);
       await page.keyboard.press('Enter');
       await expect
         .poll(() => text(result))
         .toMatch(/Replayed as received:.*answered 200 in \d+ ms: duplicate/);
       expect(app.requests).toBe(before + 1);
+      // The replay's attempt joins the list, said in the polite status, the focus left on the button.
+      await expect.poll(() => text(result)).toContain(added);
+      expect(await answered.count()).toBe(rowsBefore + 1);
+      expect(await text(answered.last())).toMatch(
+        /^Replay .*127\.0\.0\.1:\d+\/webhooks 200 in \d+ ms duplicate$/,
+      );
+      expect(await focused(asReceived)).toBe(true);
 
       // Edit the body (Tab into the box, select all, type), sign again, replay to the forward target.
       await tabTo(page, page.getByRole('textbox', { name: 'Body' }));
@@ -210,6 +231,9 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
         .poll(() => text(result))
         .toMatch(/Edited, signed again with whsec_\*\*\*\*LaSw as msg_\w+, and replayed:.*answered 200/);
       expect(app.handled.at(-1)).toBe('envelope.completed');
+      await expect.poll(() => text(result)).toContain(added);
+      expect(await answered.count()).toBe(rowsBefore + 2);
+      expect(await text(answered.last())).toMatch(/^Edited replay .*\/webhooks 200 in \d+ ms/);
 
       // To the listener itself, by its URL: it verifies the new signature and keeps it as a new delivery.
       // A radio group is one stop for Tab; the arrow keys choose within it.
@@ -226,6 +250,10 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
       await expect
         .poll(() => text(result))
         .toMatch(new RegExp(`${listener.url}/from-inspector answered 200`));
+      await expect.poll(() => text(result)).toContain(added);
+      expect(await answered.count()).toBe(rowsBefore + 3);
+      expect(await text(answered.last())).toContain(`Edited replay`);
+      expect(await text(answered.last())).toContain(`${listener.url}/from-inspector 200`);
       await page.setViewportSize(DESKTOP);
       await checkPage(tab, 'detail after replays');
       await screenshot(page, 'replayed', SHOTS);
@@ -315,6 +343,10 @@ describe.runIf(requireBrowser())('the webhook inspector in chromium', () => {
 async function text(locator: Locator): Promise<string> {
   return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/** Whether `target` has the focus. */
+const focused = (target: Locator): Promise<boolean> =>
+  target.evaluate((el) => el.ownerDocument.activeElement === el);
 
 /** Presses Tab until `target` has the focus (a keyboard user's way to a control). */
 async function tabTo(page: Page, target: Locator): Promise<void> {

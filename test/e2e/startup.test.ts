@@ -3,7 +3,7 @@
  * `envelopes create --dry-run` reading its inputs once when it shows no line per input.
  * (Timings live in bench/startup.mjs; nothing here measures time.)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -16,6 +16,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { basePdf } from '../helpers/pdf-build.js';
 
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples', 'envelope.json'), 'utf8')) as Record<
   string,
@@ -198,6 +199,7 @@ describe('the code caches of the launcher', () => {
 function loadedBy(
   args: string[],
   env: Record<string, string | undefined> = {},
+  exitCode = 0,
 ): { files: string[]; bytes: number; builtins: string[] } {
   const dir = tempDir();
   const preload = join(dir, 'loaded.cjs');
@@ -217,11 +219,12 @@ function loadedBy(
     ].join('\n'),
   );
   const config = join(dir, 'config');
-  execFileSync(process.execPath, ['--require', preload, BIN, ...args], {
+  const run = spawnSync(process.execPath, ['--require', preload, BIN, ...args], {
     cwd: ROOT,
     env: cleanEnv({ SIGN_CONFIG_DIR: config, ...env }),
     stdio: 'ignore',
   });
+  expect(run.status).toBe(exitCode);
   const loaded = JSON.parse(readFileSync(report, 'utf8')) as { files: string[]; builtins: string[] };
   // launch.cjs is the launcher's loader (src/cli/launch), loaded by every command line but --version.
   const files = loaded.files.filter((file) => !file.endsWith('launch.cjs'));
@@ -303,6 +306,27 @@ describe('what everyday commands load', () => {
     ).toEqual([]);
     // Node 20 and 22 add their ESM loader's two (internal/modules/esm/…) to the five of Node 24.
     expect(builtins.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('envelopes verify', () => {
+  // Of Node's own modules, verify needs crypto (which brings the streams). It reads the file with
+  // node:fs's callbacks, not fs/promises (which loads 9 more: readline's, the REPL's history,
+  // the watchers), and paces itself on process.hrtime, not the performance global (perf_hooks
+  // and 10 of its own): on Node 24, 40 modules of Node where it loaded 61 (bench/verify.mjs).
+  it('loads crypto and none of fs/promises, readline or perf_hooks', () => {
+    const pdf = join(tempDir(), 'unsigned.pdf');
+    writeFileSync(pdf, basePdf());
+    // An unsigned PDF fails (exit 1) after the whole verification: the file read, paced, hashed.
+    const { builtins } = loadedBy(['envelopes', 'verify', pdf], {}, 1);
+    expect(builtins).toContain('crypto');
+    expect(
+      builtins.filter((name) =>
+        /^(fs\/promises|internal\/fs\/promises|readline|internal\/readline\/|internal\/repl\/|perf_hooks|internal\/perf\/)/.test(
+          name,
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -86,38 +86,12 @@ export class OpenSslCa {
       ].join('\n'),
     );
     const key = options.key ?? join(this.base, 'ca.key');
-    if (!options.key)
-      this.run('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', key);
-    this.run(
-      'req',
-      '-new',
-      '-key',
-      key,
-      '-subj',
-      `/CN=${name}/O=Elsewhere`,
-      '-out',
-      join(this.base, 'ca.csr'),
-    );
     const now = Date.now();
-    this.run(
-      'ca',
-      '-batch',
-      '-notext',
-      '-config',
-      join(this.base, 'ca.cnf'),
-      '-selfsign',
-      '-keyfile',
-      key,
-      '-in',
-      join(this.base, 'ca.csr'),
-      '-out',
+    this.certify(
+      this.request(name, key, join(this.base, 'ca.csr'), { newKey: !options.key }),
       join(this.base, 'ca.crt'),
-      '-startdate',
-      generalized(new Date(now - 2 * DAY)),
-      '-enddate',
-      generalized(new Date(now + 3650 * DAY)),
-      '-extensions',
-      'v3_ca',
+      [new Date(now - 2 * DAY), new Date(now + 3650 * DAY)],
+      ['-selfsign', '-keyfile', key, '-extensions', 'v3_ca'],
     );
     this.party = { name, cert: join(this.base, 'ca.crt'), key };
   }
@@ -126,68 +100,64 @@ export class OpenSslCa {
     return execFileSync('openssl', args, { cwd: this.base, stdio: ['pipe', 'pipe', 'pipe'] });
   }
 
+  /** `openssl ca` with this CA's configuration. */
+  private ca(...args: string[]): Buffer {
+    return this.run('ca', '-config', join(this.base, 'ca.cnf'), ...args);
+  }
+
+  /** What `openssl ca` is given to sign as this CA: its certificate and key. */
+  private get asThisCa(): string[] {
+    return ['-cert', this.party.cert, '-keyfile', this.party.key];
+  }
+
+  /** A certificate request for `name` with `key` (an RSA key made there first when `newKey`), at `csr`; returns `csr`. */
+  private request(name: string, key: string, csr: string, { newKey }: { newKey: boolean }): string {
+    if (newKey) this.run('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', key);
+    this.run('req', '-new', '-key', key, '-subj', `/CN=${name}/O=Elsewhere`, '-out', csr);
+    return csr;
+  }
+
+  /** `openssl ca` certifies the request `csr` into `out`, valid from `dates[0]` to `dates[1]`; `signing` says by whom and with what extensions. */
+  private certify(csr: string, out: string, dates: [Date, Date], signing: string[]): void {
+    const [notBefore, notAfter] = dates;
+    this.ca(
+      '-batch',
+      '-notext',
+      '-in',
+      csr,
+      '-out',
+      out,
+      '-startdate',
+      generalized(notBefore),
+      '-enddate',
+      generalized(notAfter),
+      ...signing,
+    );
+  }
+
   /** A certificate this CA issues, dated as asked (default: from a day ago for thirty days). */
   issue(name: string, options: IssueOptions = {}): Party {
     const file = name.replace(/\W+/g, '-').toLowerCase();
     const key = join(this.base, `${file}.key`);
-    this.run('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', key);
-    this.run(
-      'req',
-      '-new',
-      '-key',
-      key,
-      '-subj',
-      `/CN=${name}/O=Elsewhere`,
-      '-out',
-      join(this.base, `${file}.csr`),
-    );
+    const csr = this.request(name, key, join(this.base, `${file}.csr`), { newKey: true });
     const lines = ['[ ext ]', 'basicConstraints = CA:false', EXTENSIONS[options.kind ?? 'signer']];
     if (options.ocspUrl) lines.push(`authorityInfoAccess = OCSP;URI:${options.ocspUrl}`);
     if (options.crlUrl) lines.push(`crlDistributionPoints = URI:${options.crlUrl}`);
     if (options.noCheck) lines.push('noCheck = ignored');
     writeFileSync(join(this.base, `${file}.ext`), `${lines.join('\n')}\n`);
     const now = Date.now();
-    this.run(
-      'ca',
-      '-batch',
-      '-notext',
-      '-config',
-      join(this.base, 'ca.cnf'),
-      '-cert',
-      this.party.cert,
-      '-keyfile',
-      this.party.key,
-      '-in',
-      join(this.base, `${file}.csr`),
-      '-out',
+    this.certify(
+      csr,
       join(this.base, `${file}.crt`),
-      '-startdate',
-      generalized(options.notBefore ?? new Date(now - DAY)),
-      '-enddate',
-      generalized(options.notAfter ?? new Date(now + 30 * DAY)),
-      '-extfile',
-      join(this.base, `${file}.ext`),
-      '-extensions',
-      'ext',
+      [options.notBefore ?? new Date(now - DAY), options.notAfter ?? new Date(now + 30 * DAY)],
+      [...this.asThisCa, '-extfile', join(this.base, `${file}.ext`), '-extensions', 'ext'],
     );
     return { name, cert: join(this.base, `${file}.crt`), key };
   }
 
   /** Revokes `party` (`openssl ca -revoke`), its revocation date then set to `at` in the database. */
   revoke(party: Party, at: Date, reason = 'keyCompromise'): void {
-    this.run(
-      'ca',
-      '-config',
-      join(this.base, 'ca.cnf'),
-      '-cert',
-      this.party.cert,
-      '-keyfile',
-      this.party.key,
-      '-revoke',
-      party.cert,
-      '-crl_reason',
-      reason,
-    );
+    this.ca(...this.asThisCa, '-revoke', party.cert, '-crl_reason', reason);
     const serial = this.run('x509', '-in', party.cert, '-noout', '-serial')
       .toString()
       .trim()
@@ -207,15 +177,9 @@ export class OpenSslCa {
   /** A CRL (DER) from the database, with the dates given. */
   crl(lastUpdate: Date, nextUpdate: Date): Buffer {
     const pem = join(this.base, 'ca.crl.pem');
-    this.run(
-      'ca',
+    this.ca(
       '-gencrl',
-      '-config',
-      join(this.base, 'ca.cnf'),
-      '-cert',
-      this.party.cert,
-      '-keyfile',
-      this.party.key,
+      ...this.asThisCa,
       '-crl_lastupdate',
       generalized(lastUpdate),
       '-crl_nextupdate',

@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { signerStatusWords } from '../../src/sandbox/documents/document-words.js';
 import { humanDay, humanDuration, humanList, humanTime } from '../../src/sandbox/documents/humanise.js';
 import { TemplateError, parseTemplate } from '../../src/sandbox/documents/template-format.js';
 import { Templates } from '../../src/sandbox/documents/templates.js';
@@ -167,5 +168,15 @@ describe('values as a person reads them', () => {
     ]);
     expect(humanList(['Layla', 'Omar', 'Sara'], 'en')).toBe('Layla, Omar and Sara');
     expect(humanList(['ليلى', 'عمر'], 'ar')).toBe('ليلى وعمر');
+  });
+
+  it("says a signer's status under their place, as the page shows it and the signed copy prints it", () => {
+    expect(signerStatusWords({ status: 'signed' }, AT, 'en')).toBe('Signed 1 March 2027, 09:05 UTC');
+    expect(signerStatusWords({ status: 'signed' }, AT, 'ar')).toBe('وُقّع في 1 مارس 2027، 09:05 UTC');
+    // Signed with no time recorded anywhere: not said to be signed.
+    expect(signerStatusWords({ status: 'signed' }, undefined, 'en')).toBe('Not signed yet');
+    expect(signerStatusWords({ status: 'declined' }, undefined, 'fr')).toBe('Declined to sign');
+    expect(signerStatusWords({ status: 'declined' }, undefined, 'ar')).toBe('رفض التوقيع');
+    expect(signerStatusWords({ status: 'viewed' }, undefined, 'en')).toBe('Not signed yet');
   });
 });

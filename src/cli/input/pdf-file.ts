@@ -4,9 +4,28 @@
  * stops it) and the password of an encrypted one (--password, or the first line of
  * --password-file).
  */
-import { open, stat } from 'node:fs/promises';
+import { close, fstat, open, read, stat, type Stats } from 'node:fs';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { readFlagFile } from './stdin.js';
+
+// node:fs's callbacks, not node:fs/promises: the same reads on Node's thread pool (the event loop
+// stays free for Ctrl-C), without the 10 modules of Node fs/promises loads (readline's among
+// them) for `envelopes verify` (test/e2e/startup.test.ts).
+const settle =
+  <T>(resolve: (value: T) => void, reject: (error: Error) => void) =>
+  (error: Error | null, value: T) =>
+    error ? reject(error) : resolve(value);
+
+/** The file's stats (stat(2)), or undefined when there is none to stat. */
+export const statOf = (file: string): Promise<Stats | undefined> =>
+  new Promise((resolve) => stat(file, (error, stats) => resolve(error ? undefined : stats)));
+
+const openRead = (file: string) =>
+  new Promise<number>((resolve, reject) => open(file, 'r', settle(resolve, reject)));
+const fstatOf = (fd: number) => new Promise<Stats>((resolve, reject) => fstat(fd, settle(resolve, reject)));
+const readInto = (fd: number, buffer: Buffer, offset: number, length: number) =>
+  new Promise<number>((resolve, reject) => read(fd, buffer, offset, length, null, settle(resolve, reject)));
+const closeFd = (fd: number) => new Promise<void>((resolve) => close(fd, () => resolve()));
 
 const MB = 1024 * 1024;
 const megabytes = (bytes: number) => `${bytes % MB === 0 ? bytes / MB : (bytes / MB).toFixed(1)} MB`;
@@ -25,18 +44,18 @@ function tooLarge(file: string, size: number | null, max: number): UsageError {
  * time, so that Ctrl-C stops it.
  */
 export async function readPdfFile(file: string, max: number, signal: AbortSignal): Promise<Buffer> {
-  const kind = await stat(file).catch(() => undefined);
+  const kind = await statOf(file);
   if (kind?.isFIFO()) return readPipe(file, max, signal);
-  let handle;
+  let fd: number;
   try {
-    handle = await open(file, 'r');
+    fd = await openRead(file);
   } catch (error) {
     throw new UsageError(
       `the file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
     );
   }
   try {
-    const stats = await handle.stat();
+    const stats = await fstatOf(fd);
     if (stats.isDirectory()) throw new UsageError(`the file ${file}: a directory, not a PDF`);
     if (stats.isFile() && stats.size > max) throw tooLarge(file, stats.size, max);
     // A regular file is read into one buffer of its size (it may still grow: read up to the bound);
@@ -53,7 +72,7 @@ export async function readPdfFile(file: string, max: number, signal: AbortSignal
         buffer.copy(grown, 0, 0, size);
         buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, size, Math.min(buffer.length - size, 16 * MB), null);
+      const bytesRead = await readInto(fd, buffer, size, Math.min(buffer.length - size, 16 * MB));
       if (bytesRead === 0) break;
       size += bytesRead;
       if (size > max) throw tooLarge(file, null, max);
@@ -63,7 +82,7 @@ export async function readPdfFile(file: string, max: number, signal: AbortSignal
     if (error instanceof UsageError || error instanceof InterruptedError) throw error;
     throw new UsageError(`the file ${file}: ${(error as Error).message}`);
   } finally {
-    await handle.close();
+    await closeFd(fd);
   }
 }
 

@@ -169,6 +169,12 @@ export function runSteps<T>(steps: Steps<T>): T {
 }
 
 /**
+ * Milliseconds on the process's monotonic clock. process.hrtime, not performance.now: the
+ * `performance` global loads node:perf_hooks (a dozen modules) the first time it is read.
+ */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/**
  * Runs steps, giving the event loop a turn every `sliceMs` (so a signal
  * handler runs) and stopping with InterruptedError once `signal` is aborted.
  */
@@ -177,7 +183,7 @@ export class Pace {
   constructor(
     private readonly signal?: AbortSignal,
     /** Milliseconds on a monotonic clock; a test's clock that jumps makes every pause a turn. */
-    private readonly monotonic: () => number = () => performance.now(),
+    private readonly monotonic: () => number = monotonicMs,
     private readonly sliceMs = 40,
   ) {
     this.last = monotonic();

@@ -172,7 +172,7 @@ export interface VerifyOptions {
   /** Stops the verification (InterruptedError) once aborted: Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
   /**
-   * Milliseconds on a monotonic clock (performance.now by default): the verification gives the
+   * Milliseconds on a monotonic clock (process.hrtime by default): the verification gives the
    * event loop a turn, and looks at `signal`, when 40 ms of it have passed since the last turn.
    */
   monotonic?: () => number;

@@ -6,6 +6,7 @@
  * `{"error": "…"}` with the status that says why.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBoundedBody } from '../../core/web/request-body.js';
 import { crossSiteRefusal } from './guard.js';
 import { detailJson, replayJson, summaryJson } from './json.js';
 import { sendJson } from './pages/frame.js';
@@ -32,22 +33,8 @@ class ApiError extends Error {
 }
 
 /** The request's body, up to `limit` bytes (a 413 past it). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new ApiError(413, `the request is over ${limit} bytes`));
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+const readBody = (req: IncomingMessage, limit: number): Promise<Buffer> =>
+  readBoundedBody(req, limit, () => new ApiError(413, `the request is over ${limit} bytes`));
 
 /** `{"body"?: string, "headers"?: {name: string|null}, "to"?: string}`, each field checked. */
 function replayRequest(text: string): ReplayRequest {

@@ -3,7 +3,8 @@
  * signatures' places and the sandbox's note, as the signed copy prints them and the signer's
  * page shows them.
  */
-import type { Language } from './humanise.js';
+import type { SignerRecord } from '../store/records.js';
+import { humanTime, type Language } from './humanise.js';
 
 export const DOCUMENT_WORDS = {
   en: {
@@ -42,3 +43,19 @@ export type DocumentWords = (typeof DOCUMENT_WORDS)[Language];
 
 /** The words for a document in `lang` (a two-letter code): Arabic's for `ar`, English's otherwise. */
 export const wordsFor = (lang: string): DocumentWords => DOCUMENT_WORDS[lang === 'ar' ? 'ar' : 'en'];
+
+/**
+ * The status under a signer's place, in the document's language (`lang`, a two-letter code), as
+ * the signer's page shows it and the signed copy prints it: signed and when (`signedAt`),
+ * declined, or not signed yet.
+ */
+export function signerStatusWords(
+  signer: Pick<SignerRecord, 'status'>,
+  signedAt: string | undefined,
+  lang: string,
+): string {
+  const words = wordsFor(lang);
+  if (signer.status === 'signed' && signedAt)
+    return words.signedAt(humanTime(signedAt, lang === 'ar' ? 'ar' : 'en')!);
+  return signer.status === 'declined' ? words.declined : words.notSigned;
+}

@@ -6,8 +6,8 @@
  * the page.
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
-import { wordsFor } from '../documents/document-words.js';
-import { humanDay, humanTime } from '../documents/humanise.js';
+import { signerStatusWords, wordsFor } from '../documents/document-words.js';
+import { humanDay } from '../documents/humanise.js';
 import type { Block } from '../documents/template-format.js';
 import type { FilledDocument } from '../documents/templates.js';
 import type { Signature } from '../documents/signature.js';
@@ -58,20 +58,17 @@ function places(view: DocumentView): Markup {
   const { envelope, audit, document, signer: you, adopted, lang } = view;
   const words = wordsFor(document.lang);
   const t = STRINGS[lang];
-  const docLang = document.lang === 'ar' ? 'ar' : 'en';
   const signers = ordered(envelope);
   return html`<h3>${words.signatures}</h3>
     <ol class="places">
       ${signers.map((signer, i) => {
         const mine = signer.id === you.id;
         const shown = signatureShown(signer) ?? (mine ? adopted : undefined);
-        const signedAt = whenDone(signer, 'signed_at', 'signer.signed', audit);
-        const status =
-          signer.status === 'signed' && signedAt
-            ? words.signedAt(humanTime(signedAt, docLang)!)
-            : signer.status === 'declined'
-              ? words.declined
-              : words.notSigned;
+        const status = signerStatusWords(
+          signer,
+          whenDone(signer, 'signed_at', 'signer.signed', audit),
+          document.lang,
+        );
         return html`<li class="place${mine ? ' mine' : ''}">
           <p class="party">${words.signerOf(i + 1, signers.length)}</p>
           <p class="name">${oneLine(signer.name)}</p>

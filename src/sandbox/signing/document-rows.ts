@@ -5,8 +5,8 @@
  * (signed-copy.ts).
  */
 import type { AuditEntry } from '../../core/envelope/audit.js';
-import { wordsFor } from '../documents/document-words.js';
-import { humanDay, humanTime } from '../documents/humanise.js';
+import { signerStatusWords, wordsFor } from '../documents/document-words.js';
+import { humanDay } from '../documents/humanise.js';
 import { signatureOf, type Signature } from '../documents/signature.js';
 import type { FilledDocument } from '../documents/templates.js';
 import type { EnvelopeRecord, SignerRecord } from '../store/records.js';
@@ -84,13 +84,11 @@ export function documentRows(
   const signers = ordered(envelope);
   rows.push({ gap: 18, keep: 130, cells: [cell(words.signatures, { size: 12, bold: true })] });
   signers.forEach((signer, i) => {
-    const signedAt = whenDone(signer, 'signed_at', 'signer.signed', audit);
-    const status =
-      signer.status === 'signed' && signedAt
-        ? words.signedAt(humanTime(signedAt, lang)!)
-        : signer.status === 'declined'
-          ? words.declined
-          : words.notSigned;
+    const status = signerStatusWords(
+      signer,
+      whenDone(signer, 'signed_at', 'signer.signed', audit),
+      document.lang,
+    );
     rows.push(
       { gap: 14, keep: 100, cells: [cell(words.signerOf(i + 1, signers.length), { size: 8 })] },
       { cells: [cell(oneLine(signer.name), { bold: true })] },

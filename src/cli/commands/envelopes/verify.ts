@@ -9,7 +9,6 @@
  * at Ctrl-C or SIGTERM (exit 130). Several files, or a directory, are an
  * archive run (verify-many.ts): one line of JSON or a summary row per file.
  */
-import { stat } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { InterruptedError, UsageError } from '../../../core/errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -18,7 +17,7 @@ import { cellText, type Column } from '../../render/cell.js';
 import type { Action } from '../../action.js';
 import { collect } from '../../flags/values.js';
 import { defineCommand, type CommandDoc } from '../../help/command-doc.js';
-import { readPdfFile } from '../../input/pdf-file.js';
+import { readPdfFile, statOf } from '../../input/pdf-file.js';
 import type { PdfVerdict } from '../../../core/pades/verify.js';
 import {
   MAX_PDF_MB,
@@ -311,7 +310,7 @@ export async function verifyCommand(
   files: string[],
 ): Promise<number> {
   const [file] = files;
-  const directory = files.length === 1 && (await stat(file!).catch(() => undefined))?.isDirectory() === true;
+  const directory = files.length === 1 && (await statOf(file!))?.isDirectory() === true;
   if (files.length > 1 || directory)
     return (await import('./verify-many.js')).verifyMany(ctx, options, files);
   const result = await verifyFile(ctx, file!, options);

@@ -114,9 +114,13 @@ const KIND_LABELS: Record<Attempt['kind'], string> = {
   edited: 'Edited replay',
 };
 
+/**
+ * The forwards and replays, in a container that is there even when they are not: the page's
+ * script puts a fresh copy of it in place once a replay from the form is answered.
+ */
 function attempts(delivery: DeliveryRecord): Markup {
-  if (delivery.attempts.length === 0) return html``;
-  return html`<section aria-labelledby="attempts-heading">
+  if (delivery.attempts.length === 0) return html`<div id="attempts"></div>`;
+  return html`<section id="attempts" aria-labelledby="attempts-heading">
     <h2 id="attempts-heading">What the apps answered</h2>
     <table class="attempts">
       <caption class="visually-hidden">

@@ -200,7 +200,7 @@ describe('webhooks listen --inspect: the API', () => {
 
   it('refuses replays it cannot make as asked, and sends nothing', async () => {
     const app = await receiver();
-    const listener = await listen([]);
+    const listener = await listen(['--max-body', '2048']);
     const { id, body } = event('evt_x');
     await post(`${listener.url}/hooks`, body, signed(id, body));
     await deliveries(listener.inspector, 1);
@@ -227,6 +227,11 @@ describe('webhooks listen --inspect: the API', () => {
       error: '"bodyy" is not a field: use body, headers or to',
     });
     expect((await replay(listener.inspector, 1, { to: 'ftp://127.0.0.1/' })).status).toBe(400);
+    // A request past room for a body of the listener's limit (2048), escaped in JSON: 6 × 2048 + 64 KiB.
+    expect(await replay(listener.inspector, 1, { body: 'x'.repeat(80_000), to: app.url })).toEqual({
+      status: 413,
+      json: { error: 'the request is over 77824 bytes' },
+    });
     expect(app.requests).toBe(0);
   });
 
