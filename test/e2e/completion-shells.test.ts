@@ -7,7 +7,7 @@
  * a shell that is missing is skipped, saying why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -67,9 +67,12 @@ function setup(shell: 'bash' | 'zsh' | 'fish'): ShellSetup {
 /** An interactive shell in a detached tmux session of its own server. */
 class Terminal {
   private readonly socket: string;
+  /** Everything the shell wrote to the terminal, as written (tmux pipe-pane): the bells are in it. */
+  private readonly output: string;
 
   constructor(dir: string) {
     this.socket = join(dir, 'tmux.sock');
+    this.output = join(dir, 'pane-output');
   }
 
   private tmux(...args: string[]): string {
@@ -97,6 +100,17 @@ class Terminal {
       ...vars,
       ...argv,
     );
+    this.tmux('pipe-pane', '-o', `cat >> '${this.output}'`);
+  }
+
+  /**
+   * The bells the shell has rung: BEL characters in its output, but those that end an escape
+   * sequence (a window title: ESC ] … BEL).
+   */
+  bells(): number {
+    if (!existsSync(this.output)) return 0;
+    const written = readFileSync(this.output, 'latin1').replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '');
+    return written.split('\x07').length - 1;
   }
 
   screen(): string {
@@ -133,11 +147,21 @@ interface Case {
   line: string;
   expect: string[];
   absent?: string[];
-  /** Tabs a user may press; zsh must list on the first one when there is no common prefix. */
+  /**
+   * Tabs a user may press: bash lists the candidates on the second Tab (the first rings the bell),
+   * and a Tab that inserts a common prefix (`sig` to `signer.`) takes one more; zsh must list on
+   * the first one when there is no common prefix.
+   */
   tabs: number;
 }
 
-/** Types `line`, presses Tab (again while nothing shows, up to `tabs`), returns the screen. */
+/**
+ * Types `line`, presses Tab (again while nothing shows, up to `tabs`), returns the screen.
+ * Tab is pressed again only once the shell has answered the last one without listing: rung the
+ * bell (bash, and zsh, when there is nothing to insert) or changed the command line (a common
+ * prefix inserted). Never after a time: on a slow machine a Tab still being handled (the
+ * completion asks the CLI for profiles) would be taken for one that showed nothing.
+ */
 async function complete(term: Terminal, c: Case): Promise<string> {
   // A clean screen with a fresh prompt, so only this completion's output is read. With a
   // completion pager open, fish's first Ctrl-C may only close the pager: ask again until clean.
@@ -152,10 +176,22 @@ async function complete(term: Terminal, c: Case): Promise<string> {
   term.literal(c.line);
   await term.waitFor((s) => s.includes(c.line.trimEnd()), 60_000);
   const shows = (s: string) => c.expect.every((word) => s.split('\n').slice(1).join('\n').includes(word));
-  for (let tab = 1; tab <= c.tabs; tab++) {
+  const commandLine = (s: string) => s.split('\n')[0] ?? '';
+  for (let tab = 1; tab < c.tabs; tab++) {
+    const [lineBefore, bellsBefore] = [commandLine(term.screen()), term.bells()];
     term.keys('Tab');
-    if (await term.waitFor(shows, tab === c.tabs ? 60_000 : 800)) break;
+    const answered = await term.waitFor(
+      (s) => shows(s) || term.bells() > bellsBefore || commandLine(s) !== lineBefore,
+      60_000,
+    );
+    expect(answered, `Tab ${tab} after \`${c.line}\` had no effect; the screen:\n${term.screen()}`).toBe(
+      true,
+    );
+    if (shows(term.screen())) return term.screen();
   }
+  // The last Tab a user may press: the candidates must show (the wait is a guard against a hang).
+  term.keys('Tab');
+  await term.waitFor(shows, 60_000);
   return term.screen();
 }
 

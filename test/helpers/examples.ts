@@ -7,10 +7,10 @@
  * directory of the page's own. A line that
  * exits non-zero fails its page, naming the line. A server started in the
  * foreground (`webhooks listen`, `sandbox` without --detach) is stopped with
- * Ctrl-C after a moment, and must exit 0, as it does when a person stops it
- * (one SIGINT to it, as a terminal sends: `timeout --foreground`, since
- * timeout otherwise signals the command and then its whole group, which a
- * command sees as a second Ctrl-C: quit at once, exit 130).
+ * Ctrl-C once it says it is ready, and must exit 0, as it does when a person
+ * stops it (one SIGINT to it alone, as a terminal sends: a second one, or one
+ * to its whole group, is "Ctrl-C again": quit at once, exit 130). See
+ * ctrl-c-when-ready.mjs: it waits for the server's ready line, not for a moment.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -60,16 +60,20 @@ export function examplePages(): ExamplePage[] {
 
 /**
  * A server in the foreground, or a command that follows until Ctrl-C (`sandbox outbox --follow`):
- * stopped with Ctrl-C after a moment. `sandbox stop` and `sandbox outbox` alone end by themselves.
+ * stopped with Ctrl-C once it says it is ready. `sandbox stop` and `sandbox outbox` alone end by
+ * themselves.
  */
 const SERVER =
   /^\s*(?:\w+=\S+\s+)*sign-cli (?:webhooks listen\b|sandbox(?!\s+stop\b)(?!\s+outbox\b(?!.*--follow\b))(?!.*--detach\b))(?!.*&\s*(?:#.*)?$)/;
+
+/** Runs a server's line and presses Ctrl-C once the server says it is ready. */
+const CTRL_C_WHEN_READY = join(ROOT, 'test', 'helpers', 'ctrl-c-when-ready.mjs');
 
 function script(page: ExamplePage): string {
   const out = ['set -u'];
   page.lines.forEach((line, i) => {
     const command = SERVER.test(line)
-      ? `timeout --foreground --preserve-status -s INT 2 bash -c ${JSON.stringify(line.replace(/\s+#.*$/, ''))}`
+      ? `${JSON.stringify(process.execPath)} ${JSON.stringify(CTRL_C_WHEN_READY)} ${JSON.stringify(line.replace(/\s+#.*$/, ''))}`
       : line;
     // `rc`, not `status`: zsh's $status is $? and read-only.
     out.push(

@@ -162,20 +162,29 @@ describe('sandbox', () => {
     });
 
     it('same key while the first is in flight: 409', async () => {
-      await sandbox.control('/_sandbox/faults', { latency_ms: 400 });
+      // The hold keeps the first create inside its handling (its key in flight) until lifted: the
+      // second is sent once the sandbox says the first is held, whatever the machine's speed.
+      await sandbox.control('/_sandbox/faults', { hold: true });
+      const first = create(ENVELOPE, { idempotencyKey: 'idem-flight' });
       try {
-        const [a, b] = await Promise.all([
-          create(ENVELOPE, { idempotencyKey: 'idem-flight' }),
-          new Promise((r) => setTimeout(r, 100)).then(() =>
-            create(ENVELOPE, { idempotencyKey: 'idem-flight' }),
-          ),
-        ]);
-        expect(a.status).toBe(201);
-        expect(b.status).toBe(409);
-        expect((await errorBody(b)).code).toBe('idempotency_key_in_flight');
+        await eventually(async () => {
+          const { faults } = await sandbox.control<{ faults: { held: number } }>('/_sandbox/state');
+          return faults.held === 1 ? true : undefined;
+        });
+        const second = await create(ENVELOPE, { idempotencyKey: 'idem-flight' });
+        expect(second.status).toBe(409);
+        expect(second.headers.get('retry-after')).toBe('1');
+        expect((await errorBody(second)).code).toBe('idempotency_key_in_flight');
       } finally {
-        await sandbox.control('/_sandbox/faults', { latency_ms: 0 });
+        await sandbox.control('/_sandbox/faults', { hold: false });
       }
+      const done = await first;
+      expect(done.status).toBe(201);
+      // Once the first has been answered, the same key replays it.
+      const again = await create(ENVELOPE, { idempotencyKey: 'idem-flight' });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await again.json()).toEqual(await done.json());
     });
 
     it('keys are scoped per account and environment: a rotated key replays, a live key or another account creates its own', async () => {
@@ -195,6 +204,34 @@ describe('sandbox', () => {
       expect(b.id).toBe(a.id);
       expect(new Set([a.id, c.id, d.id]).size).toBe(3);
     });
+  });
+
+  it('holds a request while the hold fault is on (off by default) and answers it once the hold is lifted', async () => {
+    const before = await sandbox.control<{ faults: { hold: boolean; held: number } }>('/_sandbox/state');
+    expect(before.faults).toMatchObject({ hold: false, held: 0 });
+    const { id } = (await (await create(ENVELOPE)).json()) as { id: string };
+    await sandbox.control('/_sandbox/faults', { hold: true });
+    let answered = false;
+    const held = fetch(`${sandbox.baseUrl}/api/v1/envelopes/${id}`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    }).then((response) => {
+      answered = true;
+      return response;
+    });
+    try {
+      await eventually(async () => {
+        const { faults } = await sandbox.control<{ faults: { held: number } }>('/_sandbox/state');
+        return faults.held === 1 ? true : undefined;
+      });
+      // Held in the sandbox, not merely slow: counted there, and not answered.
+      expect(answered).toBe(false);
+    } finally {
+      const lifted = await sandbox.control<{ hold: boolean; held: number }>('/_sandbox/faults', {
+        hold: false,
+      });
+      expect(lifted).toMatchObject({ hold: false, held: 0 });
+    }
+    expect((await held).status).toBe(200);
   });
 
   it('limits each key to the configured requests per minute with 429, Retry-After and RateLimit fields', async () => {
@@ -335,6 +372,7 @@ describe('sandbox', () => {
       ['/_sandbox/keys', '{"name":42}'],
       ['/_sandbox/faults', 'null'],
       ['/_sandbox/faults', '[1]'],
+      ['/_sandbox/faults', '{"hold":"yes"}'],
     ] as const) {
       const response = await post(path, body);
       expect([path, body, response.status]).toEqual([path, body, 400]);

@@ -15,6 +15,14 @@ export interface FaultSettings {
   latency_ms?: number;
   /** Requests per minute per key (default 600). */
   rate_limit?: number;
+  /**
+   * While true, each request that takes `latency_ms` (a create, a get of an envelope) waits,
+   * inside its handling (a create with its Idempotency-Key in flight), until it is set false.
+   * Off by default; a test sets it to have a request provably in flight, with no timing.
+   */
+  hold?: boolean;
+  /** How many requests the hold keeps waiting now (read only). */
+  held?: number;
 }
 
 const COUNT_FIELDS = ['drop_after_commit', 'fail_before_commit', 'latency_ms', 'rate_limit'] as const;
@@ -25,6 +33,9 @@ export class FaultPlan {
   failStatus = 503;
   private latencyMs = 0;
   private rateLimit: number | undefined;
+  private holding = false;
+  /** The held requests' resumes, called together when the hold is lifted. */
+  private readonly held = new Set<() => void>();
 
   constructor(initial: FaultSettings = {}) {
     const problem = this.update(initial as Record<string, unknown>);
@@ -40,6 +51,7 @@ export class FaultPlan {
       }
     }
     if (input.rate_limit === 0) return 'rate_limit must be at least 1';
+    if (input.hold !== undefined && typeof input.hold !== 'boolean') return 'hold must be true or false';
     const status = input.fail_status;
     if (
       status !== undefined &&
@@ -52,6 +64,8 @@ export class FaultPlan {
     if (typeof status === 'number') this.failStatus = status;
     if (typeof input.latency_ms === 'number') this.latencyMs = input.latency_ms;
     if (typeof input.rate_limit === 'number') this.rateLimit = input.rate_limit;
+    if (input.hold === true) this.holding = true;
+    if (input.hold === false) this.release();
     return undefined;
   }
 
@@ -62,6 +76,8 @@ export class FaultPlan {
       fail_status: this.failStatus,
       latency_ms: this.latencyMs,
       ...(this.rateLimit === undefined ? {} : { rate_limit: this.rateLimit }),
+      hold: this.holding,
+      held: this.held.size,
     };
   }
 
@@ -77,7 +93,19 @@ export class FaultPlan {
     return true;
   }
 
+  /**
+   * The fault a request takes where its service time would be: the hold (until lifted), then the
+   * latency. A sandbox stopped during a hold leaves its held requests uncommitted, their
+   * connections closed, as a service that went down before committing.
+   */
   async delay(): Promise<void> {
+    if (this.holding) await new Promise<void>((resume) => this.held.add(resume));
     if (this.latencyMs > 0) await sleep(this.latencyMs);
+  }
+
+  private release(): void {
+    this.holding = false;
+    for (const resume of this.held) resume();
+    this.held.clear();
   }
 }
