@@ -48,6 +48,13 @@ PRAGMA user_version = ${SCHEMA_VERSION};
 /** Every connection's own settings: WAL commits without waiting for the disk (a crash of the machine may lose the last ones). */
 export const CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL;';
 
+/**
+ * The writer's own: the WAL is copied back into the file once it holds 4,000 pages (16 MB), not
+ * SQLite's 1,000. Fewer, longer checkpoints: 0.7 µs less of the writer's CPU per delivery (3.2
+ * against 3.9, 100,000 deliveries in batches of 500, the newest 10,000 kept).
+ */
+export const WRITER_SETUP = 'PRAGMA wal_autocheckpoint = 4000;';
+
 /** What the writer runs, by index (INSERT_DELIVERY for each delivery of a batch, before the rest). */
 export const WRITES = [
   `INSERT INTO deliveries (id, received_at, method, path, http_version, headers, body, verified, answered,

@@ -37,6 +37,7 @@ import {
   SET_ANSWERED,
   summaryOf,
   SUMMARY_COLUMNS,
+  WRITER_SETUP,
   WRITES,
 } from './sqlite-schema.js';
 import type { SqliteDatabase, SqliteModule, SqliteValue } from './sqlite.js';
@@ -118,7 +119,7 @@ export class SqliteStore implements DeliveryStore {
         workerData: {
           file,
           busyTimeoutMs: BUSY_TIMEOUT_MS,
-          connectionSetup: CONNECTION_SETUP,
+          connectionSetup: `${CONNECTION_SETUP} ${WRITER_SETUP}`,
           statements: WRITES,
           deliveryNumbers: DELIVERY_NUMBERS,
         },
