@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../helpers/paths.js';
+import { tempDir } from '../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { NO_PDFSIG, pdfsigTrusting } from '../helpers/pdfsig.js';
 import { NO_OPENSSL } from '../helpers/openssl-pki.js';
@@ -20,6 +20,7 @@ import { parseSignedData, CMS_OID } from '../../src/core/pades/cms.js';
 import { encoded } from '../../src/core/pades/der.js';
 import { readPdf as readRevisions } from '../../src/core/pades/pdf-file.js';
 import { findSignatures } from '../../src/core/pades/pdf-signatures.js';
+import { signedCopyFrom } from '../helpers/signed-copy.js';
 
 let sandbox: TestSandbox;
 const dataDir = tempDir('sign-cli-pades-');
@@ -43,23 +44,9 @@ describe('the sandbox signs its signed copies', () => {
     'a signed copy is valid and trusted under pdfsig, the whole document signed; a changed byte or an appended revision is not',
     async () => {
       const env = sandbox.env;
-      const id = (
-        await runCommand(
-          [
-            'envelopes',
-            'create',
-            '-f',
-            join(ROOT, 'examples', 'envelope-ar.json'),
-            '--new',
-            '--query',
-            'envelope.id',
-          ],
-          { env },
-        )
-      ).stdout.trim();
       const dir = tempDir();
       const file = join(dir, 'signed.pdf');
-      expect((await runCommand(['envelopes', 'download', id, '-o', file, '--wait'], { env })).code).toBe(0);
+      const { id } = await signedCopyFrom(sandbox, file, 'envelope-ar.json');
       const caFile = join(dir, 'ca.pem');
       writeFileSync(caFile, await (await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`)).text());
       const pdfsig = pdfsigTrusting(caFile);
@@ -92,25 +79,8 @@ describe('the sandbox signs its signed copies', () => {
   it.skipIf(NO_OPENSSL)(
     "its signatures carry a timestamp token OpenSSL verifies, and its TSA answers OpenSSL's own requests",
     async () => {
-      const env = sandbox.env;
       const dir = tempDir();
-      const id = (
-        await runCommand(
-          [
-            'envelopes',
-            'create',
-            '-f',
-            join(ROOT, 'examples', 'envelope.json'),
-            '--new',
-            '--query',
-            'envelope.id',
-          ],
-          { env },
-        )
-      ).stdout.trim();
-      const file = join(dir, 'signed.pdf');
-      expect((await runCommand(['envelopes', 'download', id, '-o', file, '--wait'], { env })).code).toBe(0);
-      const pdf = readFileSync(file);
+      const { pdf } = await signedCopyFrom(sandbox, join(dir, 'signed.pdf'));
       const [signature] = findSignatures(readRevisions(pdf).revisions.at(-1)!);
       const signer = parseSignedData(signature!.contents).signers[0]!;
       const token = signer.unsigned.get(CMS_OID.signatureTimeStamp)?.[0];

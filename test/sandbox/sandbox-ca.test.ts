@@ -13,7 +13,7 @@ import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../helpers/paths.js';
+import { tempDir } from '../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../helpers/in-process.js';
 import { NO_PDFSIG, pdfsigTrusting } from '../helpers/pdfsig.js';
 import { NO_OPENSSL } from '../helpers/openssl-pki.js';
@@ -28,6 +28,7 @@ import {
 } from '../helpers/ltv.js';
 import { parseCertificate } from '../../src/core/pades/x509.js';
 import { pemToDer } from '../../src/sandbox/signing/web-crypto.js';
+import { signedCopyFrom } from '../helpers/signed-copy.js';
 
 /** A test that makes signed copies (a journey each, at speed 1) and runs OpenSSL and pdfsig: on a loaded machine, minutes. */
 const SLOW = { timeout: 180_000 };
@@ -46,24 +47,7 @@ afterAll(async () => {
 
 /** A signed copy of a new envelope, saved under `name`, and the envelope's id. */
 async function signedCopyOf(name: string): Promise<{ pdf: Buffer; id: string }> {
-  const env = sandbox.env;
-  const id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env },
-    )
-  ).stdout.trim();
-  const file = join(dir, name);
-  expect((await runCommand(['envelopes', 'download', id, '-o', file, '--wait'], { env })).code).toBe(0);
-  return { pdf: readFileSync(file), id };
+  return signedCopyFrom(sandbox, join(dir, name));
 }
 
 const signedCopy = async (name: string) => (await signedCopyOf(name)).pdf;

@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../../../helpers/paths.js';
+import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { NO_PDFSIG, pdfsigTrusting } from '../../../helpers/pdfsig.js';
 import { NO_OPENSSL, Pki } from '../../../helpers/openssl-pki.js';
@@ -36,6 +36,7 @@ import { parseSignedData } from '../../../../src/core/pades/cms.js';
 import { CORPUS, present } from '../../../helpers/pades-corpus.js';
 import { pemToDer } from '../../../../src/sandbox/signing/web-crypto.js';
 import { pem } from '../../../../src/sandbox/signing/key-files.js';
+import { signedCopyFrom } from '../../../helpers/signed-copy.js';
 
 const NO_QPDF = missingTools(['qpdf'], 'qpdf', 'the structure checks of extended files');
 const TOOLS_MISSING = NO_OPENSSL || NO_PDFSIG || NO_QPDF;
@@ -52,23 +53,7 @@ let tsa: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 1, dataDir });
   tsa = `${sandbox.baseUrl}/_sandbox/tsa`;
-  const env = sandbox.env;
-  const id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env },
-    )
-  ).stdout.trim();
-  await runCommand(['envelopes', 'download', id, '-o', join(dir, 'copy.pdf'), '--wait'], { env });
-  copy = readFileSync(join(dir, 'copy.pdf'));
+  copy = (await signedCopyFrom(sandbox, join(dir, 'copy.pdf'))).pdf;
 });
 afterAll(async () => {
   await sandbox?.stop();

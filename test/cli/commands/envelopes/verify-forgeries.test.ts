@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPdf } from '../../../../src/sandbox/signing/pades.js';
-import { ROOT, tempDir } from '../../../helpers/paths.js';
+import { tempDir } from '../../../helpers/paths.js';
 import { example } from '../../../helpers/envelopes.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { signedCopyFrom } from '../../../helpers/signed-copy.js';
 
 const crypto = globalThis.crypto;
 x509.cryptoProvider.set(crypto as never);
@@ -28,27 +29,12 @@ let sandbox: TestSandbox;
 const dataDir = tempDir('sign-cli-forge-');
 const dir = tempDir('sign-cli-forgeries-');
 let signedFile: string;
-let id: string;
 const caFile = join(dataDir, 'ca.pem');
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40, dataDir });
-  id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env: sandbox.env },
-    )
-  ).stdout.trim();
   signedFile = join(dir, 'signed.pdf');
-  await runCommand(['envelopes', 'download', id, '-o', signedFile, '--wait'], { env: sandbox.env });
+  await signedCopyFrom(sandbox, signedFile);
 });
 afterAll(async () => {
   await sandbox?.stop();

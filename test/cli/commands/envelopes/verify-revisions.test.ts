@@ -11,12 +11,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../../../helpers/paths.js';
+import { tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
 import { NO_PDFSIG, pdfsigTrusting, type Pdfsig } from '../../../helpers/pdfsig.js';
 import { NO_OPENSSL, Pki } from '../../../helpers/openssl-pki.js';
 import { addSignature, appendRevision, basePdf, stream, textContent } from '../../../helpers/pdf-build.js';
 import { signedRevision } from '../../../helpers/ltv.js';
+import { signedCopyFrom } from '../../../helpers/signed-copy.js';
 
 let sandbox: TestSandbox;
 const dataDir = tempDir('sign-cli-verify-rev-data-');
@@ -26,22 +27,7 @@ let copy: Buffer;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40, dataDir });
-  const env = sandbox.env;
-  const id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env },
-    )
-  ).stdout.trim();
-  await runCommand(['envelopes', 'download', id, '-o', join(dir, 'copy.pdf'), '--wait'], { env });
+  await signedCopyFrom(sandbox, join(dir, 'copy.pdf'));
   // Its B-T part: what follows the sandbox's signature here is what each test adds (the sandbox's
   // own DSS and document timestamp are test/sandbox/sandbox-ca.test.ts's).
   copy = signedRevision(readFileSync(join(dir, 'copy.pdf')));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../../../helpers/paths.js';
 import { runCommand, startTestSandbox, type TestSandbox } from '../../../helpers/in-process.js';
+import { signedCopyFrom } from '../../../helpers/signed-copy.js';
 
 let sandbox: TestSandbox;
 let env: Record<string, string>;
@@ -21,22 +22,8 @@ let id: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ speed: 40 });
   env = sandbox.env;
-  id = (
-    await runCommand(
-      [
-        'envelopes',
-        'create',
-        '-f',
-        join(ROOT, 'examples', 'envelope.json'),
-        '--new',
-        '--query',
-        'envelope.id',
-      ],
-      { env },
-    )
-  ).stdout.trim();
   file = join(dir, 'signed.pdf');
-  await runCommand(['envelopes', 'download', id, '-o', file, '--wait'], { env });
+  ({ id } = await signedCopyFrom(sandbox, file));
   caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, await (await fetch(`${sandbox.baseUrl}/_sandbox/ca.pem`)).text());
 });
