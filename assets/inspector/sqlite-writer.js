@@ -1,7 +1,7 @@
 // The webhook inspector's one writer of its SQLite file, run as a worker thread from this file's
 // text (src/listener/inspector/sqlite-store.ts starts it; scripts/build ships it). The listener's
-// thread hands over batches: the deliveries encoded in a few values (sqlite-schema.ts,
-// encodeDeliveries), then other statements by index. Each batch runs here in
+// thread hands over batches: the deliveries encoded in two buffers (sqlite-batch.ts,
+// DeliveryBatch), then other statements by index. Each batch runs here in
 // one transaction, off the thread that answers deliveries, and the rows are made here, so keeping
 // them costs the listener little (npm run bench listener).
 'use strict';
@@ -35,6 +35,9 @@ const statements = workerData.statements.map((sql) => db.prepare(sql));
 // INSERT_DELIVERY (sqlite-schema.ts): the first of the writes.
 const insertDelivery = statements[0];
 const NUMBERS = workerData.deliveryNumbers;
+// The numbers before the texts' lengths; the texts are the rest (sqlite-batch.ts).
+const FIXED = workerData.fixedNumbers;
+const TEXTS = NUMBERS - FIXED;
 
 /**
  * Inserts a batch's deliveries, read back as sqlite-batch.ts (DeliveryBatch) wrote them: per
@@ -45,13 +48,13 @@ const NUMBERS = workerData.deliveryNumbers;
 function insertDeliveries(numbers, bytes) {
   let offset = 0;
   const nullable = (value) => (Number.isNaN(value) ? null : value);
-  const texts = new Array(10);
+  const texts = new Array(TEXTS);
   for (let i = 0; i < numbers.length; i += NUMBERS) {
-    const length = numbers[i + 7];
+    const length = numbers[i + FIXED - 1];
     const body = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
     offset += length;
-    for (let t = 0; t < 10; t++) {
-      const size = numbers[i + 8 + t];
+    for (let t = 0; t < TEXTS; t++) {
+      const size = numbers[i + FIXED + t];
       texts[t] = size < 0 ? null : bytes.toString('utf8', offset, offset + size);
       if (size > 0) offset += size;
     }

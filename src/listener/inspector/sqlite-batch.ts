@@ -29,8 +29,8 @@ const TEXT_FIELDS = [
 ] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
 
-/** Numbers before the texts' lengths. */
-const FIXED_NUMBERS = 8;
+/** Numbers before the texts' lengths (the body's length the last of them). */
+export const FIXED_NUMBERS = 8;
 /** How many numbers each delivery takes: the writer reads them in this order. */
 export const DELIVERY_NUMBERS = FIXED_NUMBERS + TEXT_FIELDS.length;
 

@@ -24,7 +24,7 @@ import {
   type DeliveryStore,
   type DeliverySummary,
 } from './records.js';
-import { DeliveryBatch, DELIVERY_NUMBERS } from './sqlite-batch.js';
+import { DeliveryBatch, DELIVERY_NUMBERS, FIXED_NUMBERS } from './sqlite-batch.js';
 import {
   attemptOf,
   CONNECTION_SETUP,
@@ -122,6 +122,7 @@ export class SqliteStore implements DeliveryStore {
           connectionSetup: `${CONNECTION_SETUP} ${WRITER_SETUP}`,
           statements: WRITES,
           deliveryNumbers: DELIVERY_NUMBERS,
+          fixedNumbers: FIXED_NUMBERS,
         },
       });
       return new SqliteStore(file, keep, reader, worker, unlock, now);
