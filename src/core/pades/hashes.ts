@@ -3,7 +3,7 @@
  * by OID, as node:crypto computes them; and which of them are too weak to accept by default.
  * SHAKE256 is the digest Ed448 signatures use (RFC 8419): 512 bits of output.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash as oneShot, type Hash } from 'node:crypto';
 
 export const HASHES: Record<string, string> = {
   '1.3.14.3.2.26': 'sha1',
@@ -32,8 +32,13 @@ export function newHash(name: string): Hash {
   return name === 'shake256' ? createHash('shake256', { outputLength: 64 }) : createHash(name);
 }
 
-/** The hash of `bytes` (one or several parts) with the named algorithm. */
+/**
+ * The hash of `bytes` (one or several parts) with the named algorithm. One part is hashed by
+ * node:crypto's one-shot hash, which makes no Hash object (a stream): a verify hashes tens of
+ * certificates, names and keys, and each Hash cost more to make than its hashing.
+ */
 export function hashOf(name: string, ...parts: Uint8Array[]): Buffer {
+  if (parts.length === 1 && name !== 'shake256') return oneShot(name, parts[0]!, 'buffer');
   const hash = newHash(name);
   for (const part of parts) hash.update(part);
   return hash.digest();

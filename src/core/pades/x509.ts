@@ -7,6 +7,7 @@
  */
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { HASHES, WEAK_HASHES, hashOf } from './hashes.js';
+import { SCHEMES } from './signature-schemes.js';
 
 /** node:crypto's RSA_PKCS1_PADDING and RSA_PKCS1_PSS_PADDING: the CLI bundle loads node:crypto's functions lazily, not its objects. */
 const RSA_PKCS1_PADDING = 1;
@@ -81,8 +82,28 @@ export interface Certificate {
   unknownCritical: string[];
 }
 
-/** Parses one certificate, or throws DerError. */
+/**
+ * Certificates parsed so far, by their bytes: a file carries the same few certificates in several
+ * places (the CMS, its timestamp token, the DSS, OCSP responses), each read where it is found.
+ * Each is parsed from a copy of its bytes, so that what is kept holds no view of a whole file;
+ * the results are not to be changed. Bounded as LINKS below, for a run over many files.
+ */
+const PARSED = new Map<string, Certificate>();
+const MAX_PARSED = 1024;
+
+/** Parses one certificate (read once for the same bytes), or throws DerError. */
 export function parseCertificate(der: Uint8Array): Certificate {
+  const key = Buffer.from(der.buffer, der.byteOffset, der.length).toString('latin1');
+  let cert = PARSED.get(key);
+  if (!cert) {
+    cert = readCertificate(Uint8Array.from(der));
+    if (PARSED.size >= MAX_PARSED) PARSED.clear();
+    PARSED.set(key, cert);
+  }
+  return cert;
+}
+
+function readCertificate(der: Uint8Array): Certificate {
   const top = readDer(der);
   const [tbsNode, algorithm, signatureValue] = sequence(top, 'the certificate');
   const tbs = sequence(tbsNode, "the certificate's body");
@@ -203,48 +224,6 @@ function foldedName(name: Uint8Array): string | null {
   return folded;
 }
 
-type Scheme =
-  | { kind: 'rsa'; hash: string | null }
-  | { kind: 'ecdsa'; hash: string | null; plain?: boolean }
-  | { kind: 'pss' }
-  | { kind: 'eddsa'; name: 'Ed25519' | 'Ed448' };
-const SCHEMES: Record<string, Scheme> = {
-  '1.2.840.113549.1.1.1': { kind: 'rsa', hash: null },
-  '1.2.840.113549.1.1.5': { kind: 'rsa', hash: 'sha1' },
-  '1.2.840.113549.1.1.14': { kind: 'rsa', hash: 'sha224' },
-  '1.2.840.113549.1.1.11': { kind: 'rsa', hash: 'sha256' },
-  '1.2.840.113549.1.1.12': { kind: 'rsa', hash: 'sha384' },
-  '1.2.840.113549.1.1.13': { kind: 'rsa', hash: 'sha512' },
-  // RSA PKCS#1 v1.5 and ECDSA with SHA-3 (RFC 8702, NIST's CSOR).
-  '2.16.840.1.101.3.4.3.13': { kind: 'rsa', hash: 'sha3-224' },
-  '2.16.840.1.101.3.4.3.14': { kind: 'rsa', hash: 'sha3-256' },
-  '2.16.840.1.101.3.4.3.15': { kind: 'rsa', hash: 'sha3-384' },
-  '2.16.840.1.101.3.4.3.16': { kind: 'rsa', hash: 'sha3-512' },
-  '1.2.840.113549.1.1.10': { kind: 'pss' },
-  '1.2.840.10045.2.1': { kind: 'ecdsa', hash: null },
-  '1.2.840.10045.4.1': { kind: 'ecdsa', hash: 'sha1' },
-  '1.2.840.10045.4.3.1': { kind: 'ecdsa', hash: 'sha224' },
-  '1.2.840.10045.4.3.2': { kind: 'ecdsa', hash: 'sha256' },
-  '1.2.840.10045.4.3.3': { kind: 'ecdsa', hash: 'sha384' },
-  '1.2.840.10045.4.3.4': { kind: 'ecdsa', hash: 'sha512' },
-  '2.16.840.1.101.3.4.3.9': { kind: 'ecdsa', hash: 'sha3-224' },
-  '2.16.840.1.101.3.4.3.10': { kind: 'ecdsa', hash: 'sha3-256' },
-  '2.16.840.1.101.3.4.3.11': { kind: 'ecdsa', hash: 'sha3-384' },
-  '2.16.840.1.101.3.4.3.12': { kind: 'ecdsa', hash: 'sha3-512' },
-  // Plain ECDSA (BSI TR-03111 ecdsa-plain-*): r and s side by side, not a DER SEQUENCE.
-  '0.4.0.127.0.7.1.1.4.1.1': { kind: 'ecdsa', hash: 'sha1', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.2': { kind: 'ecdsa', hash: 'sha224', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.3': { kind: 'ecdsa', hash: 'sha256', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.4': { kind: 'ecdsa', hash: 'sha384', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.5': { kind: 'ecdsa', hash: 'sha512', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.8': { kind: 'ecdsa', hash: 'sha3-224', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.9': { kind: 'ecdsa', hash: 'sha3-256', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.10': { kind: 'ecdsa', hash: 'sha3-384', plain: true },
-  '0.4.0.127.0.7.1.1.4.1.11': { kind: 'ecdsa', hash: 'sha3-512', plain: true },
-  '1.3.101.112': { kind: 'eddsa', name: 'Ed25519' },
-  '1.3.101.113': { kind: 'eddsa', name: 'Ed448' },
-};
-
 /** The digest RFC 8419 requires with each EdDSA algorithm: a CMS signer using another is refused. */
 export const EDDSA_DIGEST: Record<string, string> = { Ed25519: 'sha512', Ed448: 'shake256' };
 
@@ -290,12 +269,8 @@ function verifyWith(
   const id = oid(parts[0]);
   const scheme = SCHEMES[id];
   if (!scheme) return { ok: false, supported: false, algorithm: `algorithm ${id} is not supported` };
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
-  } catch {
-    return { ok: false, supported: false, algorithm: "the certificate's public key is not readable" };
-  }
+  const key = publicKey(spki);
+  if (!key) return { ok: false, supported: false, algorithm: "the certificate's public key is not readable" };
   // A weak hash is verified all the same (so that a verdict can say the bytes are intact) and marked.
   const attempt = (hash: string | null, options: Record<string, unknown>, name: string): SignatureCheck => {
     const weak = hash && WEAK_HASHES.has(hash) ? { weak: hash } : {};
@@ -348,6 +323,29 @@ function verifyWith(
       };
   }
   return check;
+}
+
+/**
+ * Public keys read so far, by their SubjectPublicKeyInfo (null: unreadable): an issuing CA's key
+ * checks the certificates, OCSP responses and CRLs it signed, each read by OpenSSL anew otherwise.
+ */
+const KEYS = new Map<string, KeyObject | null>();
+const MAX_KEYS = 256;
+
+function publicKey(spki: Uint8Array): KeyObject | null {
+  const bytes = Buffer.from(spki.buffer, spki.byteOffset, spki.length);
+  const id = bytes.toString('latin1');
+  let key = KEYS.get(id);
+  if (key === undefined) {
+    try {
+      key = createPublicKey({ key: Buffer.from(bytes), format: 'der', type: 'spki' });
+    } catch {
+      key = null;
+    }
+    if (KEYS.size >= MAX_KEYS) KEYS.clear();
+    KEYS.set(id, key);
+  }
+  return key;
 }
 
 /** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */

@@ -7,7 +7,7 @@
  * once, with the revision whose bytes first hold it: a document timestamp of that revision or a
  * later one covers it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { children, encoded, explicit, is, oid, sequence, type Der } from '../der.js';
 import { CMS_OID, parseSignedData, type SignedData } from '../cms.js';
 import { dictOf, isStream, type PdfDict, type PdfValue } from '../pdf-objects.js';
@@ -65,14 +65,14 @@ class Collector {
   private seen = new Set<string>();
 
   add(item: RevocationItem): void {
-    const key = createHash('sha1').update(item.der).digest('hex');
+    const key = hash('sha1', item.der);
     if (this.seen.has(key) || this.items.length >= MAX_ITEMS) return;
     this.seen.add(key);
     this.items.push(item);
   }
 
   certificate(der: Uint8Array): void {
-    const key = `c${createHash('sha1').update(der).digest('hex')}`;
+    const key = `c${hash('sha1', der)}`;
     if (this.seen.has(key) || this.certificates.length >= MAX_ITEMS) return;
     this.seen.add(key);
     try {
