@@ -1,0 +1,74 @@
+/**
+ * What the verifier reads faster than byte by byte, or once for the same bytes (issue 54's
+ * start-up of `verify`), read the same as before: the byte range's gap compared by Node first,
+ * in every case the byte-by-byte comparison decides, and a certificate parsed once per bytes from
+ * its own copy (what is kept for the next file holds no view of this one).
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { byteRange } from '../../../src/core/pades/signature-base.js';
+import type { PdfSignature } from '../../../src/core/pades/pdf-signatures.js';
+import { parseCertificate } from '../../../src/core/pades/x509.js';
+import { SandboxCa } from '../../../src/sandbox/signing/signing-identity.js';
+import { tempDir } from '../../helpers/paths.js';
+
+const CONTENTS = Uint8Array.from([0x30, 0x82, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x7f]);
+
+/** A file `before<gap>after` and a signature whose byte range leaves out exactly `<gap>`. */
+function signedAround(gap: string): { pdf: Buffer; signature: PdfSignature } {
+  const before = '%PDF-1.7\n1 0 obj << /Contents ';
+  const after = ' >> endobj\n%%EOF\n';
+  const pdf = Buffer.from(`${before}<${gap}>${after}`, 'latin1');
+  const start2 = before.length + gap.length + 2;
+  const signature = {
+    byteRange: [0, before.length, start2, pdf.length - start2],
+    contents: CONTENTS,
+    contentsTooLong: null,
+  } as unknown as PdfSignature;
+  return { pdf, signature };
+}
+
+const holds = (gap: string) => {
+  const { pdf, signature } = signedAround(gap);
+  return byteRange(pdf, signature).check.ok;
+};
+
+const hex = Buffer.from(CONTENTS).toString('hex');
+
+describe("the byte range's gap", () => {
+  it("holds the signature's /Contents in hex of either case, with or without white-space", () => {
+    expect(holds(hex)).toBe(true);
+    expect(holds(hex.toUpperCase())).toBe(true);
+    expect(holds(`${hex.slice(0, 4)}\n${hex.slice(4, 9).toUpperCase()} ${hex.slice(9)}`)).toBe(true);
+  });
+
+  it('holds nothing else: another digit, a non-hex byte, a digit too many or too few', () => {
+    expect(holds(`${hex.slice(0, -1)}e`)).toBe(false);
+    // Latin-1 letters lower-case to other letters, never to a hex digit.
+    expect(holds(`${hex.slice(0, -2)}\u00c0f`)).toBe(false);
+    expect(holds(`${hex.slice(0, -2)}Gf`)).toBe(false);
+    expect(holds(`${hex}0`)).toBe(false);
+    expect(holds(`${hex.slice(0, -1)} `)).toBe(false);
+  });
+});
+
+describe('a certificate', () => {
+  const dir = tempDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is parsed once for the same bytes, wherever they are, into views of its own copy', async () => {
+    const { ca } = await SandboxCa.open(dir, new Date());
+    // The same certificate inside two larger buffers (a file and a CMS that carry it).
+    const inFile = Buffer.concat([Buffer.alloc(100, 1), ca, Buffer.alloc(100, 2)]).subarray(
+      100,
+      100 + ca.length,
+    );
+    const inCms = Buffer.concat([Buffer.alloc(7), ca]).subarray(7);
+    const first = parseCertificate(inFile);
+    expect(parseCertificate(inCms)).toBe(first);
+    expect(Buffer.from(first.der).equals(ca)).toBe(true);
+    // Nothing it keeps holds the file it was found in.
+    for (const view of [first.der, first.tbs, first.issuer, first.subject, first.spki, first.signature])
+      expect(view.buffer.byteLength).toBe(ca.length);
+  });
+});
