@@ -5,6 +5,7 @@
  * hashed in steps.
  */
 import { COST, type Meter, type Steps } from './pdf-budget.js';
+import type { Hash } from 'node:crypto';
 import { hashOf, newHash } from './hashes.js';
 import { pdfDate, type PdfSignature } from './pdf-signatures.js';
 import type { SignedContent } from './cms.js';
@@ -66,6 +67,25 @@ export type Ranges = [[number, number], [number, number]];
 /** Bytes hashed at a time between two chances to pause. */
 const HASH_CHUNK = 4 * 1024 * 1024;
 
+/**
+ * The SHA-256 of the longest start of a file that a signature's first range hashed (from byte 0),
+ * as a hash to go on with: the verdict's SHA-256 of the whole file continues from there instead
+ * of hashing the same bytes again (the last document timestamp's range is nearly all of the file).
+ * Kept per file's bytes for one verification (verify.ts forgets it first: the bytes may have
+ * changed since another), gone with them.
+ */
+const SHA256_PREFIX = new WeakMap<Uint8Array, { end: number; hash: Hash }>();
+
+/** What a verification of `pdf` starts with: no start hashed yet. */
+export const forgetSha256Prefix = (pdf: Uint8Array) => SHA256_PREFIX.delete(pdf);
+
+/** The SHA-256 of the longest start of `pdf` hashed so far (its end, and the hash to go on with), taken: the next asks get none. */
+export function takeSha256Prefix(pdf: Uint8Array): { end: number; hash: Hash } | undefined {
+  const prefix = SHA256_PREFIX.get(pdf);
+  SHA256_PREFIX.delete(pdf);
+  return prefix;
+}
+
 /** The digest of the signed ranges, hashed a chunk at a time, counted on `meter`. */
 export function* digestSteps(
   pdf: Uint8Array,
@@ -81,6 +101,8 @@ export function* digestSteps(
       meter.add(COST.hashedByte * (end - p));
       if (meter.due) yield;
     }
+    if (algorithm === 'sha256' && from === 0 && to > (SHA256_PREFIX.get(pdf)?.end ?? 0))
+      SHA256_PREFIX.set(pdf, { end: to, hash: hash.copy() });
   }
   return hash.digest();
 }

@@ -34,7 +34,7 @@ import { documentIntegrity, signatureIntegrity } from './integrity.js';
 import { dssCertificates } from './pdf-signatures.js';
 
 import { longTermChecks } from './ltv/long-term.js';
-import type { Base } from './signature-base.js';
+import { forgetSha256Prefix, takeSha256Prefix, type Base } from './signature-base.js';
 import type { PdfVerdict, Proof, SignatureVerdict, VerifyContext, VerifyOptions } from './verdicts.js';
 
 export type {
@@ -105,10 +105,16 @@ function dictionaryRevision(file: PdfFile, signature: FoundSignature): number | 
   return file.revisions.find((r) => r.entryKey(signature.object!) === key)?.number ?? null;
 }
 
-/** The SHA-256 of the whole file, a chunk at a time. */
+/**
+ * The SHA-256 of the whole file, a chunk at a time: from where a signature's digest left off, when
+ * one hashed its start (signature-base.ts). Counted on the meter as the whole file, as before.
+ */
 function* sha256Steps(pdf: Uint8Array, meter: Meter): Steps<string> {
-  const hash = createHash('sha256');
-  for (let p = 0; p < pdf.length; p += 4 * 1024 * 1024) {
+  const prefix = takeSha256Prefix(pdf);
+  const hash = prefix ? prefix.hash : createHash('sha256');
+  const from = prefix ? prefix.end : 0;
+  meter.add(COST.hashedByte * from);
+  for (let p = from; p < pdf.length; p += 4 * 1024 * 1024) {
     const end = Math.min(pdf.length, p + 4 * 1024 * 1024);
     hash.update(pdf.subarray(p, end));
     meter.add(COST.hashedByte * (end - p));
@@ -125,6 +131,7 @@ function* sha256Steps(pdf: Uint8Array, meter: Meter): Steps<string> {
 export async function verifyPdf(pdf: Uint8Array, options: VerifyOptions = {}): Promise<PdfVerdict> {
   const pace = new Pace(options.signal, options.monotonic);
   const meter = new Meter(pdf.length, options.limits);
+  forgetSha256Prefix(pdf);
   const file = await pace.run(readPdfSteps(pdf, meter, options.password));
   const final = file.revisions.at(-1)!;
   const signatures = await pace.run(documentSignatureSteps(file));

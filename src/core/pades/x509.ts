@@ -90,13 +90,21 @@ export interface Certificate {
  */
 const PARSED = new Map<string, Certificate>();
 const MAX_PARSED = 1024;
+/** Larger than any certificate a signature carries (a few KB): parsed each time, never kept. */
+const MAX_KEPT_BYTES = 64 * 1024;
 
-/** Parses one certificate (read once for the same bytes), or throws DerError. */
+/**
+ * Parses one certificate (read once for the same bytes), or throws DerError. Only its first TLV
+ * is read: bytes after it are no part of it, nor of the key it is kept by.
+ */
 export function parseCertificate(der: Uint8Array): Certificate {
-  const key = Buffer.from(der.buffer, der.byteOffset, der.length).toString('latin1');
+  const length = readDer(der).next;
+  if (length > MAX_KEPT_BYTES) return readCertificate(der);
+  const key = Buffer.from(der.buffer, der.byteOffset, length).toString('latin1');
   let cert = PARSED.get(key);
   if (!cert) {
-    cert = readCertificate(Uint8Array.from(der));
+    // A copy (Uint8Array's slice: a Buffer's would be a view).
+    cert = readCertificate(Uint8Array.from(der.subarray(0, length)));
     if (PARSED.size >= MAX_PARSED) PARSED.clear();
     PARSED.set(key, cert);
   }

@@ -1,11 +1,16 @@
 /**
  * What the verifier reads faster than byte by byte, or once for the same bytes (issue 54's
  * start-up of `verify`), read the same as before: the byte range's gap compared by Node first,
- * in every case the byte-by-byte comparison decides, and a certificate parsed once per bytes from
- * its own copy (what is kept for the next file holds no view of this one).
+ * in every case the byte-by-byte comparison decides; a certificate parsed once per bytes from
+ * its own copy (what is kept for the next file holds no view of this one); the file's SHA-256
+ * going on from a signature's digest of its start.
  */
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { verifyPdf } from '../../../src/core/pades/verify.js';
+import { addSignature, basePdf } from '../../helpers/pdf-build.js';
+import { NO_OPENSSL, Pki } from '../../helpers/openssl-pki.js';
 import { byteRange } from '../../../src/core/pades/signature-base.js';
 import type { PdfSignature } from '../../../src/core/pades/pdf-signatures.js';
 import { parseCertificate } from '../../../src/core/pades/x509.js';
@@ -66,9 +71,32 @@ describe('a certificate', () => {
     const inCms = Buffer.concat([Buffer.alloc(7), ca]).subarray(7);
     const first = parseCertificate(inFile);
     expect(parseCertificate(inCms)).toBe(first);
+    // Bytes after it (a stream's padding) are no part of it.
+    expect(parseCertificate(Buffer.concat([ca, Buffer.alloc(50, 9)]))).toBe(first);
     expect(Buffer.from(first.der).equals(ca)).toBe(true);
     // Nothing it keeps holds the file it was found in.
     for (const view of [first.der, first.tbs, first.issuer, first.subject, first.spki, first.signature])
       expect(view.buffer.byteLength).toBe(ca.length);
+  });
+});
+
+describe.skipIf(NO_OPENSSL)("the file's SHA-256", () => {
+  const dir = tempDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is the whole file's after a signature hashed its start, and of the bytes as they are at each verification", async () => {
+    const pki = new Pki(dir);
+    const ca = pki.ca('Read-once CA');
+    const signer = pki.issue(ca, 'Read-once Signer');
+    const pdf = await addSignature(basePdf(), { field: 'Sig', sign: (bytes) => pki.cms(bytes, signer, ca) });
+    const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+    const first = await verifyPdf(pdf, { systemRoots: false });
+    expect(first.signatures[0]!.checks.find((c) => c.check === 'digest')?.ok).toBe(true);
+    expect(first.sha256).toBe(sha256(pdf));
+    // The same buffer changed in place, inside the signed range: its own hash, not the last one's.
+    pdf[pdf.indexOf(' ')] = 0x0a;
+    const second = await verifyPdf(pdf, { systemRoots: false });
+    expect(second.signatures[0]!.checks.find((c) => c.check === 'digest')?.ok).toBe(false);
+    expect(second.sha256).toBe(sha256(pdf));
   });
 });
