@@ -37,13 +37,20 @@ for (let i = 0; i < 16; i++)
  */
 function gapHolds(pdf: Uint8Array, from: number, to: number, contents: Uint8Array): boolean {
   const digits = contents.length * 2;
-  if (to - from === digits) {
+  if (to - from === digits && digits <= MAX_FAST_DIGITS) {
     const gap = Buffer.from(pdf.buffer, pdf.byteOffset + from, digits).toString('latin1');
     const hex = Buffer.from(contents.buffer, contents.byteOffset, contents.length).toString('hex');
     if (gap.toLowerCase() === hex) return true;
   }
   return gapHoldsByByte(pdf, from, to, contents);
 }
+
+/**
+ * The most digits compared as strings: their strings stay in V8's young generation (under its
+ * 128 KB large-object size), freed at the next scavenge; a larger /Contents (rare) is compared byte
+ * by byte, not left in the old generation until a full collection, raising an archive run's peak.
+ */
+const MAX_FAST_DIGITS = 64 * 1024;
 
 /** gapHolds read byte by byte, without copying: white-space skipped, every other byte a digit of `contents`. */
 function gapHoldsByByte(pdf: Uint8Array, from: number, to: number, contents: Uint8Array): boolean {

@@ -86,10 +86,12 @@ export interface Certificate {
  * Certificates parsed so far, by their bytes: a file carries the same few certificates in several
  * places (the CMS, its timestamp token, the DSS, OCSP responses), each read where it is found.
  * Each is parsed from a copy of its bytes, so that what is kept holds no view of a whole file;
- * the results are not to be changed. Bounded as LINKS below, for a run over many files.
+ * the results are not to be changed. A few tens are kept: a file's own certificates, and the
+ * CAs that files of a run share (more, kept by each worker of an archive run, was 10 MB of its
+ * peak memory over the real-world corpus).
  */
 const PARSED = new Map<string, Certificate>();
-const MAX_PARSED = 1024;
+const MAX_PARSED = 64;
 /** Larger than any certificate a signature carries (a few KB): parsed each time, never kept. */
 const MAX_KEPT_BYTES = 64 * 1024;
 
@@ -338,7 +340,7 @@ function verifyWith(
  * checks the certificates, OCSP responses and CRLs it signed, each read by OpenSSL anew otherwise.
  */
 const KEYS = new Map<string, KeyObject | null>();
-const MAX_KEYS = 256;
+const MAX_KEYS = 64;
 
 function publicKey(spki: Uint8Array): KeyObject | null {
   const bytes = Buffer.from(spki.buffer, spki.byteOffset, spki.length);
