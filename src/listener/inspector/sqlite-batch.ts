@@ -1,7 +1,7 @@
 /**
  * The deliveries of the inspector's next SQLite batch, encoded as each one comes: numbers in one
  * growing Float64Array, the body and texts as bytes in one growing buffer. Nothing of a delivery
- * stays on the JavaScript heap after its request is answered: a batch is written 20 ms or more
+ * stays on the JavaScript heap after its request is answered: a batch is written up to 100 ms
  * later, and deliveries kept as objects that long outlive the young generation, so the
  * listener's collector copied and promoted every one of them (the main cost --inspect added,
  * measured with --trace-gc: scavenges 2.3 times as long). The writer (assets/inspector/
