@@ -31,6 +31,9 @@ if (process.platform === 'linux') {
 
 const db = new DatabaseSync(workerData.file, { timeout: workerData.busyTimeoutMs });
 db.exec(workerData.connectionSetup);
+// The WAL is copied back into the file at WAL_CHECKPOINT_BYTES (sqlite-schema.ts), in pages of the file's size.
+const pageSize = Number(db.prepare('PRAGMA page_size').get().page_size);
+db.exec(`PRAGMA wal_autocheckpoint = ${Math.max(1, Math.round(workerData.walCheckpointBytes / pageSize))}`);
 const statements = workerData.statements.map((sql) => db.prepare(sql));
 // INSERT_DELIVERY (sqlite-schema.ts): the first of the writes.
 const insertDelivery = statements[0];
@@ -43,7 +46,7 @@ const TEXTS = NUMBERS - FIXED;
  * Inserts a batch's deliveries, read back as sqlite-batch.ts (DeliveryBatch) wrote them: per
  * delivery, NUMBERS numbers (id, received_at, verified, answered, delivery, filtered, signed_at,
  * the body's length, then each text's UTF-8 length or -1 for null), and in `bytes` the body then
- * the texts: method, path, http_version, headers, reason, code, event_id, type, envelope_id, secret.
+ * the texts (bound as bytes): method, path, http_version, headers, reason, code, event_id, type, envelope_id, secret.
  */
 function insertDeliveries(numbers, bytes) {
   let offset = 0;
@@ -55,7 +58,8 @@ function insertDeliveries(numbers, bytes) {
     offset += length;
     for (let t = 0; t < TEXTS; t++) {
       const size = numbers[i + FIXED + t];
-      texts[t] = size < 0 ? null : bytes.toString('utf8', offset, offset + size);
+      // The text's UTF-8 bytes: the statement makes them TEXT (sqlite-schema.ts, WRITES).
+      texts[t] = size < 0 ? null : bytes.subarray(offset, offset + size);
       if (size > 0) offset += size;
     }
     insertDelivery.run(

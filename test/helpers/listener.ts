@@ -12,19 +12,24 @@ export interface ListenerProcess {
   /** Waits until `predicate` holds for the stdout lines (bounded). */
   waitForStdout(predicate: (lines: string[]) => boolean, timeoutMs?: number): Promise<void>;
   waitForStderr(predicate: (lines: string[]) => boolean, timeoutMs?: number): Promise<void>;
-  /** Ctrl-C; resolves with the exit code. */
+  /** Ctrl-C (to the listener's process group when it has its own, as a terminal sends it); resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
-/** Spawns `sign-cli webhooks listen --port 0 ...` and waits for its "listening on" line. */
+/**
+ * Spawns `sign-cli webhooks listen --port 0 ...` and waits for its "listening on" line. With
+ * `ownGroup`, the listener leads a process group of its own, as a shell's foreground job does.
+ */
 export async function startListenerProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
+  { ownGroup = false }: { ownGroup?: boolean } = {},
 ): Promise<ListenerProcess> {
   const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -70,7 +75,8 @@ export async function startListenerProcess(
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);
         child.once('exit', (code) => resolve(code));
-        child.kill('SIGINT');
+        if (ownGroup) process.kill(-child.pid!, 'SIGINT');
+        else child.kill('SIGINT');
       }),
   };
 }

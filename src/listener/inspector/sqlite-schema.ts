@@ -49,17 +49,31 @@ PRAGMA user_version = ${SCHEMA_VERSION};
 export const CONNECTION_SETUP = 'PRAGMA synchronous = NORMAL;';
 
 /**
- * The writer's own: the WAL is copied back into the file once it holds 4,000 pages (16 MB), not
- * SQLite's 1,000. Fewer, longer checkpoints: 0.7 µs less of the writer's CPU per delivery (3.2
- * against 3.9, 100,000 deliveries in batches of 500, the newest 10,000 kept).
+ * The page size of a new file: SQLite's largest. A row of the inspector is most of a kilobyte and
+ * is written once, at the end of the table, then dropped from its start, so larger pages mean fewer
+ * of them to write, log and free per delivery: 25 % less of the writer's CPU per delivery than
+ * 4 KB pages (100,000 deliveries in batches of 500, the newest 10,000 kept; a file made before
+ * keeps its own).
  */
-export const WRITER_SETUP = 'PRAGMA wal_autocheckpoint = 4000;';
+export const PAGE_SIZE = 65_536;
 
-/** What the writer runs, by index (INSERT_DELIVERY for each delivery of a batch, before the rest). */
+/**
+ * The writer's own: the WAL is copied back into the file once it holds 16 MB (of pages of the
+ * file's size), not SQLite's 1,000 pages (4 MB at 4 KB). Fewer, longer checkpoints: 0.7 µs less
+ * of the writer's CPU per delivery (3.2 against 3.9, measured as above with 4 KB pages).
+ */
+export const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What the writer runs, by index (INSERT_DELIVERY for each delivery of a batch, before the rest).
+ * A delivery's texts are bound as the UTF-8 bytes the batch holds and made TEXT by SQLite: not
+ * decoded into strings only to be encoded again (15 % less of the writer's CPU per delivery).
+ */
 export const WRITES = [
   `INSERT INTO deliveries (id, received_at, method, path, http_version, headers, body, verified, answered,
      reason, code, event_id, type, envelope_id, delivery, filtered, secret, signed_at)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+   VALUES (?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, ?,
+     CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?, CAST(? AS TEXT), ?)`,
   'UPDATE deliveries SET answered = ? WHERE id = ?',
   'INSERT INTO attempts (delivery_id, kind, at, url, status, duration_ms, answer, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   'DELETE FROM attempts WHERE delivery_id <= ?',

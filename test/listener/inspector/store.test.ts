@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../src/listener/inspector/memory-store.js';
 import type { DeliveryRecord, DeliveryStore } from '../../../src/listener/inspector/records.js';
 import { loadSqlite } from '../../../src/listener/inspector/sqlite.js';
+import { SCHEMA } from '../../../src/listener/inspector/sqlite-schema.js';
 import { SqliteStore, StoreFileError } from '../../../src/listener/inspector/sqlite-store.js';
 
 const sqlite = loadSqlite();
@@ -348,6 +349,43 @@ describe.runIf(sqlite)('the SQLite file', () => {
       );
     },
   );
+
+  it('makes new files with 64 KB pages and keeps an older file’s own', async () => {
+    const made = join(scratch(), 'new.sqlite');
+    const store = open(made);
+    store.add(record(1));
+    await close(store);
+    const older = join(scratch(), 'older.sqlite');
+    const db = new sqlite!.DatabaseSync(older);
+    db.exec(`PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; ${SCHEMA}`);
+    db.close();
+    const reopened = open(older);
+    reopened.add(record(1));
+    await close(reopened);
+    const pageSize = (file: string) => {
+      const reader = new sqlite!.DatabaseSync(file);
+      try {
+        return [
+          reader.prepare('PRAGMA page_size').get()!.page_size,
+          reader.prepare('SELECT count(*) AS n FROM deliveries').get()!.n,
+        ];
+      } finally {
+        reader.close();
+      }
+    };
+    expect(pageSize(made)).toEqual([65_536, 1]);
+    // The texts, handed to SQLite as bytes, are kept as TEXT (what the filters compare, and other tools read).
+    const reader = new sqlite!.DatabaseSync(made);
+    expect(
+      reader
+        .prepare(
+          'SELECT typeof(method) AS m, typeof(headers) AS h, typeof(type) AS t, typeof(reason) AS r FROM deliveries',
+        )
+        .get(),
+    ).toEqual({ m: 'text', h: 'text', t: 'text', r: 'null' });
+    reader.close();
+    expect(pageSize(older)).toEqual([4096, 1]);
+  });
 
   it('is written by one listener at a time', () => {
     const file = join(scratch(), 'deliveries.sqlite');
