@@ -5,6 +5,7 @@
 // throughput. Then the weight of the inspector's first page load in chromium, with its store full
 // (the newest 100 listed): target under 300 KB. The page's stream stays open; the page is left
 // (about:blank) so that it ends and counts.
+import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
@@ -65,6 +66,27 @@ async function firstLoad(url) {
   }
 }
 
+/**
+ * The newest delivery listed, once the inspector has written every one that came (its list waits
+ * for that). A connection of its own each time: a kept-alive one may have been closed by the
+ * server during a round, while this process was waiting for wrk.
+ */
+function allKept(inspectorUrl) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${inspectorUrl}api/deliveries?limit=1`, { agent: false }, (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+            : reject(new Error(`the inspector answered ${res.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
 /** The inspector's URL from the line printed after "listening on" (spawnServer resolves at that one). */
 async function inspectorLine(server) {
   for (let waited = 0; waited < 15_000; waited += 50) {
@@ -108,6 +130,7 @@ export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor
     const inspectorUrl = await inspectorLine(inspecting);
     runWrk(plain, warmFile, 2);
     runWrk(inspecting, warmFile, 2);
+    await allKept(inspectorUrl);
     const ratios = [];
     const rates = { plain: [], inspecting: [] };
     const runs = { plain: [], inspecting: [] };
@@ -118,6 +141,9 @@ export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor
       const result = {};
       for (const which of order) {
         result[which] = runWrk(which === 'plain' ? plain : inspecting, file, seconds);
+        // The inspector writes what came once deliveries pause: before the next round, so that
+        // writing falls in no other round than its own. (Listing waits until all is kept.)
+        if (which === 'inspecting') await allKept(inspectorUrl);
         failed += result[which].failed + result[which].socketErrors;
         rates[which].push(result[which].perSecond);
         runs[which].push(result[which]);
@@ -130,7 +156,7 @@ export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor
     // inspector costs, less swayed than the rate by other work on a shared machine.
     const cpuPerDelivery = (runs) => median(runs.map((r) => (r.serverCores * r.elapsed * 1e6) / r.requests));
     const cpu = { plain: cpuPerDelivery(runs.plain), inspecting: cpuPerDelivery(runs.inspecting) };
-    const kept = await fetch(`${inspectorUrl}api/deliveries?limit=1`).then((r) => r.json());
+    const kept = await allKept(inspectorUrl);
     const load = await firstLoad(inspectorUrl);
     return {
       rows: [

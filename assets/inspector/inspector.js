@@ -1,6 +1,6 @@
 // The webhook inspector's one script (src/listener/inspector/server.ts serves it). It makes the
 // pages livelier; everything they show is in their HTML:
-// - the list follows new deliveries: a stream says when some were kept, the page is fetched
+// - the list follows new deliveries: a stream says when some came, the page is fetched
 //   again and its rows are put in place of the old ones (focus kept where it was);
 // - the replay form posts JSON to the API and shows what the apps answered; then the page is
 //   fetched again and its "What the apps answered" put in place of the old one, the replay's

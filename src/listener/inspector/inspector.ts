@@ -27,12 +27,12 @@ export const DEFAULT_INSPECT_KEEP = 10_000;
 /** Whether this Node can keep deliveries in SQLite (node:sqlite: Node 22.13+, 24). */
 export const sqliteAvailable = (): boolean => loadSqlite() !== undefined;
 
-/** Deliveries kept in `file` (SQLite, its writes paced on `now`), or in memory when `file` is undefined. */
-export function openDeliveryStore(file: string | undefined, keep: number, now: () => number): DeliveryStore {
+/** Deliveries kept in `file` (SQLite), or in memory when `file` is undefined. */
+export function openDeliveryStore(file: string | undefined, keep: number): DeliveryStore {
   if (file === undefined) return new MemoryStore(keep);
   const sqlite = loadSqlite();
   if (!sqlite) throw new Error(`node:sqlite is not available in Node ${process.version}`);
-  return SqliteStore.open(sqlite, file, keep, now);
+  return SqliteStore.open(sqlite, file, keep);
 }
 
 export interface InspectorSetup {

@@ -114,7 +114,7 @@ export class MemoryStore implements DeliveryStore {
     return [...types].sort();
   }
 
-  onKept(listener: (newestId: number) => void): () => void {
+  onChange(listener: (newestId: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -86,7 +86,7 @@ export interface DeliveryStore {
   readonly keep: number;
   /** The highest id kept or being written (0 for none): the recorder numbers on from it. */
   readonly lastId: number;
-  /** Keeps a delivery (written behind: readable by get() at once, listed once kept). */
+  /** Keeps a delivery (written behind: readable by get() at once, by list() once flushed() resolves). */
   add(record: DeliveryRecord): void;
   /** Adds what apps answered a delivery; `answered`, when given, is what its sender was answered. */
   addAttempts(id: number, attempts: readonly Attempt[], answered?: number): void;
@@ -95,8 +95,11 @@ export interface DeliveryStore {
   count(): number;
   /** The event types among the deliveries kept, sorted. */
   types(): string[];
-  /** Called with the newest id once deliveries or attempts are kept (readable by list()). */
-  onKept(listener: (newestId: number) => void): () => void;
+  /**
+   * Called with the newest id when deliveries or attempts came, at most once a turn of the event
+   * loop: list() has them once flushed() resolves.
+   */
+  onChange(listener: (newestId: number) => void): () => void;
   /** Called when keeping failed (a full disk): deliveries are still verified and answered. */
   onError(listener: (error: Error) => void): void;
   /** Resolves once everything handed over so far is kept. */

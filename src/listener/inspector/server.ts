@@ -74,14 +74,17 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     sendText(res, 404, 'text/plain; charset=utf-8', `${what}\n`, secrets);
   }
 
-  /** `/api/stream`: an event each time deliveries were kept, at most every STREAM_INTERVAL_MS. */
+  /**
+   * `/api/stream`: an event (`kept`) when deliveries or attempts came, at most every
+   * STREAM_INTERVAL_MS; the list the page then asks for keeps them first (store.flushed()).
+   */
   function stream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', ...SECURITY_HEADERS });
     res.write('retry: 2000\n\n');
     streams.add(res);
     let timer: NodeJS.Timeout | undefined;
     let newest = 0;
-    const unsubscribe = store.onKept((id) => {
+    const unsubscribe = store.onChange((id) => {
       newest = id;
       timer ??= setTimeout(() => {
         timer = undefined;

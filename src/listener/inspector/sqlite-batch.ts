@@ -1,8 +1,8 @@
 /**
  * The deliveries of the inspector's next SQLite batch, encoded as each one comes: numbers in one
  * growing Float64Array, the body and texts as bytes in one growing buffer. Nothing of a delivery
- * stays on the JavaScript heap after its request is answered: a batch is written up to 100 ms
- * later, and deliveries kept as objects that long outlive the young generation, so the
+ * stays on the JavaScript heap after its request is answered: a batch is written seconds later
+ * under load, and deliveries kept as objects that long outlive the young generation, so the
  * listener's collector copied and promoted every one of them (the main cost --inspect added,
  * measured with --trace-gc: scavenges 2.3 times as long). The writer (assets/inspector/
  * sqlite-writer.js) reads the same layout; get() reads a delivery back from it until the batch
@@ -29,6 +29,24 @@ const TEXT_FIELDS = [
 ] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
 
+/**
+ * A delivery's texts in TEXT_FIELDS order (what find() and the writer read them back by). An
+ * array written out rather than TEXT_FIELDS mapped to the record: this runs once per delivery on
+ * the thread that answers them.
+ */
+const textsOf = (record: DeliveryRecord): (string | null)[] => [
+  record.method,
+  record.path,
+  record.httpVersion,
+  record.rawHeaders.join('\n'),
+  record.reason,
+  record.code,
+  record.eventId,
+  record.type,
+  record.envelopeId,
+  record.secret,
+];
+
 /** Numbers before the texts' lengths (the body's length the last of them). */
 export const FIXED_NUMBERS = 8;
 /** How many numbers each delivery takes: the writer reads them in this order. */
@@ -52,23 +70,21 @@ export class DeliveryBatch {
   private lowest = Infinity;
   private highest = -Infinity;
 
+  /** Empties the batch to take new deliveries, keeping the room it has grown (no new buffers to collect). */
+  reset(): this {
+    this.used = 0;
+    this.count = 0;
+    this.lowest = Infinity;
+    this.highest = -Infinity;
+    return this;
+  }
+
   get size(): number {
     return this.count;
   }
 
   add(record: DeliveryRecord): void {
-    const texts = [
-      record.method,
-      record.path,
-      record.httpVersion,
-      record.rawHeaders.join('\n'),
-      record.reason,
-      record.code,
-      record.eventId,
-      record.type,
-      record.envelopeId,
-      record.secret,
-    ];
+    const texts = textsOf(record);
     let joined = '';
     for (const text of texts) if (text !== null) joined += text;
     // Room for the body and the texts at their longest (3 bytes per UTF-16 unit).
@@ -112,10 +128,8 @@ export class DeliveryBatch {
     for (let i = 0; i < this.count; i++) {
       const at = i * DELIVERY_NUMBERS;
       const n = this.numbers;
-      let length = n[at + 7]!;
-      for (let t = 0; t < TEXT_FIELDS.length; t++) length += Math.max(0, n[at + FIXED_NUMBERS + t]!);
       if (n[at] !== id) {
-        offset += length;
+        offset += this.bytesOf(i);
         continue;
       }
       const body = Buffer.from(this.bytes.subarray(offset, offset + n[at + 7]!));
@@ -151,12 +165,26 @@ export class DeliveryBatch {
     return undefined;
   }
 
-  /** Copies of what this batch holds, exactly as long as it is, to move to the writer. */
-  encoded(): EncodedBatch {
-    const numbers = this.numbers.slice(0, this.count * DELIVERY_NUMBERS);
-    const bytes = new Uint8Array(this.used);
-    bytes.set(this.bytes.subarray(0, this.used));
+  /**
+   * Copies of the newest `newest` deliveries of this batch (all of them by default), exactly as
+   * long as they are, to move to the writer.
+   */
+  encoded(newest = this.count): EncodedBatch {
+    const first = Math.max(0, this.count - newest);
+    let offset = 0;
+    for (let i = 0; i < first; i++) offset += this.bytesOf(i);
+    const numbers = this.numbers.slice(first * DELIVERY_NUMBERS, this.count * DELIVERY_NUMBERS);
+    const bytes = new Uint8Array(this.used - offset);
+    bytes.set(this.bytes.subarray(offset, this.used));
     return { numbers: numbers.buffer, bytes: bytes.buffer };
+  }
+
+  /** How many bytes the `index`th delivery's body and texts take. */
+  private bytesOf(index: number): number {
+    const at = index * DELIVERY_NUMBERS;
+    let length = this.numbers[at + FIXED_NUMBERS - 1]!;
+    for (let t = 0; t < TEXT_FIELDS.length; t++) length += Math.max(0, this.numbers[at + FIXED_NUMBERS + t]!);
+    return length;
   }
 
   private reserve(bytes: number): void {

@@ -3,7 +3,7 @@
  * worker thread, runs them by their index in WRITES), how a batch of deliveries is handed to it
  * (sqlite-batch.ts), and what a row reads back as.
  */
-import type { SqliteValue } from './sqlite.js';
+import type { SqliteDatabase, SqliteValue } from './sqlite.js';
 import type { Attempt, AttemptKind, DeliveryRecord, DeliverySummary } from './records.js';
 
 /** PRAGMA user_version of the files this code writes; a newer file is refused, not rewritten. */
@@ -146,3 +146,28 @@ export const recordOf = (row: Row, attempts: Attempt[]): DeliveryRecord => {
     body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   };
 };
+
+/** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
+export class StoreFileError extends Error {}
+
+/** Makes the schema in a new file, refuses a file of another kind, and drops what is past `keep`. */
+export function prepareFile(db: SqliteDatabase, file: string, keep: number): void {
+  try {
+    // The page size first: it is fixed once the file has a header, which WAL mode writes.
+    db.exec(`PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = WAL`);
+  } catch (error) {
+    throw new StoreFileError(`${file} is not a SQLite database (${(error as Error).message})`);
+  }
+  const version = Number(db.prepare('PRAGMA user_version').get()!.user_version);
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()!.n;
+  if (version > SCHEMA_VERSION)
+    throw new StoreFileError(`${file} was written by a newer sign-cli (schema ${version})`);
+  if (version === 0 && Number(tables) > 0)
+    throw new StoreFileError(`${file} is another program's SQLite database, not the inspector's`);
+  if (version === 0) db.exec(`BEGIN; ${SCHEMA} COMMIT;`);
+  const newest = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
+  if (newest > keep) {
+    db.prepare('DELETE FROM attempts WHERE delivery_id <= ?').run(newest - keep);
+    db.prepare('DELETE FROM deliveries WHERE id <= ?').run(newest - keep);
+  }
+}

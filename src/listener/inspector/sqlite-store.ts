@@ -7,11 +7,17 @@
  *
  * The listener's thread answers deliveries, so it does as little as it can per delivery: each is
  * encoded into the next batch as it comes (sqlite-batch.ts: two buffers, nothing left on the
- * heap), the batch is moved to the writer, not cloned, and the writer makes the rows. One batch is
- * with the writer at a time: what comes meanwhile waits for its acknowledgement (and
- * BATCH_INTERVAL_MS) and goes as the next batch, so under load the batches grow and there are
- * fewer messages and commits per delivery, not more. A writer that falls behind by `keep`
- * deliveries holds no more than twice that: what is older would be dropped on writing anyway.
+ * heap), the batch is moved to the writer, not cloned, and the writer makes the rows.
+ *
+ * When: writing while deliveries pour in takes the processor from the thread answering them (on
+ * two cores under wrk, 0.82 of the listener's rate with batches every 100 ms, however little CPU
+ * the writer itself used; 0.96 when nothing was written during the run). So a batch goes once
+ * deliveries pause (QUIET_MS without one), or when its first delivery has waited MAX_WAIT_MS,
+ * or at once when someone needs it kept: the page or the API listing (flushed()), the listener
+ * stopping (close()). Under load that is one batch every MAX_WAIT_MS, and of it only the newest
+ * `keep` deliveries are written: the older ones are forgotten before they cost a row (the same
+ * transaction would drop them), so the store holds at most twice `keep` between batches. One
+ * batch is with the writer at a time; what comes meanwhile goes in the next.
  */
 import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -28,13 +34,11 @@ import { DeliveryBatch, DELIVERY_NUMBERS, FIXED_NUMBERS } from './sqlite-batch.j
 import {
   attemptOf,
   CONNECTION_SETUP,
-  PAGE_SIZE,
   insertAttemptOp,
   PRUNE_ATTEMPTS,
   PRUNE_DELIVERIES,
+  prepareFile,
   recordOf,
-  SCHEMA,
-  SCHEMA_VERSION,
   SET_ANSWERED,
   summaryOf,
   SUMMARY_COLUMNS,
@@ -43,34 +47,49 @@ import {
 } from './sqlite-schema.js';
 import type { SqliteDatabase, SqliteModule, SqliteValue } from './sqlite.js';
 
+export { StoreFileError } from './sqlite-schema.js';
+
 /** How long a statement waits for another connection's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
 
 /**
- * The least time between two batches (a delivery after a quiet spell goes at once). Each batch
- * costs the listener a message out and one back, and the writer a transaction,
- * whatever its size; without a floor, a quick writer takes batches of two or three deliveries
- * under load and those costs outweigh the deliveries'. A tenth of a second: under wrk's load,
- * batches of about 2,500 rather than 500 at 20 ms, the writer's CPU per delivery a sixth less
- * (the transaction, the prune and the WAL's header paid for less often). A delivery is still
- * readable by get() at once; it is listed at most this much later, which the page's live list
- * shows as at once.
+ * A batch goes once this long has passed without a delivery (or an attempt): a delivery now and
+ * then is written about a tenth of a second after it came. Also the step MAX_WAIT_MS is counted in.
  */
-const BATCH_INTERVAL_MS = 100;
+const QUIET_MS = 100;
 
-/** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
-export class StoreFileError extends Error {}
+/**
+ * The longest a delivery waits to be written while deliveries keep coming: what a listener
+ * killed outright (SIGKILL, a crash) under load may lose; Ctrl-C and SIGTERM write everything
+ * first. Counted in QUIET_MS steps of the event loop's timers, not read off a clock, so that
+ * setting the clock back cannot hold a batch.
+ */
+const MAX_WAIT_MS = 5_000;
+
+/** Emptied batches kept for reuse: with `filling`, `older` and the one being written, all a load needs. */
+const SPARE_BATCHES = 2;
 
 export class SqliteStore implements DeliveryStore {
   private newest: number;
   private prunedUpTo: number;
   /** The next batch: the deliveries handed over since the last one went, then the other writes. */
   private filling = new DeliveryBatch();
+  /**
+   * Batches written or dropped, emptied, for the next ones: their buffers have grown to what the
+   * load needed, and new ones would grow again, copy after copy, from 64 KB. Memory outside the
+   * JavaScript heap that V8 sees allocated counts towards its next full collection: with new
+   * buffers the listener's thread ran about three times as many (10 against 3 in one run).
+   */
+  private readonly spare: DeliveryBatch[] = [];
   /** The `keep` deliveries before `filling`, when that many came while the writer was busy. */
   private older: DeliveryBatch | undefined;
   private ops: SqliteValue[][] = [];
   private timer: NodeJS.Timeout | undefined;
-  private lastBatchAt = 0;
+  /** Deliveries and attempts handed over: a QUIET_MS step that ends with the same count was quiet. */
+  private arrivals = 0;
+  private arrivalsAtStep = 0;
+  /** The QUIET_MS steps the queued writes have waited through. */
+  private steps = 0;
   /** The deliveries of each batch the writer has not acknowledged yet (at most one): get() reads them meanwhile. */
   private readonly batches = new Map<number, DeliveryBatch[]>();
   /** Attempts handed over, not yet kept, by delivery; `seq`: the batch they go in. */
@@ -81,7 +100,8 @@ export class SqliteStore implements DeliveryStore {
   private sent = 0;
   private kept = 0;
   private waiting: { seq: number; resolve: () => void }[] = [];
-  private readonly keptListeners = new Set<(newestId: number) => void>();
+  private readonly changeListeners = new Set<(newestId: number) => void>();
+  private changeHeard = false;
   private readonly errorListeners: ((error: Error) => void)[] = [];
   private broken: Error | undefined;
   private readonly exited: Promise<void>;
@@ -92,8 +112,6 @@ export class SqliteStore implements DeliveryStore {
     private readonly reader: SqliteDatabase,
     private readonly worker: Worker,
     private readonly unlock: () => void,
-    /** The listener's clock (ms): what paces the batches. */
-    private readonly now: () => number,
   ) {
     this.newest = Number(reader.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
     this.prunedUpTo = Math.max(0, this.newest - keep);
@@ -107,7 +125,7 @@ export class SqliteStore implements DeliveryStore {
   }
 
   /** Opens (or makes, 0600) the file and starts its writer; a file of another kind is a StoreFileError. */
-  static open(sqlite: SqliteModule, file: string, keep: number, now: () => number): SqliteStore {
+  static open(sqlite: SqliteModule, file: string, keep: number): SqliteStore {
     const unlock = takePidLock(
       `${file}.lock`,
       (pid) => `${file} is in use by another webhook listener (pid ${pid})`,
@@ -131,7 +149,7 @@ export class SqliteStore implements DeliveryStore {
           fixedNumbers: FIXED_NUMBERS,
         },
       });
-      return new SqliteStore(file, keep, reader, worker, unlock, now);
+      return new SqliteStore(file, keep, reader, worker, unlock);
     } catch (error) {
       reader?.close();
       unlock();
@@ -148,10 +166,13 @@ export class SqliteStore implements DeliveryStore {
     if (this.broken) return;
     this.filling.add(record);
     if (this.filling.size >= this.keep) {
+      // What `older` held is past `keep` now: its room takes the next deliveries.
+      const dropped = this.older;
       this.older = this.filling;
-      this.filling = new DeliveryBatch();
+      if (dropped) this.spare.push(dropped);
+      this.filling = this.emptyBatch();
     }
-    this.schedule();
+    this.arrived();
   }
 
   addAttempts(id: number, attempts: readonly Attempt[], answered?: number): void {
@@ -164,7 +185,7 @@ export class SqliteStore implements DeliveryStore {
     this.unkeptAttempts.set(id, unkept);
     for (const attempt of attempts) this.ops.push(insertAttemptOp(id, attempt));
     if (answered !== undefined) this.ops.push([SET_ANSWERED, answered, id]);
-    this.schedule();
+    this.arrived();
   }
 
   list(query: DeliveryQuery): DeliverySummary[] {
@@ -221,9 +242,14 @@ export class SqliteStore implements DeliveryStore {
       .map((row) => String(row.type));
   }
 
-  onKept(listener: (newestId: number) => void): () => void {
-    this.keptListeners.add(listener);
-    return () => this.keptListeners.delete(listener);
+  onChange(listener: (newestId: number) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** How many batches have gone to the writer (what the pace is tested by). */
+  get batchesSent(): number {
+    return this.sent;
   }
 
   onError(listener: (error: Error) => void): void {
@@ -243,7 +269,7 @@ export class SqliteStore implements DeliveryStore {
     this.worker.postMessage('close');
     await this.exited;
     this.reader.close();
-    this.keptListeners.clear();
+    this.changeListeners.clear();
     this.unlock();
   }
 
@@ -278,13 +304,38 @@ export class SqliteStore implements DeliveryStore {
     return this.filling.size > 0 || this.older !== undefined || this.ops.length > 0;
   }
 
-  /** Flushes once BATCH_INTERVAL_MS have passed since the last batch went and the writer has kept it. */
+  private emptyBatch(): DeliveryBatch {
+    return this.spare.pop()?.reset() ?? new DeliveryBatch();
+  }
+
+  /** A delivery or an attempt was handed over: the batch's pace and the page's stream hear of it. */
+  private arrived(): void {
+    this.arrivals++;
+    this.schedule();
+    if (this.changeHeard || this.changeListeners.size === 0) return;
+    // Once per turn of the event loop, however many came in it.
+    this.changeHeard = true;
+    setImmediate(() => {
+      this.changeHeard = false;
+      for (const listener of this.changeListeners) listener(this.newest);
+    });
+  }
+
+  /** Takes the next QUIET_MS step, unless one is under way or the writer has a batch. */
   private schedule(): void {
     if (this.timer !== undefined || this.sent > this.kept) return;
-    // At most the interval, should the clock be set back meanwhile.
-    const wait = Math.min(BATCH_INTERVAL_MS, Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - this.now()));
-    this.timer = setTimeout(() => this.flush(), wait);
+    this.arrivalsAtStep = this.arrivals;
+    this.timer = setTimeout(() => this.step(), QUIET_MS);
     this.timer.unref();
+  }
+
+  /** The end of a QUIET_MS step: the batch goes if the step was quiet or it has waited long enough. */
+  private step(): void {
+    this.timer = undefined;
+    if (this.sent > this.kept || !this.queued()) return;
+    this.steps++;
+    if (this.arrivals === this.arrivalsAtStep || this.steps * QUIET_MS >= MAX_WAIT_MS) this.flush();
+    else this.schedule();
   }
 
   /** Hands what is queued to the writer, the deliveries past `keep` dropped in the same transaction. */
@@ -298,21 +349,25 @@ export class SqliteStore implements DeliveryStore {
       this.prunedUpTo = cutoff;
     }
     const batches = this.older ? [this.older, this.filling] : [this.filling];
-    const encoded = batches.map((batch) => batch.encoded());
-    // The deliveries first written by this batch: read from the file once it is acknowledged.
+    // Only the newest `keep`: of `older`, what `filling` leaves room for.
+    const encoded = this.older
+      ? [this.older.encoded(this.keep - this.filling.size), this.filling.encoded()]
+      : [this.filling.encoded()];
     const seq = ++this.sent;
-    this.lastBatchAt = this.now();
+    this.steps = 0;
     this.batches.set(seq, batches);
     this.worker.postMessage(
       { seq, batches: encoded, ops: this.ops },
       encoded.flatMap(({ numbers, bytes }) => [numbers, bytes]),
     );
     this.older = undefined;
-    this.filling = new DeliveryBatch();
+    this.filling = this.emptyBatch();
     this.ops = [];
   }
 
   private acknowledged(seq: number, error?: string): void {
+    for (const batch of this.batches.get(seq) ?? [])
+      if (this.spare.length < SPARE_BATCHES) this.spare.push(batch);
     this.batches.delete(seq);
     for (const [id, unkept] of this.unkeptAttempts) if (unkept.seq <= seq) this.unkeptAttempts.delete(id);
     this.kept = seq;
@@ -322,7 +377,6 @@ export class SqliteStore implements DeliveryStore {
     else if (this.queued()) this.schedule();
     if (this.waiting.length > 0)
       this.waiting = this.waiting.filter((waiter) => (waiter.seq <= seq ? (waiter.resolve(), false) : true));
-    for (const listener of this.keptListeners) listener(this.newest);
   }
 
   /** The writer is gone: nothing more can be kept; what was kept stays readable. */
@@ -341,27 +395,5 @@ export class SqliteStore implements DeliveryStore {
 
   private report(error: Error): void {
     for (const listener of this.errorListeners) listener(error);
-  }
-}
-
-/** Makes the schema in a new file, refuses a file of another kind, and drops what is past `keep`. */
-function prepareFile(db: SqliteDatabase, file: string, keep: number): void {
-  try {
-    // The page size first: it is fixed once the file has a header, which WAL mode writes.
-    db.exec(`PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = WAL`);
-  } catch (error) {
-    throw new StoreFileError(`${file} is not a SQLite database (${(error as Error).message})`);
-  }
-  const version = Number(db.prepare('PRAGMA user_version').get()!.user_version);
-  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()!.n;
-  if (version > SCHEMA_VERSION)
-    throw new StoreFileError(`${file} was written by a newer sign-cli (schema ${version})`);
-  if (version === 0 && Number(tables) > 0)
-    throw new StoreFileError(`${file} is another program's SQLite database, not the inspector's`);
-  if (version === 0) db.exec(`BEGIN; ${SCHEMA} COMMIT;`);
-  const newest = Number(db.prepare('SELECT coalesce(max(id), 0) AS id FROM deliveries').get()!.id);
-  if (newest > keep) {
-    db.prepare('DELETE FROM attempts WHERE delivery_id <= ?').run(newest - keep);
-    db.prepare('DELETE FROM deliveries WHERE id <= ?').run(newest - keep);
   }
 }

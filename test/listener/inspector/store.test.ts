@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../../src/listener/inspector/memory-store.js';
 import type { DeliveryRecord, DeliveryStore } from '../../../src/listener/inspector/records.js';
 import { loadSqlite } from '../../../src/listener/inspector/sqlite.js';
@@ -61,8 +61,7 @@ const kinds: [string, Open | undefined][] = [
   ['memory', (keep) => new MemoryStore(keep)],
   [
     'SQLite',
-    sqlite &&
-      ((keep, file = join(scratch(), 'deliveries.sqlite')) => SqliteStore.open(sqlite, file, keep, Date.now)),
+    sqlite && ((keep, file = join(scratch(), 'deliveries.sqlite')) => SqliteStore.open(sqlite, file, keep)),
   ],
 ];
 
@@ -185,10 +184,10 @@ describe.each(kinds)('the %s store', (_kind, open) => {
     });
   });
 
-  it.runIf(open)('keeps the newest, dropping the oldest first, and says when some are kept', async () => {
+  it.runIf(open)('keeps the newest, dropping the oldest first, and says when some come', async () => {
     const store = start(3);
     const heard: number[] = [];
-    store.onKept((newest) => heard.push(newest));
+    store.onChange((newest) => heard.push(newest));
     for (let id = 1; id <= 7; id++) {
       store.add(record(id));
       store.addAttempts(id, [
@@ -214,7 +213,7 @@ describe.each(kinds)('the %s store', (_kind, open) => {
 
 describe.runIf(sqlite)('the SQLite file', () => {
   const open = (file: string, keep = 100) => {
-    const store = SqliteStore.open(sqlite!, file, keep, Date.now);
+    const store = SqliteStore.open(sqlite!, file, keep);
     stores.push(store);
     return store;
   };
@@ -295,6 +294,44 @@ describe.runIf(sqlite)('the SQLite file', () => {
     for (const id of [2, 299, 600]) {
       const kept = reopened.get(id)!;
       expect(kept).toEqual({ ...record(id, { body: Buffer.from(`{"n":${id}}`) }), attempts: [] });
+    }
+  });
+
+  it('writes once deliveries pause, or every five seconds while they keep coming, the stream told at once', async () => {
+    const store = open(join(scratch(), 'deliveries.sqlite'), 20);
+    const heard: number[] = [];
+    store.onChange((newest) => heard.push(newest));
+    // Only the store's timers are the test's to move; the writer's answers come as they come.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      store.add(record(1));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(heard).toEqual([1]);
+      vi.advanceTimersByTime(99);
+      expect(store.batchesSent).toBe(0);
+      // A tenth of a second without another: the batch goes.
+      vi.advanceTimersByTime(1);
+      expect(store.batchesSent).toBe(1);
+      await store.flushed();
+      expect(store.list({ limit: 5 }).map((d) => d.id)).toEqual([1]);
+      // A delivery every 50 ms: nothing is written for five seconds, then the newest `keep` at once.
+      let id = 2;
+      for (let elapsed = 0; elapsed < 4_900; elapsed += 50) {
+        store.add(record(id++));
+        vi.advanceTimersByTime(50);
+      }
+      expect(store.batchesSent).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(heard.at(-1)).toBe(id - 1);
+      store.add(record(id));
+      vi.advanceTimersByTime(100);
+      expect(store.batchesSent).toBe(2);
+      await store.flushed();
+      expect(store.list({ limit: 100 }).map((d) => d.id)).toEqual(
+        Array.from({ length: 20 }, (_, i) => id - i),
+      );
+    } finally {
+      vi.useRealTimers();
     }
   });
 
@@ -390,7 +427,7 @@ describe.runIf(sqlite)('the SQLite file', () => {
   it('is written by one listener at a time', () => {
     const file = join(scratch(), 'deliveries.sqlite');
     open(file);
-    expect(() => SqliteStore.open(sqlite!, file, 100, Date.now)).toThrow(
+    expect(() => SqliteStore.open(sqlite!, file, 100)).toThrow(
       /in use by another webhook listener \(pid \d+\)/,
     );
   });
@@ -399,21 +436,19 @@ describe.runIf(sqlite)('the SQLite file', () => {
     const dir = scratch();
     const text = join(dir, 'notes.txt');
     writeFileSync(text, 'not a database, but a text file long enough to have a header page\n'.repeat(20));
-    expect(() => SqliteStore.open(sqlite!, text, 10, Date.now)).toThrow(StoreFileError);
-    expect(() => SqliteStore.open(sqlite!, text, 10, Date.now)).toThrow(/is not a SQLite database/);
+    expect(() => SqliteStore.open(sqlite!, text, 10)).toThrow(StoreFileError);
+    expect(() => SqliteStore.open(sqlite!, text, 10)).toThrow(/is not a SQLite database/);
 
     const other = join(dir, 'other.sqlite');
     const db = new sqlite!.DatabaseSync(other);
     db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY)');
     db.close();
-    expect(() => SqliteStore.open(sqlite!, other, 10, Date.now)).toThrow(/another program's SQLite database/);
+    expect(() => SqliteStore.open(sqlite!, other, 10)).toThrow(/another program's SQLite database/);
 
     const newer = join(dir, 'newer.sqlite');
     const db2 = new sqlite!.DatabaseSync(newer);
     db2.exec('PRAGMA user_version = 99');
     db2.close();
-    expect(() => SqliteStore.open(sqlite!, newer, 10, Date.now)).toThrow(
-      /written by a newer sign-cli \(schema 99\)/,
-    );
+    expect(() => SqliteStore.open(sqlite!, newer, 10)).toThrow(/written by a newer sign-cli \(schema 99\)/);
   });
 });

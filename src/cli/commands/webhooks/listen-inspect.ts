@@ -140,7 +140,7 @@ export async function openInspection(
   }
   let store;
   try {
-    store = inspector.openDeliveryStore(file, keep, () => ctx.io.clock.now());
+    store = inspector.openDeliveryStore(file, keep);
   } catch (error) {
     if (error instanceof LockedError)
       throw new SignError(error.message, {

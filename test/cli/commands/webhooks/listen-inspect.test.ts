@@ -6,7 +6,7 @@
  * cross-site POSTs, and the flags' mistakes.
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,6 +107,32 @@ describe('webhooks listen --inspect: the API', () => {
     expect((await api(listener.inspector, 'api/deliveries?status=lost')).json).toEqual({
       error: 'status must be one of verified, refused, duplicate, forward-failed, got "lost"',
     });
+  });
+
+  it('tells the page’s stream of deliveries while they keep coming, and lists every one when asked', async () => {
+    const listener = await listen([]);
+    const stream = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(new URL('api/stream', listener.inspector), { agent: false }, resolve).on('error', reject),
+    );
+    let heard = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (heard += chunk));
+    try {
+      expect(stream.headers['content-type']).toBe('text/event-stream');
+      // Deliveries one after another with no pause for the store to write them in: the stream
+      // still says they came (the SQLite store writes once they pause, or every 5 s).
+      const ids: string[] = [];
+      for (let n = 0; n < 200 && !/event: kept/.test(heard); n++) {
+        const { id, body } = event(`evt_stream_${n}`);
+        expect((await post(`${listener.url}/hooks`, body, signed(id, body))).status).toBe(200);
+        ids.push(id);
+      }
+      expect(heard).toMatch(/event: kept\ndata: \{"newest":\d+\}/);
+      const { json } = await api(listener.inspector, `api/deliveries?limit=${ids.length}`);
+      expect(json.deliveries.map((d: Json) => d.event_id)).toEqual(ids.reverse());
+    } finally {
+      stream.destroy();
+    }
   });
 
   it("shows a delivery's headers, body and signature verdict, every secret masked", async () => {
