@@ -13,6 +13,8 @@ import { HOST_TARGET, registryNode } from '../scripts/build/registry-node.mjs';
 import { BIN, spawnServer, stop } from './util.mjs';
 
 const TARGET = 0.9;
+/** The longer run: this many rounds' length, and as many rounds' deliveries. */
+const SUSTAINED_SCALE = 4;
 const PAGE_BUDGET = 300 * 1024;
 const chromiumPath = () => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -100,7 +102,8 @@ async function inspectorLine(server) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * `rounds` files of distinct signed deliveries come from `deliveriesFor(round)`; `runWrk(server,
+ * `rounds` files of distinct signed deliveries come from `deliveriesFor(round)` (and one
+ * `scale` times longer from `deliveriesFor(round, scale)`); `runWrk(server,
  * file, seconds)` drives one server for `seconds`.
  */
 export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor, runWrk, warmFile }) {
@@ -152,10 +155,23 @@ export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor
     }
     ratios.sort((a, b) => a - b);
     const ratio = median(ratios);
+    // Rounds of a few seconds end before the inspector's first write under load (it writes once
+    // deliveries pause, or every 5 s): one longer run each shows what the writes during it cost.
+    const longFile = await deliveriesFor(rounds, SUSTAINED_SCALE);
+    const sustained = {};
+    for (const which of ['plain', 'inspecting']) {
+      sustained[which] = runWrk(which === 'plain' ? plain : inspecting, longFile, seconds * SUSTAINED_SCALE);
+      failed += sustained[which].failed + sustained[which].socketErrors;
+    }
+    await allKept(inspectorUrl);
     // The server's CPU (every thread: the SQLite writer's too) per answered delivery: what the
     // inspector costs, less swayed than the rate by other work on a shared machine.
     const cpuPerDelivery = (runs) => median(runs.map((r) => (r.serverCores * r.elapsed * 1e6) / r.requests));
     const cpu = { plain: cpuPerDelivery(runs.plain), inspecting: cpuPerDelivery(runs.inspecting) };
+    const longCpu = {
+      plain: cpuPerDelivery([sustained.plain]),
+      inspecting: cpuPerDelivery([sustained.inspecting]),
+    };
     const kept = await allKept(inspectorUrl);
     const load = await firstLoad(inspectorUrl);
     return {
@@ -173,6 +189,10 @@ export async function benchInspect({ dir, secret, rounds, seconds, deliveriesFor
         [
           'server CPU per delivery (all threads), median',
           `${Math.round(cpu.plain)} µs without, ${Math.round(cpu.inspecting)} µs with --inspect (${((cpu.inspecting / cpu.plain - 1) * 100).toFixed(0)} % more)`,
+        ],
+        [
+          `one run of ${seconds * SUSTAINED_SCALE} s each (the inspector writing during it)`,
+          `ratio ${(sustained.inspecting.perSecond / sustained.plain.perSecond).toFixed(2)} (${Math.round(sustained.inspecting.perSecond)} / ${Math.round(sustained.plain.perSecond)} events/s); CPU ${Math.round(longCpu.plain)} µs without, ${Math.round(longCpu.inspecting)} µs with`,
         ],
         [
           "the inspector page's first load (100 deliveries listed)",

@@ -183,9 +183,9 @@ export async function benchListener() {
       seconds: SECONDS,
       warmFile,
       runWrk,
-      deliveriesFor: async (round) => {
+      deliveriesFor: async (round, scale = 1) => {
         const file = join(dir, `inspect-${round}.tsv`);
-        await writeDeliveries(file, secret, perRound, `i${round}_`);
+        await writeDeliveries(file, secret, perRound * scale, `i${round}_`);
         return file;
       },
     });
