@@ -6,6 +6,7 @@
  * as bytes for finding an issuer.
  */
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { BoundedMemo } from './bounded-memo.js';
 import { HASHES, WEAK_HASHES, hashOf } from './hashes.js';
 import { SCHEMES } from './signature-schemes.js';
 
@@ -90,8 +91,7 @@ export interface Certificate {
  * CAs that files of a run share (more, kept by each worker of an archive run, was 10 MB of its
  * peak memory over the real-world corpus).
  */
-const PARSED = new Map<string, Certificate>();
-const MAX_PARSED = 64;
+const PARSED = new BoundedMemo<Certificate>(64);
 /** Larger than any certificate a signature carries (a few KB): parsed each time, never kept. */
 const MAX_KEPT_BYTES = 64 * 1024;
 
@@ -103,14 +103,8 @@ export function parseCertificate(der: Uint8Array): Certificate {
   const length = readDer(der).next;
   if (length > MAX_KEPT_BYTES) return readCertificate(der);
   const key = Buffer.from(der.buffer, der.byteOffset, length).toString('latin1');
-  let cert = PARSED.get(key);
-  if (!cert) {
-    // A copy (Uint8Array's slice: a Buffer's would be a view).
-    cert = readCertificate(Uint8Array.from(der.subarray(0, length)));
-    if (PARSED.size >= MAX_PARSED) PARSED.clear();
-    PARSED.set(key, cert);
-  }
-  return cert;
+  // A copy (Uint8Array's slice: a Buffer's would be a view).
+  return PARSED.get(key, () => readCertificate(Uint8Array.from(der.subarray(0, length))));
 }
 
 function readCertificate(der: Uint8Array): Certificate {
@@ -339,23 +333,17 @@ function verifyWith(
  * Public keys read so far, by their SubjectPublicKeyInfo (null: unreadable): an issuing CA's key
  * checks the certificates, OCSP responses and CRLs it signed, each read by OpenSSL anew otherwise.
  */
-const KEYS = new Map<string, KeyObject | null>();
-const MAX_KEYS = 64;
+const KEYS = new BoundedMemo<KeyObject | null>(64);
 
 function publicKey(spki: Uint8Array): KeyObject | null {
   const bytes = Buffer.from(spki.buffer, spki.byteOffset, spki.length);
-  const id = bytes.toString('latin1');
-  let key = KEYS.get(id);
-  if (key === undefined) {
+  return KEYS.get(bytes.toString('latin1'), () => {
     try {
-      key = createPublicKey({ key: Buffer.from(bytes), format: 'der', type: 'spki' });
+      return createPublicKey({ key: Buffer.from(bytes), format: 'der', type: 'spki' });
     } catch {
-      key = null;
+      return null;
     }
-    if (KEYS.size >= MAX_KEYS) KEYS.clear();
-    KEYS.set(id, key);
-  }
-  return key;
+  });
 }
 
 /** Whether `issuer` signed `cert` (its signature over the body verifies with the issuer's key). */
@@ -364,18 +352,14 @@ export function issuedBy(cert: Certificate, issuer: Certificate, allowWeak = fal
   // The same links are checked again for every signature of a file (a TSA's chain, 25 times over
   // in a long-term archive) and every file of a run: their answers are kept.
   const key = `${Buffer.from(cert.signature).toString('base64')}|${Buffer.from(issuer.spki).toString('base64')}`;
-  let check = LINKS.get(key);
-  if (!check) {
-    check = verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature);
-    if (LINKS.size >= MAX_LINKS) LINKS.clear();
-    LINKS.set(key, check);
-  }
+  const check = LINKS.get(key, () =>
+    verifySignature(cert.signatureAlgorithm, issuer.spki, cert.tbs, cert.signature),
+  );
   return check.ok && (allowWeak || !check.weak);
 }
 
-/** The links checked so far (a certificate's signature by its issuer's key), and how many are kept. */
-const LINKS = new Map<string, SignatureCheck>();
-const MAX_LINKS = 4096;
+/** The links checked so far (a certificate's signature by its issuer's key). */
+const LINKS = new BoundedMemo<SignatureCheck>(4096);
 
 /** The DER of each PEM certificate block in `text`. */
 export function pemCertificates(text: string): Uint8Array[] {

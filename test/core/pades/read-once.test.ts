@@ -3,7 +3,8 @@
  * start-up of `verify`), read the same as before: the byte range's gap compared by Node first,
  * in every case the byte-by-byte comparison decides; a certificate parsed once per bytes from
  * its own copy (what is kept for the next file holds no view of this one); the file's SHA-256
- * going on from a signature's digest of its start.
+ * going on from a signature's digest of its start; and the bounded memo what is worked out once
+ * is kept in.
  */
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { NO_OPENSSL, Pki } from '../../helpers/openssl-pki.js';
 import { byteRange } from '../../../src/core/pades/signature-base.js';
 import type { PdfSignature } from '../../../src/core/pades/pdf-signatures.js';
 import { parseCertificate } from '../../../src/core/pades/x509.js';
+import { BoundedMemo } from '../../../src/core/pades/bounded-memo.js';
 import { SandboxCa } from '../../../src/sandbox/signing/signing-identity.js';
 import { tempDir } from '../../helpers/paths.js';
 
@@ -39,6 +41,24 @@ const holds = (gap: string) => {
 };
 
 const hex = Buffer.from(CONTENTS).toString('hex');
+
+describe('what is worked out once (BoundedMemo)', () => {
+  it('makes a value once per key, keeps null, and forgets all at its bound rather than grow', () => {
+    const memo = new BoundedMemo<number | null>(3);
+    let made = 0;
+    const make = (value: number | null) => () => (made++, value);
+    expect(memo.get('a', make(1))).toBe(1);
+    expect(memo.get('a', make(9))).toBe(1);
+    expect(memo.get('b', make(null))).toBeNull();
+    expect(memo.get('b', make(9))).toBeNull();
+    expect(made).toBe(2);
+    memo.get('c', make(3));
+    // Full: the fourth key clears the three before it.
+    expect(memo.get('d', make(4))).toBe(4);
+    expect(memo.get('a', make(5))).toBe(5);
+    expect(made).toBe(5);
+  });
+});
 
 describe("the byte range's gap", () => {
   it("holds the signature's /Contents in hex of either case, with or without white-space", () => {
