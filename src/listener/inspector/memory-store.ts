@@ -13,7 +13,7 @@ import {
   type DeliverySummary,
 } from './records.js';
 
-/** Whether a delivery passes a query's filters (the SQLite store says the same in SQL). */
+/** Whether a delivery passes a query's filters (sqlite-schema.ts's filterOf says the same in SQL). */
 export function matchesQuery(record: DeliveryRecord, query: DeliveryQuery): boolean {
   if (query.before !== undefined && record.id >= query.before) return false;
   if (query.type !== undefined && record.type !== query.type) return false;

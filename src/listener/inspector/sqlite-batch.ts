@@ -79,6 +79,11 @@ export class DeliveryBatch {
     return this;
   }
 
+  /** The bytes its buffers take, whatever it holds now. */
+  get roomBytes(): number {
+    return this.numbers.byteLength + this.bytes.length;
+  }
+
   get size(): number {
     return this.count;
   }

@@ -4,7 +4,7 @@
  * (sqlite-batch.ts), and what a row reads back as.
  */
 import type { SqliteDatabase, SqliteValue } from './sqlite.js';
-import type { Attempt, AttemptKind, DeliveryRecord, DeliverySummary } from './records.js';
+import type { Attempt, AttemptKind, DeliveryQuery, DeliveryRecord, DeliverySummary } from './records.js';
 
 /** PRAGMA user_version of the files this code writes; a newer file is refused, not rewritten. */
 export const SCHEMA_VERSION = 1;
@@ -146,6 +146,37 @@ export const recordOf = (row: Row, attempts: Attempt[]): DeliveryRecord => {
     body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   };
 };
+
+/**
+ * A list query's filters as SQL (the memory store's matchesQuery says the same in code): the
+ * WHERE clause, empty for none, and its parameters.
+ */
+export function filterOf(query: DeliveryQuery): { where: string; params: SqliteValue[] } {
+  const where: string[] = [];
+  const params: SqliteValue[] = [];
+  if (query.before !== undefined) {
+    where.push('id < ?');
+    params.push(query.before);
+  }
+  if (query.type !== undefined) {
+    where.push('type = ?');
+    params.push(query.type);
+  }
+  if (query.status === 'verified') where.push('verified = 1');
+  if (query.status === 'refused') where.push('verified = 0');
+  if (query.status === 'duplicate') where.push('delivery >= 2');
+  if (query.status === 'forward-failed')
+    where.push(
+      "EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.kind = 'forward' AND (a.status IS NULL OR a.status < 200 OR a.status >= 300))",
+    );
+  if (query.text !== undefined && query.text !== '') {
+    const like = `%${query.text.replace(/[\\%_]/g, '\\$&')}%`;
+    const columns = ['type', 'event_id', 'envelope_id', 'path', 'reason', 'CAST(body AS TEXT)'];
+    where.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+    params.push(...columns.map(() => like));
+  }
+  return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
 
 /** A file the store cannot use: not SQLite, another program's, or a newer sign-cli's. */
 export class StoreFileError extends Error {}

@@ -34,6 +34,7 @@ import { DeliveryBatch, DELIVERY_NUMBERS, FIXED_NUMBERS } from './sqlite-batch.j
 import {
   attemptOf,
   CONNECTION_SETUP,
+  filterOf,
   insertAttemptOp,
   PRUNE_ATTEMPTS,
   PRUNE_DELIVERIES,
@@ -68,6 +69,13 @@ const MAX_WAIT_MS = 5_000;
 
 /** Emptied batches kept for reuse: with `filling`, `older` and the one being written, all a load needs. */
 const SPARE_BATCHES = 2;
+
+/**
+ * A batch whose buffers grew past this is not kept: a large `--inspect-keep` under load can grow
+ * one to hundreds of MB, which a quiet listener should not go on holding. The default keep's
+ * batches (10,000 deliveries of most of a kilobyte) stay under it.
+ */
+const SPARE_BYTES = 32 * 1024 * 1024;
 
 export class SqliteStore implements DeliveryStore {
   private newest: number;
@@ -169,7 +177,7 @@ export class SqliteStore implements DeliveryStore {
       // What `older` held is past `keep` now: its room takes the next deliveries.
       const dropped = this.older;
       this.older = this.filling;
-      if (dropped) this.spare.push(dropped);
+      if (dropped) this.spareBatch(dropped);
       this.filling = this.emptyBatch();
     }
     this.arrived();
@@ -189,33 +197,9 @@ export class SqliteStore implements DeliveryStore {
   }
 
   list(query: DeliveryQuery): DeliverySummary[] {
-    const where: string[] = [];
-    const params: SqliteValue[] = [];
-    if (query.before !== undefined) {
-      where.push('id < ?');
-      params.push(query.before);
-    }
-    if (query.type !== undefined) {
-      where.push('type = ?');
-      params.push(query.type);
-    }
-    if (query.status === 'verified') where.push('verified = 1');
-    if (query.status === 'refused') where.push('verified = 0');
-    if (query.status === 'duplicate') where.push('delivery >= 2');
-    if (query.status === 'forward-failed')
-      where.push(
-        "EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.kind = 'forward' AND (a.status IS NULL OR a.status < 200 OR a.status >= 300))",
-      );
-    if (query.text !== undefined && query.text !== '') {
-      const like = `%${query.text.replace(/[\\%_]/g, '\\$&')}%`;
-      const columns = ['type', 'event_id', 'envelope_id', 'path', 'reason', 'CAST(body AS TEXT)'];
-      where.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-      params.push(...columns.map(() => like));
-    }
+    const { where, params } = filterOf(query);
     const rows = this.reader
-      .prepare(
-        `SELECT ${SUMMARY_COLUMNS} FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
-      )
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM deliveries ${where} ORDER BY id DESC LIMIT ?`)
       .all(...params, query.limit);
     const attempts = this.attemptsOf(rows.map((row) => Number(row.id)));
     return rows.map((row) => summaryOf(row, attempts.get(Number(row.id)) ?? []));
@@ -304,6 +288,11 @@ export class SqliteStore implements DeliveryStore {
     return this.filling.size > 0 || this.older !== undefined || this.ops.length > 0;
   }
 
+  /** Keeps an emptied batch for the next, unless enough are kept or it grew past SPARE_BYTES. */
+  private spareBatch(batch: DeliveryBatch): void {
+    if (this.spare.length < SPARE_BATCHES && batch.roomBytes <= SPARE_BYTES) this.spare.push(batch);
+  }
+
   private emptyBatch(): DeliveryBatch {
     return this.spare.pop()?.reset() ?? new DeliveryBatch();
   }
@@ -366,8 +355,7 @@ export class SqliteStore implements DeliveryStore {
   }
 
   private acknowledged(seq: number, error?: string): void {
-    for (const batch of this.batches.get(seq) ?? [])
-      if (this.spare.length < SPARE_BATCHES) this.spare.push(batch);
+    for (const batch of this.batches.get(seq) ?? []) this.spareBatch(batch);
     this.batches.delete(seq);
     for (const [id, unkept] of this.unkeptAttempts) if (unkept.seq <= seq) this.unkeptAttempts.delete(id);
     this.kept = seq;
