@@ -5,6 +5,7 @@
  */
 import {
   attemptFailed,
+  ChangeListeners,
   foldAscii,
   type Attempt,
   type DeliveryQuery,
@@ -60,8 +61,7 @@ export class MemoryStore implements DeliveryStore {
   private readonly order: number[] = [];
   private dropped = 0;
   private newest = 0;
-  private readonly listeners = new Set<(newestId: number) => void>();
-  private scheduled = false;
+  private readonly listeners = new ChangeListeners();
 
   constructor(readonly keep: number) {}
 
@@ -115,8 +115,7 @@ export class MemoryStore implements DeliveryStore {
   }
 
   onChange(listener: (newestId: number) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   onError(): void {
@@ -129,13 +128,7 @@ export class MemoryStore implements DeliveryStore {
     this.listeners.clear();
   }
 
-  /** Listeners hear once per event-loop turn, however many deliveries came in it. */
   private changed(): void {
-    if (this.scheduled || this.listeners.size === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      for (const listener of this.listeners) listener(this.newest);
-    });
+    this.listeners.changed(() => this.newest);
   }
 }

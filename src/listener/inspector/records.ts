@@ -78,6 +78,35 @@ export const attemptFailed = (attempt: Pick<Attempt, 'status'>): boolean =>
 /** Lower case for ASCII letters only: what SQLite's LIKE folds, so both stores match alike. */
 export const foldAscii = (text: string): string => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 
+/**
+ * The listeners of a store's onChange: told the newest id once per turn of the event loop,
+ * however many deliveries and attempts came in it (a page's stream asks for no more).
+ */
+export class ChangeListeners {
+  private readonly listeners = new Set<(newestId: number) => void>();
+  private told = false;
+
+  add(listener: (newestId: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Something came: the listeners hear `newest()` at the next turn. */
+  changed(newest: () => number): void {
+    if (this.told || this.listeners.size === 0) return;
+    this.told = true;
+    setImmediate(() => {
+      this.told = false;
+      const id = newest();
+      for (const listener of this.listeners) listener(id);
+    });
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
 /** Where a delivery is kept: in memory, or in SQLite (one writer: the listener that opened it). */
 export interface DeliveryStore {
   /** The file deliveries are kept in, or undefined when they are kept in memory only. */
