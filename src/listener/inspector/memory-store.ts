@@ -129,6 +129,6 @@ export class MemoryStore implements DeliveryStore {
   }
 
   private changed(): void {
-    this.listeners.changed(() => this.newest);
+    this.listeners.changed(this.newest);
   }
 }

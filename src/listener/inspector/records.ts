@@ -85,20 +85,21 @@ export const foldAscii = (text: string): string => text.replace(/[A-Z]+/g, (run)
 export class ChangeListeners {
   private readonly listeners = new Set<(newestId: number) => void>();
   private told = false;
+  private newest = 0;
 
   add(listener: (newestId: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** Something came: the listeners hear `newest()` at the next turn. */
-  changed(newest: () => number): void {
+  /** Something came, `newest` the highest id now: the listeners hear the highest at the next turn. */
+  changed(newest: number): void {
+    this.newest = newest;
     if (this.told || this.listeners.size === 0) return;
     this.told = true;
     setImmediate(() => {
       this.told = false;
-      const id = newest();
-      for (const listener of this.listeners) listener(id);
+      for (const listener of this.listeners) listener(this.newest);
     });
   }
 

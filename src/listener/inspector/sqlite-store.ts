@@ -301,7 +301,7 @@ export class SqliteStore implements DeliveryStore {
   private arrived(): void {
     this.arrivals++;
     this.schedule();
-    this.changeListeners.changed(() => this.newest);
+    this.changeListeners.changed(this.newest);
   }
 
   /** Takes the next QUIET_MS step, unless one is under way or the writer has a batch. */
